@@ -1,0 +1,85 @@
+/**
+ * One declaration per route. The router, the paywall, GET /v1/paywall, the
+ * OpenAPI document, the discovery manifest and the MCP tool list are all
+ * derived from RouteDef values; nothing lists routes by hand twice.
+ */
+import type { z } from "zod";
+import type { Logger } from "pino";
+import type { Queryable } from "../db/types.js";
+
+export type HttpMethod = "GET" | "POST" | "DELETE";
+
+/** A settled (or being-settled) x402 payment attached to the request. */
+export interface PaymentInfo {
+  payer: string;
+  amountAtomic: bigint;
+  nonce: string;
+}
+
+export interface RequestContext {
+  requestId: string;
+  /** Client IP (socket address, or X-Forwarded-For behind a trusted proxy). */
+  ip: string;
+  /** Use only this handle: inside a paid route it is the transaction that commits with settlement. */
+  db: Queryable;
+  log: Logger;
+  /** Public base URL of the service, e.g. http://127.0.0.1:8402 */
+  baseUrl: string;
+  payment?: PaymentInfo;
+  /** "http" or "mcp": which surface called. */
+  surface: "http" | "mcp";
+}
+
+/** A non-JSON body (CSV, RSS, HTML). */
+export class RawBody {
+  constructor(
+    readonly body: string,
+    readonly contentType: string,
+  ) {}
+}
+
+export interface RouteRateLimit {
+  /** Requests allowed per window per client IP. */
+  points: number;
+  windowSeconds: number;
+}
+
+export interface RouteDef<S extends z.ZodType = z.ZodType, O = unknown> {
+  method: HttpMethod;
+  /** Hono path syntax: /v1/private/watch/:id */
+  path: string;
+  /** Short operation id, unique; also used in OpenAPI. */
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  /**
+   * Input, one object: for GET/DELETE from the query string, for POST from
+   * the JSON body; path params and mapped headers are merged in on top.
+   */
+  input: S;
+  /** Header name (lower case) → input field, e.g. {"x-watch-token": "watchToken"}. */
+  headerInputs?: Record<string, string>;
+  /** Response schema (for OpenAPI and MCP). */
+  output: z.ZodType;
+  /** Atomic USDC (6 decimals); absent = free. A function prices from the validated input. */
+  price?: bigint | ((input: z.infer<S>) => bigint);
+  /** Lowest and highest price, for dynamic prices (shown in the catalogue). */
+  priceRange?: { min: bigint; max: bigint };
+  mimeType?: string;
+  successStatus?: 200 | 201;
+  rateLimit?: RouteRateLimit;
+  /** MCP tool name when the operation is also a tool. */
+  mcpTool?: string;
+  /** Set when the MCP tool is free even though the HTTP route is paid (the oracle dispatcher). */
+  mcpFree?: boolean;
+  handler: (input: z.infer<S>, ctx: RequestContext) => Promise<O | RawBody>;
+}
+
+/** Identity helper that keeps the input type flowing into the handler. */
+export function defineRoute<S extends z.ZodType, O>(def: RouteDef<S, O>): RouteDef<S, O> {
+  return def;
+}
+
+/** Converts a USD amount in cents to atomic USDC. */
+export const usdCents = (cents: number): bigint => BigInt(cents) * 10_000n;

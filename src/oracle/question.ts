@@ -1,0 +1,35 @@
+/**
+ * A Penny Oracle question: one declaration per /v1/q/* path. The registry
+ * turns each into a paid route in the route table (price $0.001), lists it in
+ * GET /v1/q, caches answers 10 s per (question, params) and adds `as_of_ms`.
+ */
+import type { z } from "zod";
+
+export interface QuestionParam {
+  name: string;
+  required: boolean;
+  description: string;
+  /** Allowed values when the parameter is an enumeration. */
+  allowed?: readonly string[];
+  default?: string;
+  /** Human hint about the unit or format, e.g. "0x-address" or "minutes". */
+  format?: string;
+}
+
+export interface QuestionDef<P extends Record<string, string | undefined> = Record<string, string | undefined>> {
+  /** Path below /v1/q/, e.g. "xmr/height". */
+  path: string;
+  summary: string;
+  /** Which upstream answers it; used for per-chain availability. */
+  source: "monero" | "zcash" | "ethereum" | "relays" | "lending" | "internal";
+  params: readonly QuestionParam[];
+  /** zod schema of the flat JSON answer (without as_of_ms, which the registry adds). */
+  answer: z.ZodType;
+  /** Whether the source is configured/reachable right now (for the catalogue). */
+  available: () => boolean;
+  /**
+   * Computes the answer. Throws ServiceError 503 (e.g. `chain_not_configured`)
+   * or 502 (`chain_rpc_failed`) when the source is down: never stale data.
+   */
+  answerQuestion: (params: P, signal?: AbortSignal) => Promise<Record<string, unknown>>;
+}

@@ -1,0 +1,79 @@
+/**
+ * The seam between Private Watch (chain-agnostic: meter, webhooks, poll loop)
+ * and each chain's view-key scanning. A chain module implements ChainScanner;
+ * the watch module never looks inside ScanState.
+ */
+export type ChainId = "monero" | "zcash";
+
+export interface ValidatedWatchKey {
+  chain: ChainId;
+  /** The address in canonical form, as it will be stored and shown. */
+  address: string;
+  /** mainnet | stagenet | testnet | regtest */
+  network: string;
+}
+
+/** One output / note the view key found for a watch. Amounts are atomic units as decimal strings. */
+export interface ReceivedOutput {
+  txid: string;
+  /** Output index in the tx (Monero) or `pool:index` (Zcash). */
+  index: string;
+  amountAtomic: string;
+  /** Block height, or null while only in the mempool. */
+  height: number | null;
+  confirmations: number;
+  /** Monero subaddress index {major, minor}; absent for Zcash. */
+  subaddress?: { major: number; minor: number };
+  /** Zcash memo text, when present. */
+  memo?: string;
+}
+
+/**
+ * What a watch's receiver is told about its balance (`previous` / `current` in
+ * webhook bodies). `balanceAtomic` only counts outputs past the chain's
+ * confirmation depth; unconfirmed ones are in `pendingAtomic`.
+ */
+export interface BalanceSnapshot {
+  balanceAtomic: string;
+  pendingAtomic: string;
+  scannedHeight: number;
+  [field: string]: unknown;
+}
+
+/** Per-watch memory a chain keeps between ticks (JSON; stored in the watch row). */
+export type ScanState = { scannedHeight: number } & Record<string, unknown>;
+
+export interface WatchScanInput {
+  watchId: string;
+  address: string;
+  /** Decrypted for this tick only; never persisted by the scanner. */
+  viewKey: string;
+  /** null on the first scan: start from `startHeight`. */
+  state: ScanState | null;
+  startHeight: number;
+}
+
+export interface WatchScanOutput {
+  watchId: string;
+  state: ScanState;
+  snapshot: BalanceSnapshot;
+  /** Outputs currently known for the watch (confirmed and pending), newest last. */
+  outputs: ReceivedOutput[];
+}
+
+export interface ChainScanner {
+  readonly chain: ChainId;
+  /**
+   * Checks the address and that the view key belongs to it. Throws a 400
+   * ServiceError that says which is wrong.
+   */
+  validateWatchKey(address: string, viewKey: string): ValidatedWatchKey;
+  /** Default first height for a watch created without `birthdayHeight`. */
+  defaultStartHeight(): Promise<number>;
+  /**
+   * One pass over many watches of this chain: chain data for the union of
+   * their ranges is fetched once and matched against all of them. Reorgs are
+   * the scanner's business: a snapshot may go down as well as up.
+   */
+  scanWatches(inputs: WatchScanInput[], signal?: AbortSignal): Promise<WatchScanOutput[]>;
+}

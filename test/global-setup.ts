@@ -1,0 +1,2 @@
+// Filled in by the storage layer: prepares per-run databases.
+export default async function setup(): Promise<void> {}
