@@ -1,0 +1,131 @@
+/**
+ * View-key output scanning of one transaction (research/monero.md §2.11):
+ * derivations 8·a·R for every tx public key (and per-output additional keys),
+ * view tag, derivation scalar s_i, candidate spend key P_i − s_i·G looked up in
+ * the account's spend-key table, then the amount (clear for coinbase/v1;
+ * RingCT decoded and counted only when it opens the commitment).
+ * Never throws on malformed transaction data: bad keys simply do not match.
+ */
+import { decodeAmountV1, decodeAmountV2 } from "./amount.js";
+import { decodePoint, deriveViewTag, derivationToScalar, generateKeyDerivation, keccak, mulBase, scalarToBytes } from "./crypto.js";
+import { bytesToHex, concatBytes } from "./encoding.js";
+import { parseExtra, type ParsedExtra } from "./extra.js";
+import type { OwnedOutput, ScanOutput, ScanTx, SubaddressIndex, ViewAccount } from "./types.js";
+
+/** Per-transaction data computed once and shared by every account scanned against the tx. */
+export interface PreparedTx {
+  tx: ScanTx;
+  extra: ParsedExtra;
+  /** The 0x04 list is used only when it has exactly one key per output (as monero-lws requires). */
+  additionalUsable: boolean;
+}
+
+export function prepareTx(tx: ScanTx): PreparedTx {
+  const extra = parseExtra(tx.extra);
+  return { tx, extra, additionalUsable: extra.additionalPublicKeys.length > 0 && extra.additionalPublicKeys.length === tx.outputs.length };
+}
+
+/** Source of derivations for one account: main ones (null where R did not decode) and lazy per-output additional ones. */
+export interface AccountDerivations {
+  main: (Uint8Array | null)[];
+  additional(outputIndex: number): Uint8Array | null;
+}
+
+export function derivationsFor(prepared: PreparedTx, viewSecret: bigint): AccountDerivations {
+  const main = prepared.extra.txPublicKeys.map((R) => generateKeyDerivation(R, viewSecret));
+  const cache = new Map<number, Uint8Array | null>();
+  return {
+    main,
+    additional(i) {
+      if (!prepared.additionalUsable) return null;
+      if (!cache.has(i)) cache.set(i, generateKeyDerivation(prepared.extra.additionalPublicKeys[i]!, viewSecret));
+      return cache.get(i)!;
+    },
+  };
+}
+
+const PID_SALT = Uint8Array.of(0x8d); // HASH_KEY_ENCRYPTED_PAYMENT_ID
+
+/** Encrypted short payment id: nonce ⊕ Keccak(D ‖ 0x8d)[0..8] (involution: also encrypts). */
+export function cryptPaymentId(pid: Uint8Array, derivation: Uint8Array): Uint8Array {
+  const pad = keccak(concatBytes(derivation, PID_SALT));
+  const out = new Uint8Array(8);
+  for (let i = 0; i < 8; i++) out[i] = pid[i]! ^ pad[i]!;
+  return out;
+}
+
+/** Tries one derivation against output i: returns the derivation scalar and the spend key found, or null. */
+function tryDerivation(
+  derivation: Uint8Array,
+  i: number,
+  out: ScanOutput,
+  spendKeys: Map<string, SubaddressIndex>,
+): { scalar: bigint; index: SubaddressIndex } | null {
+  if (out.viewTag !== undefined && deriveViewTag(derivation, i) !== out.viewTag) return null;
+  const P = decodePoint(out.publicKey);
+  if (!P) return null;
+  const s = derivationToScalar(derivation, i);
+  const K = P.subtract(mulBase(s));
+  const index = spendKeys.get(bytesToHex(K.toBytes()));
+  return index ? { scalar: s, index } : null;
+}
+
+function outputAmount(tx: ScanTx, out: ScanOutput, scalar: bigint): bigint | null {
+  if (tx.isCoinbase || tx.version === 1 || tx.rctType === 0) return out.amount ?? 0n;
+  const k = scalarToBytes(scalar);
+  if (tx.rctType >= 4 && tx.rctType <= 6) {
+    if (!out.encryptedAmount || !out.commitment) return null;
+    return decodeAmountV2(out.encryptedAmount, out.commitment, k)?.amount ?? null;
+  }
+  if (tx.rctType >= 1 && tx.rctType <= 3) {
+    if (!out.encryptedMaskV1 || !out.encryptedAmountV1 || !out.commitment) return null;
+    return decodeAmountV1(out.encryptedMaskV1, out.encryptedAmountV1, out.commitment, k)?.amount ?? null;
+  }
+  return null; // unknown RingCT type: cannot value it, so it is not counted
+}
+
+/**
+ * Matches every output of a prepared tx for one account, given that account's
+ * derivations. Shared by scanTx and the batch scanner so both run the same checks.
+ */
+export function matchOutputs(prepared: PreparedTx, account: ViewAccount, derivations: AccountDerivations): OwnedOutput[] {
+  const { tx } = prepared;
+  const found = new Map<string, OwnedOutput>();
+  for (let i = 0; i < tx.outputs.length; i++) {
+    const out = tx.outputs[i]!;
+    let hit: { scalar: bigint; index: SubaddressIndex } | null = null;
+    for (const D of derivations.main) {
+      if (D && (hit = tryDerivation(D, i, out, account.spendKeys))) break;
+    }
+    if (!hit && prepared.additionalUsable) {
+      const Da = derivations.additional(i);
+      if (Da) hit = tryDerivation(Da, i, out, account.spendKeys);
+    }
+    if (!hit) continue;
+    const amount = outputAmount(tx, out, hit.scalar);
+    if (amount === null) continue; // does not open its commitment: not counted
+    const publicKey = bytesToHex(out.publicKey);
+    const owned: OwnedOutput = {
+      outputIndex: i,
+      publicKey,
+      amount,
+      subaddress: account.kind === "subaddress" ? account.subaddressIndex : hit.index,
+    };
+    const D0 = derivations.main.find((d) => d !== null);
+    if (prepared.extra.encryptedPaymentId && D0) owned.paymentId = bytesToHex(cryptPaymentId(prepared.extra.encryptedPaymentId, D0));
+    // Burning bug: one one-time key counts once; keep the larger amount, as wallet2 does.
+    const prev = found.get(publicKey);
+    if (!prev || prev.amount < amount) found.set(publicKey, owned);
+  }
+  return [...found.values()].sort((a, b) => a.outputIndex - b.outputIndex);
+}
+
+/** All outputs of `tx` that belong to `account`. Never throws for malformed tx data. */
+export function scanTx(tx: ScanTx, account: ViewAccount): OwnedOutput[] {
+  try {
+    const prepared = prepareTx(tx);
+    return matchOutputs(prepared, account, derivationsFor(prepared, account.viewSecret));
+  } catch {
+    return [];
+  }
+}

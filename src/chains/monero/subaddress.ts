@@ -1,0 +1,105 @@
+/**
+ * Subaddresses (device_default.cpp get_subaddress_*):
+ *   m = Hs("SubAddr\0" ‖ a ‖ LE32(major) ‖ LE32(minor)), D = B + m·G, C = a·D.
+ * Index (0,0) is the primary address (B, A) itself.
+ */
+import { encodeAddress } from "./address.js";
+import { Point, decodePoint, hashToScalar, mulBase, mulPoint, scalarFromBytes, type EdPoint } from "./crypto.js";
+import { bytesToHex, concatBytes } from "./encoding.js";
+import type { MoneroNetwork, SubaddressIndex, SubaddressLookahead } from "./types.js";
+
+const SUBADDR_SALT = new TextEncoder().encode("SubAddr\0"); // C string including its terminating zero: 8 bytes
+
+function le32(n: number): Uint8Array {
+  const b = new Uint8Array(4);
+  new DataView(b.buffer).setUint32(0, n >>> 0, true);
+  return b;
+}
+
+function assertIndex(index: SubaddressIndex): void {
+  for (const v of [index.major, index.minor]) {
+    if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError("subaddress index must be a u32");
+  }
+}
+
+/** m(i,j), the subaddress secret offset. */
+export function subaddressSecretOffset(viewSecretBytes: Uint8Array, index: SubaddressIndex): bigint {
+  assertIndex(index);
+  return hashToScalar(concatBytes(SUBADDR_SALT, viewSecretBytes, le32(index.major), le32(index.minor)));
+}
+
+/** D(i,j) = B + m·G as a point ((0,0) gives B). */
+export function subaddressSpendPoint(viewSecretBytes: Uint8Array, spendPublic: EdPoint, index: SubaddressIndex): EdPoint {
+  if (index.major === 0 && index.minor === 0) return spendPublic;
+  return spendPublic.add(mulBase(subaddressSecretOffset(viewSecretBytes, index)));
+}
+
+export function subaddressSpendPublicKey(viewSecretBytes: Uint8Array, spendPublicKey: Uint8Array, index: SubaddressIndex): Uint8Array {
+  const B = decodePoint(spendPublicKey);
+  if (!B) throw new RangeError("public spend key is not a valid point");
+  return subaddressSpendPoint(viewSecretBytes, B, index).toBytes();
+}
+
+/** The encoded address for (i,j): the standard address for (0,0), a subaddress otherwise. */
+export function deriveSubaddress(
+  network: MoneroNetwork,
+  viewSecretBytes: Uint8Array,
+  spendPublicKey: Uint8Array,
+  index: SubaddressIndex,
+): string {
+  const B = decodePoint(spendPublicKey);
+  if (!B) throw new RangeError("public spend key is not a valid point");
+  const a = scalarFromBytes(viewSecretBytes);
+  if (index.major === 0 && index.minor === 0) {
+    return encodeAddress(network, "standard", spendPublicKey, mulBase(a).toBytes());
+  }
+  const D = subaddressSpendPoint(viewSecretBytes, B, index);
+  return encodeAddress(network, "subaddress", D.toBytes(), mulPoint(D, a).toBytes());
+}
+
+/**
+ * Spend-key table {hex(D(i,j)) → (i,j)} for majors 0..accounts-1 and minors
+ * 0..minors-1, (0,0) → B. Affine conversion is batched (one inversion).
+ */
+export function buildSpendKeyTable(
+  viewSecretBytes: Uint8Array,
+  spendPublicKey: Uint8Array,
+  lookahead: SubaddressLookahead,
+): Map<string, SubaddressIndex> {
+  const B = decodePoint(spendPublicKey);
+  if (!B) throw new RangeError("public spend key is not a valid point");
+  const table = new Map<string, SubaddressIndex>();
+  table.set(bytesToHex(spendPublicKey), { major: 0, minor: 0 });
+  const points: EdPoint[] = [];
+  const indices: SubaddressIndex[] = [];
+  for (let major = 0; major < lookahead.accounts; major++) {
+    for (let minor = 0; minor < lookahead.minors; minor++) {
+      if (major === 0 && minor === 0) continue;
+      points.push(subaddressSpendPoint(viewSecretBytes, B, { major, minor }));
+      indices.push({ major, minor });
+    }
+  }
+  const encoded = encodeMany(points);
+  for (let i = 0; i < encoded.length; i++) table.set(encoded[i]!, indices[i]!);
+  return table;
+}
+
+/** Encodes many points with one field inversion (Montgomery's trick). */
+export function encodeMany(points: EdPoint[]): string[] {
+  const Fp = Point.Fp;
+  const zs = points.map((p) => p.Z);
+  const inv = Fp.invertBatch(zs);
+  return points.map((p, i) => bytesToHex(affineToBytes(p, inv[i]!)));
+}
+
+export function affineToBytes(p: EdPoint, iz: bigint): Uint8Array {
+  const { x, y } = p.toAffine(iz);
+  const out = new Uint8Array(32);
+  let v = y;
+  for (let i = 0; i < 32; i++) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  if (x & 1n) out[31] = out[31]! | 0x80;
+  return out;
+}
