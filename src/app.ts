@@ -1,0 +1,177 @@
+/**
+ * Composition root: opens storage, builds the paywall and every module's
+ * routes into one route table, and derives the HTTP app from it.
+ */
+import type { Hono } from "hono";
+import type { Logger } from "pino";
+import { serve, type ServerType } from "@hono/node-server";
+import type { Config } from "./config.js";
+import { systemClock, type Clock } from "./core/clock.js";
+import { createLogger } from "./core/logger.js";
+import { createRateLimiter, type RateLimitStore } from "./core/rate-limit.js";
+import { openDatabase, type DatabaseHandle } from "./db/connection.js";
+import { migrateToLatest } from "./db/migrate.js";
+import type { RouteDef } from "./http/route-table.js";
+import { buildRouter } from "./http/router.js";
+import { metaRoutes, type HealthCheck } from "./http/meta-routes.js";
+import { createOracleRegistry, type OracleRegistry } from "./oracle/registry.js";
+import { oracleRoutes } from "./oracle/routes.js";
+import type { QuestionDef } from "./oracle/question.js";
+import { createPaywall, type Paywall, type PaymentTerms } from "./x402/paywall.js";
+import { createFacilitator, type FacilitatorSettings } from "./x402/facilitators.js";
+import { USDC } from "./x402/networks.js";
+import type { DevnetHandle } from "./devnet/index.js";
+
+export const VERSION = "1.0.0";
+
+export interface AppOptions {
+  clock?: Clock;
+  log?: Logger;
+  /** A running devnet whose upstreams and secrets this app uses. */
+  devnet?: DevnetHandle;
+  /** An already-open database (tests share one); otherwise opened from config. */
+  database?: DatabaseHandle;
+  /** Routes added by the caller (tests); they join the one table like any other. */
+  extraRoutes?: RouteDef[];
+}
+
+export interface App {
+  config: Config;
+  hono: Hono<any>;
+  routes: readonly RouteDef[];
+  oracle: OracleRegistry;
+  paywall: Paywall;
+  database: DatabaseHandle;
+  log: Logger;
+  clock: Clock;
+  /** Public base URL (set from the bound address once listening, unless PUBLIC_URL is given). */
+  site: { baseUrl: string };
+  /** Starts the HTTP server; resolves with its URL. */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+function facilitatorSettings(config: Config, devnet: DevnetHandle | undefined): FacilitatorSettings {
+  if (devnet) {
+    // The devnet always settles on its own chain, whatever mode is configured.
+    return { mode: "local", rpcUrl: devnet.evmUrl, privateKey: devnet.facilitatorKey, network: "eip155:84532" };
+  }
+  switch (config.FACILITATOR_MODE) {
+    case "cdp":
+      return { mode: "cdp", apiKeyId: config.CDP_API_KEY_ID, apiKeySecret: config.CDP_API_KEY_SECRET };
+    case "http":
+      return { mode: "http", url: config.FACILITATOR_URL! };
+    case "local":
+      return {
+        mode: "local",
+        rpcUrl: config.EVM_RPC_URL!,
+        privateKey: (config.FACILITATOR_PRIVATE_KEY!.startsWith("0x")
+          ? config.FACILITATOR_PRIVATE_KEY
+          : `0x${config.FACILITATOR_PRIVATE_KEY}`) as `0x${string}`,
+        network: config.X402_NETWORK,
+      };
+  }
+}
+
+export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
+  const clock = opts.clock ?? systemClock;
+  const log = opts.log ?? createLogger(config.LOG_LEVEL);
+  const devnet = opts.devnet;
+  const database =
+    opts.database ??
+    (await openDatabase({
+      databaseUrl: config.DATABASE_URL,
+      schema: config.DATABASE_SCHEMA,
+      dataDir: config.dataDir,
+      poolSize: config.DATABASE_POOL_SIZE,
+    }));
+  const ownsDatabase = !opts.database;
+  await migrateToLatest(database.db);
+
+  const site = {
+    baseUrl: config.PUBLIC_URL?.replace(/\/$/, "") ?? `http://${config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST}:${config.PORT}`,
+  };
+
+  const facilitator = await createFacilitator(facilitatorSettings(config, devnet));
+  const network = devnet ? "eip155:84532" : config.X402_NETWORK;
+  const payTo = devnet?.payTo ?? config.PAY_TO;
+  const terms: PaymentTerms | null = payTo
+    ? { usdc: USDC[network], payTo: payTo as `0x${string}`, maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS }
+    : null;
+  const paywall = createPaywall({ db: database.db, facilitator: facilitator.client, terms, clock, log });
+
+  const questions: QuestionDef[] = [];
+  const healthChecks: HealthCheck[] = [];
+  const oracle = createOracleRegistry(questions, clock);
+
+  const routes: RouteDef[] = [];
+  const moduleRoutes: RouteDef[] = [...oracleRoutes(oracle), ...oracle.routes, ...(opts.extraRoutes ?? [])];
+  routes.push(
+    ...metaRoutes(() => routes, {
+      site,
+      paywall,
+      facilitatorMode: devnet ? "local" : config.FACILITATOR_MODE,
+      facilitatorUrl: facilitator.label,
+      db: database.db,
+      dbKind: database.kind,
+      devnet: Boolean(devnet),
+      healthChecks,
+      startedAt: clock.now(),
+      now: () => clock.now(),
+      version: VERSION,
+    }),
+    ...moduleRoutes,
+  );
+  const seen = new Set<string>();
+  for (const r of routes) {
+    const key = `${r.method} ${r.path}`;
+    if (seen.has(key)) throw new Error(`route declared twice: ${key}`);
+    seen.add(key);
+  }
+
+  const store: RateLimitStore = database.kind === "postgres" ? { kind: "postgres", pool: database.pool, schema: config.DATABASE_SCHEMA } : { kind: "memory" };
+  const routeLimiters = new Map(
+    routes
+      .filter((r) => r.rateLimit)
+      .map((r) => [r.operationId, createRateLimiter(store, `rl_${r.operationId}`, r.rateLimit!.points, r.rateLimit!.windowSeconds)] as const),
+  );
+  const hono = buildRouter({
+    routes,
+    paywall,
+    db: database.db,
+    log,
+    site,
+    trustProxyHops: config.TRUST_PROXY_HOPS,
+    generalLimiter: createRateLimiter(store, "rl_general", config.RATE_LIMIT_PER_MINUTE, 60),
+    routeLimiters,
+  });
+
+  let server: ServerType | undefined;
+  return {
+    config,
+    hono,
+    routes,
+    oracle,
+    paywall,
+    database,
+    log,
+    clock,
+    site,
+    listen: () =>
+      new Promise((resolve, reject) => {
+        server = serve({ fetch: hono.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+          const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
+          const url = `http://${host}:${info.port}`;
+          if (!config.PUBLIC_URL) site.baseUrl = url;
+          resolve(url);
+        });
+        server.once("error", reject);
+      }),
+    close: async () => {
+      if (server) {
+        await new Promise<void>((resolve) => server!.close(() => resolve()));
+      }
+      if (ownsDatabase) await database.close();
+    },
+  };
+}

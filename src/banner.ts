@@ -1,0 +1,36 @@
+/** The one start-up banner: where the service is, what it runs on, and whether money is real. */
+import type { App } from "./app.js";
+import type { DevnetHandle } from "./devnet/index.js";
+
+export function startupBanner(o: { role: string; url?: string; app: App; devnet?: DevnetHandle }): string {
+  const { app, devnet } = o;
+  const terms = app.paywall.terms;
+  const lines: string[] = [];
+  lines.push(`Vigil ${o.role}${o.url ? ` listening on ${o.url}` : ""}`);
+  lines.push(
+    `  storage   ${app.database.kind === "pglite" ? `PGlite (embedded) in ${app.config.dataDir}/pglite` : "PostgreSQL (DATABASE_URL)"}`,
+  );
+  if (terms) {
+    lines.push(`  payments  x402 exact, USDC on ${terms.usdc.network}, payTo ${terms.payTo}`);
+  } else {
+    lines.push("  payments  NOT CONFIGURED: set PAY_TO; paid routes answer 503 paywall_not_configured");
+  }
+  if (devnet) {
+    lines.push("");
+    lines.push("  DEVNET MODE: no upstream is configured, so simulated chains run on loopback. No real money moves.");
+    lines.push(`    EVM / USDC (Base Sepolia, chain 84532)  ${devnet.evmUrl}`);
+    lines.push(`    monerod (simulated)                     ${devnet.moneroUrl}`);
+    lines.push(`    funded x402 payers: ${devnet.payers.length} accounts of the "test … junk" mnemonic, 1,000 USDC each`);
+    lines.push(`    watch wallets:      npx vigil devnet wallets`);
+    if (app.config.WEBHOOK_ALLOW_HTTP || app.config.WEBHOOK_ALLOW_PRIVATE) {
+      lines.push("");
+      lines.push("  WARNING: webhook URL checks are relaxed (plain HTTP and private/loopback receivers are allowed).");
+      lines.push("           Never run a public service with WEBHOOK_ALLOW_HTTP or WEBHOOK_ALLOW_PRIVATE.");
+    }
+    if (o.url) {
+      lines.push("");
+      lines.push(`  try:  npx vigil pay GET ${o.url}/v1/q`);
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,112 @@
+/**
+ * Every setting, from environment variables with defaults, parsed once at
+ * start. A wrong value stops start-up with a message naming the variable.
+ * Nothing below the CLI reads process.env.
+ */
+import { z } from "zod";
+import path from "node:path";
+
+const bool = z
+  .enum(["0", "1", "true", "false", "yes", "no", "on", "off", ""])
+  .transform((v) => v === "1" || v === "true" || v === "yes" || v === "on");
+
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
+const hexKey = z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, "must be 32 bytes of hex");
+const url = z.string().url();
+
+export const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8402),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  /** Public URL the service is reached at (used in 402 resources and links). Default http://HOST:PORT */
+  PUBLIC_URL: url.optional(),
+  DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+    .optional(),
+  /** PostgreSQL schema to use (tests give each run its own). */
+  DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+
+  /** "auto": devnet when no upstream is configured; "on" forces it; "off" never starts it. */
+  DEVNET: z.enum(["auto", "on", "off"]).default("auto"),
+  DEVNET_BLOCK_SECONDS: z.coerce.number().positive().max(3600).default(20),
+
+  PAY_TO: evmAddress.optional(),
+  FACILITATOR_MODE: z.enum(["cdp", "http", "local"]).default("cdp"),
+  FACILITATOR_URL: url.optional(),
+  CDP_API_KEY_ID: z.string().optional(),
+  CDP_API_KEY_SECRET: z.string().optional(),
+  /** JSON-RPC of the EVM chain the local facilitator settles on. */
+  EVM_RPC_URL: url.optional(),
+  /** Gas-paying key of the local facilitator. */
+  FACILITATOR_PRIVATE_KEY: hexKey.optional(),
+  X402_NETWORK: z.enum(["eip155:8453", "eip155:84532"]).default("eip155:8453"),
+  X402_MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
+
+  /** Number of reverse proxies in front of the service whose X-Forwarded-For is trusted (0 = none). */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+
+  /** 32-byte hex key that encrypts view keys at rest. Generated under DATA_DIR in devnet. */
+  MASTER_KEY: hexKey.optional(),
+  /** Development switches; default off, on in devnet mode unless set explicitly. */
+  WEBHOOK_ALLOW_HTTP: bool.optional(),
+  WEBHOOK_ALLOW_PRIVATE: bool.optional(),
+  WATCH_POLL_SECONDS: z.coerce.number().positive().max(86_400).default(180),
+  WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+
+  MONERO_DAEMON_URL: url.optional(),
+  MONERO_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(10),
+  MONERO_SUBADDRESS_LOOKAHEAD: z.coerce.number().int().min(0).max(10_000).default(50),
+  HISTORICAL_MAX_BLOCKS: z.coerce.number().int().min(1).default(20_000),
+});
+
+export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE">> & {
+  readonly WEBHOOK_ALLOW_HTTP: boolean;
+  readonly WEBHOOK_ALLOW_PRIVATE: boolean;
+  /** Absolute DATA_DIR. */
+  readonly dataDir: string;
+  /** Whether the built-in devnet runs in this process. */
+  readonly devnet: boolean;
+};
+
+export class ConfigError extends Error {}
+
+/** Parses settings; throws ConfigError naming each bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(ConfigSchema.shape)) {
+    const v = env[key];
+    if (v !== undefined && v !== "") picked[key] = v;
+  }
+  const parsed = ConfigSchema.safeParse(picked);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const c = parsed.data;
+  const upstreamConfigured = Boolean(c.MONERO_DAEMON_URL || c.EVM_RPC_URL || c.FACILITATOR_URL || c.PAY_TO);
+  const devnet = c.DEVNET === "on" || (c.DEVNET === "auto" && !upstreamConfigured);
+  if (c.FACILITATOR_MODE === "http" && !c.FACILITATOR_URL && !devnet) {
+    throw new ConfigError("Invalid configuration:\n  FACILITATOR_URL: required when FACILITATOR_MODE=http");
+  }
+  if (c.FACILITATOR_MODE === "local" && !devnet && !(c.EVM_RPC_URL && c.FACILITATOR_PRIVATE_KEY)) {
+    throw new ConfigError(
+      "Invalid configuration:\n  EVM_RPC_URL, FACILITATOR_PRIVATE_KEY: both required when FACILITATOR_MODE=local",
+    );
+  }
+  if (c.FACILITATOR_MODE === "cdp" && !devnet && c.PAY_TO && !(c.CDP_API_KEY_ID && c.CDP_API_KEY_SECRET)) {
+    throw new ConfigError(
+      "Invalid configuration:\n  CDP_API_KEY_ID, CDP_API_KEY_SECRET: both required when FACILITATOR_MODE=cdp (the hosted facilitator refuses unauthenticated calls)",
+    );
+  }
+  return Object.freeze({
+    ...c,
+    WEBHOOK_ALLOW_HTTP: c.WEBHOOK_ALLOW_HTTP ?? devnet,
+    WEBHOOK_ALLOW_PRIVATE: c.WEBHOOK_ALLOW_PRIVATE ?? devnet,
+    dataDir: path.resolve(c.DATA_DIR),
+    devnet,
+  });
+}

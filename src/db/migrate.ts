@@ -1,0 +1,36 @@
+/**
+ * Plain SQL migrations (src/db/migrations/NNNN_name.sql), the same SQL on
+ * PostgreSQL and PGlite, applied in name order by Kysely's migrator, which
+ * holds an advisory lock so several processes starting at once are safe.
+ */
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from "kysely";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+
+class SqlFileProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const out: Record<string, Migration> = {};
+    for (const file of fs.readdirSync(migrationsDir).filter((f) => f.endsWith(".sql")).sort()) {
+      const text = fs.readFileSync(path.join(migrationsDir, file), "utf8");
+      out[file.replace(/\.sql$/, "")] = {
+        up: async (db) => {
+          await sql.raw(text).execute(db);
+        },
+      };
+    }
+    return out;
+  }
+}
+
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new SqlFileProvider() });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === "Error");
+    throw new Error(`migration ${failed?.migrationName ?? "?"} failed: ${(error as Error).message ?? String(error)}`);
+  }
+  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}

@@ -1,0 +1,112 @@
+/**
+ * The built-in devnet: simulated upstreams on loopback (an EVM chain with
+ * USDC for x402, a Monero daemon), plus the secrets a local service needs
+ * (pay-to address, facilitator gas key, master key), generated once under
+ * DATA_DIR/devnet. Production code reaches this only through the CLI.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import { mnemonicToAccount } from "viem/accounts";
+import { bytesToHex } from "viem";
+import { startDevnetEvm } from "./evm.js";
+import { startDevnetMonerod } from "./monerod.js";
+
+export const DEVNET_MNEMONIC = "test test test test test test test test test test test junk";
+
+export interface DevnetWallet {
+  chain: string;
+  network: string;
+  address: string;
+  viewKey?: string;
+  privateKey?: string;
+  label?: string;
+  [k: string]: unknown;
+}
+
+export interface DevnetHandle {
+  evmUrl: string;
+  moneroUrl: string;
+  /** Address paid by x402 calls to the devnet service (mnemonic index 19; not one of the funded payers). */
+  payTo: `0x${string}`;
+  /** Gas key of the local facilitator (mnemonic index 18). */
+  facilitatorKey: `0x${string}`;
+  masterKey: string;
+  /** Funded x402 payers (USDC) and ready-to-watch coin wallets. */
+  payers: { address: string; privateKey: `0x${string}`; usdcAtomic: string }[];
+  wallets: DevnetWallet[];
+  stateFile: string;
+  /** Test hooks into the simulated chains. */
+  evm: Awaited<ReturnType<typeof startDevnetEvm>>;
+  monerod: Awaited<ReturnType<typeof startDevnetMonerod>>;
+  close(): Promise<void>;
+}
+
+function keyAt(index: number): `0x${string}` {
+  const acct = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: index });
+  return bytesToHex(acct.getHdKey().privateKey!);
+}
+
+/** A 32-byte hex secret stored under the devnet folder, created on first use. */
+function persistentSecret(dir: string, name: string): string {
+  const file = path.join(dir, name);
+  if (fs.existsSync(file)) return fs.readFileSync(file, "utf8").trim();
+  const v = randomBytes(32).toString("hex");
+  fs.writeFileSync(file, `${v}\n`, { mode: 0o600 });
+  return v;
+}
+
+export async function startDevnet(opts: {
+  dataDir: string;
+  host?: string;
+  blockSeconds: number;
+  log?: Logger;
+}): Promise<DevnetHandle> {
+  const dir = path.join(opts.dataDir, "devnet");
+  fs.mkdirSync(dir, { recursive: true });
+  const host = opts.host ?? "127.0.0.1";
+  const evm = await startDevnetEvm({ host, port: 0 });
+  const monerod = await startDevnetMonerod({ host, port: 0, dataDir: opts.dataDir, blockSeconds: opts.blockSeconds, log: opts.log });
+  const payTo = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address;
+  const handle: DevnetHandle = {
+    evmUrl: evm.url,
+    moneroUrl: monerod.url,
+    payTo,
+    facilitatorKey: keyAt(18),
+    masterKey: persistentSecret(dir, "master.key"),
+    payers: evm.accounts.map((a) => ({
+      address: a.address,
+      privateKey: a.privateKey as `0x${string}`,
+      usdcAtomic: evm.usdcBalanceOf(a.address).toString(),
+    })),
+    wallets: monerod.wallets.map((w) => ({ ...w })),
+    stateFile: path.join(dir, "devnet.json"),
+    evm,
+    monerod,
+    close: async () => {
+      await Promise.allSettled([evm.close(), monerod.close()]);
+      try {
+        const cur = JSON.parse(fs.readFileSync(handle.stateFile, "utf8")) as { pid?: number };
+        if (cur.pid === process.pid) fs.unlinkSync(handle.stateFile);
+      } catch {
+        // already gone
+      }
+    },
+  };
+  // The CLI (`vigil devnet send …`) finds the running devnet through this file.
+  fs.writeFileSync(
+    handle.stateFile,
+    JSON.stringify({ pid: process.pid, evmUrl: evm.url, moneroUrl: monerod.url, payTo, startedAt: new Date().toISOString() }, null, 2),
+  );
+  return handle;
+}
+
+/** Reads the state file of a devnet running from the same DATA_DIR. */
+export function readDevnetState(dataDir: string): { evmUrl: string; moneroUrl: string; pid: number } | null {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dataDir, "devnet", "devnet.json"), "utf8"));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * The free routes that describe the service itself: the index, GET /v1/paywall,
+ * the OpenAPI document, the x402 discovery manifest and GET /v1/health. They
+ * read the finished route table, so they are built last.
+ */
+import { z } from "zod";
+import { sql } from "kysely";
+import { defineRoute, type RouteDef } from "./route-table.js";
+import { buildOpenApi, priceLabel } from "./openapi.js";
+import type { Paywall } from "../x402/paywall.js";
+import type { Database } from "../db/types.js";
+
+export interface HealthCheck {
+  name: string;
+  check(): Promise<Record<string, unknown>>;
+}
+
+export interface MetaDeps {
+  site: { baseUrl: string };
+  paywall: Paywall;
+  facilitatorMode: string;
+  facilitatorUrl: string;
+  db: Database;
+  dbKind: string;
+  devnet: boolean;
+  healthChecks: readonly HealthCheck[];
+  startedAt: number;
+  now: () => number;
+  version: string;
+}
+
+const Empty = z.object({}).strict();
+
+export function metaRoutes(getRoutes: () => readonly RouteDef[], deps: MetaDeps): RouteDef[] {
+  const network = () => deps.paywall.terms?.usdc.network ?? "eip155:8453";
+  const paidRoutes = () => getRoutes().filter((r) => r.price !== undefined);
+
+  return [
+    defineRoute({
+      method: "GET",
+      path: "/",
+      operationId: "index",
+      summary: "Service index: products and where to start",
+      tags: ["meta"],
+      input: Empty,
+      output: z.object({ service: z.string() }).passthrough(),
+      handler: async () => ({
+        service: "vigil",
+        version: deps.version,
+        about:
+          "Pay-per-call API for privacy chains: view-key payment watching (Monero, Zcash) with signed webhooks, checkout invoices, chain data. Paid routes use x402 v2.",
+        docs: {
+          openapi: "/v1/openapi.json",
+          paywall: "/v1/paywall",
+          oracle_catalogue: "/v1/q",
+          discovery: "/.well-known/x402",
+          health: "/v1/health",
+        },
+        devnet: deps.devnet,
+      }),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/paywall",
+      operationId: "paywallInfo",
+      summary: "Payment metadata: protocol, network, facilitator, payTo and every paid route's price",
+      tags: ["meta"],
+      mcpTool: "service_paywall_info",
+      input: Empty,
+      output: z.object({
+        protocol: z.string(),
+        network: z.string(),
+        facilitator: z.string(),
+        facilitator_mode: z.string(),
+        payTo: z.string().nullable(),
+        scheme: z.string(),
+        routes: z.array(z.object({ endpoint: z.string(), price: z.string(), description: z.string(), mime_type: z.string() })),
+      }).passthrough(),
+      handler: async () => ({
+        protocol: "x402",
+        x402Version: 2,
+        network: network(),
+        facilitator: deps.facilitatorUrl,
+        facilitator_mode: deps.facilitatorMode,
+        payTo: deps.paywall.terms?.payTo ?? null,
+        scheme: "exact",
+        asset: deps.paywall.terms?.usdc.asset ?? null,
+        configured: deps.paywall.terms !== null,
+        routes: paidRoutes().map((r) => ({
+          endpoint: `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`,
+          price: priceLabel(r) ?? "free",
+          ...(typeof r.price === "bigint" ? { price_atomic: r.price.toString() } : {}),
+          description: r.summary,
+          mime_type: r.mimeType ?? "application/json",
+        })),
+      }),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/openapi.json",
+      operationId: "openapi",
+      summary: "OpenAPI 3.1 description of every route",
+      tags: ["meta"],
+      input: Empty,
+      output: z.object({ openapi: z.string() }).passthrough(),
+      handler: async () =>
+        buildOpenApi(getRoutes(), { baseUrl: deps.site.baseUrl, network: network(), payTo: deps.paywall.terms?.payTo }) as {
+          openapi: string;
+        },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/.well-known/x402",
+      operationId: "x402Discovery",
+      summary: "x402 discovery manifest: the paid resources of this service",
+      tags: ["meta"],
+      input: Empty,
+      output: z.object({ version: z.literal(1), resources: z.array(z.string()) }).passthrough(),
+      handler: async () => ({
+        version: 1 as const,
+        x402Version: 2,
+        network: network(),
+        resources: paidRoutes()
+          .filter((r) => r.method === "GET" && !r.path.includes(":"))
+          .map((r) => `${deps.site.baseUrl}${r.path}`)
+          .concat(paidRoutes().filter((r) => r.method !== "GET" || r.path.includes(":")).map((r) => `${deps.site.baseUrl}${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`)),
+        instructions: "Call any resource without payment to receive its PAYMENT-REQUIRED header (x402 v2, scheme exact, USDC). Prices: GET /v1/paywall. Schemas: GET /v1/openapi.json.",
+      }),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/health",
+      operationId: "health",
+      summary: "Liveness plus the availability of the database and each configured upstream",
+      tags: ["meta"],
+      mcpTool: "service_health",
+      input: Empty,
+      output: z.object({ status: z.enum(["ok", "degraded"]) }).passthrough(),
+      handler: async () => {
+        let dbOk = true;
+        try {
+          await sql`select 1`.execute(deps.db);
+        } catch {
+          dbOk = false;
+        }
+        const upstreams: Record<string, Record<string, unknown>> = {};
+        await Promise.all(
+          deps.healthChecks.map(async (h) => {
+            try {
+              upstreams[h.name] = await h.check();
+            } catch (e) {
+              upstreams[h.name] = { available: false, error: (e as Error).message };
+            }
+          }),
+        );
+        const degraded = !dbOk || Object.values(upstreams).some((u) => u.configured !== false && u.available === false);
+        return {
+          status: degraded ? ("degraded" as const) : ("ok" as const),
+          version: deps.version,
+          uptime_s: Math.round((deps.now() - deps.startedAt) / 1000),
+          devnet: deps.devnet,
+          database: { kind: deps.dbKind, available: dbOk },
+          paywall: { configured: deps.paywall.terms !== null, facilitator_mode: deps.facilitatorMode, network: network() },
+          upstreams,
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,125 @@
+/** OpenAPI 3.1 generated from the route table (JSON Schema via zod 4's own converter). */
+import { z } from "zod";
+import type { RouteDef } from "./route-table.js";
+import { formatUsd } from "../x402/networks.js";
+
+type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
+
+function toSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  try {
+    const s = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
+    delete s.$schema;
+    return s;
+  } catch {
+    return {};
+  }
+}
+
+const ErrorSchema = {
+  type: "object",
+  required: ["error"],
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message"],
+      properties: { code: { type: "string" }, message: { type: "string" }, details: { type: "object" } },
+    },
+  },
+};
+
+export function priceLabel(route: RouteDef): string | undefined {
+  if (route.price === undefined) return undefined;
+  if (typeof route.price === "bigint") return formatUsd(route.price);
+  if (route.priceRange) return `${formatUsd(route.priceRange.min)}-${formatUsd(route.priceRange.max)}`;
+  return "dynamic";
+}
+
+export function buildOpenApi(routes: readonly RouteDef[], opts: { baseUrl: string; network: string; payTo?: string }): object {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const pathParams = [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
+    const headerFields = r.headerInputs ?? {};
+    const skip = new Set([...pathParams, ...Object.values(headerFields)]);
+    const input = toSchema(r.input, "input");
+    const props = { ...(input.properties ?? {}) };
+    const required = new Set(input.required ?? []);
+    for (const k of skip) delete props[k];
+
+    const parameters: object[] = [
+      ...pathParams.map((name) => ({ name, in: "path", required: true, schema: input.properties?.[name] ?? { type: "string" } })),
+      ...Object.entries(headerFields).map(([header, field]) => ({
+        name: header,
+        in: "header",
+        required: required.has(field),
+        schema: input.properties?.[field] ?? { type: "string" },
+      })),
+    ];
+    const op: Record<string, unknown> = {
+      operationId: r.operationId,
+      summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
+      ...(r.tags ? { tags: r.tags } : {}),
+    };
+    if (r.method === "POST") {
+      op.requestBody = {
+        required: true,
+        content: {
+          "application/json": {
+            schema: { ...input, properties: props, required: [...required].filter((k) => !skip.has(k)) },
+          },
+        },
+      };
+    } else {
+      for (const [name, schema] of Object.entries(props)) {
+        parameters.push({ name, in: "query", required: required.has(name), schema });
+      }
+    }
+    if (parameters.length) op.parameters = parameters;
+    const ok = String(r.successStatus ?? 200);
+    const mime = r.mimeType ?? "application/json";
+    const responses: Record<string, unknown> = {
+      [ok]: {
+        description: "Success",
+        content: { [mime]: { schema: mime === "application/json" ? toSchema(r.output, "output") : { type: "string" } } },
+      },
+      "4XX": { description: "Client error", content: { "application/json": { schema: ErrorSchema } } },
+      "5XX": { description: "Upstream or server error", content: { "application/json": { schema: ErrorSchema } } },
+    };
+    const label = priceLabel(r);
+    if (label) {
+      responses["402"] = {
+        description: "Payment required (x402 v2): the PAYMENT-REQUIRED header carries the requirements.",
+        headers: { "PAYMENT-REQUIRED": { schema: { type: "string" }, description: "base64 JSON PaymentRequired" } },
+      };
+      const fixed = typeof r.price === "bigint" ? r.price : undefined;
+      op["x-payment-info"] = {
+        protocol: "x402",
+        scheme: "exact",
+        network: opts.network,
+        price: label,
+        ...(fixed !== undefined
+          ? { pricingMode: "fixed", amount: fixed.toString() }
+          : {
+              pricingMode: "range",
+              ...(r.priceRange ? { minAmount: r.priceRange.min.toString(), maxAmount: r.priceRange.max.toString() } : {}),
+            }),
+        ...(opts.payTo ? { payTo: opts.payTo } : {}),
+      };
+    }
+    if (r.mcpTool) op["x-mcp-tool"] = r.mcpTool;
+    op.responses = responses;
+    const oasPath = r.path.replace(/:([A-Za-z_]+)/g, "{$1}");
+    (paths[oasPath] ??= {})[r.method.toLowerCase()] = op;
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Vigil",
+      version: "1.0.0",
+      description:
+        "Pay-per-call API for privacy chains: view-key payment watching with signed webhooks, checkout invoices and chain data. Paid routes use x402 v2 (exact, USDC).",
+    },
+    servers: [{ url: opts.baseUrl }],
+    paths,
+  };
+}
