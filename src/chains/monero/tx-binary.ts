@@ -163,10 +163,18 @@ export function treeHash(hashes: Uint8Array[]): Uint8Array {
   return keccak(concatBytes(level[0]!, level[1]!));
 }
 
+/**
+ * Mainnet block 202612 was accepted with a hash computed by a buggy tree hash;
+ * Monero hard-codes the id the network uses for it (calculate_block_hash).
+ */
+const BLOCK_202612_COMPUTED = "426d16cff04c71f8b16340b722dc4010a2dd3831c22041431f772547ba6e331a";
+const BLOCK_202612_ID = "bbd604d2ba11ba27935e006ed39c9bfdd99b76bf4a50654bc1e1e61217962698";
+
 /** Block id: Keccak(varint(len) ‖ header ‖ tree_hash(miner tx, txs) ‖ varint(n_tx + 1)). */
 export function blockHash(headerBytes: Uint8Array, minerTxHash: Uint8Array, txHashes: Uint8Array[]): string {
   const hashingBlob = concatBytes(headerBytes, treeHash([minerTxHash, ...txHashes]), encodeVarint(txHashes.length + 1));
-  return bytesToHex(keccak(concatBytes(encodeVarint(hashingBlob.length), hashingBlob)));
+  const id = bytesToHex(keccak(concatBytes(encodeVarint(hashingBlob.length), hashingBlob)));
+  return id === BLOCK_202612_COMPUTED ? BLOCK_202612_ID : id;
 }
 
 /** A serialized block: header, miner transaction (scanned like any tx), and the hashes of its other transactions. */

@@ -1,0 +1,188 @@
+/**
+ * One-off historical scan (POST /v1/private/historical, chain monero): every
+ * output the view key can see between birthdayHeight and toHeight.
+ *
+ * The view key lives only in this call's memory (the view account is built,
+ * used and dropped; it is not cached, stored or logged). Work is bounded two
+ * ways, decided before and during the run:
+ *   - a range longer than maxBlocks is refused up front: 400 `range_too_large`
+ *     (details: requested_blocks, max_blocks, suggested_birthday_height);
+ *   - a run that passes its deadline stops: 504 `scan_timeout` (details:
+ *     scanned_through, from/to) — the caller narrows the range and retries.
+ * Spends are invisible to a view key (research/monero.md §2.13): spent_atomic
+ * is "0" and spent_visibility says why; spendable_atomic assumes nothing was spent.
+ */
+import type { Clock } from "../../core/clock.js";
+import { ServiceError, badRequest } from "../../core/errors.js";
+import type { MoneroDaemon } from "./daemon-client.js";
+import { makeViewAccount } from "./keys.js";
+import { MoneroBlockSource, confirmationsAt, isUnlocked, lookaheadFrom, matchTx } from "./scanner.js";
+import type { MoneroNetwork, SubaddressLookahead } from "./types.js";
+
+/** Blocks an ordinary output needs before wallet2 will spend it (CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE). */
+export const SPENDABLE_AGE = 10;
+
+export interface MoneroHistoricalOptions {
+  daemon: MoneroDaemon;
+  /** Share the scanner's block cache (optional). */
+  blockSource?: MoneroBlockSource;
+  /** Longest range accepted (HISTORICAL_MAX_BLOCKS, default 20 000). */
+  maxBlocks?: number;
+  /** Run-time budget in ms (default 25 000). */
+  deadlineMs?: number;
+  lookahead?: SubaddressLookahead | number;
+  network?: MoneroNetwork;
+  clock: Clock;
+}
+
+export interface MoneroHistoricalInput {
+  address: string;
+  viewKey: string;
+  /** Default 0 (Monero view keys carry no birthday). */
+  birthdayHeight?: number;
+  /** Default: the chain tip. */
+  toHeight?: number;
+  includeOutputs?: boolean;
+}
+
+export interface HistoricalOutputEntry {
+  txid: string;
+  output_index: number;
+  amount_atomic: string;
+  height: number;
+  confirmations: number;
+  subaddress: { major: number; minor: number } | null;
+  unlock_time: string;
+  unlocked: boolean;
+  coinbase: boolean;
+  public_key: string;
+}
+
+export interface MoneroHistoricalResult {
+  chain: "monero";
+  network: string;
+  address: string;
+  from_height: number;
+  to_height: number;
+  tip_height: number;
+  scanned_blocks: number;
+  received_atomic: string;
+  spent_atomic: string;
+  spendable_atomic: string;
+  locked_atomic: string;
+  spent_visibility: "not_visible_with_view_key";
+  output_count: number;
+  notes: string[];
+  outputs?: HistoricalOutputEntry[];
+}
+
+export type MoneroHistoricalService = (input: MoneroHistoricalInput, signal?: AbortSignal) => Promise<MoneroHistoricalResult>;
+
+export function createMoneroHistorical(opts: MoneroHistoricalOptions): MoneroHistoricalService {
+  const maxBlocks = Math.max(1, opts.maxBlocks ?? 20_000);
+  const deadlineMs = opts.deadlineMs ?? 25_000;
+  const lookahead = lookaheadFrom(opts.lookahead);
+  const source = opts.blockSource ?? new MoneroBlockSource(opts.daemon, { cacheBlocks: 64 });
+
+  return async (input, signal) => {
+    const started = Date.now();
+    // Validates address + key first (400s name what is wrong), before any daemon work.
+    const account = makeViewAccount(input.address, input.viewKey, {
+      lookahead,
+      ...(opts.network ? { network: opts.network } : {}),
+    });
+    const tip = (await opts.daemon.getLastBlockHeader(signal)).height;
+    const from = input.birthdayHeight ?? 0;
+    const to = input.toHeight ?? tip;
+    if (!Number.isInteger(from) || from < 0) throw badRequest("invalid_height", "birthdayHeight must be a non-negative integer.");
+    if (!Number.isInteger(to) || to < 0) throw badRequest("invalid_height", "toHeight must be a non-negative integer.");
+    if (to > tip) {
+      throw badRequest("invalid_height", `toHeight ${to} is above the chain tip ${tip}.`, { to_height: to, tip_height: tip });
+    }
+    if (from > to) {
+      throw badRequest("invalid_height", `birthdayHeight ${from} is above toHeight ${to}.`, { from_height: from, to_height: to });
+    }
+    const blocks = to - from + 1;
+    if (blocks > maxBlocks) {
+      throw badRequest(
+        "range_too_large",
+        `The range ${from}..${to} is ${blocks} blocks; at most ${maxBlocks} are scanned per call. Use a later birthdayHeight or an earlier toHeight, and split longer histories into several calls.`,
+        { requested_blocks: blocks, max_blocks: maxBlocks, suggested_birthday_height: to - maxBlocks + 1 },
+      );
+    }
+
+    const found = new Map<string, HistoricalOutputEntry>(); // by one-time key (burning bug: counted once)
+    const CHUNK = 50;
+    for (let lo = from; lo <= to; lo += CHUNK) {
+      if (signal?.aborted) throw signal.reason;
+      if (Date.now() - started > deadlineMs) {
+        throw new ServiceError(
+          504,
+          "scan_timeout",
+          `The scan ran out of time after block ${lo - 1} (budget ${Math.round(deadlineMs / 1000)} s). Narrow the range and retry.`,
+          { scanned_through: lo - 1, from_height: from, to_height: to, deadline_ms: deadlineMs },
+        );
+      }
+      const hi = Math.min(to, lo + CHUNK - 1);
+      const heights: number[] = [];
+      for (let h = lo; h <= hi; h++) heights.push(h);
+      const headers = await source.headers(heights, signal);
+      const chunk = await source.blocks(heights.map((h) => headers.get(h)!), signal);
+      for (const block of chunk) {
+        for (const prepared of block.txs) {
+          for (const o of matchTx(prepared, account)) {
+            const prev = found.get(o.publicKey);
+            if (prev && BigInt(prev.amount_atomic) >= o.amount) continue;
+            const unlockTime = prepared.tx.unlockTime;
+            found.set(o.publicKey, {
+              txid: prepared.tx.txid,
+              output_index: o.outputIndex,
+              amount_atomic: o.amount.toString(),
+              height: block.height,
+              confirmations: confirmationsAt(block.height, tip),
+              subaddress: o.subaddress && o.subaddress.major >= 0 ? { major: o.subaddress.major, minor: o.subaddress.minor } : null,
+              unlock_time: unlockTime.toString(),
+              unlocked: isUnlocked(unlockTime, tip, opts.clock.now()),
+              coinbase: prepared.tx.isCoinbase,
+              public_key: o.publicKey,
+            });
+          }
+        }
+      }
+    }
+
+    let received = 0n;
+    let spendable = 0n;
+    const list = [...found.values()].sort((a, b) => a.height - b.height || a.txid.localeCompare(b.txid) || a.output_index - b.output_index);
+    for (const o of list) {
+      const amount = BigInt(o.amount_atomic);
+      received += amount;
+      if (o.unlocked && o.confirmations >= SPENDABLE_AGE) spendable += amount;
+    }
+    const result: MoneroHistoricalResult = {
+      chain: "monero",
+      network: account.network,
+      address: account.address,
+      from_height: from,
+      to_height: to,
+      tip_height: tip,
+      scanned_blocks: blocks,
+      received_atomic: received.toString(),
+      spent_atomic: "0",
+      spendable_atomic: spendable.toString(),
+      locked_atomic: (received - spendable).toString(),
+      spent_visibility: "not_visible_with_view_key",
+      output_count: list.length,
+      notes: [
+        "A private view key shows incoming outputs only: spends need the spend key (key images), so spent_atomic is reported as 0 and spendable_atomic assumes nothing was spent.",
+        `spendable_atomic counts outputs with at least ${SPENDABLE_AGE} confirmations whose unlock time has passed; the rest is locked_atomic.`,
+        account.kind === "subaddress"
+          ? "The address is a subaddress: only payments to this subaddress are visible."
+          : `The address is a primary address: payments to it and to subaddresses within accounts 0..${account.lookahead.accounts - 1} × indices 0..${account.lookahead.minors - 1} are included.`,
+        "Amounts are piconero (1 XMR = 10^12).",
+      ],
+    };
+    if (input.includeOutputs) result.outputs = list;
+    return result;
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * POST /v1/private/historical ($0.50): one-off scan of a view key's history.
+ * Monero is served by createMoneroHistorical; Zcash plugs in through `zcash`
+ * when its scanner exists (until then: 503 chain_not_configured).
+ * The view key is held in memory for the call only: never stored or logged.
+ */
+import { z } from "zod";
+import { badRequest, unavailable } from "../../core/errors.js";
+import { defineRoute, type RouteDef } from "../../http/route-table.js";
+import type { MoneroHistoricalService } from "./historical.js";
+
+export const historicalInput = z.object({
+  chain: z.enum(["monero", "zcash"]),
+  viewKey: z.string().min(1).max(4096).describe("Monero: private view key (64 hex). Zcash: UFVK. Held in memory only."),
+  address: z.string().min(1).max(200).optional().describe("Required for Monero (primary address or subaddress); ignored for Zcash."),
+  birthdayHeight: z.number().int().min(0).optional().describe("First block scanned; Monero default 0 (the range limit applies)."),
+  toHeight: z.number().int().min(0).optional().describe("Last block scanned; default the chain tip."),
+  includeNotes: z.boolean().optional().describe("Also list every output/note found."),
+});
+export type HistoricalInput = z.infer<typeof historicalInput>;
+
+const atomic = z.string().regex(/^\d+$/);
+
+export const historicalOutput = z
+  .object({
+    chain: z.enum(["monero", "zcash"]),
+    network: z.string(),
+    address: z.string().optional(),
+    from_height: z.number().int(),
+    to_height: z.number().int(),
+    tip_height: z.number().int(),
+    scanned_blocks: z.number().int(),
+    received_atomic: atomic,
+    spent_atomic: atomic,
+    spendable_atomic: atomic,
+    locked_atomic: atomic.optional(),
+    spent_visibility: z.string().describe("`not_visible_with_view_key` for Monero: spends need the spend key"),
+    output_count: z.number().int(),
+    notes: z.array(z.string()),
+    outputs: z
+      .array(
+        z
+          .object({
+            txid: z.string(),
+            output_index: z.number().int().optional(),
+            amount_atomic: atomic,
+            height: z.number().int(),
+            confirmations: z.number().int(),
+            subaddress: z.object({ major: z.number().int(), minor: z.number().int() }).nullable().optional(),
+          })
+          .passthrough(),
+      )
+      .optional(),
+  })
+  .passthrough();
+export type HistoricalOutput = z.infer<typeof historicalOutput>;
+
+export interface HistoricalRouteDeps {
+  monero: MoneroHistoricalService;
+  /** Zcash's historical scan, when it exists. */
+  zcash?: (input: HistoricalInput, signal?: AbortSignal) => Promise<HistoricalOutput>;
+}
+
+export function historicalRoute(deps: HistoricalRouteDeps): RouteDef {
+  return defineRoute({
+    method: "POST",
+    path: "/v1/private/historical",
+    operationId: "privateHistorical",
+    summary: "One-off historical scan of a view key: totals received/spent/spendable and optionally every output",
+    description:
+      "Scans birthdayHeight..toHeight with a read-only view key. The key is held in memory for this call only, never stored or logged. " +
+      "A view key cannot see spends: spent_atomic is 0 and spent_visibility says so. Ranges longer than the server's limit are refused " +
+      "(400 range_too_large, with a suggested birthdayHeight); a scan that runs out of time answers 504 scan_timeout.",
+    tags: ["private-watch"],
+    input: historicalInput,
+    output: historicalOutput,
+    price: 500_000n,
+    mcpTool: "service_private_watch_historical",
+    handler: async (input) => {
+      if (input.chain === "zcash") {
+        if (!deps.zcash) {
+          throw unavailable("chain_not_configured", "Historical scans for Zcash are not available on this server yet.", { chain: "zcash" });
+        }
+        return historicalOutput.parse(await deps.zcash(input));
+      }
+      if (!input.address) throw badRequest("address_required", "A Monero historical scan needs the address the view key belongs to.");
+      const result = await deps.monero({
+        address: input.address,
+        viewKey: input.viewKey,
+        ...(input.birthdayHeight !== undefined ? { birthdayHeight: input.birthdayHeight } : {}),
+        ...(input.toHeight !== undefined ? { toHeight: input.toHeight } : {}),
+        includeOutputs: input.includeNotes ?? false,
+      });
+      return historicalOutput.parse(result);
+    },
+  });
+}
