@@ -1,0 +1,40 @@
+/** Builds the real app for tests: real config parsing, real router, a test database. */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pino from "pino";
+import { loadConfig } from "../../src/config.js";
+import { createApp, type App, type AppOptions } from "../../src/app.js";
+import { openTestDatabase, type TestDatabase } from "./db.js";
+
+export const silentLog = pino({ level: "silent" });
+
+export function tempDir(prefix = "vigil-test-"): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export interface TestApp {
+  app: App;
+  db: TestDatabase;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts the app on a loopback port with the given environment (defaults: devnet off). */
+export async function startTestApp(env: Record<string, string>, opts: Omit<AppOptions, "database"> = {}): Promise<TestApp> {
+  const db = await openTestDatabase();
+  const dataDir = tempDir();
+  const config = loadConfig({ DEVNET: "off", DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", ...env });
+  const app = await createApp(config, { log: silentLog, ...opts, database: db });
+  const url = await app.listen();
+  return {
+    app,
+    db,
+    url,
+    close: async () => {
+      await app.close();
+      await db.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

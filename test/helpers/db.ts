@@ -1,0 +1,43 @@
+/**
+ * A database for one test file: a fresh schema on the PostgreSQL named by
+ * DATABASE_URL (dropped afterwards), or an in-memory PGlite otherwise.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { openDatabase, type DatabaseHandle } from "../../src/db/connection.js";
+import { migrateToLatest } from "../../src/db/migrate.js";
+
+export const usingPostgres = Boolean(process.env.DATABASE_URL);
+
+export interface TestDatabase extends DatabaseHandle {
+  schema?: string;
+  /** Config entries that point another process at the same database. */
+  env: Record<string, string>;
+}
+
+export async function openTestDatabase(): Promise<TestDatabase> {
+  const url = process.env.DATABASE_URL;
+  if (url) {
+    const schema = `t_${randomBytes(6).toString("hex")}`;
+    const h = await openDatabase({ databaseUrl: url, schema, dataDir: "", poolSize: 8 });
+    await migrateToLatest(h.db);
+    return {
+      ...h,
+      schema,
+      env: { DATABASE_URL: url, DATABASE_SCHEMA: schema },
+      close: async () => {
+        await h.close();
+        const c = new pg.Client({ connectionString: url });
+        await c.connect();
+        try {
+          await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        } finally {
+          await c.end();
+        }
+      },
+    };
+  }
+  const h = await openDatabase({ dataDir: "memory://" });
+  await migrateToLatest(h.db);
+  return { ...h, env: {} };
+}
