@@ -1,0 +1,54 @@
+/** POST /v1/private/derive-viewkey — free, 6 per minute per IP (enforced by the router from rateLimit). */
+import { z } from "zod";
+import { defineRoute } from "../../http/route-table.js";
+import { deriveViewingKeys, type DerivedViewingKeys } from "./derive.js";
+import { MAX_ACCOUNT } from "./zip32.js";
+
+/** Longest accepted phrase field: 24 words of at most 8 letters plus generous whitespace. */
+export const MAX_PHRASE_LENGTH = 1000;
+
+const phraseField = z.string().max(MAX_PHRASE_LENGTH);
+
+export const deriveViewkeyInput = z
+  .object({
+    chain: z.literal("zcash"),
+    seed: phraseField.optional().describe("BIP-39 English mnemonic, 12 or 24 words. Never logged, stored or echoed."),
+    phrase: phraseField.optional().describe("Alias of `seed`."),
+    account: z.number().int().min(0).max(MAX_ACCOUNT).default(0).describe("ZIP-32 account index."),
+    network: z.enum(["mainnet", "testnet", "regtest"]).default("mainnet"),
+  })
+  .refine((v) => v.seed !== undefined || v.phrase !== undefined, { message: "`seed` (or its alias `phrase`) is required", path: ["seed"] })
+  .refine((v) => v.seed === undefined || v.phrase === undefined, { message: "give `seed` or `phrase`, not both", path: ["phrase"] });
+
+export const deriveViewkeyOutput = z.object({
+  chain: z.literal("zcash"),
+  network: z.enum(["mainnet", "testnet", "regtest"]),
+  account: z.number().int(),
+  ufvk: z.string(),
+  uivk: z.string(),
+  saplingExtendedFvk: z.string(),
+  transparentAccountXpub: z.string(),
+  transparentAccountPubkey: z.string(),
+  defaultAddress: z.string(),
+  diversifierIndex: z.number().int(),
+  defaultSaplingAddress: z.string(),
+  defaultTransparentAddress: z.string(),
+  warning: z.string(),
+});
+
+export const deriveViewkeyRoute = defineRoute({
+  method: "POST",
+  path: "/v1/private/derive-viewkey",
+  operationId: "deriveViewkey",
+  summary: "Derive a Zcash unified full viewing key (and Sapling/transparent viewing keys) from a seed phrase",
+  description:
+    "Free, 6 requests per minute per IP. Returns the account's UFVK, UIVK, Sapling extended FVK, transparent account xpub and default unified address. " +
+    "The phrase is used in memory for this request only: never logged, stored or echoed. Deriving offline with `npx vigil zcash derive-ufvk` is safer.",
+  tags: ["private-watch", "zcash"],
+  mcpTool: "service_private_watch_derive_viewkey",
+  input: deriveViewkeyInput,
+  output: deriveViewkeyOutput,
+  rateLimit: { points: 6, windowSeconds: 60 },
+  handler: async (input): Promise<DerivedViewingKeys> =>
+    deriveViewingKeys({ mnemonic: (input.seed ?? input.phrase)!, account: input.account, network: input.network }),
+});
