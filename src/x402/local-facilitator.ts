@@ -1,0 +1,343 @@
+/**
+ * The `local` facilitator mode: verify and settle x402 `exact` EIP-3009
+ * payments ourselves against any EVM JSON-RPC (Base, Base Sepolia, or the
+ * devnet's simulated chain), with the official pieces: x402Facilitator from
+ * @x402/core and ExactEvmScheme from @x402/evm over a viem wallet+public
+ * client. The facilitator key only pays gas; it never holds customer funds.
+ *
+ * What the wrapper adds around the official scheme:
+ * - Outcomes, not exceptions, for everything the payer or the requirements
+ *   got wrong: an unsupported network, scheme or version, a malformed payload
+ *   or a non-EIP-3009 payload come back as {isValid:false} / {success:false}
+ *   with a reason (the core facilitator would throw for some of these).
+ * - RPC outages are not disguised as payment faults. The official code turns
+ *   some transport failures into "invalid signature" (it treats a failed
+ *   eth_getCode as an invalid signer). Every RPC call is tracked per
+ *   operation; if one failed at the transport level and the operation did
+ *   not succeed, verify/settle throw LocalFacilitatorRpcError (a
+ *   FacilitatorResponseError, so x402 middleware answers 502). On settle,
+ *   `indeterminate` says whether the broadcast itself may have reached the
+ *   node, in which case the payer's authorisation may still be executed:
+ *   reconcile with authorizationState(from, nonce) before anything else.
+ *   A broadcast whose receipt wait failed keeps the official outcome
+ *   {success:false, errorReason:"settlement_pending", transaction} so the
+ *   caller can reconcile against the hash.
+ * - The RPC must serve the configured chain: the first operation checks
+ *   eth_chainId and refuses a mismatch (a mainnet facilitator is never
+ *   pointed at a test chain by accident, nor the reverse).
+ * - Broadcasts from the facilitator key are serialised in-process, so
+ *   concurrent settlements never race for the same account nonce. Run one
+ *   facilitator key per process.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { x402Facilitator } from "@x402/core/facilitator";
+import type { FacilitatorClient } from "@x402/core/http";
+import {
+  FacilitatorResponseError,
+  type PaymentPayload,
+  type PaymentRequirements,
+  type SettleResponse,
+  type SupportedResponse,
+  type VerifyResponse,
+} from "@x402/core/types";
+import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { toFacilitatorEvmSigner } from "@x402/evm";
+import {
+  BaseError,
+  HttpRequestError,
+  TimeoutError,
+  createWalletClient,
+  http,
+  isAddress,
+  isHex,
+  publicActions,
+  type Address,
+  type Hex,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { base, baseSepolia } from "viem/chains";
+
+export type LocalFacilitatorNetwork = "eip155:8453" | "eip155:84532";
+
+export interface LocalFacilitatorOptions {
+  /** Any EVM JSON-RPC endpoint for the network (the devnet's in devnet mode). */
+  rpcUrl: string;
+  /** The facilitator's gas-paying key. */
+  privateKey: Hex;
+  network: LocalFacilitatorNetwork;
+  /** Bound on each receipt wait; past it settle reports settlement_pending. Default 60 s. */
+  confirmationTimeoutMs?: number;
+  /** Per-request RPC timeout. Default 10 s. */
+  rpcTimeoutMs?: number;
+  /** Transport retries per RPC request on network errors / 5xx. Default 2. */
+  rpcRetryCount?: number;
+}
+
+export interface LocalFacilitator extends FacilitatorClient {
+  /** The gas-paying address (also listed under signers in getSupported). */
+  readonly address: Address;
+  readonly network: LocalFacilitatorNetwork;
+}
+
+/** The RPC behind the local facilitator failed; the payment's validity is unknown. */
+export class LocalFacilitatorRpcError extends FacilitatorResponseError {
+  readonly operation: "verify" | "settle";
+  /**
+   * settle only: true when the failure hit eth_sendRawTransaction itself, so the
+   * transfer may still land. Reconcile with authorizationState(from, nonce).
+   */
+  readonly indeterminate: boolean;
+  override readonly cause: unknown;
+
+  constructor(operation: "verify" | "settle", message: string, options: { indeterminate?: boolean; cause?: unknown } = {}) {
+    super(`local facilitator ${operation}: ${message}`);
+    this.name = "LocalFacilitatorRpcError";
+    this.operation = operation;
+    this.indeterminate = options.indeterminate ?? false;
+    this.cause = options.cause;
+  }
+}
+
+/** Reason strings this wrapper produces itself (the rest come from @x402/evm). */
+export const LocalFacilitatorReasons = {
+  invalidVersion: "invalid_x402_version",
+  unsupportedScheme: "unsupported_scheme",
+  invalidNetwork: "invalid_network",
+  invalidPayload: "invalid_payload",
+  invalidRequirements: "invalid_payment_requirements",
+} as const;
+
+interface OperationContext {
+  transportErrors: Error[];
+  /** A transport error hit eth_sendRawTransaction: the transaction may be on its way. */
+  broadcastUncertain: boolean;
+}
+
+const CHAINS = { "eip155:8453": base, "eip155:84532": baseSepolia } as const;
+
+function isTransportError(err: unknown): err is BaseError {
+  return (
+    err instanceof BaseError &&
+    err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) !== null
+  );
+}
+
+function touchesBroadcast(err: BaseError): boolean {
+  const inner = err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) as
+    | (HttpRequestError | TimeoutError)
+    | null;
+  const body = (inner as { body?: unknown } | null)?.body;
+  const requests = Array.isArray(body) ? body : [body];
+  return requests.some((r) => typeof r === "object" && r !== null && (r as { method?: unknown }).method === "eth_sendRawTransaction");
+}
+
+const uint = (v: unknown) => typeof v === "string" && /^\d{1,78}$/.test(v);
+const addr = (v: unknown) => typeof v === "string" && isAddress(v, { strict: false });
+
+/** Returns a reason when the payload is not a v2 exact EIP-3009 payment we can check. */
+function payloadProblem(payload: PaymentPayload): string | undefined {
+  if (!payload || typeof payload !== "object") return "payment payload is not an object";
+  if (!payload.accepted || typeof payload.accepted !== "object") return "payment payload has no accepted requirements";
+  const inner = payload.payload as Record<string, unknown> | undefined;
+  if (!inner || typeof inner !== "object") return "payment payload has no payload";
+  const auth = inner.authorization as Record<string, unknown> | undefined;
+  if (!auth || typeof auth !== "object") return "only EIP-3009 authorizations are accepted";
+  if (!addr(auth.from) || !addr(auth.to)) return "authorization from/to must be addresses";
+  if (!uint(auth.value) || !uint(auth.validAfter) || !uint(auth.validBefore)) {
+    return "authorization value/validAfter/validBefore must be decimal strings";
+  }
+  if (typeof auth.nonce !== "string" || !isHex(auth.nonce, { strict: true }) || auth.nonce.length !== 66) {
+    return "authorization nonce must be 32 bytes of hex";
+  }
+  if (typeof inner.signature !== "string" || !isHex(inner.signature, { strict: true }) || inner.signature.length < 4) {
+    return "signature must be hex";
+  }
+  return undefined;
+}
+
+function requirementsProblem(req: PaymentRequirements): string | undefined {
+  if (!req || typeof req !== "object") return "payment requirements are not an object";
+  if (!addr(req.asset)) return "asset must be an address";
+  if (!addr(req.payTo)) return "payTo must be an address";
+  if (!uint(req.amount)) return "amount must be a decimal string of atomic units";
+  const extra = req.extra as Record<string, unknown> | undefined;
+  if (!extra || typeof extra.name !== "string" || typeof extra.version !== "string") {
+    return "extra.name and extra.version (the token's EIP-712 domain) are required";
+  }
+  return undefined;
+}
+
+export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalFacilitator {
+  const { rpcUrl, privateKey, network } = options;
+  const chain = CHAINS[network];
+  if (!chain) throw new Error(`local facilitator: unsupported network ${String(network)}`);
+  const account = privateKeyToAccount(privateKey);
+  const client = createWalletClient({
+    account,
+    chain,
+    transport: http(rpcUrl, { timeout: options.rpcTimeoutMs ?? 10_000, retryCount: options.rpcRetryCount ?? 2 }),
+  }).extend(publicActions);
+
+  const operations = new AsyncLocalStorage<OperationContext>();
+  const tracked = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      const ctx = operations.getStore();
+      if (ctx && isTransportError(err)) {
+        ctx.transportErrors.push(err);
+        if (touchesBroadcast(err)) ctx.broadcastUncertain = true;
+      }
+      throw err;
+    }
+  };
+
+  // One broadcast at a time from this key: each takes the pending nonce after the previous one was accepted.
+  let broadcastQueue: Promise<unknown> = Promise.resolve();
+  const serialBroadcast = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = broadcastQueue.then(fn, fn);
+    broadcastQueue = run.catch(() => undefined);
+    return run;
+  };
+
+  // The official adapter's signature types are looser than viem's generics; the casts only bridge them.
+  type WriteArgs = Parameters<typeof client.writeContract>[0];
+  type ReadArgs = Parameters<typeof client.readContract>[0];
+  type TypedArgs = Parameters<typeof client.verifyTypedData>[0];
+  const signer = toFacilitatorEvmSigner(
+    {
+      address: account.address,
+      getCode: (a) => tracked(() => client.getCode(a)),
+      readContract: (a) => tracked(() => client.readContract({ ...a, args: a.args ?? [] } as unknown as ReadArgs)),
+      verifyTypedData: (a) => tracked(() => client.verifyTypedData(a as unknown as TypedArgs)),
+      writeContract: (a) => tracked(() => serialBroadcast(() => client.writeContract(a as unknown as WriteArgs))),
+      sendTransaction: (a) => tracked(() => serialBroadcast(() => client.sendTransaction(a))),
+      waitForTransactionReceipt: (a) => tracked(() => client.waitForTransactionReceipt(a)),
+    },
+    { confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000 },
+  );
+
+  const facilitator = new x402Facilitator();
+  facilitator.register(network, new ExactEvmScheme(signer));
+
+  let chainChecked: Promise<void> | undefined;
+  const checkChain = (operation: "verify" | "settle"): Promise<void> => {
+    chainChecked ??= (async () => {
+      let id: number;
+      try {
+        id = await client.getChainId();
+      } catch (err) {
+        throw new LocalFacilitatorRpcError(operation, `cannot reach the RPC at ${rpcUrl}: ${shortMessage(err)}`, { cause: err });
+      }
+      if (id !== chain.id) {
+        throw new LocalFacilitatorRpcError(
+          operation,
+          `the RPC at ${rpcUrl} serves chain ${id}, but this facilitator settles ${network} (chain ${chain.id})`,
+        );
+      }
+    })();
+    return chainChecked.catch((err: unknown) => {
+      chainChecked = undefined;
+      throw err;
+    });
+  };
+
+  /** Checks that need no chain access; a reason string means the payment is refused. */
+  const precheck = (payload: PaymentPayload, requirements: PaymentRequirements): { reason: string; message: string } | undefined => {
+    if (!payload || payload.x402Version !== 2) {
+      return { reason: LocalFacilitatorReasons.invalidVersion, message: "only x402 version 2 payloads are accepted" };
+    }
+    const reqProblem = requirementsProblem(requirements);
+    if (reqProblem) return { reason: LocalFacilitatorReasons.invalidRequirements, message: reqProblem };
+    if (requirements.scheme !== "exact") {
+      return { reason: LocalFacilitatorReasons.unsupportedScheme, message: `scheme ${requirements.scheme} is not supported` };
+    }
+    if (requirements.network !== network) {
+      return {
+        reason: LocalFacilitatorReasons.invalidNetwork,
+        message: `this facilitator settles ${network}, not ${requirements.network}`,
+      };
+    }
+    const problem = payloadProblem(payload);
+    if (problem) return { reason: LocalFacilitatorReasons.invalidPayload, message: problem };
+    return undefined;
+  };
+
+  const payerOf = (payload: PaymentPayload): string | undefined => {
+    const auth = (payload?.payload as { authorization?: { from?: unknown } } | undefined)?.authorization;
+    return typeof auth?.from === "string" ? auth.from : undefined;
+  };
+
+  return {
+    address: account.address,
+    network,
+
+    async verify(payload, requirements): Promise<VerifyResponse> {
+      const refused = precheck(payload, requirements);
+      if (refused) {
+        return { isValid: false, invalidReason: refused.reason, invalidMessage: refused.message, payer: payerOf(payload) };
+      }
+      await checkChain("verify");
+      const ctx: OperationContext = { transportErrors: [], broadcastUncertain: false };
+      let result: VerifyResponse;
+      try {
+        result = await operations.run(ctx, () => facilitator.verify(payload, requirements));
+      } catch (err) {
+        if (ctx.transportErrors.length > 0) {
+          throw new LocalFacilitatorRpcError("verify", `RPC failed: ${shortMessage(ctx.transportErrors[0])}`, { cause: err });
+        }
+        throw err;
+      }
+      if (!result.isValid && ctx.transportErrors.length > 0) {
+        throw new LocalFacilitatorRpcError("verify", `RPC failed: ${shortMessage(ctx.transportErrors[0])}`, {
+          cause: ctx.transportErrors[0],
+        });
+      }
+      return result;
+    },
+
+    async settle(payload, requirements): Promise<SettleResponse> {
+      const refused = precheck(payload, requirements);
+      if (refused) {
+        return {
+          success: false,
+          errorReason: refused.reason,
+          errorMessage: refused.message,
+          transaction: "",
+          network: requirements?.network ?? network,
+          payer: payerOf(payload),
+        };
+      }
+      await checkChain("settle");
+      const ctx: OperationContext = { transportErrors: [], broadcastUncertain: false };
+      let result: SettleResponse;
+      try {
+        result = await operations.run(ctx, () => facilitator.settle(payload, requirements));
+      } catch (err) {
+        if (ctx.transportErrors.length > 0) {
+          throw new LocalFacilitatorRpcError("settle", `RPC failed: ${shortMessage(ctx.transportErrors[0])}`, {
+            cause: err,
+            indeterminate: ctx.broadcastUncertain,
+          });
+        }
+        throw err;
+      }
+      if (!result.success && result.errorReason !== "settlement_pending" && ctx.transportErrors.length > 0) {
+        throw new LocalFacilitatorRpcError("settle", `RPC failed: ${shortMessage(ctx.transportErrors[0])}`, {
+          cause: ctx.transportErrors[0],
+          indeterminate: ctx.broadcastUncertain,
+        });
+      }
+      return result;
+    },
+
+    async getSupported(): Promise<SupportedResponse> {
+      return facilitator.getSupported() as SupportedResponse;
+    },
+  };
+}
+
+function shortMessage(err: unknown): string {
+  if (err instanceof BaseError) return err.shortMessage;
+  return err instanceof Error ? err.message.split("\n")[0]! : String(err);
+}
