@@ -129,3 +129,22 @@ export function scanTx(tx: ScanTx, account: ViewAccount): OwnedOutput[] {
     return [];
   }
 }
+
+/** Per-output hints for operators ("why was my payment not seen?"): did any derivation's view tag match? */
+export function explainViewTags(tx: ScanTx, account: ViewAccount): { outputIndex: number; viewTag: string | null; viewTagMatches: boolean | null }[] {
+  try {
+    const prepared = prepareTx(tx);
+    const d = derivationsFor(prepared, account.viewSecret);
+    return tx.outputs.map((out, i) => {
+      if (out.viewTag === undefined) return { outputIndex: i, viewTag: null, viewTagMatches: null };
+      const candidates = [...d.main, prepared.additionalUsable ? d.additional(i) : null].filter((x): x is Uint8Array => x !== null);
+      return {
+        outputIndex: i,
+        viewTag: out.viewTag.toString(16).padStart(2, "0"),
+        viewTagMatches: candidates.some((D) => deriveViewTag(D, i) === out.viewTag),
+      };
+    });
+  } catch {
+    return [];
+  }
+}

@@ -1,40 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { encodeAddress, makeIntegratedAddress } from "../../../src/chains/monero/address.js";
-import { mulBase, scalarToBytes } from "../../../src/chains/monero/crypto.js";
+import { makeIntegratedAddress } from "../../../src/chains/monero/address.js";
+import { mulBase } from "../../../src/chains/monero/crypto.js";
 import { bytesToHex } from "../../../src/chains/monero/encoding.js";
 import { parseExtra } from "../../../src/chains/monero/extra.js";
 import { makeViewAccount } from "../../../src/chains/monero/keys.js";
 import { scanTx } from "../../../src/chains/monero/scan.js";
-import { deriveSubaddress } from "../../../src/chains/monero/subaddress.js";
 import { parseBlockBlob, parseTransactionBlob, txFromDaemonJson } from "../../../src/chains/monero/tx-binary.js";
-import type { MoneroNetwork, ScanTx, ViewAccount } from "../../../src/chains/monero/types.js";
-import { buildBlock, buildCoinbase, buildTransfer, randomScalar, seededRng, type BuiltMoneroTx } from "../../../src/devnet/monero-sender.js";
-
-export interface TestWallet {
-  network: MoneroNetwork;
-  viewSecretHex: string;
-  viewSecretBytes: Uint8Array;
-  spendPublic: Uint8Array;
-  address: string;
-  sub(major: number, minor: number): string;
-}
-
-export function makeWallet(seed: string, network: MoneroNetwork = "mainnet"): TestWallet {
-  const rng = seededRng(seed);
-  const b = randomScalar(rng);
-  const a = randomScalar(rng);
-  const viewSecretBytes = scalarToBytes(a);
-  const spendPublic = mulBase(b).toBytes();
-  const address = encodeAddress(network, "standard", spendPublic, mulBase(a).toBytes());
-  return {
-    network,
-    viewSecretHex: bytesToHex(viewSecretBytes),
-    viewSecretBytes,
-    spendPublic,
-    address,
-    sub: (major, minor) => deriveSubaddress(network, viewSecretBytes, spendPublic, { major, minor }),
-  };
-}
+import type { ScanTx, ViewAccount } from "../../../src/chains/monero/types.js";
+import { buildBlock, buildCoinbase, buildTransfer, seededRng, type BuiltMoneroTx } from "../../../src/devnet/monero-sender.js";
+import { makeWallet } from "./helpers.js";
 
 const merchant = makeWallet("merchant");
 const other = makeWallet("someone else");

@@ -1,0 +1,144 @@
+/**
+ * `vigil monero scan-tx`: reads {"hex", "address", "viewKey"} as JSON on
+ * stdin (hex = a serialized transaction, or a serialized block whose coinbase
+ * is scanned) and prints the outputs that belong to the watch, using the same
+ * parser and scanner as the service. Optional input fields: "kind" ("tx" |
+ * "block", default: try tx then block), "lookahead" ({accounts, minors}),
+ * "subaddressIndex" ({major, minor}).
+ */
+import { ServiceError } from "../../core/errors.js";
+import { hexToBytesStrict } from "./encoding.js";
+import { parseExtra } from "./extra.js";
+import { DEFAULT_LOOKAHEAD, makeViewAccount } from "./keys.js";
+import { explainViewTags, scanTx } from "./scan.js";
+import { parseBlockBlob, parseTransactionBlob } from "./tx-binary.js";
+import type { ScanTx, SubaddressIndex, SubaddressLookahead } from "./types.js";
+
+export interface CliIo {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+const USAGE = `usage: vigil monero scan-tx < input.json
+  input: {"hex": "<serialized tx or block>", "address": "<Monero address>", "viewKey": "<64 hex>",
+          "kind"?: "tx"|"block", "lookahead"?: {"accounts": n, "minors": n}, "subaddressIndex"?: {"major": n, "minor": n}}
+  output: {"kind", "txid", "outputs": [{"outputIndex", "publicKey", "amount" (piconero string), "subaddress"}], "diagnostics"}`;
+
+const MAX_INPUT = 4 * 1024 * 1024;
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer | string>) {
+    const b = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    size += b.length;
+    if (size > MAX_INPUT) throw new Error(`input larger than ${MAX_INPUT} bytes`);
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function isIndex(v: unknown): v is SubaddressIndex {
+  return typeof v === "object" && v !== null && Number.isInteger((v as SubaddressIndex).major) && Number.isInteger((v as SubaddressIndex).minor);
+}
+
+function isLookahead(v: unknown): v is SubaddressLookahead {
+  return typeof v === "object" && v !== null && Number.isInteger((v as SubaddressLookahead).accounts) && Number.isInteger((v as SubaddressLookahead).minors);
+}
+
+function fail(io: CliIo, code: string, message: string, exit: number): number {
+  io.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
+  return exit;
+}
+
+export async function runMoneroCli(args: string[], io: CliIo): Promise<number> {
+  const [sub] = args;
+  if (sub === undefined || sub === "help" || sub === "--help" || sub === "-h") {
+    io.stdout.write(`${USAGE}\n`);
+    return sub === undefined ? 2 : 0;
+  }
+  if (sub !== "scan-tx") {
+    io.stderr.write(`unknown monero command "${sub}"\n${USAGE}\n`);
+    return 2;
+  }
+  let input: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(await readAll(io.stdin));
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("input must be a JSON object");
+    input = parsed as Record<string, unknown>;
+  } catch (e) {
+    return fail(io, "invalid_input", `could not read input JSON: ${e instanceof Error ? e.message : String(e)}`, 2);
+  }
+  const { hex, address, viewKey, kind } = input;
+  if (typeof hex !== "string" || typeof address !== "string" || typeof viewKey !== "string") {
+    return fail(io, "invalid_input", 'fields "hex", "address" and "viewKey" are required strings', 2);
+  }
+  if (kind !== undefined && kind !== "tx" && kind !== "block") return fail(io, "invalid_input", '"kind" must be "tx" or "block"', 2);
+  if (input.lookahead !== undefined && !isLookahead(input.lookahead)) return fail(io, "invalid_input", '"lookahead" must be {accounts, minors}', 2);
+  if (input.subaddressIndex !== undefined && !isIndex(input.subaddressIndex)) return fail(io, "invalid_input", '"subaddressIndex" must be {major, minor}', 2);
+  const bytes = hexToBytesStrict(hex.trim());
+  if (!bytes || bytes.length === 0) return fail(io, "invalid_hex", '"hex" is not a hex string of whole bytes', 2);
+
+  let account;
+  try {
+    account = makeViewAccount(address, viewKey, {
+      lookahead: input.lookahead ?? DEFAULT_LOOKAHEAD,
+      ...(input.subaddressIndex ? { subaddressIndex: input.subaddressIndex } : {}),
+    });
+  } catch (e) {
+    if (e instanceof ServiceError) return fail(io, e.code, e.message, 1);
+    throw e;
+  }
+
+  let tx: ScanTx;
+  let foundKind: "tx" | "block";
+  let blockHash: string | undefined;
+  const asTx = kind === "block" ? null : parseTransactionBlob(bytes);
+  if (asTx?.ok) {
+    tx = asTx.value;
+    foundKind = "tx";
+  } else {
+    const asBlock = kind === "tx" ? null : parseBlockBlob(bytes);
+    if (!asBlock?.ok) {
+      const reasons = [asTx && !asTx.ok ? `as a transaction: ${asTx.error}` : "", asBlock && !asBlock.ok ? `as a block: ${asBlock.error}` : ""];
+      return fail(io, "unparsable_blob", `could not parse the blob (${reasons.filter(Boolean).join("; ")})`, 1);
+    }
+    tx = asBlock.value.minerTx;
+    foundKind = "block";
+    blockHash = asBlock.value.hash;
+  }
+
+  const owned = scanTx(tx, account);
+  const extra = parseExtra(tx.extra);
+  const result = {
+    kind: foundKind,
+    ...(blockHash ? { blockHash } : {}),
+    txid: tx.txid || null,
+    outputs: owned.map((o) => ({
+      outputIndex: o.outputIndex,
+      publicKey: o.publicKey,
+      amount: o.amount.toString(),
+      subaddress: o.subaddress,
+      ...(o.paymentId ? { paymentId: o.paymentId } : {}),
+    })),
+    diagnostics: {
+      watch: { kind: account.kind, network: account.network, ...(account.kind === "subaddress" ? {} : { lookahead: account.lookahead }) },
+      version: tx.version,
+      rctType: tx.rctType,
+      coinbase: tx.isCoinbase,
+      unlockTime: tx.unlockTime.toString(),
+      outputCount: tx.outputs.length,
+      taggedOutputs: tx.outputs.filter((o) => o.viewTag !== undefined).length,
+      txPublicKeys: extra.txPublicKeys.length,
+      additionalPublicKeys: extra.additionalPublicKeys.length,
+      extraComplete: extra.complete,
+      ...(extra.error ? { extraError: extra.error } : {}),
+      // A matching view tag with no owned output means: the tag hit by chance (1/256), or the
+      // output is to a subaddress outside the look-ahead, or its amount did not open the commitment.
+      viewTags: explainViewTags(tx, account),
+    },
+  };
+  io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  return 0;
+}
