@@ -120,7 +120,9 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 export function vettedLookup(resolver: Resolver, policy: WebhookUrlPolicy) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     let result: { err: NodeJS.ErrnoException } | { list: ResolvedAddress[] };
-    resolver(hostname)
+    // Promise.resolve().then: a resolver that throws synchronously still ends in the callback.
+    Promise.resolve()
+      .then(() => resolver(hostname))
       .then(
         (answers) => {
           try {
