@@ -105,6 +105,12 @@ export interface WebhookSenderOptions {
   timeoutMs?: number;
   maxResponseBytes?: number;
   clock: Clock;
+  /**
+   * Trusted CA certificates for TLS. Replaces Node's default roots, so leave
+   * it unset in production; tests use it to trust a loopback receiver's
+   * self-signed certificate.
+   */
+  tlsCa?: string | Buffer | Array<string | Buffer>;
 }
 
 /** Error code used when the connect-time lookup refuses an address. */
@@ -185,7 +191,7 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
   const clock = opts.clock;
 
   const agent = new Agent({
-    connect: { lookup: vettedLookup(resolver, policy), timeout: timeoutMs },
+    connect: { lookup: vettedLookup(resolver, policy), timeout: timeoutMs, ...(opts.tlsCa !== undefined ? { ca: opts.tlsCa } : {}) },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     keepAliveTimeout: 1000,
