@@ -122,7 +122,7 @@ export function decodeUnified(str: string, expectKind: UnifiedKind, expectNetwor
   while (off < body.length) {
     const tc = readCompactSize(body, off);
     const len = tc && readCompactSize(body, tc.next);
-    if (!tc || !len || len.next + len.value > body.length) throw badRequest("invalid_encoding", `The ${what} has a truncated item.`);
+    if (!tc || !len || len.next + len.value > body.length) throw badRequest("invalid_encoding", `The ${what} has a malformed or truncated item.`);
     const prev = items[items.length - 1];
     if (prev && tc.value <= prev.typecode)
       throw badRequest("invalid_encoding", `The ${what} has items out of order or duplicated (typecode ${tc.value}).`);
