@@ -82,8 +82,12 @@ export interface DevnetMonerod {
   mine(n?: number): string[];
   /** Builds a transfer to `address` and puts it in the pool; returns the txid. */
   send(address: string, piconero: bigint): string;
-  /** Replaces the newest `depth` blocks with empty ones; their transfers are dropped. Returns the dropped txids. */
-  reorg(depth: number): string[];
+  /**
+   * Replaces the newest `depth` blocks with empty ones. Their transfers are
+   * dropped (default) or, with keepTxs, returned to the pool as a real node
+   * does with transactions of orphaned blocks. Returns those txids.
+   */
+  reorg(depth: number, opts?: { keepTxs?: boolean }): string[];
   /** Requests served, by JSON-RPC method or path (for tests that count fetches). */
   requestCounts(): Record<string, number>;
   resetRequestCounts(): void;
@@ -284,7 +288,7 @@ export async function startDevnetMonerod(opts: StartDevnetMonerodOptions): Promi
     return tx.txid;
   };
 
-  const reorg = (depth: number): string[] => {
+  const reorg = (depth: number, ropts: { keepTxs?: boolean } = {}): string[] => {
     if (!Number.isInteger(depth) || depth < 1 || depth >= blocks.length) {
       throw new HttpError(400, { error: { code: "invalid_depth", message: `depth must be 1..${blocks.length - 1}` } });
     }
@@ -295,9 +299,14 @@ export async function startDevnetMonerod(opts: StartDevnetMonerodOptions): Promi
       txIndex.delete(b.minerTx.txid);
       nextGlobalOutput -= BigInt(b.minerTx.outputs.length);
       for (const t of b.txs) {
-        txIndex.delete(t.txid);
         nextGlobalOutput -= BigInt(t.outputs.length);
         dropped.push(t.txid);
+        if (ropts.keepTxs) {
+          pool.push(t);
+          txIndex.set(t.txid, { tx: t, height: null, receivedAt: txIndex.get(t.txid)?.receivedAt ?? nowS(), outputIndices: [] });
+        } else {
+          txIndex.delete(t.txid);
+        }
       }
     }
     for (let i = 0; i < depth; i++) mineOne(false);
@@ -565,8 +574,9 @@ export async function startDevnetMonerod(opts: StartDevnetMonerodOptions): Promi
         return { status: 200, body: { height: blocks.length - 1, hashes } };
       }
       case "/devnet/reorg": {
-        const dropped = reorg(typeof body.depth === "number" ? body.depth : NaN);
-        return { status: 200, body: { height: blocks.length - 1, dropped_txids: dropped } };
+        const keepTxs = body.keep_txs === true;
+        const moved = reorg(typeof body.depth === "number" ? body.depth : NaN, { keepTxs });
+        return { status: 200, body: { height: blocks.length - 1, [keepTxs ? "returned_to_pool_txids" : "dropped_txids"]: moved } };
       }
       default:
         throw new HttpError(404, { error: "not found" });
