@@ -1,0 +1,362 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Address, type Hex, createPublicClient, http, keccak256, parseEventLogs, toHex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { baseSepolia } from "viem/chains";
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { FacilitatorResponseError } from "@x402/core/types";
+import { startDevnetEvm, usdcAbi, type DevnetEvm } from "../../src/devnet/evm.js";
+import { createLocalFacilitator, LocalFacilitatorRpcError, type LocalFacilitator } from "../../src/x402/local-facilitator.js";
+import { createPayer } from "../../src/x402/payer.js";
+
+const USDC_SEPOLIA: Address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+const USDC_BASE: Address = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+
+const authTypes = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+
+const requirements = (over: Partial<PaymentRequirements> = {}): PaymentRequirements => ({
+  scheme: "exact",
+  network: "eip155:84532",
+  amount: "100000",
+  asset: USDC_SEPOLIA,
+  payTo: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+  maxTimeoutSeconds: 300,
+  extra: { name: "USDC", version: "2" },
+  ...over,
+});
+
+const paymentRequired = (req: PaymentRequirements): PaymentRequired => ({
+  x402Version: 2,
+  error: "Payment required",
+  resource: { url: "http://127.0.0.1/v1/test", description: "test", mimeType: "application/json" },
+  accepts: [req],
+});
+
+const nowS = () => Math.floor(Date.now() / 1000);
+let n = 0;
+const freshNonce = (): Hex => keccak256(toHex(`facilitator-test-${++n}-${Math.random()}`));
+
+/** A v2 payload signed by hand, for the cases the official client would never produce (bad windows, forged keys). */
+async function handSigned(
+  signerKey: Hex,
+  req: PaymentRequirements,
+  over: { from?: Address; validAfter?: bigint; validBefore?: bigint; value?: bigint; to?: Address; domainName?: string; chainId?: number; verifyingContract?: Address } = {},
+): Promise<PaymentPayload> {
+  const signer = privateKeyToAccount(signerKey);
+  const message = {
+    from: over.from ?? signer.address,
+    to: over.to ?? (req.payTo as Address),
+    value: over.value ?? BigInt(req.amount),
+    validAfter: over.validAfter ?? 0n,
+    validBefore: over.validBefore ?? BigInt(nowS() + 300),
+    nonce: freshNonce(),
+  };
+  const signature = await signer.signTypedData({
+    domain: {
+      name: over.domainName ?? (req.extra!.name as string),
+      version: "2",
+      chainId: over.chainId ?? 84532,
+      verifyingContract: over.verifyingContract ?? (req.asset as Address),
+    },
+    types: authTypes,
+    primaryType: "TransferWithAuthorization",
+    message,
+  });
+  return {
+    x402Version: 2,
+    resource: { url: "http://127.0.0.1/v1/test", description: "test", mimeType: "application/json" },
+    accepted: req,
+    payload: {
+      authorization: {
+        from: message.from,
+        to: message.to,
+        value: message.value.toString(),
+        validAfter: message.validAfter.toString(),
+        validBefore: message.validBefore.toString(),
+        nonce: message.nonce,
+      },
+      signature,
+    },
+  };
+}
+
+describe("local facilitator against the devnet chain", () => {
+  let dev: DevnetEvm;
+  let facilitator: LocalFacilitator;
+  const methods = new Set<string>();
+
+  beforeAll(async () => {
+    dev = await startDevnetEvm({ onRequest: (m) => methods.add(m) });
+    facilitator = createLocalFacilitator({ rpcUrl: dev.url, privateKey: dev.accounts[9]!.privateKey, network: "eip155:84532" });
+  });
+  afterAll(async () => {
+    await dev.close();
+  });
+
+  const payerKey = () => dev.accounts[0]!.privateKey;
+  const payerAddress = () => dev.accounts[0]!.address;
+  const payTo = () => dev.accounts[1]!.address;
+
+  it("advertises exact on Base Sepolia with its gas-paying signer", async () => {
+    const supported = await facilitator.getSupported();
+    expect(supported.kinds).toEqual([{ x402Version: 2, scheme: "exact", network: "eip155:84532" }]);
+    expect(supported.signers["eip155:*"]).toEqual([dev.accounts[9]!.address]);
+    expect(facilitator.address).toBe(dev.accounts[9]!.address);
+  });
+
+  it("verifies and settles a payment signed by the official client; the ledger moves exactly the amount", async () => {
+    const req = requirements({ payTo: payTo() });
+    const { payload } = await createPayer(payerKey()).signFor(paymentRequired(req));
+    expect(payload.accepted).toEqual(req);
+
+    const before = { payer: dev.usdcBalanceOf(payerAddress()), payTo: dev.usdcBalanceOf(payTo()) };
+    expect(await facilitator.verify(payload, req)).toMatchObject({ isValid: true, payer: payerAddress() });
+    // Verify alone moves nothing.
+    expect(dev.usdcBalanceOf(payerAddress())).toBe(before.payer);
+
+    const settled = await facilitator.settle(payload, req);
+    expect(settled).toMatchObject({ success: true, network: "eip155:84532", payer: payerAddress() });
+    expect(settled.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(dev.usdcBalanceOf(payerAddress())).toBe(before.payer - 100_000n);
+    expect(dev.usdcBalanceOf(payTo())).toBe(before.payTo + 100_000n);
+
+    const client = createPublicClient({ chain: baseSepolia, transport: http(dev.url) });
+    const receipt = await client.getTransactionReceipt({ hash: settled.transaction as Hex });
+    expect(receipt.status).toBe("success");
+    expect(receipt.from.toLowerCase()).toBe(facilitator.address.toLowerCase());
+    const transfers = parseEventLogs({ abi: usdcAbi, logs: receipt.logs, eventName: "Transfer" });
+    expect(transfers).toHaveLength(1);
+    expect(transfers[0]!.address.toLowerCase()).toBe(USDC_SEPOLIA.toLowerCase());
+    expect(transfers[0]!.args).toEqual({ from: payerAddress(), to: payTo(), value: 100_000n });
+
+    // Replay of the same payload: refused by verify and by settle, and nothing moves.
+    const again = await facilitator.verify(payload, req);
+    expect(again).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_nonce_already_used" });
+    const resettle = await facilitator.settle(payload, req);
+    expect(resettle).toMatchObject({ success: false, errorReason: "invalid_exact_evm_nonce_already_used", transaction: "" });
+    expect(dev.usdcBalanceOf(payerAddress())).toBe(before.payer - 100_000n);
+  });
+
+  it("refuses a wrong amount", async () => {
+    const req = requirements({ payTo: payTo() });
+    const { payload } = await createPayer(payerKey()).signFor(paymentRequired(req));
+    const dearer = requirements({ payTo: payTo(), amount: "200000" });
+    expect(await facilitator.verify(payload, dearer)).toMatchObject({
+      isValid: false,
+      invalidReason: "invalid_exact_evm_payload_authorization_value_mismatch",
+    });
+    expect(await facilitator.settle(payload, dearer)).toMatchObject({
+      success: false,
+      errorReason: "invalid_exact_evm_payload_authorization_value_mismatch",
+    });
+    // An overpayment is refused as well: the exact scheme means exact.
+    const over = await handSigned(payerKey(), req, { value: 100_001n });
+    expect(await facilitator.verify(over, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_payload_authorization_value_mismatch" });
+  });
+
+  it("refuses a wrong recipient", async () => {
+    const req = requirements({ payTo: payTo() });
+    const { payload } = await createPayer(payerKey()).signFor(paymentRequired(req));
+    const elsewhere = requirements({ payTo: dev.accounts[2]!.address });
+    expect(await facilitator.verify(payload, elsewhere)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_recipient_mismatch" });
+    expect(await facilitator.settle(payload, elsewhere)).toMatchObject({ success: false, errorReason: "invalid_exact_evm_recipient_mismatch" });
+  });
+
+  it("refuses a wrong network", async () => {
+    const req = requirements({ payTo: payTo() });
+    const { payload } = await createPayer(payerKey()).signFor(paymentRequired(req));
+    const mainnetReq = requirements({ payTo: payTo(), network: "eip155:8453", asset: USDC_BASE, extra: { name: "USD Coin", version: "2" } });
+    expect(await facilitator.verify(payload, mainnetReq)).toMatchObject({ isValid: false, invalidReason: "invalid_network" });
+    expect(await facilitator.settle(payload, mainnetReq)).toMatchObject({ success: false, errorReason: "invalid_network", transaction: "" });
+    // The payload says it was made for another network than the requirements.
+    const mismatched: PaymentPayload = { ...payload, accepted: { ...payload.accepted, network: "eip155:8453" } };
+    expect(await facilitator.verify(mismatched, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_network_mismatch" });
+  });
+
+  it("refuses expired and not-yet-valid authorisations", async () => {
+    const req = requirements({ payTo: payTo() });
+    const expired = await handSigned(payerKey(), req, { validBefore: BigInt(nowS() - 10) });
+    expect(await facilitator.verify(expired, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_payload_authorization_valid_before" });
+    expect(await facilitator.settle(expired, req)).toMatchObject({ success: false, errorReason: "invalid_exact_evm_payload_authorization_valid_before" });
+    // Expiring within the 6 s block-time margin counts as expired too.
+    const nearlyExpired = await handSigned(payerKey(), req, { validBefore: BigInt(nowS() + 3) });
+    expect(await facilitator.verify(nearlyExpired, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_payload_authorization_valid_before" });
+
+    const early = await handSigned(payerKey(), req, { validAfter: BigInt(nowS() + 600) });
+    expect(await facilitator.verify(early, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_payload_authorization_valid_after" });
+    expect(await facilitator.settle(early, req)).toMatchObject({ success: false, errorReason: "invalid_exact_evm_payload_authorization_valid_after" });
+  });
+
+  it("refuses a bad signature", async () => {
+    const req = requirements({ payTo: payTo() });
+    // Someone else signs an authorisation drawing on the payer's balance.
+    const forged = await handSigned(dev.accounts[4]!.privateKey, req, { from: payerAddress() });
+    expect(await facilitator.verify(forged, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_signature" });
+    expect(await facilitator.settle(forged, req)).toMatchObject({ success: false, errorReason: "invalid_exact_evm_signature" });
+    // A genuine signature over different fields.
+    const genuine = await handSigned(payerKey(), req);
+    const auth = (genuine.payload as { authorization: Record<string, string> }).authorization;
+    const tampered: PaymentPayload = { ...genuine, payload: { ...genuine.payload, authorization: { ...auth, validBefore: String(nowS() + 3600) } } };
+    expect(await facilitator.verify(tampered, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_signature" });
+    const garbage: PaymentPayload = { ...genuine, payload: { ...genuine.payload, signature: "0xdeadbeef" } };
+    expect(await facilitator.verify(garbage, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_signature" });
+  });
+
+  it("refuses a payer without the balance (a fresh key)", async () => {
+    const req = requirements({ payTo: payTo() });
+    const freshKey = generatePrivateKey();
+    const { payload } = await createPayer(freshKey).signFor(paymentRequired(req));
+    expect(await facilitator.verify(payload, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_insufficient_balance" });
+    expect(await facilitator.settle(payload, req)).toMatchObject({ success: false, errorReason: "invalid_exact_evm_insufficient_balance" });
+    // Funded later, the same signed payload goes through: the refusal was about the balance only.
+    dev.mintUsdc(privateKeyToAccount(freshKey).address, 100_000n);
+    expect(await facilitator.verify(payload, req)).toMatchObject({ isValid: true });
+    expect(await facilitator.settle(payload, req)).toMatchObject({ success: true });
+    expect(dev.usdcBalanceOf(privateKeyToAccount(freshKey).address)).toBe(0n);
+  });
+
+  it("never lets a mainnet-domain signature through on the devnet", async () => {
+    // Signed for Base mainnet USDC: recovers to someone else under the devnet domain.
+    const req = requirements({ payTo: payTo() });
+    const mainnetSigned = await handSigned(payerKey(), req, { domainName: "USD Coin", chainId: 8453, verifyingContract: USDC_BASE });
+    expect(await facilitator.verify(mainnetSigned, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_signature" });
+    expect(await facilitator.settle(mainnetSigned, req)).toMatchObject({ success: false });
+
+    // Requirements that claim the mainnet name: the signature matches them, but the devnet's token
+    // rejects it on-chain, and the facilitator names the cause.
+    const wrongName = requirements({ payTo: payTo(), extra: { name: "USD Coin", version: "2" } });
+    const { payload } = await createPayer(payerKey()).signFor(paymentRequired(wrongName));
+    const before = dev.usdcBalanceOf(payerAddress());
+    expect(await facilitator.verify(payload, wrongName)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_token_name_mismatch" });
+    const settled = await facilitator.settle(payload, wrongName);
+    expect(settled.success).toBe(false);
+    expect(settled.errorReason).toBe("invalid_exact_evm_signature");
+    expect(dev.usdcBalanceOf(payerAddress())).toBe(before);
+  });
+
+  it("refuses malformed payloads and other versions with a reason instead of throwing", async () => {
+    const req = requirements({ payTo: payTo() });
+    const { payload } = await createPayer(payerKey()).signFor(paymentRequired(req));
+    const noAuth = { ...payload, payload: { signature: "0x00" } } as PaymentPayload;
+    expect(await facilitator.verify(noAuth, req)).toMatchObject({ isValid: false, invalidReason: "invalid_payload" });
+    expect(await facilitator.settle(noAuth, req)).toMatchObject({ success: false, errorReason: "invalid_payload" });
+    const badValue = {
+      ...payload,
+      payload: { ...payload.payload, authorization: { ...(payload.payload as { authorization: object }).authorization, value: "1e5" } },
+    } as PaymentPayload;
+    expect(await facilitator.verify(badValue, req)).toMatchObject({ isValid: false, invalidReason: "invalid_payload" });
+    expect(await facilitator.verify({ ...payload, x402Version: 1 }, req)).toMatchObject({ isValid: false, invalidReason: "invalid_x402_version" });
+    expect(await facilitator.verify(payload, { ...req, scheme: "upto" })).toMatchObject({ isValid: false, invalidReason: "unsupported_scheme" });
+    expect(await facilitator.verify(payload, { ...req, extra: {} })).toMatchObject({ isValid: false, invalidReason: "invalid_payment_requirements" });
+  });
+
+  it("settles concurrent payments from one facilitator key without nonce races, and a concurrent replay only once", async () => {
+    const req = requirements({ payTo: payTo() });
+    const payers = [2, 3, 4, 5, 6].map((i) => dev.accounts[i]!);
+    const payloads = await Promise.all(payers.map(async (p) => (await createPayer(p.privateKey).signFor(paymentRequired(req))).payload));
+    const before = dev.usdcBalanceOf(payTo());
+    const results = await Promise.all(payloads.map((p) => facilitator.settle(p, req)));
+    expect(results.map((r) => r.success)).toEqual([true, true, true, true, true]);
+    expect(new Set(results.map((r) => r.transaction)).size).toBe(5);
+    expect(dev.usdcBalanceOf(payTo())).toBe(before + 500_000n);
+
+    const { payload } = await createPayer(dev.accounts[7]!.privateKey).signFor(paymentRequired(req));
+    const twice = await Promise.all([facilitator.settle(payload, req), facilitator.settle(payload, req)]);
+    expect(twice.filter((r) => r.success)).toHaveLength(1);
+    expect(dev.usdcBalanceOf(payTo())).toBe(before + 600_000n);
+  });
+
+  it("used exactly the JSON-RPC methods the devnet documents", () => {
+    for (const m of [
+      "eth_chainId",
+      "eth_getCode",
+      "eth_call",
+      "eth_getTransactionCount",
+      "eth_getBlockByNumber",
+      "eth_maxPriorityFeePerGas",
+      "eth_estimateGas",
+      "eth_sendRawTransaction",
+      "eth_getTransactionReceipt",
+    ]) {
+      expect(methods).toContain(m);
+    }
+    // Everything asked was answered by a real handler except viem's optional eth_fillTransaction probe.
+    expect([...methods].sort()).toEqual(
+      [
+        "eth_call",
+        "eth_chainId",
+        "eth_estimateGas",
+        "eth_fillTransaction",
+        "eth_getBlockByNumber",
+        "eth_getCode",
+        "eth_getTransactionCount",
+        "eth_getTransactionReceipt",
+        "eth_maxPriorityFeePerGas",
+        "eth_sendRawTransaction",
+      ].sort(),
+    );
+  });
+});
+
+describe("local facilitator when the RPC is unreachable or wrong", () => {
+  it("settle against a stopped RPC throws LocalFacilitatorRpcError (determinate: nothing was broadcast)", async () => {
+    const dev = await startDevnetEvm({ accounts: 3 });
+    const facilitator = createLocalFacilitator({
+      rpcUrl: dev.url,
+      privateKey: dev.accounts[2]!.privateKey,
+      network: "eip155:84532",
+      rpcRetryCount: 0,
+      rpcTimeoutMs: 2_000,
+    });
+    const req = requirements({ payTo: dev.accounts[1]!.address });
+    const { payload } = await createPayer(dev.accounts[0]!.privateKey).signFor(paymentRequired(req));
+    expect(await facilitator.verify(payload, req)).toMatchObject({ isValid: true });
+    await dev.close();
+
+    const settleError = await facilitator.settle(payload, req).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(settleError).toBeInstanceOf(LocalFacilitatorRpcError);
+    expect(settleError).toBeInstanceOf(FacilitatorResponseError);
+    expect((settleError as LocalFacilitatorRpcError).operation).toBe("settle");
+    expect((settleError as LocalFacilitatorRpcError).indeterminate).toBe(false);
+    expect((settleError as Error).message).toMatch(/RPC failed/);
+
+    // verify does not disguise the outage as an invalid signature either.
+    await expect(facilitator.verify(payload, req)).rejects.toBeInstanceOf(LocalFacilitatorRpcError);
+  });
+
+  it("a facilitator that never reached its RPC says so", async () => {
+    const dev = await startDevnetEvm({ accounts: 1 });
+    const url = dev.url;
+    await dev.close();
+    const facilitator = createLocalFacilitator({ rpcUrl: url, privateKey: generatePrivateKey(), network: "eip155:84532", rpcRetryCount: 0 });
+    const req = requirements();
+    const payload = await handSigned(generatePrivateKey(), req);
+    await expect(facilitator.verify(payload, req)).rejects.toThrow(/cannot reach the RPC/);
+    await expect(facilitator.settle(payload, req)).rejects.toBeInstanceOf(LocalFacilitatorRpcError);
+  });
+
+  it("a mainnet facilitator pointed at the devnet refuses to work", async () => {
+    const dev = await startDevnetEvm({ accounts: 2 });
+    try {
+      const facilitator = createLocalFacilitator({ rpcUrl: dev.url, privateKey: dev.accounts[1]!.privateKey, network: "eip155:8453" });
+      const req = requirements({ network: "eip155:8453", asset: USDC_BASE, extra: { name: "USD Coin", version: "2" }, payTo: dev.accounts[1]!.address });
+      const payload = await handSigned(dev.accounts[0]!.privateKey, req, { chainId: 8453 });
+      await expect(facilitator.verify(payload, req)).rejects.toThrow(/serves chain 84532.*eip155:8453/);
+      await expect(facilitator.settle(payload, req)).rejects.toThrow(/serves chain 84532/);
+      expect(dev.usdcBalanceOf(dev.accounts[0]!.address)).toBe(1_000_000_000n);
+    } finally {
+      await dev.close();
+    }
+  });
+});
