@@ -611,7 +611,13 @@ export function createMoneroScanner(opts: MoneroScannerOptions): MoneroScanner {
         subaddress: o.subaddress ?? null,
       })),
     };
-    return { watchId: w.input.watchId, state: st, snapshot, outputs: outputs.map(({ status: _s, unlocked: _u, ...o }) => o) };
+    return {
+      watchId: w.input.watchId,
+      state: st,
+      snapshot,
+      outputs: outputs.map(({ status: _s, unlocked: _u, ...o }) => o),
+      caughtUp: st.scannedHeight >= tip,
+    };
   };
 
   const scanner: MoneroScanner = {

@@ -216,9 +216,11 @@ describe("Monero scanner against the simulated monerod", () => {
     const tip = d.height();
     const far = new Watch("w-far", alice.address, alice.viewKey, tip - 11);
     const near = new Watch("w-near", bob.address, bob.viewKey, tip);
-    await tick(s, far, near);
+    const [f0, n0] = await tick(s, far, near);
     expect(near.last!.snapshot.scannedHeight).toBe(tip);
     expect(far.last!.snapshot.scannedHeight).toBe(tip - 12 + 3); // 1 block went to `near`, 3 to `far`
+    expect(n0!.caughtUp).toBe(true);
+    expect(f0!.caughtUp).toBe(false);
     let calls = 1;
     while ((far.last!.snapshot.scannedHeight as number) < tip) {
       await tick(s, far, near);
@@ -226,6 +228,7 @@ describe("Monero scanner against the simulated monerod", () => {
       expect(calls).toBeLessThan(10);
     }
     expect(far.last!.snapshot.scannedHeight).toBe(tip);
+    expect(far.last!.caughtUp).toBe(true);
   });
 
   it("coinbase outputs stay pending until unlocked (60 blocks), then count", async () => {
