@@ -461,6 +461,11 @@ export function createMoneroScanner(opts: MoneroScannerOptions): MoneroScanner {
         const takers = items.filter((w) => w.account && !w.stopped && w.state.scannedHeight === h - 1 && w.end >= h);
         if (takers.length === 0) continue;
         for (const w of takers) {
+          if (Date.now() > deadline) {
+            // Out of time: this watch resumes from here on the next call (others may already be past this block).
+            w.stopped = true;
+            continue;
+          }
           const st = w.state;
           const prev = st.hashes[st.hashes.length - 1];
           if (prev !== undefined && prev !== block.prevHash) {

@@ -231,6 +231,18 @@ describe("Monero scanner against the simulated monerod", () => {
     expect(far.last!.caughtUp).toBe(true);
   });
 
+  it("a call that runs out of time returns what it has; the watch resumes next call", async () => {
+    d.mine(3);
+    const start = d.height() - 2;
+    const w = new Watch("w-budget", bob.address, bob.viewKey, start);
+    const [out] = await tick(newScanner({ maxScanMs: -1 }), w);
+    expect(out!.snapshot.scannedHeight).toBe(start - 1);
+    expect(out!.caughtUp).toBe(false);
+    const [again] = await tick(newScanner(), w);
+    expect(again!.snapshot.scannedHeight).toBe(d.height());
+    expect(again!.caughtUp).toBe(true);
+  });
+
   it("coinbase outputs stay pending until unlocked (60 blocks), then count", async () => {
     const miner = d.wallets.find((x) => x.label === "miner")!;
     const s = newScanner({ confirmations: 1, maxBlocksPerCall: 1000 });
