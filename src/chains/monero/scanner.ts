@@ -415,14 +415,21 @@ export function createMoneroScanner(opts: MoneroScannerOptions): MoneroScanner {
       const low = top - st.hashes.length + 1;
       const hi = Math.min(top - 1, tip);
       const window = hi >= low ? await blockSource.headers(range(low, hi), signal) : new Map<number, MoneroBlockHeader>();
-      let fork = low - 1; // deeper than the window: rescan from the oldest height we knew
+      let fork: number | null = null;
       for (let h = hi; h >= low; h--) {
         if (window.get(h)?.hash === st.hashes[h - low]) {
           fork = h;
           break;
         }
       }
-      rollBack(st, fork);
+      if (fork !== null) {
+        rollBack(st, fork);
+      } else {
+        // No stored block is on the chain any more: a reorg deeper than the window, or another
+        // chain altogether (a restarted devnet, a daemon on another network). Nothing scanned can
+        // be trusted, so the watch starts over from its start height.
+        w.state = readState(null, w.input.startHeight);
+      }
     }
   };
 

@@ -286,6 +286,33 @@ describe("Monero scanner against the simulated monerod", () => {
   });
 });
 
+describe("Monero scanner when the chain is replaced", () => {
+  it("a reorg deeper than the stored window (here: a restarted devnet) starts the watch over", async () => {
+    const first = await startTestMonerod({ initialBlocks: 3 });
+    const carol = first.wallets[2]!;
+    const c1 = new MoneroDaemonClient({ url: first.url });
+    const s1 = createMoneroScanner({ daemon: c1, confirmations: 1, lookahead: TEST_LOOKAHEAD, clock: new ManualClock(Date.now()), reorgWindow: 4 });
+    const w = new Watch("w-restart", carol.address, carol.viewKey, 1);
+    first.send(carol.address, 11n);
+    first.mine(6);
+    expect((await tick(s1, w))[0]!.snapshot).toMatchObject({ balanceAtomic: "11", scannedHeight: 8 });
+    await c1.close();
+    await first.close();
+
+    // Same data dir: same wallets, but a new chain with other blocks and no payment.
+    const second = await startTestMonerod({ dataDir: first.dataDir, initialBlocks: 12 });
+    second.send(carol.address, 5n);
+    second.mine(1);
+    const c2 = new MoneroDaemonClient({ url: second.url });
+    const s2 = createMoneroScanner({ daemon: c2, confirmations: 1, lookahead: TEST_LOOKAHEAD, clock: new ManualClock(Date.now()), reorgWindow: 4 });
+    const out = (await tick(s2, w))[0]!;
+    expect(out.snapshot).toMatchObject({ balanceAtomic: "5", pendingAtomic: "0", scannedHeight: second.height() });
+    expect(out.outputs).toHaveLength(1);
+    await c2.close();
+    await second.close();
+  });
+});
+
 describe("confirmation and unlock rules", () => {
   it("confirmations: the top block has 1, the pool 0", () => {
     expect(confirmationsAt(10, 10)).toBe(1);
