@@ -1,5 +1,7 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Address, type Hex, createPublicClient, http, keccak256, parseEventLogs, toHex } from "viem";
+import { type Address, type Hex, createPublicClient, http as http_, keccak256, parseEventLogs, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
@@ -128,7 +130,7 @@ describe("local facilitator against the devnet chain", () => {
     expect(dev.usdcBalanceOf(payerAddress())).toBe(before.payer - 100_000n);
     expect(dev.usdcBalanceOf(payTo())).toBe(before.payTo + 100_000n);
 
-    const client = createPublicClient({ chain: baseSepolia, transport: http(dev.url) });
+    const client = createPublicClient({ chain: baseSepolia, transport: http_(dev.url) });
     const receipt = await client.getTransactionReceipt({ hash: settled.transaction as Hex });
     expect(receipt.status).toBe("success");
     expect(receipt.from.toLowerCase()).toBe(facilitator.address.toLowerCase());
@@ -356,6 +358,100 @@ describe("local facilitator when the RPC is unreachable or wrong", () => {
       await expect(facilitator.settle(payload, req)).rejects.toThrow(/serves chain 84532/);
       expect(dev.usdcBalanceOf(dev.accounts[0]!.address)).toBe(1_000_000_000n);
     } finally {
+      await dev.close();
+    }
+  });
+});
+
+/** A loopback JSON-RPC proxy in front of the devnet that can lose answers to chosen methods. */
+async function startLossyProxy(target: string, lose: Set<string>): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      void (async () => {
+        const body = Buffer.concat(chunks).toString("utf8");
+        const method = (JSON.parse(body) as { method?: string }).method ?? "";
+        // The request reaches the node either way; only the answer is lost.
+        const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
+        const text = await upstream.text();
+        if (lose.has(method)) {
+          req.socket.destroy();
+          return;
+        }
+        res.writeHead(upstream.status, { "content-type": "application/json" }).end(text);
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe("local facilitator when answers are lost after the broadcast", () => {
+  it("a lost eth_sendRawTransaction answer throws with indeterminate=true, and the transfer did land", async () => {
+    const dev = await startDevnetEvm({ accounts: 3 });
+    const proxy = await startLossyProxy(dev.url, new Set(["eth_sendRawTransaction"]));
+    try {
+      const facilitator = createLocalFacilitator({
+        rpcUrl: proxy.url,
+        privateKey: dev.accounts[2]!.privateKey,
+        network: "eip155:84532",
+        rpcRetryCount: 0,
+      });
+      const req = requirements({ payTo: dev.accounts[1]!.address });
+      const { payload } = await createPayer(dev.accounts[0]!.privateKey).signFor(paymentRequired(req));
+      const err = await facilitator.settle(payload, req).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(LocalFacilitatorRpcError);
+      expect((err as LocalFacilitatorRpcError).indeterminate).toBe(true);
+      // Which is why the caller must reconcile: the money moved.
+      expect(dev.usdcBalanceOf(dev.accounts[1]!.address)).toBe(1_000_100_000n);
+      const client = createPublicClient({ chain: baseSepolia, transport: http_(dev.url) });
+      const auth = (payload.payload as { authorization: { from: Address; nonce: Hex } }).authorization;
+      expect(
+        await client.readContract({ address: USDC_SEPOLIA, abi: usdcAbi, functionName: "authorizationState", args: [auth.from, auth.nonce] }),
+      ).toBe(true);
+    } finally {
+      await proxy.close();
+      await dev.close();
+    }
+  });
+
+  it("a lost receipt gives settlement_pending with the hash, and a retry of the same payload reconciles", async () => {
+    const dev = await startDevnetEvm({ accounts: 3 });
+    const lose = new Set(["eth_getTransactionReceipt", "eth_getTransactionByHash", "eth_blockNumber"]);
+    const proxy = await startLossyProxy(dev.url, lose);
+    try {
+      const facilitator = createLocalFacilitator({
+        rpcUrl: proxy.url,
+        privateKey: dev.accounts[2]!.privateKey,
+        network: "eip155:84532",
+        rpcRetryCount: 0,
+        confirmationTimeoutMs: 1_500,
+      });
+      const req = requirements({ payTo: dev.accounts[1]!.address });
+      const { payload } = await createPayer(dev.accounts[0]!.privateKey).signFor(paymentRequired(req));
+      const first = await facilitator.settle(payload, req);
+      expect(first).toMatchObject({ success: false, errorReason: "settlement_pending" });
+      expect(first.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(dev.usdcBalanceOf(dev.accounts[1]!.address)).toBe(1_000_100_000n);
+
+      lose.clear();
+      const retry = await facilitator.settle(payload, req);
+      expect(retry).toMatchObject({ success: true, transaction: first.transaction });
+      // Reconciled, not re-broadcast: exactly one transfer.
+      expect(dev.usdcBalanceOf(dev.accounts[1]!.address)).toBe(1_000_100_000n);
+    } finally {
+      await proxy.close();
       await dev.close();
     }
   });
