@@ -21,6 +21,18 @@ import { createPaywall, type Paywall, type PaymentTerms } from "./x402/paywall.j
 import { createFacilitator, type FacilitatorSettings } from "./x402/facilitators.js";
 import { USDC } from "./x402/networks.js";
 import type { DevnetHandle } from "./devnet/index.js";
+import { SecretBox } from "./core/secretbox.js";
+import { createWebhookSender } from "./webhooks/deliver.js";
+import type { Resolver } from "./webhooks/url-guard.js";
+import type { WatchDeps } from "./watch/deps.js";
+import { watchRoutes } from "./watch/routes.js";
+import type { ChainId, ChainScanner } from "./watch/scanner.js";
+import { createMoneroDaemon } from "./chains/monero/daemon-client.js";
+import { createMoneroScanner } from "./chains/monero/scanner.js";
+import { moneroHealth, moneroQuestions } from "./chains/monero/facts.js";
+import { createMoneroHistorical } from "./chains/monero/historical.js";
+import { historicalRoute } from "./chains/monero/routes.js";
+import { deriveViewkeyRoute } from "./chains/zcash/routes.js";
 
 export const VERSION = "1.0.0";
 
@@ -33,6 +45,10 @@ export interface AppOptions {
   database?: DatabaseHandle;
   /** Routes added by the caller (tests); they join the one table like any other. */
   extraRoutes?: RouteDef[];
+  /** Chain scanners to use instead of the configured ones (tests). */
+  scanners?: Partial<Record<ChainId, ChainScanner>>;
+  /** DNS resolver for webhook URL checks and deliveries (tests play rebinding with it). */
+  resolver?: Resolver;
 }
 
 export interface App {
@@ -41,6 +57,7 @@ export interface App {
   routes: readonly RouteDef[];
   oracle: OracleRegistry;
   paywall: Paywall;
+  watch: WatchDeps;
   database: DatabaseHandle;
   log: Logger;
   clock: Clock;
@@ -100,12 +117,58 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     : null;
   const paywall = createPaywall({ db: database.db, facilitator: facilitator.client, terms, clock, log });
 
-  const questions: QuestionDef[] = [];
-  const healthChecks: HealthCheck[] = [];
+  // Monero: the configured daemon, or the devnet's; without either, facts answer 503 chain_not_configured.
+  const moneroNetwork = devnet ? "testnet" : config.MONERO_NETWORK;
+  const moneroDaemon = createMoneroDaemon(devnet?.moneroUrl ?? config.MONERO_DAEMON_URL);
+  const moneroScanner = moneroDaemon.configured
+    ? createMoneroScanner({
+        daemon: moneroDaemon,
+        confirmations: config.MONERO_CONFIRMATIONS,
+        lookahead: config.MONERO_SUBADDRESS_LOOKAHEAD,
+        network: moneroNetwork,
+        clock,
+        onWatchError: (watchId, e) => log.warn({ watchId, err: (e as Error).message }, "monero scan of one watch failed"),
+      })
+    : undefined;
+  const moneroHistorical = createMoneroHistorical({
+    daemon: moneroDaemon,
+    blockSource: moneroScanner?.blockSource,
+    maxBlocks: config.HISTORICAL_MAX_BLOCKS,
+    lookahead: config.MONERO_SUBADDRESS_LOOKAHEAD,
+    network: moneroNetwork,
+    clock,
+  });
+
+  const scanners: Partial<Record<ChainId, ChainScanner>> = opts.scanners ?? (moneroScanner ? { monero: moneroScanner } : {});
+  const masterKey = devnet?.masterKey ?? config.MASTER_KEY;
+  const urlPolicy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
+  const watch: WatchDeps = {
+    db: database.db,
+    clock,
+    log,
+    scanners,
+    secretBox: masterKey ? new SecretBox(masterKey) : null,
+    sender: createWebhookSender({ policy: urlPolicy, resolver: opts.resolver, clock }),
+    urlPolicy,
+    resolver: opts.resolver,
+    pollSeconds: config.WATCH_POLL_SECONDS,
+  };
+
+  const questions: QuestionDef[] = [...moneroQuestions({ daemon: moneroDaemon, clock })];
+  const healthChecks: HealthCheck[] = [
+    { name: "monero", check: async () => ({ ...(await moneroHealth(moneroDaemon)) }) },
+  ];
   const oracle = createOracleRegistry(questions, clock);
 
   const routes: RouteDef[] = [];
-  const moduleRoutes: RouteDef[] = [...oracleRoutes(oracle), ...oracle.routes, ...(opts.extraRoutes ?? [])];
+  const moduleRoutes: RouteDef[] = [
+    ...oracleRoutes(oracle),
+    ...oracle.routes,
+    ...watchRoutes(watch),
+    historicalRoute({ monero: moneroHistorical }),
+    deriveViewkeyRoute,
+    ...(opts.extraRoutes ?? []),
+  ];
   routes.push(
     ...metaRoutes(() => routes, {
       site,
@@ -153,6 +216,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     routes,
     oracle,
     paywall,
+    watch,
     database,
     log,
     clock,
@@ -171,6 +235,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       if (server) {
         await new Promise<void>((resolve) => server!.close(() => resolve()));
       }
+      await watch.sender.close();
       if (ownsDatabase) await database.close();
     },
   };

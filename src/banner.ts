@@ -29,7 +29,7 @@ export function startupBanner(o: { role: string; url?: string; app: App; devnet?
     }
     if (o.url) {
       lines.push("");
-      lines.push(`  try:  npx vigil pay GET ${o.url}/v1/q`);
+      lines.push(`  try:  npx vigil pay GET ${o.url}/v1/q/xmr/height`);
     }
   }
   return `${lines.join("\n")}\n`;

@@ -61,11 +61,15 @@ async function run(role: "serve" | "api" | "worker"): Promise<void> {
   const { startDevnet } = cfg.devnet ? await import("./devnet/index.js") : { startDevnet: undefined };
   const devnet = startDevnet ? await startDevnet({ dataDir: cfg.dataDir, blockSeconds: cfg.DEVNET_BLOCK_SECONDS, log }) : undefined;
   const { createApp } = await import("./app.js");
+  const { startWorkers } = await import("./workers.js");
   const app = await createApp(cfg, { devnet, log });
   const url = role === "worker" ? undefined : await app.listen();
+  // Graceful order: stop claiming leases, finish the tick in flight, then close HTTP and storage.
+  const workers = role === "api" ? undefined : startWorkers(app);
   const { startupBanner } = await import("./banner.js");
   process.stdout.write(startupBanner({ role, url, app, devnet }));
   onShutdown(async () => {
+    await workers?.stop();
     await app.close();
     await devnet?.close();
   });

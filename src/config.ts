@@ -58,6 +58,8 @@ export const ConfigSchema = z.object({
   WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
 
   MONERO_DAEMON_URL: url.optional(),
+  /** Refuse Monero watches of other networks. Devnet: testnet. */
+  MONERO_NETWORK: z.enum(["mainnet", "stagenet", "testnet"]).optional(),
   MONERO_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(10),
   MONERO_SUBADDRESS_LOOKAHEAD: z.coerce.number().int().min(0).max(10_000).default(50),
   HISTORICAL_MAX_BLOCKS: z.coerce.number().int().min(1).default(20_000),

@@ -23,7 +23,69 @@ export interface RateLimitsTable {
   expire: string | null;
 }
 
+export interface WatchesTable {
+  id: string;
+  chain: "monero" | "zcash";
+  network: string;
+  address: string;
+  view_key_enc: Buffer;
+  webhook_secret_enc: Buffer;
+  token_hash: Buffer;
+  webhook_url: string;
+  status: "active" | "cancelled" | "dead";
+  funding: string;
+  credit_atomic: string | bigint;
+  drained_through_ms: string | bigint;
+  drain_remainder: string | bigint;
+  low_credit_armed: boolean;
+  start_height: number;
+  scan_state: unknown | null;
+  snapshot: unknown | null;
+  initial_scan_done: boolean;
+  next_poll_at: Date;
+  lease_owner: string | null;
+  lease_until: Date | null;
+  consecutive_failures: number;
+  delivery_count: number;
+  last_event_type: string | null;
+  last_polled_at: Date | null;
+  expires_at: Date;
+  created_at: Generated<Date>;
+}
+
+export interface WatchLedgerTable {
+  id: Generated<string>;
+  watch_id: string;
+  kind: string;
+  amount_atomic: string | bigint;
+  balance_after: string | bigint;
+  reason: string;
+  ref: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface WebhookOutboxTable {
+  id: string;
+  watch_id: string;
+  seq: Generated<string>;
+  event: string;
+  nonce: string;
+  body: string;
+  billable: boolean;
+  status: Generated<"pending" | "delivered" | "abandoned">;
+  attempts: Generated<number>;
+  last_error: string | null;
+  last_status: number | null;
+  lease_owner: string | null;
+  lease_until: Date | null;
+  created_at: Generated<Date>;
+  delivered_at: Date | null;
+}
+
 export interface DB {
   payments: PaymentsTable;
   rate_limits: RateLimitsTable;
+  watches: WatchesTable;
+  watch_ledger: WatchLedgerTable;
+  webhook_outbox: WebhookOutboxTable;
 }

@@ -10,10 +10,10 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { mnemonicToAccount } from "viem/accounts";
 import { bytesToHex } from "viem";
-import { startDevnetEvm } from "./evm.js";
+import { DEVNET_MNEMONIC, startDevnetEvm } from "./evm.js";
 import { startDevnetMonerod } from "./monerod.js";
 
-export const DEVNET_MNEMONIC = "test test test test test test test test test test test junk";
+export { DEVNET_MNEMONIC };
 
 export interface DevnetWallet {
   chain: string;

@@ -73,6 +73,11 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O = unknown> {
   mcpTool?: string;
   /** Set when the MCP tool is free even though the HTTP route is paid (the oracle dispatcher). */
   mcpFree?: boolean;
+  /**
+   * Refusals that can be decided before payment (bad keys, wrong token):
+   * runs after validation and before the 402, so nobody pays for a 400.
+   */
+  precheck?: (input: z.infer<S>, ctx: RequestContext) => Promise<void>;
   handler: (input: z.infer<S>, ctx: RequestContext) => Promise<O | RawBody>;
 }
 

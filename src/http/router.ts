@@ -178,6 +178,7 @@ export function buildRouter(deps: RouterDeps): Hono<Env> {
         surface: "http",
       };
       const status = route.successStatus ?? 200;
+      if (route.precheck) await route.precheck(input, ctx);
       const price = priceOf(route, input);
       if (price === undefined) {
         return render(c, await route.handler(input, ctx), status, {});

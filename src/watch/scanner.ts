@@ -59,6 +59,12 @@ export interface WatchScanOutput {
   snapshot: BalanceSnapshot;
   /** Outputs currently known for the watch (confirmed and pending), newest last. */
   outputs: ReceivedOutput[];
+  /**
+   * False while the watch is still catching up from its start height (the
+   * scanner bounds work per call); the watch module sends `scan_complete`
+   * once, when the first catch-up reaches the tip. Absent means caught up.
+   */
+  caughtUp?: boolean;
 }
 
 export interface ChainScanner {

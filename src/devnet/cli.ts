@@ -1,0 +1,110 @@
+/**
+ * `vigil devnet …`: run the simulated upstreams alone, list their wallets,
+ * send devnet coins. A running devnet is found through DATA_DIR/devnet/devnet.json
+ * (written by `vigil devnet` and by `vigil serve` in devnet mode) or --devnet URL.
+ */
+import type { Config } from "../config.js";
+import { createLogger } from "../core/logger.js";
+import { devnetMoneroMine, devnetMoneroSend, devnetMoneroWallets, deriveDevnetWallets } from "./monerod.js";
+import { readDevnetState, startDevnet } from "./index.js";
+import fs from "node:fs";
+import path from "node:path";
+
+type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
+
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i >= 0) {
+    const v = args[i + 1];
+    args.splice(i, 2);
+    return v;
+  }
+  return undefined;
+}
+
+function moneroUrl(args: string[], cfg: Config, io: Io): string | undefined {
+  const explicit = option(args, "--devnet");
+  if (explicit) return explicit;
+  const state = readDevnetState(cfg.dataDir);
+  if (state) return state.moneroUrl;
+  io.stderr.write(`no running devnet found under ${cfg.dataDir}/devnet; start one (npm start, or npx vigil devnet) or pass --devnet URL\n`);
+  return undefined;
+}
+
+export async function runDevnetCli(argv: string[], io: Io, config: () => Config): Promise<number> {
+  const args = [...argv];
+  const sub = args.shift();
+  const cfg = config();
+  switch (sub) {
+    case undefined: {
+      const log = createLogger(cfg.LOG_LEVEL);
+      const devnet = await startDevnet({ dataDir: cfg.dataDir, blockSeconds: cfg.DEVNET_BLOCK_SECONDS, log });
+      io.stdout.write(
+        [
+          "Vigil devnet: simulated upstreams on loopback. No real money moves.",
+          `  EVM JSON-RPC (Base Sepolia, chain 84532, USDC ${devnet.evm.usdcAddress})  ${devnet.evmUrl}`,
+          `  monerod (testnet, a block every ${cfg.DEVNET_BLOCK_SECONDS} s)             ${devnet.moneroUrl}`,
+          "",
+          "Funded x402 payers (the well-known 'test … junk' mnemonic, m/44'/60'/0'/0/i):",
+          ...devnet.payers.map((p) => `  ${p.address}  ${p.privateKey}  ${Number(BigInt(p.usdcAtomic) / 1_000_000n)} USDC`),
+          "",
+          "Monero wallets (address + view key):",
+          ...devnet.wallets.map((w) => `  ${w.label}: ${w.address}\n    view key ${w.viewKey}`),
+          "",
+        ].join("\n"),
+      );
+      const stop = async () => {
+        await devnet.close();
+        process.exit(0);
+      };
+      process.on("SIGINT", stop);
+      process.on("SIGTERM", stop);
+      return -1;
+    }
+    case "wallets": {
+      const json = args.includes("--json");
+      const url = option(args, "--devnet") ?? readDevnetState(cfg.dataDir)?.moneroUrl;
+      let wallets;
+      if (url) wallets = await devnetMoneroWallets(url);
+      else {
+        // Not running: the wallets are derived from the seed kept under DATA_DIR.
+        const file = path.join(cfg.dataDir, "devnet", "monero-wallets.json");
+        if (!fs.existsSync(file)) {
+          io.stderr.write(`no devnet wallets yet under ${cfg.dataDir}; start the devnet once (npm start)\n`);
+          return 1;
+        }
+        wallets = deriveDevnetWallets((JSON.parse(fs.readFileSync(file, "utf8")) as { seed: string }).seed);
+      }
+      if (json) io.stdout.write(`${JSON.stringify(wallets, null, 2)}\n`);
+      else for (const w of wallets) io.stdout.write(`${w.chain} ${w.label}\n  address  ${w.address}\n  view key ${w.viewKey}\n`);
+      return 0;
+    }
+    case "send": {
+      const chain = args.shift();
+      const url = moneroUrl(args, cfg, io);
+      if (!url) return 1;
+      const [address, amount] = args;
+      if (chain !== "monero" || !address || !amount) {
+        io.stderr.write("usage: vigil devnet send monero <address> <amount-in-XMR> [--devnet URL]\n");
+        return 2;
+      }
+      const r = await devnetMoneroSend(url, address, amount);
+      io.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+      return 0;
+    }
+    case "mine": {
+      const url = moneroUrl(args, cfg, io);
+      if (!url) return 1;
+      const n = Number(args[0] ?? "1");
+      if (!Number.isInteger(n) || n < 1 || n > 1000) {
+        io.stderr.write("usage: vigil devnet mine [blocks 1..1000] [--devnet URL]\n");
+        return 2;
+      }
+      io.stdout.write(`${JSON.stringify(await devnetMoneroMine(url, n))}\n`);
+      return 0;
+    }
+    default:
+      io.stderr.write(`unknown devnet command "${sub}" (try: wallets, send, mine)\n`);
+      return 2;
+  }
+}

@@ -1,0 +1,21 @@
+import type { Logger } from "pino";
+import type { Clock } from "../core/clock.js";
+import type { SecretBox } from "../core/secretbox.js";
+import type { Database } from "../db/types.js";
+import type { WebhookSender } from "../webhooks/deliver.js";
+import type { Resolver, WebhookUrlPolicy } from "../webhooks/url-guard.js";
+import type { ChainId, ChainScanner } from "./scanner.js";
+
+/** What the Private Watch module needs from the outside, passed in explicitly. */
+export interface WatchDeps {
+  db: Database;
+  clock: Clock;
+  log: Logger;
+  scanners: Partial<Record<ChainId, ChainScanner>>;
+  /** null when no MASTER_KEY is configured: watches cannot be created. */
+  secretBox: SecretBox | null;
+  sender: WebhookSender;
+  urlPolicy: WebhookUrlPolicy;
+  resolver?: Resolver;
+  pollSeconds: number;
+}

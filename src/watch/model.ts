@@ -1,0 +1,122 @@
+/** Pure helpers shared by the watch services and the tick: row ↔ meter, snapshots, event bodies. */
+import { randomBytes } from "node:crypto";
+import type { Clock } from "../core/clock.js";
+import type { WatchesTable } from "../db/schema.js";
+import { creditBlock, idleExhaustionMs, type MeterState } from "./meter.js";
+import type { BalanceSnapshot } from "./scanner.js";
+
+/** Days a watch at zero credit is kept (paused) before it is deleted, so a top-up can revive it. */
+export const ZERO_CREDIT_GRACE_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+export type WatchRow = Pick<
+  WatchesTable,
+  "credit_atomic" | "drained_through_ms" | "drain_remainder" | "low_credit_armed"
+>;
+
+export function meterOf(row: WatchRow): MeterState {
+  return {
+    creditAtomic: BigInt(row.credit_atomic),
+    drainedThroughMs: Number(row.drained_through_ms),
+    drainRemainder: BigInt(row.drain_remainder),
+    lowCreditArmed: row.low_credit_armed,
+  };
+}
+
+export function meterColumns(m: MeterState): {
+  credit_atomic: string;
+  drained_through_ms: string;
+  drain_remainder: string;
+  low_credit_armed: boolean;
+} {
+  return {
+    credit_atomic: m.creditAtomic.toString(),
+    drained_through_ms: String(m.drainedThroughMs),
+    drain_remainder: m.drainRemainder.toString(),
+    low_credit_armed: m.lowCreditArmed,
+  };
+}
+
+/**
+ * expiresAt: when idle drain alone would exhaust the credit, plus a grace
+ * period in which a top-up revives the watch. Recomputed on every credit change.
+ */
+export function expiresAtFor(m: MeterState, nowMs: number): Date {
+  const exhausted = idleExhaustionMs(m) ?? nowMs;
+  return new Date(Math.max(exhausted, nowMs) + ZERO_CREDIT_GRACE_DAYS * DAY_MS);
+}
+
+export function emptySnapshot(startHeight: number): BalanceSnapshot {
+  return { balanceAtomic: "0", pendingAtomic: "0", scannedHeight: Math.max(0, startHeight - 1) };
+}
+
+export function snapshotOf(value: unknown, startHeight: number): BalanceSnapshot {
+  if (value && typeof value === "object" && "balanceAtomic" in value) return value as BalanceSnapshot;
+  return emptySnapshot(startHeight);
+}
+
+export interface WatchIdentity {
+  id: string;
+  chain: string;
+  address: string;
+}
+
+export interface EventBody {
+  watchId: string;
+  chain: string;
+  address: string;
+  event: string;
+  timestamp: string;
+  nonce: string;
+  previous: BalanceSnapshot;
+  current: BalanceSnapshot;
+  delta: {
+    balance_atomic: string;
+    before_atomic: string;
+    after_atomic: string;
+    pending_atomic: string;
+  };
+  credit: ReturnType<typeof creditBlock>;
+  [extra: string]: unknown;
+}
+
+export function newNonce(): string {
+  return `evt_${randomBytes(16).toString("hex")}`;
+}
+
+/** The webhook body of the spec's table; extra fields (e.g. a status) go after the required ones. */
+export function eventBody(
+  w: WatchIdentity,
+  event: string,
+  previous: BalanceSnapshot,
+  current: BalanceSnapshot,
+  meter: MeterState,
+  clock: Clock,
+  extra: Record<string, unknown> = {},
+): EventBody {
+  const before = BigInt(previous.balanceAtomic);
+  const after = BigInt(current.balanceAtomic);
+  return {
+    watchId: w.id,
+    chain: w.chain,
+    address: w.address,
+    event,
+    timestamp: new Date(clock.now()).toISOString(),
+    nonce: newNonce(),
+    previous,
+    current,
+    delta: {
+      balance_atomic: (after - before).toString(),
+      before_atomic: before.toString(),
+      after_atomic: after.toString(),
+      pending_atomic: (BigInt(current.pendingAtomic) - BigInt(previous.pendingAtomic)).toString(),
+    },
+    credit: creditBlock(meter, clock),
+    ...extra,
+  };
+}
+
+/** Whether a new snapshot differs from the previous one in a way the receiver must hear about. */
+export function balanceChanged(previous: BalanceSnapshot, current: BalanceSnapshot): boolean {
+  return previous.balanceAtomic !== current.balanceAtomic || previous.pendingAtomic !== current.pendingAtomic;
+}
