@@ -409,6 +409,72 @@ describe("devnet EVM: EIP-3009 transferWithAuthorization", () => {
     expect(await send(await sign(count, 10n ** 9n, 2n))).toMatchObject({ error: { message: expect.stringContaining("nonce too low") } });
   });
 
+  it("supports receiveWithAuthorization (payee only), cancelAuthorization and plain ERC-20 calls", async () => {
+    const payeeWallet = createWalletClient({ account: privateKeyToAccount(payee.privateKey), chain: baseSepolia, transport: http(dev.url) });
+    const payerWallet = createWalletClient({ account: privateKeyToAccount(payer.privateKey), chain: baseSepolia, transport: http(dev.url) });
+    const client = publicClient();
+
+    // receiveWithAuthorization: signed under its own type, and only the payee may submit it.
+    const a = auth({ value: 7n });
+    const receiveSig = await privateKeyToAccount(payer.privateKey).signTypedData({
+      domain: { name: "USDC", version: "2", chainId: DEVNET_CHAIN_ID, verifyingContract: DEVNET_USDC_ADDRESS },
+      types: { ReceiveWithAuthorization: authTypes.TransferWithAuthorization },
+      primaryType: "ReceiveWithAuthorization",
+      message: a,
+    });
+    const receiveArgs = [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, receiveSig] as const;
+    await expect(
+      client.simulateContract({ account: relayer.address, address: DEVNET_USDC_ADDRESS, abi: usdcAbi, functionName: "receiveWithAuthorization", args: receiveArgs }),
+    ).rejects.toThrow(/caller must be the payee/);
+    // A TransferWithAuthorization signature does not work for receive (different type hash).
+    await expect(
+      client.simulateContract({
+        account: payee.address,
+        address: DEVNET_USDC_ADDRESS,
+        abi: usdcAbi,
+        functionName: "receiveWithAuthorization",
+        args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, await signAuth(payer.privateKey, a)],
+      }),
+    ).rejects.toThrow(/invalid signature/);
+    const before = dev.usdcBalanceOf(payee.address);
+    const rh = await payeeWallet.writeContract({ address: DEVNET_USDC_ADDRESS, abi: usdcAbi, functionName: "receiveWithAuthorization", args: receiveArgs });
+    expect((await client.waitForTransactionReceipt({ hash: rh })).status).toBe("success");
+    expect(dev.usdcBalanceOf(payee.address)).toBe(before + 7n);
+
+    // cancelAuthorization burns a nonce before it is used.
+    const c = auth({ value: 9n });
+    const cancelSig = await privateKeyToAccount(payer.privateKey).signTypedData({
+      domain: { name: "USDC", version: "2", chainId: DEVNET_CHAIN_ID, verifyingContract: DEVNET_USDC_ADDRESS },
+      types: { CancelAuthorization: [{ name: "authorizer", type: "address" }, { name: "nonce", type: "bytes32" }] },
+      primaryType: "CancelAuthorization",
+      message: { authorizer: payer.address, nonce: c.nonce },
+    });
+    const ch = await relayerWallet().writeContract({
+      address: DEVNET_USDC_ADDRESS,
+      abi: usdcAbi,
+      functionName: "cancelAuthorization",
+      args: [payer.address, c.nonce, cancelSig],
+    });
+    const cancelReceipt = await client.waitForTransactionReceipt({ hash: ch });
+    expect(parseEventLogs({ abi: usdcAbi, logs: cancelReceipt.logs }).map((l) => l.eventName)).toEqual(["AuthorizationCanceled"]);
+    expect(await simulate(c, await signAuth(payer.privateKey, c))).toContain("authorization is used or canceled");
+
+    // ERC-20 transfer / approve / transferFrom.
+    const th = await payerWallet.writeContract({ address: DEVNET_USDC_ADDRESS, abi: usdcAbi, functionName: "transfer", args: [payee.address, 3n] });
+    expect((await client.waitForTransactionReceipt({ hash: th })).status).toBe("success");
+    expect(dev.usdcBalanceOf(payee.address)).toBe(before + 10n);
+    const ah = await payerWallet.writeContract({ address: DEVNET_USDC_ADDRESS, abi: usdcAbi, functionName: "approve", args: [relayer.address, 4n] });
+    await client.waitForTransactionReceipt({ hash: ah });
+    expect(await client.readContract({ address: DEVNET_USDC_ADDRESS, abi: usdcAbi, functionName: "allowance", args: [payer.address, relayer.address] })).toBe(4n);
+    await expect(
+      client.simulateContract({ account: relayer.address, address: DEVNET_USDC_ADDRESS, abi: usdcAbi, functionName: "transferFrom", args: [payer.address, payee.address, 5n] }),
+    ).rejects.toThrow(/exceeds allowance/);
+    const fh = await relayerWallet().writeContract({ address: DEVNET_USDC_ADDRESS, abi: usdcAbi, functionName: "transferFrom", args: [payer.address, payee.address, 4n] });
+    expect((await client.waitForTransactionReceipt({ hash: fh })).status).toBe("success");
+    expect(dev.usdcBalanceOf(payee.address)).toBe(before + 14n);
+    expect(await client.readContract({ address: DEVNET_USDC_ADDRESS, abi: usdcAbi, functionName: "allowance", args: [payer.address, relayer.address] })).toBe(0n);
+  });
+
   it("answers the methods viem and the x402 facilitator use", () => {
     for (const m of [
       "eth_chainId",
