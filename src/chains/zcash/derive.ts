@@ -77,6 +77,19 @@ export function describeAccountKeys(keys: AccountViewingKeys): Omit<DerivedViewi
   };
 }
 
+let warmed = false;
+
+/**
+ * Builds the curve tables and fixed bases a derivation needs (~300 ms once per
+ * process) so that the first real request does not pay for them. Idempotent.
+ */
+export function warmUpZcashKeys(): void {
+  if (warmed) return;
+  warmed = true;
+  const seed = new Uint8Array(32);
+  describeAccountKeys(deriveAccountViewingKeys(seed, "mainnet", 0));
+}
+
 export interface DeriveViewingKeysInput {
   /** BIP-39 English mnemonic, 12 or 24 words. */
   mnemonic: string;

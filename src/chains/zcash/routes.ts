@@ -1,7 +1,7 @@
 /** POST /v1/private/derive-viewkey — free, 6 per minute per IP (enforced by the router from rateLimit). */
 import { z } from "zod";
 import { defineRoute } from "../../http/route-table.js";
-import { deriveViewingKeys, type DerivedViewingKeys } from "./derive.js";
+import { deriveViewingKeys, warmUpZcashKeys, type DerivedViewingKeys } from "./derive.js";
 import { MAX_ACCOUNT } from "./zip32.js";
 
 /** Longest accepted phrase field: 24 words of at most 8 letters plus generous whitespace. */
@@ -35,6 +35,10 @@ export const deriveViewkeyOutput = z.object({
   defaultTransparentAddress: z.string(),
   warning: z.string(),
 });
+
+// Build curve tables soon after the server loads this module, off the request path, so the first
+// derive-viewkey call costs what every later one does (see docs/zcash-keys.md, "Performance").
+setTimeout(warmUpZcashKeys, 0).unref();
 
 export const deriveViewkeyRoute = defineRoute({
   method: "POST",

@@ -1,23 +1,36 @@
 /**
  * Sinsemilla hash and commitments over Pallas (protocol spec §5.4.1.9, §5.4.8.4).
- * The lookup table S(j) is filled lazily: a derivation needs at most ~51 of
- * the 1024 entries, and each costs one GroupHash^P.
+ * The lookup table S(j) ships precomputed (sinsemilla-s.ts): computing it costs
+ * one GroupHash^P per entry (~1 s in all), which a first derivation should not pay.
  */
-import { asciiBytes, u32le } from "./bytes.js";
+import { asciiBytes, hexToBytes, leBytesToBigint, u32le } from "./bytes.js";
+import { SINSEMILLA_S_XY } from "./sinsemilla-s.js";
 import { Fp, PallasPoint, pallasExtract, pallasGroupHash, pallasMul } from "./pallas.js";
 
 const K = 10;
 const MAX_CHUNKS = 253;
 
 const sTable: (PallasPoint | undefined)[] = new Array(1 << K);
+
+/** S(j) from the generated table (checked against GroupHash^P in the tests), decoded on first use. */
 function S(j: number): PallasPoint {
   let p = sTable[j];
   if (!p) {
-    p = pallasGroupHash("z.cash:SinsemillaS", u32le(j));
+    const xy = SINSEMILLA_S_XY[j];
+    const x = leBytesToBigint(hexToBytes(xy.slice(0, 64)));
+    const y = leBytesToBigint(hexToBytes(xy.slice(64)));
+    // A cheap guard against a corrupted table: the point must satisfy y² = x³ + 5.
+    if (!Fp.eql(Fp.sqr(y), Fp.add(Fp.mul(Fp.sqr(x), x), 5n))) throw new Error(`Sinsemilla table entry ${j} is not on Pallas`);
+    p = PallasPoint.fromAffine({ x, y });
     sTable[j] = p;
   }
   return p;
 }
+
+/** S(j) computed from its definition, GroupHash^P("z.cash:SinsemillaS", I2LEOSP_32(j)). */
+export const sinsemillaSFromDefinition = (j: number): PallasPoint => pallasGroupHash("z.cash:SinsemillaS", u32le(j));
+/** S(j) as used by the hash (from the table). */
+export const sinsemillaS = (j: number): PallasPoint => S(j);
 
 const qCache = new Map<string, PallasPoint>();
 function Q(domain: string): PallasPoint {
@@ -34,6 +47,7 @@ function R(domain: string): PallasPoint {
   let p = rCache.get(domain);
   if (!p) {
     p = pallasGroupHash(domain + "-r", new Uint8Array(0));
+    p.precompute(4, false); // fixed per domain: CommitIvk multiplies it once per key
     rCache.set(domain, p);
   }
   return p;

@@ -3,7 +3,7 @@ import { blake2b } from "@noble/hashes/blake2.js";
 import { bytesToHex, hexToBytes, leBytesToBigint, asciiBytes, u32le, bigintToLeBytes } from "../../../src/chains/zcash/bytes.js";
 import { jubjubFromBytes, jubjubToBytes, saplingBases, saplingFindGroupHash, saplingPedersenBase } from "../../../src/chains/zcash/jubjub.js";
 import { mapToIsoPallasBytes, orchardBasesGK, pallasFromBytes, pallasGroupHash, pallasToBytes, PallasPoint } from "../../../src/chains/zcash/pallas.js";
-import { sinsemillaHash, sinsemillaHashToPoint } from "../../../src/chains/zcash/sinsemilla.js";
+import { sinsemillaHash, sinsemillaHashToPoint, sinsemillaS, sinsemillaSFromDefinition } from "../../../src/chains/zcash/sinsemilla.js";
 import { f4jumble, f4jumbleInv, F4JUMBLE_MAX } from "../../../src/chains/zcash/f4jumble.js";
 import { bech32Decode, bech32mEncode, bech32Encode } from "../../../src/chains/zcash/bech32.js";
 import { PALLAS_P, prfExpand } from "../../../src/chains/zcash/prf.js";
@@ -116,6 +116,12 @@ describe.skipIf(!vectorsPresent)("Sinsemilla (orchard_sinsemilla.json)", () => {
   it("rejects non-bit messages and over-long messages", () => {
     expect(() => sinsemillaHashToPoint("z.cash:test", [2])).toThrow();
     expect(() => sinsemillaHashToPoint("z.cash:test", new Array(2531).fill(0))).toThrow();
+  });
+});
+
+describe("Sinsemilla S table", () => {
+  it("every one of the 1024 shipped entries equals GroupHash^P(\"z.cash:SinsemillaS\", I2LEOSP_32(j))", () => {
+    for (let j = 0; j < 1024; j++) expect(sinsemillaS(j).equals(sinsemillaSFromDefinition(j)), `S(${j})`).toBe(true);
   });
 });
 
