@@ -316,7 +316,7 @@ export interface MoneroScannerOptions {
   clock: Clock;
   /** Distinct blocks fetched per scanWatches call (default 200). */
   maxBlocksPerCall?: number;
-  /** Wall-clock budget per call in ms (default 20 000); progress so far is kept. */
+  /** Wall-clock budget per call in ms (default 20 000; read on every call); progress so far is kept. */
   maxScanMs?: number;
   /** Block hashes kept per watch for reorg detection (default 20). */
   reorgWindow?: number;
@@ -330,7 +330,7 @@ export interface MoneroScannerOptions {
   maxStoredOutputs?: number;
   /** Outputs listed in the snapshot (newest; default 20). */
   snapshotOutputs?: number;
-  /** Called when one watch cannot be scanned (its state is returned unchanged). Never given the key. */
+  /** Called when one watch cannot be scanned (it is left out of the result). Never given the key. */
   onWatchError?: (watchId: string, error: unknown) => void;
 }
 
@@ -373,7 +373,6 @@ export function createMoneroScanner(opts: MoneroScannerOptions): MoneroScanner {
   const confirmations = Math.max(0, Math.floor(opts.confirmations));
   const lookahead = lookaheadFrom(opts.lookahead);
   const maxBlocksPerCall = Math.max(1, opts.maxBlocksPerCall ?? 200);
-  const maxScanMs = opts.maxScanMs ?? 20_000;
   const reorgWindow = Math.max(2, opts.reorgWindow ?? 20);
   const includePool = opts.includePool ?? true;
   const maxStoredOutputs = Math.max(1, opts.maxStoredOutputs ?? 200);
@@ -645,25 +644,29 @@ export function createMoneroScanner(opts: MoneroScannerOptions): MoneroScanner {
     },
     async scanWatches(inputs: WatchScanInput[], signal?: AbortSignal): Promise<WatchScanOutput[]> {
       const started = Date.now();
-      const deadline = started + maxScanMs;
+      const deadline = started + (opts.maxScanMs ?? 20_000); // read per call
       const tipHeader = await daemon.getLastBlockHeader(signal);
       const tip = tipHeader.height;
-      const items: WorkItem[] = inputs.map((input) => {
+      const live: WorkItem[] = [];
+      for (const input of inputs) {
         const state = readState(input.state, input.startHeight);
+        // Building a primary watch's subaddress table is the costly part of a cold start:
+        // past the deadline, uncached watches wait for the next call.
+        if (Date.now() > deadline && !accounts.get(accountKeyOf(input.address, input.viewKey, lookahead))) continue;
         try {
           const { account, key } = accountFor(input.address, input.viewKey);
-          return { input, account, accountKey: key, state, end: state.scannedHeight, stopped: false };
+          live.push({ input, account, accountKey: key, state, end: state.scannedHeight, stopped: false });
         } catch (e) {
           opts.onWatchError?.(input.watchId, e);
-          return { input, account: null, accountKey: "", state, end: state.scannedHeight, stopped: true };
         }
-      });
-      const live = items.filter((w) => w.account);
+      }
       await checkReorgs(live, tip, signal);
       const heights = allocate(live, tip);
       await scanBlocks(live, heights, deadline, signal);
       if (includePool && live.length > 0) await refreshPool(signal);
-      return items.map((w) => {
+      // Watches that could not be scanned this call are left out: the watch module keeps
+      // their previous state and snapshot (no spurious balance change).
+      return live.map((w) => {
         compact(w.state, tip);
         return summarize(w, tip);
       });
