@@ -1,0 +1,52 @@
+/** Runs the real CLI in a child process and waits for its listening URL. */
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+
+export interface ChildService {
+  url: string | undefined;
+  proc: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function startCli(args: string[], env: Record<string, string>, opts: { waitFor?: RegExp; timeoutMs?: number } = {}): Promise<ChildService> {
+  const proc = spawn(process.execPath, ["--import", "tsx", path.join(root, "src", "cli.ts"), ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  proc.stdout!.on("data", (d) => (out += d));
+  proc.stderr!.on("data", (d) => (out += d));
+  const waitFor = opts.waitFor ?? /listening on (http:\/\/\S+)/;
+  const url = await new Promise<string | undefined>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`child did not start in time:\n${out}`)), opts.timeoutMs ?? 60_000);
+    const check = () => {
+      const m = waitFor.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    proc.stdout!.on("data", check);
+    proc.stderr!.on("data", check);
+    proc.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`child exited with ${code}:\n${out}`));
+    });
+  });
+  proc.removeAllListeners("exit");
+  return {
+    url,
+    proc,
+    output: () => out,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null) return resolve();
+        proc.once("exit", () => resolve());
+        proc.kill("SIGTERM");
+      }),
+  };
+}
