@@ -85,9 +85,8 @@ let warmed = false;
  */
 export function warmUpZcashKeys(): void {
   if (warmed) return;
+  describeAccountKeys(deriveAccountViewingKeys(new Uint8Array(32), "mainnet", 0));
   warmed = true;
-  const seed = new Uint8Array(32);
-  describeAccountKeys(deriveAccountViewingKeys(seed, "mainnet", 0));
 }
 
 export interface DeriveViewingKeysInput {

@@ -38,7 +38,13 @@ export const deriveViewkeyOutput = z.object({
 
 // Build curve tables soon after the server loads this module, off the request path, so the first
 // derive-viewkey call costs what every later one does (see docs/zcash-keys.md, "Performance").
-setTimeout(warmUpZcashKeys, 0).unref();
+setTimeout(() => {
+  try {
+    warmUpZcashKeys();
+  } catch {
+    // Best effort: a failure here only means the first request builds the tables itself.
+  }
+}, 0).unref();
 
 export const deriveViewkeyRoute = defineRoute({
   method: "POST",

@@ -10,7 +10,7 @@ import type { RequestContext } from "../../../src/http/route-table.js";
 import type { Paywall } from "../../../src/x402/paywall.js";
 import type { Database } from "../../../src/db/types.js";
 import { runZcashCli } from "../../../src/chains/zcash/cli.js";
-import { DERIVE_WARNING, deriveViewingKeys, describeAccountKeys } from "../../../src/chains/zcash/derive.js";
+import { DERIVE_WARNING, deriveViewingKeys, describeAccountKeys, warmUpZcashKeys } from "../../../src/chains/zcash/derive.js";
 import { mnemonicToSeed, normalizeMnemonic } from "../../../src/chains/zcash/mnemonic.js";
 import { validateZcashWatchKey } from "../../../src/chains/zcash/ownership.js";
 import { deriveViewkeyInput, deriveViewkeyOutput, deriveViewkeyRoute } from "../../../src/chains/zcash/routes.js";
@@ -97,6 +97,9 @@ describe("deriveViewingKeys", () => {
   it("never echoes the mnemonic", () => {
     const r = deriveViewingKeys({ mnemonic: SECRET });
     expectNoLeak(JSON.stringify(r), SECRET);
+  });
+  it("the warm-up derivation runs", () => {
+    expect(() => warmUpZcashKeys()).not.toThrow();
   });
   it("rejects out-of-range accounts", () => {
     expect(() => deriveViewingKeys({ mnemonic: SECRET, account: -1 })).toThrow(RangeError);
