@@ -664,6 +664,7 @@ export class SimulatedChain {
   private eth = new Map<string, bigint>();
   private readonly nonces = new Map<string, number>();
   readonly blocks: SimBlock[] = [];
+  private readonly blocksByHash = new Map<string, SimBlock>();
   private readonly txs = new Map<string, SimTransaction>();
 
   constructor(options: SimulatedChainOptions = {}) {
@@ -991,6 +992,7 @@ export class SimulatedChain {
       logsBloom: b.logsBloom,
     };
     this.blocks.push(block);
+    this.blocksByHash.set(hash, block);
     return block;
   }
 
@@ -1000,8 +1002,7 @@ export class SimulatedChain {
   }
 
   blockByHash(hash: string): SimBlock | undefined {
-    const h = lower(hash);
-    return this.blocks.find((b) => b.hash === h);
+    return this.blocksByHash.get(lower(hash));
   }
 }
 
