@@ -1421,7 +1421,11 @@ export async function startDevnetEvm(options: StartDevnetEvmOptions = {}): Promi
     if (!Array.isArray(params)) {
       return { jsonrpc: "2.0", id, error: { code: -32602, message: "params must be an array" } };
     }
-    onRequest?.(r.method, params);
+    try {
+      onRequest?.(r.method, params);
+    } catch {
+      // An observer's failure must not change what the node answers.
+    }
     const handler = Object.prototype.hasOwnProperty.call(table, r.method) ? table[r.method] : undefined;
     if (!handler) {
       return isNotification
