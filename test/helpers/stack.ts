@@ -1,0 +1,126 @@
+/**
+ * The whole Private Watch stack for end-to-end tests, on loopback:
+ * the devnet (EVM with USDC + local facilitator for x402, simulated monerod
+ * with ready wallets), the real app on a test database with the real Monero
+ * scanner, a webhook receiver, and a funded x402 payer.
+ *
+ * Time: the app runs on a ManualClock. x402 authorisations, the local
+ * facilitator and the devnet chains read Date.now(), so a test that moves
+ * time and still pays must move the process clock with it: pass `onTime`
+ * (e.g. `(ms) => vi.setSystemTime(ms)` under `vi.useFakeTimers({ toFake: ["Date"] })`).
+ * Ticks are driven by hand with `tick()`; no timers run.
+ */
+import { ManualClock } from "../../src/core/clock.js";
+import { startDevnet, type DevnetHandle, type DevnetWallet } from "../../src/devnet/index.js";
+import { createWebhookSender } from "../../src/webhooks/deliver.js";
+import { startWorkers, type Workers } from "../../src/workers.js";
+import type { TickStats } from "../../src/watch/tick.js";
+import { createPayer, type Payer } from "../../src/x402/payer.js";
+import { startTestApp, tempDir, type TestApp } from "./app.js";
+import { startReceiver, type Receiver } from "./receiver.js";
+
+export interface WatchStack {
+  devnet: DevnetHandle;
+  t: TestApp;
+  url: string;
+  clock: ManualClock;
+  receiver: Receiver;
+  payer: Payer;
+  workers: Workers;
+  /** The devnet's Monero wallets (alice, bob, carol, miner). */
+  wallets: DevnetWallet[];
+  tick(): Promise<TickStats>;
+  /** Moves the app clock (and, through onTime, the process clock). */
+  advance(ms: number): void;
+  setTime(ms: number): void;
+  /** JSON request to the app (no payment). */
+  call(method: string, path: string, opts?: { body?: unknown; token?: string }): Promise<{ status: number; json: any; headers: Headers }>;
+  /** JSON POST paid with x402 by the devnet payer. */
+  paid(path: string, body: unknown): Promise<{ status: number; json: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export interface WatchStackOptions {
+  /** Extra config (strings, as from the environment). */
+  env?: Record<string, string>;
+  /** HTTPS receiver whose self-signed certificate the app's webhook sender trusts (default true). */
+  https?: boolean;
+  /** Called with the new time whenever the stack's clock moves, and once at start. */
+  onTime?: (ms: number) => void;
+  /** Which funded devnet payer pays (default 0). */
+  payerIndex?: number;
+}
+
+export async function startWatchStack(opts: WatchStackOptions = {}): Promise<WatchStack> {
+  const useHttps = opts.https ?? true;
+  const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
+  opts.onTime?.(clock.now());
+  const devnet = await startDevnet({ dataDir: tempDir("vigil-devnet-"), blockSeconds: 0 });
+  const receiver = await startReceiver({ https: useHttps });
+  const t = await startTestApp(
+    {
+      MONERO_CONFIRMATIONS: "1",
+      WATCH_POLL_SECONDS: "60",
+      // Loopback receivers need the private-address switch; plain HTTP only when the receiver is HTTP.
+      WEBHOOK_ALLOW_PRIVATE: "1",
+      WEBHOOK_ALLOW_HTTP: useHttps ? "0" : "1",
+      ...opts.env,
+    },
+    { devnet, clock },
+  );
+  if (useHttps) {
+    // createApp has no option for a webhook CA (production trusts the system roots only), so the
+    // test swaps the watch module's sender for one with the same policy that also trusts the
+    // receiver's self-signed certificate.
+    await t.app.watch.sender.close();
+    t.app.watch.sender = createWebhookSender({ policy: t.app.watch.urlPolicy, resolver: t.app.watch.resolver, clock, tlsCa: receiver.ca });
+  }
+  const payer = createPayer(devnet.payers[opts.payerIndex ?? 0]!.privateKey, { networks: ["eip155:84532"] });
+  const workers = startWorkers(t.app, { autostart: false });
+
+  const parse = async (r: Response) => {
+    const text = await r.text();
+    let json: unknown = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = text;
+    }
+    return { status: r.status, json: json as any, headers: r.headers };
+  };
+
+  const stack: WatchStack = {
+    devnet,
+    t,
+    url: t.url,
+    clock,
+    receiver,
+    payer,
+    workers,
+    wallets: devnet.wallets,
+    tick: () => workers.tickOnce(),
+    advance: (ms) => {
+      clock.advance(ms);
+      opts.onTime?.(clock.now());
+    },
+    setTime: (ms) => {
+      clock.set(ms);
+      opts.onTime?.(clock.now());
+    },
+    call: async (method, path, o = {}) => {
+      const headers: Record<string, string> = {};
+      if (o.body !== undefined) headers["content-type"] = "application/json";
+      if (o.token !== undefined) headers["x-watch-token"] = o.token;
+      return parse(await fetch(`${t.url}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) }));
+    },
+    paid: async (path, body) =>
+      parse(await payer.payFetch(`${t.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })),
+    close: async () => {
+      await workers.stop();
+      await t.close();
+      await receiver.close();
+      await devnet.close();
+    },
+  };
+  return stack;
+}
