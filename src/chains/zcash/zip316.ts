@@ -69,7 +69,7 @@ export interface DecodedUnified {
  */
 export function classifyKeyString(s: string): "ufvk" | "uivk" | "address" | "sapling_extended_fvk" | "spending_key" | "mnemonic" | "unknown" {
   const t = s.trim();
-  if (/^[a-z]+( +[a-z]+){11,23}$/i.test(t)) return "mnemonic";
+  if (/^[a-z]+(\s+[a-z]+){11,23}$/i.test(t)) return "mnemonic";
   const lower = t.toLowerCase();
   const sep = lower.lastIndexOf("1");
   const hrp = sep > 0 ? lower.slice(0, sep) : "";

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { bigintToLeBytes, bytesToHex, hexToBytes } from "../../../src/chains/zcash/bytes.js";
+import { bigintToLeBytes, bytesToBitsLE, bytesToHex, hexToBytes, intToBitsLE, leBytesToBigint } from "../../../src/chains/zcash/bytes.js";
+import { orchardDiversifyHash, pallasExtract, pallasToBytes } from "../../../src/chains/zcash/pallas.js";
+import { prfExpand, toBaseOrchard, toScalarOrchard } from "../../../src/chains/zcash/prf.js";
+import { sinsemillaCommit } from "../../../src/chains/zcash/sinsemilla.js";
 import { ff1Diversifier, ff1DiversifierIndex } from "../../../src/chains/zcash/ff1.js";
 import { jubjubToBytes, saplingDiversifyHash } from "../../../src/chains/zcash/jubjub.js";
 import {
@@ -164,6 +167,21 @@ describe.skipIf(!vectorsPresent)("Orchard key components (orchard_key_components
     expect(le(int.ivk)).toBe(str(r, "internal_ivk"));
     expect(hex(int.ovk)).toBe(str(r, "internal_ovk"));
     expect(hex(int.dk)).toBe(str(r, "internal_dk"));
+    // SinsemillaCommit through NoteCommit^Orchard: cmx of the row's note (lead byte 0x02 rcm).
+    const rho = hexToBytes(str(r, "note_rho"));
+    const rseed = hexToBytes(str(r, "note_rseed"));
+    const rcm = toScalarOrchard(prfExpand(rseed, Uint8Array.of(0x05), rho));
+    const psi = toBaseOrchard(prfExpand(rseed, Uint8Array.of(0x09), rho));
+    const d = hexToBytes(str(r, "default_d"));
+    const bits = [
+      ...bytesToBitsLE(pallasToBytes(orchardDiversifyHash(d))),
+      ...bytesToBitsLE(hexToBytes(str(r, "default_pk_d"))),
+      ...intToBitsLE(BigInt(String(r.note_v)), 64),
+      ...intToBitsLE(leBytesToBigint(rho), 255),
+      ...intToBitsLE(psi, 255),
+    ];
+    const cm = sinsemillaCommit("z.cash:Orchard-NoteCommit", bits, rcm)!;
+    expect(le(pallasExtract(cm))).toBe(str(r, "note_cmx"));
   });
 });
 

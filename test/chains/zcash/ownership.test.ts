@@ -137,6 +137,7 @@ describe("validateZcashWatchKey: 400s that say what is wrong", () => {
     const e = serviceError(() => validateZcashWatchKey(ua, phrase));
     expect(e.code).toBe("spending_key_not_viewing_key");
     expect(JSON.stringify({ m: e.message, d: e.details })).not.toContain("abandon");
+    expect(serviceError(() => validateZcashWatchKey(ua, phrase.replace(/ /g, "\n"))).code).toBe("spending_key_not_viewing_key");
     expect(serviceError(() => validateZcashWatchKey(ua, bech32Encode("secret-extended-key-main", new Uint8Array(169)))).code).toBe("spending_key_not_viewing_key");
     expect(serviceError(() => validateZcashWatchKey(ua, ua)).code).toBe("address_not_ufvk");
     expect(serviceError(() => validateZcashWatchKey(ua, "")).code).toBe("invalid_view_key");
