@@ -5,8 +5,10 @@
  * The view key lives only in this call's memory (the view account is built,
  * used and dropped; it is not cached, stored or logged). Work is bounded two
  * ways, decided before and during the run:
- *   - a range longer than maxBlocks is refused up front: 400 `range_too_large`
- *     (details: requested_blocks, max_blocks, suggested_birthday_height);
+ *   - a range longer than maxBlocks, or holding more than maxTxs transactions
+ *     (counted from the block headers), is refused up front: 400
+ *     `range_too_large` (details: requested_blocks, max_blocks,
+ *     estimated_txs, max_txs, suggested_birthday_height);
  *   - a run that passes its deadline stops: 504 `scan_timeout` (details:
  *     scanned_through, from/to) — the caller narrows the range and retries.
  * Spends are invisible to a view key (research/monero.md §2.13): spent_atomic
@@ -30,6 +32,12 @@ export interface MoneroHistoricalOptions {
   maxBlocks?: number;
   /** Run-time budget in ms (default 25 000). */
   deadlineMs?: number;
+  /**
+   * Most transactions (coinbase included) one call scans (default 15 000): each costs one key
+   * derivation, about 1 ms in JS, so the default fits the deadline. Checked from block headers
+   * before any scanning.
+   */
+  maxTxs?: number;
   lookahead?: SubaddressLookahead | number;
   network?: MoneroNetwork;
   clock: Clock;
@@ -81,6 +89,7 @@ export type MoneroHistoricalService = (input: MoneroHistoricalInput, signal?: Ab
 export function createMoneroHistorical(opts: MoneroHistoricalOptions): MoneroHistoricalService {
   const maxBlocks = Math.max(1, opts.maxBlocks ?? 20_000);
   const deadlineMs = opts.deadlineMs ?? 25_000;
+  const maxTxs = Math.max(1, opts.maxTxs ?? 15_000);
   const lookahead = lookaheadFrom(opts.lookahead);
   const source = opts.blockSource ?? new MoneroBlockSource(opts.daemon, { cacheBlocks: 64 });
 
@@ -111,6 +120,25 @@ export function createMoneroHistorical(opts: MoneroHistoricalOptions): MoneroHis
       );
     }
 
+    // The work is one key derivation per transaction: estimate it from the headers (one request
+    // per 1000 blocks) and refuse a range that cannot finish in time before scanning anything.
+    const allHeights: number[] = [];
+    for (let h = from; h <= to; h++) allHeights.push(h);
+    const headers = await source.headers(allHeights, signal);
+    const txsAt = (h: number) => headers.get(h)!.numTxes + 1; // + coinbase
+    let estimatedTxs = 0;
+    for (let h = from; h <= to; h++) estimatedTxs += txsAt(h);
+    if (estimatedTxs > maxTxs) {
+      let fit = 0;
+      let suggested = to + 1;
+      while (suggested > from && fit + txsAt(suggested - 1) <= maxTxs) fit += txsAt(--suggested);
+      throw badRequest(
+        "range_too_large",
+        `The range ${from}..${to} holds about ${estimatedTxs} transactions; at most ${maxTxs} are scanned per call. Use a later birthdayHeight or an earlier toHeight, and split longer histories into several calls.`,
+        { requested_blocks: blocks, estimated_txs: estimatedTxs, max_txs: maxTxs, max_blocks: maxBlocks, suggested_birthday_height: suggested },
+      );
+    }
+
     const found = new Map<string, HistoricalOutputEntry>(); // by one-time key (burning bug: counted once)
     const CHUNK = 50;
     for (let lo = from; lo <= to; lo += CHUNK) {
@@ -126,7 +154,6 @@ export function createMoneroHistorical(opts: MoneroHistoricalOptions): MoneroHis
       const hi = Math.min(to, lo + CHUNK - 1);
       const heights: number[] = [];
       for (let h = lo; h <= hi; h++) heights.push(h);
-      const headers = await source.headers(heights, signal);
       const chunk = await source.blocks(heights.map((h) => headers.get(h)!), signal);
       for (const block of chunk) {
         for (const prepared of block.txs) {

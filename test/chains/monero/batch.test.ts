@@ -1,0 +1,121 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { batchDerivations, chooseWindow, scanTxForAccounts, signedDigits } from "../../../src/chains/monero/batch.js";
+import { generateKeyDerivation, L, mulBase, scalarFromBytes, scalarToBytes } from "../../../src/chains/monero/crypto.js";
+import { bytesToHex, hexToBytes } from "../../../src/chains/monero/encoding.js";
+import { fe, feFromBigint, feMul, feSqr, feToBigint, fePack } from "../../../src/chains/monero/field25519.js";
+import { makeViewAccount } from "../../../src/chains/monero/keys.js";
+import { scanTx } from "../../../src/chains/monero/scan.js";
+import { parseTransactionBlob } from "../../../src/chains/monero/tx-binary.js";
+import type { ViewAccount } from "../../../src/chains/monero/types.js";
+import { buildTransfer, seededRng } from "../../../src/devnet/monero-sender.js";
+import { makeWallet } from "./helpers.js";
+import { readVector, vectorsPresent } from "./vectors.js";
+
+const P = (1n << 255n) - 19n;
+
+function fakeAccount(a: bigint): ViewAccount {
+  return { viewSecret: a } as ViewAccount; // batchDerivations only reads viewSecret
+}
+
+describe("16-limb field arithmetic", () => {
+  it("matches bigint arithmetic mod p, including values near p and non-canonical encodings", () => {
+    const big = fc.bigInt({ min: 0n, max: P - 1n });
+    fc.assert(
+      fc.property(big, big, (x, y) => {
+        const a = feFromBigint(fe(), x);
+        const b = feFromBigint(fe(), y);
+        const o = fe();
+        feMul(o, a, b);
+        expect(feToBigint(o)).toBe((x * y) % P);
+        feSqr(o, a);
+        expect(feToBigint(o)).toBe((x * x) % P);
+        const bytes = new Uint8Array(32);
+        fePack(bytes, 0, o);
+        expect(bytesToHex(bytes)).toBe(bytesToHex(scalarToBytes((x * x) % P)));
+      }),
+      { numRuns: 300 },
+    );
+    for (const v of [0n, 1n, P - 1n, P - 2n, 19n, (1n << 255n) - 20n]) {
+      const bytes = new Uint8Array(32);
+      fePack(bytes, 0, feFromBigint(fe(), v));
+      expect(scalarFromBytes(bytes)).toBe(v);
+    }
+  });
+});
+
+describe("signed window digits", () => {
+  it("recompose to the scalar for every window width", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 1n, max: L - 1n }), fc.integer({ min: 2, max: 11 }), (a, w) => {
+        const d = signedDigits(a, w);
+        let v = 0n;
+        for (let j = d.length - 1; j >= 0; j--) v = (v << BigInt(w)) + BigInt(d[j]!);
+        expect(v).toBe(a);
+        for (const x of d) expect(Math.abs(x)).toBeLessThanOrEqual(1 << (w - 1));
+      }),
+    );
+  });
+  it("window width grows with the number of watches", () => {
+    expect(chooseWindow(3)).toBeLessThan(chooseWindow(10_000));
+  });
+});
+
+describe.skipIf(!vectorsPresent)("batch derivation = generate_key_derivation on every Monero vector line", () => {
+  it("all 71 lines (63 with torsion components), for several window widths", () => {
+    const rows = readVector("crypto-tests.txt").split("\n").filter((l) => l.startsWith("generate_key_derivation ")).map((l) => l.trim().split(" "));
+    expect(rows.length).toBe(71);
+    for (const w of [2, 5]) {
+      // Group all lines' scalars against each R so the batch path really batches.
+      for (const [, R, a, ok, D] of rows) {
+        const accounts = [fakeAccount(scalarFromBytes(hexToBytes(a!))), fakeAccount(12345n), fakeAccount(L - 1n)];
+        const got = batchDerivations(hexToBytes(R!), accounts, w);
+        if (ok === "true") {
+          expect(got[0] && bytesToHex(got[0])).toBe(D);
+          expect(bytesToHex(got[1]!)).toBe(bytesToHex(generateKeyDerivation(hexToBytes(R!), 12345n)!));
+          expect(bytesToHex(got[2]!)).toBe(bytesToHex(generateKeyDerivation(hexToBytes(R!), L - 1n)!));
+        } else expect(got[0]).toBeNull();
+      }
+    }
+  });
+});
+
+describe("batch scanning equals per-watch scanning", () => {
+  it("random keys and points: batch derivations match noble", () => {
+    fc.assert(
+      fc.property(fc.array(fc.bigInt({ min: 1n, max: L - 1n }), { minLength: 3, maxLength: 8 }), fc.bigInt({ min: 1n, max: L - 1n }), (as, r) => {
+        const R = mulBase(r).toBytes();
+        const expected = as.map((a) => bytesToHex(generateKeyDerivation(R, a)!));
+        expect(batchDerivations(R, as.map(fakeAccount)).map((d) => bytesToHex(d!))).toEqual(expected);
+        if (as.length === 3) expect(batchDerivations(R, as.map(fakeAccount), 10).map((d) => bytesToHex(d!))).toEqual(expected);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it("a block of devnet txs against many watches finds exactly what scanTx finds", () => {
+    const wallets = Array.from({ length: 6 }, (_, i) => makeWallet(`batch-${i}`));
+    const accounts = wallets.map((w) => makeViewAccount(w.address, w.viewSecretHex, { lookahead: { accounts: 1, minors: 5 } }));
+    const subWatch = makeViewAccount(wallets[1]!.sub(0, 4), wallets[1]!.viewSecretHex, { subaddressIndex: { major: 0, minor: 4 } });
+    const all = [...accounts, subWatch];
+    const txs = [
+      buildTransfer({ destinations: [{ address: wallets[0]!.address, amount: 1n }, { address: wallets[1]!.sub(0, 4), amount: 2n }], rng: seededRng("b1") }),
+      buildTransfer({ destinations: [{ address: wallets[2]!.sub(0, 3), amount: 3n }], rng: seededRng("b2") }),
+      buildTransfer({ destinations: [{ address: wallets[3]!.address, amount: 4n }, { address: wallets[3]!.address, amount: 5n }], rng: seededRng("b3") }),
+    ].map((t) => {
+      const p = parseTransactionBlob(t.blob);
+      if (!p.ok) throw new Error(p.error);
+      return p.value;
+    });
+    for (const tx of txs) {
+      const batch = scanTxForAccounts(tx, all);
+      expect(batch).toEqual(all.map((a) => scanTx(tx, a)));
+    }
+    const counts = txs.map((tx) => scanTxForAccounts(tx, all).map((r) => r.length));
+    expect(counts).toEqual([
+      [1, 1, 0, 0, 0, 0, 1],
+      [0, 0, 1, 0, 0, 0, 0],
+      [0, 0, 0, 2, 0, 0, 0],
+    ]);
+  });
+});
