@@ -92,6 +92,23 @@ describe("historical scan against the simulated monerod", () => {
     expect(ok.scanned_blocks).toBe(5);
   });
 
+  it("refuses a range holding more transactions than one call scans, counted from headers before any scanning", async () => {
+    const alice = d.wallets[0]!;
+    const total = d.height() + 1 + 4; // a coinbase per block + 4 transfers
+    d.resetRequestCounts();
+    const err = await service({ maxTxs: 6 })({ address: alice.address, viewKey: alice.viewKey }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 400, code: "range_too_large" });
+    const details = (err as ServiceError).details as { estimated_txs: number; max_txs: number; suggested_birthday_height: number };
+    expect(details).toMatchObject({ estimated_txs: total, max_txs: 6 });
+    expect(d.requestCounts().get_block ?? 0).toBe(0);
+    // The suggestion is the earliest start that fits: it works, one block earlier does not.
+    const ok = await service({ maxTxs: 6 })({ address: alice.address, viewKey: alice.viewKey, birthdayHeight: details.suggested_birthday_height });
+    expect(ok.to_height).toBe(d.height());
+    await expect(
+      service({ maxTxs: 6 })({ address: alice.address, viewKey: alice.viewKey, birthdayHeight: details.suggested_birthday_height - 1 }),
+    ).rejects.toMatchObject({ code: "range_too_large" });
+  });
+
   it("heights outside the chain are 400 invalid_height", async () => {
     const alice = d.wallets[0]!;
     await expect(service()({ address: alice.address, viewKey: alice.viewKey, toHeight: d.height() + 1 })).rejects.toMatchObject({
