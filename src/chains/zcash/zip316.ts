@@ -9,7 +9,7 @@ import { asciiBytes, concatBytes, equalBytes, leBytesToBigint, readCompactSize, 
 import { f4jumble, f4jumbleInv, F4JUMBLE_MAX, F4JUMBLE_MIN } from "./f4jumble.js";
 import { NETWORKS, unifiedHrp, unifiedHrpInfo, ZCASH_NETWORKS, type UnifiedKind, type ZcashNetwork } from "./network.js";
 import { decodeOrchardFvk, encodeOrchardFvk, type OrchardFvk, type OrchardIvkParts } from "./orchard-keys.js";
-import { PALLAS_Q } from "./prf.js";
+import { PALLAS_P } from "./prf.js";
 import { decodeSaplingDfvk, encodeSaplingDfvk, type SaplingDfvk } from "./sapling-keys.js";
 import { decodeTransparentKey, encodeTransparentKey, type TransparentPubNode } from "./transparent.js";
 
@@ -232,7 +232,8 @@ export function decodeUivk(str: string, expectNetwork?: ZcashNetwork): UnifiedIn
       out.transparent = t;
     } else if (it.typecode === TYPECODE_SAPLING || it.typecode === TYPECODE_ORCHARD) {
       const ivk = leBytesToBigint(it.data.subarray(32));
-      const limit = it.typecode === TYPECODE_SAPLING ? SAPLING_IVK_LIMIT : PALLAS_Q;
+      // Sapling ivk is a 251-bit CRH output; Orchard ivk is an x-coordinate, so a base-field element.
+      const limit = it.typecode === TYPECODE_SAPLING ? SAPLING_IVK_LIMIT : PALLAS_P;
       if (ivk === 0n || ivk >= limit) throw badRequest("invalid_key_item", "An ivk item of the UIVK is out of range.");
       const v = { dk: it.data.slice(0, 32), ivk };
       if (it.typecode === TYPECODE_SAPLING) out.sapling = v;

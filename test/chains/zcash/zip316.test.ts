@@ -225,6 +225,23 @@ describe("ZIP 316 decoding errors name the problem", () => {
     badT[32] = 0x05; // not a compressed-point prefix
     expect(serviceError(() => decodeUfvk(rawUnified("uview", [{ typecode: 0, data: badT }, orchardItem]))).code).toBe("invalid_key_item");
   });
+  it("UIVK ivk items out of range", () => {
+    const item = new Uint8Array(64);
+    item.set(orc.dk);
+    const withIvk = (ivkLe: Uint8Array, typecode: number) => {
+      const d = item.slice();
+      d.set(ivkLe, 32);
+      return rawUnified("uivk", [{ typecode, data: d }]);
+    };
+    expect(serviceError(() => decodeUivk(withIvk(new Uint8Array(32), 3))).code).toBe("invalid_key_item");
+    const p = Buffer.from("40000000000000000000000000000000224698fc094cf91b992d30ed00000001", "hex").reverse();
+    expect(serviceError(() => decodeUivk(withIvk(p, 3))).code).toBe("invalid_key_item");
+    const twoTo251 = new Uint8Array(32);
+    twoTo251[31] = 0x08;
+    expect(serviceError(() => decodeUivk(withIvk(twoTo251, 2))).code).toBe("invalid_key_item");
+    twoTo251[31] = 0x07;
+    expect(decodeUivk(withIvk(twoTo251, 2)).sapling!.ivk).toBe(0x07n << 248n);
+  });
   it("the encoder refuses duplicate typecodes", () => {
     expect(() => encodeUnified("ufvk", "mainnet", [orchardItem, orchardItem])).toThrow();
   });
