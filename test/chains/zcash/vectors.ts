@@ -7,7 +7,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-export const VECTOR_DIR = path.resolve(repoRoot, "..", "shared", "vectors", "zcash");
+/** `../shared/vectors/zcash` next to the repository; ZCASH_VECTOR_DIR overrides it (used to check the skip path). */
+export const VECTOR_DIR = process.env.ZCASH_VECTOR_DIR ?? path.resolve(repoRoot, "..", "shared", "vectors", "zcash");
 export const vectorsPresent = fs.existsSync(VECTOR_DIR);
 
 let warned = false;
