@@ -72,6 +72,7 @@ export async function runZcashCli(args: string[], io: CliIo): Promise<number> {
     return 2;
   }
   try {
+    if ((io.stdin as { isTTY?: boolean }).isTTY) io.stderr.write("Type or paste the seed phrase, then press Enter and Ctrl-D:\n");
     const phrase = await readStdin(io.stdin);
     const result = deriveViewingKeys({ mnemonic: phrase, account: opts.account, network: opts.network });
     io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
