@@ -99,6 +99,26 @@ class Lru<K, V> {
   }
 }
 
+/** Runs fn over items with at most `limit` in flight; results in input order; the first failure rejects. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const i = next++;
+      try {
+        results[i] = await fn(items[i]!);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
 /** A decoded tx from a /get_transactions entry: the JSON form, else the (pruned) blob. */
 export function scanTxFromEntry(entry: MoneroTxEntry): ScanTx {
   if (entry.json !== null) {
@@ -125,11 +145,14 @@ export class MoneroBlockSource {
   /** Requests made, for tests and metrics. */
   readonly stats = { blocksFetched: 0, blockCacheHits: 0, txsFetched: 0 };
 
+  private readonly concurrency: number;
+
   constructor(
     readonly daemon: MoneroDaemon,
-    opts: { cacheBlocks?: number } = {},
+    opts: { cacheBlocks?: number; concurrency?: number } = {},
   ) {
     this.cache = new Lru(opts.cacheBlocks ?? 512);
+    this.concurrency = Math.max(1, opts.concurrency ?? 4);
   }
 
   /** Headers for the given heights; contiguous runs are fetched with one range request each. */
@@ -161,8 +184,8 @@ export class MoneroBlockSource {
       }
     }
     if (missing.length > 0) {
-      const raw = [];
-      for (const h of missing) {
+      // A few requests in flight: against a remote daemon, round trips dominate catch-up.
+      const raw = await mapLimit(missing, this.concurrency, async (h) => {
         const b = await this.daemon.getBlock({ hash: h.hash }, signal);
         this.stats.blocksFetched++;
         if (b.header.hash !== h.hash) {
@@ -171,12 +194,14 @@ export class MoneroBlockSource {
             got: b.header.hash,
           });
         }
-        raw.push(b);
-      }
+        return b;
+      });
       const allHashes = raw.flatMap((b) => b.txHashes);
       const txByHash = new Map<string, ScanTx>();
-      if (allHashes.length > 0) {
-        const { txs, missed } = await this.daemon.getTransactions(allHashes, { prune: true }, signal);
+      const chunks: string[][] = [];
+      for (let i = 0; i < allHashes.length; i += 100) chunks.push(allHashes.slice(i, i + 100));
+      const answers = await mapLimit(chunks, this.concurrency, (chunk) => this.daemon.getTransactions(chunk, { prune: true }, signal));
+      for (const { txs, missed } of answers) {
         this.stats.txsFetched += txs.length;
         if (missed.length > 0) {
           throw upstreamFailed("chain_rpc_failed", "Monero daemon could not find transactions of a block it served", {
@@ -336,6 +361,8 @@ export interface MoneroScannerOptions {
   reorgWindow?: number;
   /** Blocks kept in the shared cache (default 512). */
   cacheBlocks?: number;
+  /** Daemon requests in flight while fetching blocks (default 4). */
+  fetchConcurrency?: number;
   /** View accounts kept in memory between calls (default 1000). */
   accountCacheSize?: number;
   /** Scan the transaction pool for pending (0-conf) outputs (default true). */
@@ -391,7 +418,7 @@ export function createMoneroScanner(opts: MoneroScannerOptions): MoneroScanner {
   const includePool = opts.includePool ?? true;
   const maxStoredOutputs = Math.max(1, opts.maxStoredOutputs ?? 200);
   const snapshotOutputs = Math.max(0, opts.snapshotOutputs ?? 20);
-  const blockSource = new MoneroBlockSource(daemon, { cacheBlocks: opts.cacheBlocks });
+  const blockSource = new MoneroBlockSource(daemon, { cacheBlocks: opts.cacheBlocks, concurrency: opts.fetchConcurrency });
   const accounts = new Lru<string, ViewAccount>(opts.accountCacheSize ?? 1000);
   const pool = new Map<string, PoolEntry>();
   /** Confirmations needed before an output is final enough to fold (beyond any reorg we handle). */

@@ -119,3 +119,31 @@ describe("batch scanning equals per-watch scanning", () => {
     ]);
   });
 });
+
+describe("MoneroScanPool (worker threads)", () => {
+  it("returns the same result[tx][account] as the calling-thread batch scanner", async () => {
+    const { MoneroScanPool } = await import("../../../src/chains/monero/pool.js");
+    const wallets = Array.from({ length: 5 }, (_, i) => makeWallet(`pool-${i}`));
+    const accounts = wallets.map((w) => makeViewAccount(w.address, w.viewSecretHex, { lookahead: { accounts: 1, minors: 3 } }));
+    const txs = [
+      buildTransfer({ destinations: [{ address: wallets[4]!.address, amount: 11n }, { address: wallets[0]!.sub(0, 2), amount: 12n }], rng: seededRng("p1") }),
+      buildTransfer({ destinations: [{ address: wallets[2]!.address, amount: 13n }], rng: seededRng("p2") }),
+    ].map((t) => {
+      const p = parseTransactionBlob(t.blob);
+      if (!p.ok) throw new Error(p.error);
+      return p.value;
+    });
+    const pool = new MoneroScanPool({ threads: 2 });
+    try {
+      await pool.setAccounts(accounts);
+      const pooled = await pool.scanTxs(txs);
+      expect(pooled).toEqual(txs.map((tx) => scanTxForAccounts(tx, accounts)));
+      expect(pooled.map((perTx) => perTx.map((o) => o.map((x) => x.amount)))).toEqual([
+        [[12n], [], [], [], [11n]],
+        [[], [], [13n], [], []],
+      ]);
+    } finally {
+      await pool.close();
+    }
+  });
+});
