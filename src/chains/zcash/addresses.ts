@@ -1,10 +1,9 @@
 /** Decoding of every Zcash address form a watch may name: unified, Sapling (zs…) and transparent (t1/t3/tm/t2). */
 import { badRequest } from "../../core/errors.js";
-import { bech32Decode } from "./bech32.js";
+import { bech32Decode, bech32Encode } from "./bech32.js";
 import { NETWORKS, unifiedHrpInfo, ZCASH_NETWORKS, type ZcashNetwork } from "./network.js";
 import { decodeTransparentAddress, encodeP2pkh, encodeP2sh } from "./transparent.js";
 import { decodeUnifiedAddress, encodeUnifiedAddress, type UnifiedAddress } from "./zip316.js";
-import { bech32Encode } from "./bech32.js";
 
 export type ZcashAddress =
   | { kind: "unified"; network: ZcashNetwork; ua: UnifiedAddress; canonical: string }

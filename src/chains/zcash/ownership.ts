@@ -11,7 +11,6 @@ import { concatBytes, equalBytes } from "./bytes.js";
 import { decodeZcashAddress, type ZcashAddress } from "./addresses.js";
 import { DiversifierKey } from "./ff1.js";
 import { jubjubToBytes } from "./jubjub.js";
-import type { ZcashNetwork } from "./network.js";
 import { orchardIvkParts, orchardPkD, type OrchardIvkParts } from "./orchard-keys.js";
 import { saplingInternalDfvk, saplingIvk, saplingPkD, type SaplingDfvk } from "./sapling-keys.js";
 import { p2pkhHashAt, p2pkhHashesOfChain, publicChild, type TransparentPubNode } from "./transparent.js";
@@ -163,5 +162,3 @@ export function receiversAt(ufvk: UnifiedFullViewingKey, j: bigint): { sapling?:
   if (ufvk.transparent && j < 0x80000000n) out.p2pkh = p2pkhHashAt(ufvk.transparent, 0, Number(j)) ?? undefined;
   return out;
 }
-
-export type { ZcashNetwork };

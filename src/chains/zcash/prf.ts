@@ -1,6 +1,6 @@
 /** Zcash PRF^expand and the ToScalar/ToBase reductions (protocol spec §5.4.2, §4.2). */
 import { blake2b, blake2s } from "@noble/hashes/blake2.js";
-import { asciiBytes, concatBytes, leBytesToBigint } from "./bytes.js";
+import { asciiBytes, leBytesToBigint } from "./bytes.js";
 
 /** Jubjub scalar field order r_J. */
 export const JUBJUB_R = 0x0e7db4ea6533afa906673b0101343b00a6682093ccc81082d0970e5ed6f72cb7n;
@@ -34,6 +34,3 @@ export function blake2sPers(personalization: string, dkLen: number, ...parts: Ui
   for (const p of parts) h.update(p);
   return h.digest();
 }
-
-export const bytes1 = (b: number): Uint8Array => Uint8Array.of(b);
-export { concatBytes };

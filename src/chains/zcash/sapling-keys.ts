@@ -3,7 +3,7 @@
  * Only what a viewing service needs plus what the vectors check: expanded
  * spending keys are handled to *derive* viewing keys, never stored.
  */
-import { bigintToLeBytes, concatBytes, equalBytes, leBytesToBigint, u32le } from "./bytes.js";
+import { bigintToLeBytes, concatBytes, leBytesToBigint, u32le } from "./bytes.js";
 import { DiversifierKey, DIVERSIFIER_INDEX_LIMIT } from "./ff1.js";
 import { JubjubPoint, jubjubFromBytes, jubjubMul, jubjubToBytes, saplingBases, saplingDiversifyHash } from "./jubjub.js";
 import { blake2bPers, blake2sPers, JUBJUB_R, prfExpand, toScalarSapling } from "./prf.js";
@@ -225,6 +225,3 @@ export function saplingAccountKey(seed: Uint8Array, coinType: number, account: n
   const parentTag = saplingFvkFingerprint(saplingDfvkFromExpanded(coin)).slice(0, 4);
   return { xsk: saplingDeriveChild(coin, account + H, parentTag), parentTag };
 }
-
-/** Constant-time-ish equality on raw addresses. */
-export const sameAddress = (a: Uint8Array, b: Uint8Array): boolean => equalBytes(a, b);

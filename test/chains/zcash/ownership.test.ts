@@ -17,7 +17,6 @@ const SEED = Uint8Array.from({ length: 32 }, (_, i) => i);
 const k0 = deriveAccountViewingKeys(SEED, "mainnet", 0);
 const k1 = deriveAccountViewingKeys(SEED, "mainnet", 1);
 const ufvk0 = encodeUfvk("mainnet", k0);
-const ufvk1 = encodeUfvk("mainnet", k1);
 const orc0 = orchardIvkParts(k0.orchard)!;
 const zs = (raw: Uint8Array, network: keyof typeof NETWORKS = "mainnet") => bech32Encode(NETWORKS[network].saplingAddressHrp, raw);
 
