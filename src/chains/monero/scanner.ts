@@ -39,6 +39,7 @@ import type { MoneroBlockHeader, MoneroDaemon, MoneroTxEntry } from "./daemon-cl
 import { hexToBytesStrict } from "./encoding.js";
 import { DEFAULT_LOOKAHEAD, makeViewAccount, validateMoneroWatchKey } from "./keys.js";
 import { BATCH_MIN_ACCOUNTS, scanTxForAccounts } from "./batch.js";
+import type { MoneroScanPool } from "./pool.js";
 import { derivationsFor, matchOutputs, prepareTx, type PreparedTx } from "./scan.js";
 import { parseTransactionBlob, txFromDaemonJson } from "./tx-binary.js";
 import type { MoneroNetwork, OwnedOutput, ScanTx, SubaddressLookahead, ViewAccount } from "./types.js";
@@ -363,6 +364,15 @@ export interface MoneroScannerOptions {
   cacheBlocks?: number;
   /** Daemon requests in flight while fetching blocks (default 4). */
   fetchConcurrency?: number;
+  /**
+   * Worker-thread scan pool (pool.ts). When given, blocks needed by at least
+   * scanPoolMinWatches watches are scanned on its threads, so a large tick
+   * neither blocks this thread's event loop nor stays on one core. The
+   * scanner assumes it is the pool's only user.
+   */
+  scanPool?: MoneroScanPool;
+  /** Default 64. */
+  scanPoolMinWatches?: number;
   /** View accounts kept in memory between calls (default 1000). */
   accountCacheSize?: number;
   /** Scan the transaction pool for pending (0-conf) outputs (default true). */
@@ -492,6 +502,33 @@ export function createMoneroScanner(opts: MoneroScannerOptions): MoneroScanner {
     return [...heights].sort((a, b) => a - b);
   };
 
+  /** Marks a block as scanned for a watch. */
+  const advance = (w: WorkItem, block: ScanBlock) => {
+    const st = w.state;
+    st.hashes.push(block.hash);
+    if (st.hashes.length > reorgWindow) st.hashes.splice(0, st.hashes.length - reorgWindow);
+    st.scannedHeight = block.height;
+  };
+
+  const scanPoolMinWatches = Math.max(1, opts.scanPoolMinWatches ?? 64);
+  /** Accounts currently loaded in the pool's threads (keys joined), to send them only when the set changes. */
+  let poolLoaded = "";
+  let poolLock: Promise<unknown> = Promise.resolve();
+  const onPool = (ready: WorkItem[], txs: ScanTx[]): Promise<OwnedOutput[][][]> => {
+    const run = async () => {
+      const keys = ready.map((w) => w.accountKey).join(",");
+      if (keys !== poolLoaded) {
+        poolLoaded = "";
+        await opts.scanPool!.setAccounts(ready.map((w) => w.account!));
+        poolLoaded = keys;
+      }
+      return opts.scanPool!.scanTxs(txs);
+    };
+    const result = poolLock.then(run, run);
+    poolLock = result.catch(() => undefined);
+    return result;
+  };
+
   const scanBlocks = async (items: WorkItem[], heights: number[], deadline: number, signal?: AbortSignal) => {
     const CHUNK = 20;
     for (let i = 0; i < heights.length; i += CHUNK) {
@@ -516,6 +553,20 @@ export function createMoneroScanner(opts: MoneroScannerOptions): MoneroScanner {
           }
           ready.push(w);
         }
+        if (opts.scanPool && ready.length >= scanPoolMinWatches) {
+          if (Date.now() > deadline) {
+            for (const w of ready) w.stopped = true;
+            continue;
+          }
+          const results = await onPool(ready, block.txs.map((p) => p.tx));
+          results.forEach((perAccount, t) => {
+            perAccount.forEach((found, i) => {
+              for (const o of found) addChainOutput(ready[i]!.state, block.txs[t]!.tx, o, h);
+            });
+          });
+          for (const w of ready) advance(w, block);
+          continue;
+        }
         // Watches are scanned in groups so the batch scanner shares each tx's work among them,
         // while the time budget is still checked often enough.
         for (let g = 0; g < ready.length; g += SCAN_GROUP) {
@@ -532,12 +583,7 @@ export function createMoneroScanner(opts: MoneroScannerOptions): MoneroScanner {
               for (const o of found) addChainOutput(group[i]!.state, prepared.tx, o, h);
             });
           }
-          for (const w of group) {
-            const st = w.state;
-            st.hashes.push(block.hash);
-            if (st.hashes.length > reorgWindow) st.hashes.splice(0, st.hashes.length - reorgWindow);
-            st.scannedHeight = h;
-          }
+          for (const w of group) advance(w, block);
         }
       }
     }

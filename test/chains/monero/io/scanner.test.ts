@@ -6,6 +6,7 @@ import { hexToBytes } from "../../../../src/chains/monero/encoding.js";
 import { confirmationsAt, createMoneroScanner, isUnlocked, type MoneroScanner } from "../../../../src/chains/monero/scanner.js";
 import { deriveSubaddress } from "../../../../src/chains/monero/subaddress.js";
 import { decodeAddress } from "../../../../src/chains/monero/address.js";
+import { MoneroScanPool } from "../../../../src/chains/monero/pool.js";
 import type { ScanState, WatchScanInput, WatchScanOutput } from "../../../../src/watch/scanner.js";
 import { TEST_LOOKAHEAD, startTestMonerod } from "./helpers.js";
 
@@ -139,6 +140,37 @@ describe("Monero scanner against the simulated monerod", () => {
 
     expect(o!.snapshot).toMatchObject({ balanceAtomic: "0", pendingAtomic: "0" });
     expect(o!.outputs).toEqual([]);
+  });
+
+  it("scanning on the worker-thread pool gives the same results as on this thread", async () => {
+    const pool = new MoneroScanPool({ threads: 2 });
+    try {
+      const start = d.height() + 1;
+      const mk = (tag: string) =>
+        [alice, bob, carol].flatMap((wl) => [
+          new Watch(`${tag}-${wl.label}`, wl.address, wl.viewKey, start),
+          new Watch(`${tag}-${wl.label}-sub`, wl.subaddresses[2]!.address, wl.viewKey, start),
+        ]);
+      const local = mk("local");
+      const pooled = mk("pool");
+      const txids = [
+        d.send(alice.address, 3n),
+        d.send(bob.subaddresses[2]!.address, 4n),
+        d.send(carol.subaddresses[0]!.address, 5n),
+        d.send(carol.subaddresses[2]!.address, 6n),
+      ];
+      d.mine(2);
+      const a = await tick(newScanner(), ...local);
+      const b = await tick(newScanner({ scanPool: pool, scanPoolMinWatches: 1 }), ...pooled);
+      const view = (outs: WatchScanOutput[]) => outs.map((o) => ({ snapshot: o.snapshot, outputs: o.outputs }));
+      expect(view(b)).toEqual(view(a));
+      const seen = a.flatMap((o) => o.outputs.map((x) => x.txid));
+      for (const t of txids) expect(seen).toContain(t);
+      expect(b.find((o) => o.watchId === "pool-carol")!.snapshot.receivedAtomic).toBe("11");
+      expect(b.find((o) => o.watchId === "pool-carol-sub")!.snapshot.receivedAtomic).toBe("6");
+    } finally {
+      await pool.close();
+    }
   });
 
   it("a reorg that removes a payment takes the balance back down", async () => {
