@@ -26,12 +26,14 @@ export interface DatabaseOptions {
   /** Directory for the embedded database; "memory://" keeps it in memory. */
   dataDir: string;
   poolSize?: number;
+  /** A PGlite data-directory dump to start from (tests start from a migrated snapshot). */
+  pgliteSnapshot?: Blob;
 }
 
 // int8 and numeric stay strings (pg's default); money code converts with BigInt().
 export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandle> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10);
-  return openPglite(opts.dataDir);
+  return openPglite(opts.dataDir, opts.pgliteSnapshot);
 }
 
 async function openPostgres(url: string, schema: string | undefined, poolSize: number): Promise<DatabaseHandle> {
@@ -56,7 +58,7 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
   return { db, kind: "postgres", poolSize, pool, close: () => db.destroy() };
 }
 
-async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string, snapshot?: Blob): Promise<DatabaseHandle> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { createPgConfig } = await import("@electric-sql/pglite/node-postgres");
   let target = dataDir;
@@ -64,7 +66,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     target = path.join(dataDir, "pglite");
     fs.mkdirSync(target, { recursive: true });
   }
-  const pglite = await PGlite.create(target);
+  const pglite = await PGlite.create(target, snapshot ? { loadDataDir: snapshot } : {});
   const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {

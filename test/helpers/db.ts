@@ -3,7 +3,9 @@
  * DATABASE_URL (dropped afterwards), or an in-memory PGlite otherwise.
  */
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
 import pg from "pg";
+import { inject } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../src/db/connection.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 
@@ -37,7 +39,10 @@ export async function openTestDatabase(): Promise<TestDatabase> {
       },
     };
   }
-  const h = await openDatabase({ dataDir: "memory://" });
+  // Start from the migrated snapshot made once by the global setup.
+  const snapshotFile = inject("pgliteSnapshot");
+  const pgliteSnapshot = snapshotFile ? new Blob([fs.readFileSync(snapshotFile)]) : undefined;
+  const h = await openDatabase({ dataDir: "memory://", pgliteSnapshot });
   await migrateToLatest(h.db);
   return { ...h, env: {} };
 }
