@@ -17,7 +17,7 @@
  * on Monero's vectors, torsion cases included): a is used as an integer,
  * never reduced together with the cofactor.
  */
-import { decodePoint, type EdPoint } from "./crypto.js";
+import { Point, decodePoint, type EdPoint } from "./crypto.js";
 import { fe, feAdd, feFromBigint, feInvert, feMul, fePack, feSqr, feSub, type Fe } from "./field25519.js";
 import { matchOutputs, prepareTx, scanTx, type AccountDerivations } from "./scan.js";
 import type { OwnedOutput, ScanTx, ViewAccount } from "./types.js";
@@ -259,6 +259,14 @@ function digitsFor(account: ViewAccount, w: number): Int32Array {
 
 /** Q ← 8·(a·R) from the table and a's digits (projective; caller normalises). */
 function tableMul8(table: PointTable, digits: Int32Array, Q: Ext): void {
+  tableMul(table, digits, Q);
+  extDouble(Q);
+  extDouble(Q);
+  extDouble(Q);
+}
+
+/** Q ← a·R from the table and a's digits (projective). */
+function tableMul(table: PointTable, digits: Int32Array, Q: Ext): void {
   Q.X.fill(0);
   Q.Y.fill(0);
   Q.Y[0] = 1;
@@ -272,9 +280,50 @@ function tableMul8(table: PointTable, digits: Int32Array, Q: Ext): void {
     const idx = j * half + (d > 0 ? d : -d) - 1;
     extAddNiels(Q, ypx[idx]!, ymx[idx]!, xy2d[idx]!, d < 0);
   }
-  extDouble(Q);
-  extDouble(Q);
-  extDouble(Q);
+}
+
+/** Encodes extended points with one shared inversion. */
+function encodeExtBatch(points: Ext[]): Uint8Array[] {
+  batchInvert(points.map((q) => q.Z));
+  const x = fe();
+  const y = fe();
+  const xb = new Uint8Array(32);
+  return points.map((q) => {
+    feMul(x, q.X, q.Z);
+    feMul(y, q.Y, q.Z);
+    const out = new Uint8Array(32);
+    fePack(out, 0, y);
+    fePack(xb, 0, x);
+    out[31] = out[31]! | ((xb[0]! & 1) << 7);
+    return out;
+  });
+}
+
+let baseTable: PointTable | null = null;
+const BASE_WINDOW = 8;
+
+/**
+ * B + m_k·G for many scalars m_k (subaddress spend keys D = B + m·G), with a
+ * shared fixed-base table for G and one inversion; byte-identical to noble.
+ */
+export function batchBasePlusPoint(B: EdPoint, scalars: bigint[]): Uint8Array[] {
+  baseTable ??= buildPointTable(Point.BASE, BASE_WINDOW);
+  const b = extFromNoble(B);
+  const cYpX = fe();
+  const cYmX = fe();
+  const cT2d = fe();
+  const cZ2 = fe();
+  feAdd(cYpX, b.Y, b.X);
+  feSub(cYmX, b.Y, b.X);
+  feMul(cT2d, b.T, D2);
+  feAdd(cZ2, b.Z, b.Z);
+  const pts = scalars.map((m) => {
+    const Q = ext();
+    tableMul(baseTable!, signedDigits(m, BASE_WINDOW), Q);
+    extAddCached(Q, cYpX, cYmX, cT2d, cZ2);
+    return Q;
+  });
+  return encodeExtBatch(pts);
 }
 
 /** Window width minimising table build + per-watch cost (in field multiplications). */
@@ -305,20 +354,7 @@ export function batchDerivations(txPublicKey: Uint8Array, accounts: ViewAccount[
     if (acc.viewSecret === 0n) throw new RangeError("zero view key");
     tableMul8(table, digitsFor(acc, w), results[i]!);
   });
-  const zs = results.map((q) => q.Z);
-  batchInvert(zs);
-  const x = fe();
-  const y = fe();
-  const xb = new Uint8Array(32);
-  return results.map((q) => {
-    feMul(x, q.X, q.Z);
-    feMul(y, q.Y, q.Z);
-    const out = new Uint8Array(32);
-    fePack(out, 0, y);
-    fePack(xb, 0, x);
-    out[31] = out[31]! | ((xb[0]! & 1) << 7);
-    return out;
-  });
+  return encodeExtBatch(results);
 }
 
 // ---------------------------------------------------------------------------

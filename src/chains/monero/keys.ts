@@ -8,7 +8,7 @@ import type { ValidatedWatchKey } from "../../watch/scanner.js";
 import { decodeAddressOrThrow } from "./address.js";
 import { decodePoint, isCanonicalScalar, mulBase, mulPoint, scalarFromBytes } from "./crypto.js";
 import { bytesToHex, equalBytes, hexToBytesStrict } from "./encoding.js";
-import { buildSpendKeyTable } from "./subaddress.js";
+import { addSpendKeys, buildSpendKeyTable } from "./subaddress.js";
 import type { DecodedAddress, MoneroNetwork, SubaddressIndex, SubaddressLookahead, ViewAccount } from "./types.js";
 
 /**
@@ -117,4 +117,16 @@ export function makeViewAccount(address: string, viewKeyHex: string, opts: ViewA
     lookahead,
     subaddressIndex: { major: 0, minor: 0 },
   };
+}
+
+/**
+ * Extends a primary-address account with explicitly issued subaddress indices
+ * beyond its look-ahead (e.g. invoice subaddresses). Subaddress accounts
+ * cannot be extended (their spend key table is the subaddress itself).
+ */
+export function addSubaddressesToAccount(account: ViewAccount, indices: SubaddressIndex[]): void {
+  if (account.kind === "subaddress") throw new RangeError("a subaddress watch covers only its own subaddress");
+  const B = decodePoint(account.spendPublicKey);
+  if (!B) throw new RangeError("account spend key is not a point");
+  addSpendKeys(account.spendKeys, account.viewSecretBytes, B, indices.filter((i) => !account.spendKeys.has(bytesToHex(account.spendPublicKey)) || i.major !== 0 || i.minor !== 0));
 }

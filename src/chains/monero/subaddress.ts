@@ -4,6 +4,7 @@
  * Index (0,0) is the primary address (B, A) itself.
  */
 import { encodeAddress } from "./address.js";
+import { batchBasePlusPoint } from "./batch.js";
 import { Point, decodePoint, hashToScalar, mulBase, mulPoint, scalarFromBytes, type EdPoint } from "./crypto.js";
 import { bytesToHex, concatBytes } from "./encoding.js";
 import type { MoneroNetwork, SubaddressIndex, SubaddressLookahead } from "./types.js";
@@ -70,18 +71,23 @@ export function buildSpendKeyTable(
   if (!B) throw new RangeError("public spend key is not a valid point");
   const table = new Map<string, SubaddressIndex>();
   table.set(bytesToHex(spendPublicKey), { major: 0, minor: 0 });
-  const points: EdPoint[] = [];
   const indices: SubaddressIndex[] = [];
   for (let major = 0; major < lookahead.accounts; major++) {
     for (let minor = 0; minor < lookahead.minors; minor++) {
       if (major === 0 && minor === 0) continue;
-      points.push(subaddressSpendPoint(viewSecretBytes, B, { major, minor }));
       indices.push({ major, minor });
     }
   }
-  const encoded = encodeMany(points);
-  for (let i = 0; i < encoded.length; i++) table.set(encoded[i]!, indices[i]!);
+  addSpendKeys(table, viewSecretBytes, B, indices);
   return table;
+}
+
+/** Adds D(i,j) → (i,j) for the given indices ((0,0) maps to B itself). */
+export function addSpendKeys(table: Map<string, SubaddressIndex>, viewSecretBytes: Uint8Array, B: EdPoint, indices: SubaddressIndex[]): void {
+  const nonPrimary = indices.filter((i) => !(i.major === 0 && i.minor === 0));
+  if (nonPrimary.length !== indices.length) table.set(bytesToHex(B.toBytes()), { major: 0, minor: 0 });
+  const encoded = batchBasePlusPoint(B, nonPrimary.map((i) => subaddressSecretOffset(viewSecretBytes, i)));
+  for (let i = 0; i < encoded.length; i++) table.set(bytesToHex(encoded[i]!), { major: nonPrimary[i]!.major, minor: nonPrimary[i]!.minor });
 }
 
 /** Encodes many points with one field inversion (Montgomery's trick). */

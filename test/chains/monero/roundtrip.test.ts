@@ -140,3 +140,17 @@ describe("devnet sender → scanner round trips", () => {
   });
 
 });
+
+describe("look-ahead extension", () => {
+  it("a primary watch extended with an issued index sees payments beyond its look-ahead", async () => {
+    const { addSubaddressesToAccount } = await import("../../../src/chains/monero/keys.js");
+    const w = makeWallet("extend");
+    const acc = makeViewAccount(w.address, w.viewSecretHex, { lookahead: { accounts: 1, minors: 2 } });
+    const tx = buildTransfer({ destinations: [{ address: w.sub(3, 4000), amount: 70n }], rng: seededRng("ext") });
+    const p = parseTransactionBlob(tx.blob);
+    if (!p.ok) throw new Error(p.error);
+    expect(scanTx(p.value, acc)).toEqual([]);
+    addSubaddressesToAccount(acc, [{ major: 3, minor: 4000 }]);
+    expect(scanTx(p.value, acc).map((f) => [f.amount, f.subaddress])).toEqual([[70n, { major: 3, minor: 4000 }]]);
+  });
+});
