@@ -33,8 +33,8 @@ export interface MoneroHistoricalOptions {
   /** Run-time budget in ms (default 25 000). */
   deadlineMs?: number;
   /**
-   * Most transactions (coinbase included) one call scans (default 15 000): each costs one key
-   * derivation, about 1 ms in JS, so the default fits the deadline. Checked from block headers
+   * Most transactions (coinbase included) one call scans (default 10 000): each costs one key
+   * derivation, 1–2 ms in JS on a busy core, so the default fits the deadline. Checked from block headers
    * before any scanning.
    */
   maxTxs?: number;
@@ -89,7 +89,7 @@ export type MoneroHistoricalService = (input: MoneroHistoricalInput, signal?: Ab
 export function createMoneroHistorical(opts: MoneroHistoricalOptions): MoneroHistoricalService {
   const maxBlocks = Math.max(1, opts.maxBlocks ?? 20_000);
   const deadlineMs = opts.deadlineMs ?? 25_000;
-  const maxTxs = Math.max(1, opts.maxTxs ?? 15_000);
+  const maxTxs = Math.max(1, opts.maxTxs ?? 10_000);
   const lookahead = lookaheadFrom(opts.lookahead);
   const source = opts.blockSource ?? new MoneroBlockSource(opts.daemon, { cacheBlocks: 64 });
 
