@@ -106,8 +106,14 @@ describe("devnet monerod", () => {
   it("mines on its own every blockSeconds", async () => {
     const m = await startTestMonerod({ blockSeconds: 0.1, initialBlocks: 1 });
     const h0 = m.height();
-    await new Promise((r) => setTimeout(r, 550));
+    const started = Date.now();
+    while (m.height() < h0 + 3 && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 50));
     expect(m.height()).toBeGreaterThanOrEqual(h0 + 3);
+    // Not faster than the interval either (three intervals of 100 ms at least).
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     await m.close();
+    const after = m.height();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(m.height()).toBe(after); // the timer stops with close()
   });
 });
