@@ -3,7 +3,7 @@
  * and the commitment check: an amount only counts when mask·G + amount·H
  * equals the output's commitment.
  */
-import { keccak_256 } from "@noble/hashes/sha3.js";
+import { keccak256 as keccak_256 } from "./keccak.js";
 import { bytesToNumberLE } from "@noble/curves/utils.js";
 import { concatBytes, equalBytes } from "./encoding.js";
 import { H_POINT, L, Point, hashToScalar, mulBase, mulPoint, scalarToBytes, type EdPoint } from "./crypto.js";

@@ -5,7 +5,7 @@
  * one-to-one.
  */
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { keccak_256 } from "@noble/hashes/sha3.js";
+import { keccak256, viewTagByte } from "./keccak.js";
 import { bytesToNumberLE, numberToBytesLE } from "@noble/curves/utils.js";
 import { concatBytes, encodeVarintNumber, hexToBytes } from "./encoding.js";
 
@@ -17,7 +17,7 @@ export const L = 2n ** 252n + 27742317777372353535851937790883648493n;
 
 /** Original Keccak-256 (cn_fast_hash), not SHA3-256. */
 export function keccak(data: Uint8Array): Uint8Array {
-  return keccak_256(data);
+  return keccak256(data);
 }
 
 export function scalarFromBytes(bytes: Uint8Array): bigint {
@@ -35,7 +35,7 @@ export function isCanonicalScalar(bytes: Uint8Array): boolean {
 
 /** hash_to_scalar (Hs): Keccak, little-endian, reduced mod l. */
 export function hashToScalar(data: Uint8Array): bigint {
-  return bytesToNumberLE(keccak_256(data)) % L;
+  return bytesToNumberLE(keccak256(data)) % L;
 }
 
 /**
@@ -99,11 +99,10 @@ export function deriveSecretKey(derivation: Uint8Array, outputIndex: number, spe
   return scalarToBytes((derivationToScalar(derivation, outputIndex) + bytesToNumberLE(spendSecret)) % L);
 }
 
-const VIEW_TAG_SALT = new TextEncoder().encode("view_tag"); // 8 bytes, no terminating zero
-
-/** derive_view_tag: Keccak("view_tag" ‖ D ‖ varint(i))[0]. */
+/** derive_view_tag: Keccak("view_tag" ‖ D ‖ varint(i))[0]; the salt is 8 bytes, no terminating zero. */
 export function deriveViewTag(derivation: Uint8Array, outputIndex: number): number {
-  return keccak_256(concatBytes(VIEW_TAG_SALT, derivation, encodeVarintNumber(outputIndex)))[0]!;
+  if (derivation.length !== 32 || !Number.isSafeInteger(outputIndex) || outputIndex < 0) throw new RangeError("bad view tag input");
+  return viewTagByte(derivation, outputIndex);
 }
 
 /** RingCT amount generator H (rctTypes.h). */

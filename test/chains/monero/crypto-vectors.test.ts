@@ -132,3 +132,19 @@ describe("Monero varint", () => {
     expect(() => new ByteReader(Uint8Array.of(0x80)).varint()).toThrow();
   });
 });
+
+describe("fast single-block Keccak equals @noble/hashes keccak_256", () => {
+  it("for every length 0..300 and random content", async () => {
+    const { keccak_256 } = await import("@noble/hashes/sha3.js");
+    const { keccak256, viewTagByte } = await import("../../../src/chains/monero/keccak.js");
+    for (let len = 0; len <= 300; len++) {
+      const data = Uint8Array.from({ length: len }, (_, i) => (i * 131 + len * 7) & 0xff);
+      expect(bytesToHex(keccak256(data)), `len ${len}`).toBe(bytesToHex(keccak_256(data)));
+    }
+    const D = Uint8Array.from({ length: 32 }, (_, i) => i * 5);
+    for (const i of [0, 1, 127, 128, 300, 16384, 2 ** 31]) {
+      const tag = keccak_256(Uint8Array.from([...new TextEncoder().encode("view_tag"), ...D, ...encodeVarint(i)]))[0];
+      expect(viewTagByte(D, i)).toBe(tag);
+    }
+  });
+});
