@@ -24,7 +24,11 @@ export interface PendingEvent {
 }
 
 export async function insertEvents(trx: Queryable, events: readonly PendingEvent[]): Promise<void> {
-  if (events.length === 0) return;
+  // In chunks of 1000 rows: one statement may carry at most 65535 bind parameters (11 per row here).
+  for (let i = 0; i < events.length; i += 1000) await insertEventRows(trx, events.slice(i, i + 1000));
+}
+
+async function insertEventRows(trx: Queryable, events: readonly PendingEvent[]): Promise<void> {
   await trx
     .insertInto("webhook_outbox")
     .values(

@@ -38,6 +38,9 @@ export interface TickStats {
   deliveryFailures: number;
 }
 
+/** Rows per multi-row statement: 1000 × 11 columns stays far below PostgreSQL's 65535 bind parameters. */
+export const SQL_ROWS_PER_STATEMENT = 1000;
+
 type ClaimedWatch = Omit<WatchesTable, "created_at"> & { created_at: Date };
 
 /** Next poll instant with ±10 % jitter so thousands of watches do not align. */
@@ -173,7 +176,10 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
   stats.events = events.length;
 
   await db.transaction().execute(async (trx) => {
-    if (ledger.length) await trx.insertInto("watch_ledger").values(ledger).execute();
+    // In chunks: one statement may carry at most 65535 bind parameters (PostgreSQL protocol).
+    for (let i = 0; i < ledger.length; i += SQL_ROWS_PER_STATEMENT) {
+      await trx.insertInto("watch_ledger").values(ledger.slice(i, i + SQL_ROWS_PER_STATEMENT)).execute();
+    }
     await insertEvents(trx, events);
     const values = updates.map(
       (u) =>
@@ -182,14 +188,16 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
              ${u.snapshot === null ? null : JSON.stringify(u.snapshot)}::jsonb, ${u.initialDone}::boolean,
              ${u.expiresAt}::timestamptz, ${nextPoll(nowMs, deps.pollSeconds)}::timestamptz, ${u.polled}::boolean)`,
     );
-    await sql`
-      UPDATE watches AS w SET
-        credit_atomic = v.credit, drained_through_ms = v.drained, drain_remainder = v.remainder,
-        low_credit_armed = v.armed, scan_state = v.scan_state, snapshot = v.snapshot,
-        initial_scan_done = v.initial_done, expires_at = v.expires_at, next_poll_at = v.next_poll,
-        last_polled_at = CASE WHEN v.polled THEN ${now}::timestamptz ELSE w.last_polled_at END
-      FROM (VALUES ${sql.join(values)}) AS v(id, credit, drained, remainder, armed, scan_state, snapshot, initial_done, expires_at, next_poll, polled)
-      WHERE w.id = v.id AND w.lease_owner = ${opts.owner}`.execute(trx);
+    for (let i = 0; i < values.length; i += SQL_ROWS_PER_STATEMENT) {
+      await sql`
+        UPDATE watches AS w SET
+          credit_atomic = v.credit, drained_through_ms = v.drained, drain_remainder = v.remainder,
+          low_credit_armed = v.armed, scan_state = v.scan_state, snapshot = v.snapshot,
+          initial_scan_done = v.initial_done, expires_at = v.expires_at, next_poll_at = v.next_poll,
+          last_polled_at = CASE WHEN v.polled THEN ${now}::timestamptz ELSE w.last_polled_at END
+        FROM (VALUES ${sql.join(values.slice(i, i + SQL_ROWS_PER_STATEMENT))}) AS v(id, credit, drained, remainder, armed, scan_state, snapshot, initial_done, expires_at, next_poll, polled)
+        WHERE w.id = v.id AND w.lease_owner = ${opts.owner}`.execute(trx);
+    }
   });
 
   // Deliver under the watch lease, then release it.
