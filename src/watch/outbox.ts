@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { sql, type Transaction } from "kysely";
 import type { DB } from "../db/schema.js";
 import type { Queryable } from "../db/types.js";
-import { buildDeliveryHeaders, MAX_CONSECUTIVE_FAILURES } from "../webhooks/deliver.js";
+import { buildDeliveryHeaders, isWebhookBodyWithinLimit, MAX_CONSECUTIVE_FAILURES } from "../webhooks/deliver.js";
 import { signBody } from "../webhooks/sign.js";
 import { chargeDelivery } from "./meter.js";
 import { eventBody, expiresAtFor, meterColumns, meterOf, snapshotOf, type EventBody } from "./model.js";
@@ -21,6 +21,19 @@ export interface PendingEvent {
   watchId: string;
   body: EventBody;
   billable: boolean;
+}
+
+/**
+ * The exact bytes sent, at most 64 KB: if a snapshot's per-output lists would
+ * push a body over, they are left out (totals stay) and `truncated` says so.
+ */
+export function serializeEvent(body: EventBody): string {
+  const full = JSON.stringify(body);
+  if (isWebhookBodyWithinLimit(full)) return full;
+  const strip = (s: EventBody["current"]) => Object.fromEntries(Object.entries(s).filter(([, v]) => !Array.isArray(v)));
+  const slim = JSON.stringify({ ...body, previous: strip(body.previous), current: strip(body.current), truncated: true });
+  if (!isWebhookBodyWithinLimit(slim)) throw new Error(`webhook body for ${body.event} exceeds 64 KB even without output lists`);
+  return slim;
 }
 
 export async function insertEvents(trx: Queryable, events: readonly PendingEvent[]): Promise<void> {
@@ -37,7 +50,7 @@ async function insertEventRows(trx: Queryable, events: readonly PendingEvent[]):
         watch_id: e.watchId,
         event: e.body.event,
         nonce: e.body.nonce,
-        body: JSON.stringify(e.body),
+        body: serializeEvent(e.body),
         billable: e.billable,
         last_error: null,
         last_status: null,
