@@ -120,10 +120,7 @@ export function metaRoutes(getRoutes: () => readonly RouteDef[], deps: MetaDeps)
         version: 1 as const,
         x402Version: 2,
         network: network(),
-        resources: paidRoutes()
-          .filter((r) => r.method === "GET" && !r.path.includes(":"))
-          .map((r) => `${deps.site.baseUrl}${r.path}`)
-          .concat(paidRoutes().filter((r) => r.method !== "GET" || r.path.includes(":")).map((r) => `${deps.site.baseUrl}${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`)),
+        resources: paidRoutes().map((r) => `${deps.site.baseUrl}${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`),
         instructions: "Call any resource without payment to receive its PAYMENT-REQUIRED header (x402 v2, scheme exact, USDC). Prices: GET /v1/paywall. Schemas: GET /v1/openapi.json.",
       }),
     }),
