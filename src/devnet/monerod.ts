@@ -26,7 +26,8 @@ import { request } from "undici";
 import { systemClock, type Clock } from "../core/clock.js";
 import { decodeAddress, encodeAddress } from "../chains/monero/address.js";
 import { hashToScalar, mulBase, scalarToBytes } from "../chains/monero/crypto.js";
-import { stringifyJsonLossless } from "../chains/monero/daemon-client.js";
+import { parseJsonLossless, stringifyJsonLossless } from "../chains/monero/daemon-client.js";
+import { parseBlockBlob } from "../chains/monero/tx-binary.js";
 import { bytesToHex, concatBytes, encodeVarint, hexToBytesStrict } from "../chains/monero/encoding.js";
 import { formatXmr, parseXmr } from "../chains/monero/facts.js";
 import { deriveSubaddress } from "../chains/monero/subaddress.js";
@@ -105,8 +106,14 @@ export interface StartDevnetMonerodOptions {
   blockSeconds: number;
   log?: Logger;
   clock?: Clock;
-  /** Blocks mined at start (default 1, the genesis). */
+  /** Blocks mined at start when there is no saved chain (default 1, the genesis). */
   initialBlocks?: number;
+  /**
+   * Keep the chain in <dataDir>/devnet/monero-chain.jsonl and reload it on the
+   * next start (default true), so watches stored by a previous run still
+   * match the chain. The pool is not kept.
+   */
+  persistChain?: boolean;
 }
 
 // ---------------------------------------------------------------------------
@@ -170,6 +177,131 @@ export function deriveDevnetWallets(seedHex: string, network: MoneroNetwork = DE
 }
 
 // ---------------------------------------------------------------------------
+// Chain file: one JSON line per block (appended as blocks are mined, rewritten on reorg)
+// ---------------------------------------------------------------------------
+
+interface SavedTx {
+  txid: string;
+  hex: string;
+  prunedHex: string;
+  prunableHex: string;
+  prunableHash: string;
+  asJson: string;
+  txPublicKey: string;
+  additionalPublicKeys: string[];
+  outputs: { address: string; amount: string; outputIndex: number; publicKey: string; viewTag: number }[];
+  unlockTime: string;
+  fee: string;
+}
+
+interface SavedBlock {
+  height: number;
+  hash: string;
+  hex: string;
+  asJson: string;
+  minerTx: SavedTx;
+  txs: SavedTx[];
+  timestamp: number;
+  reward: string;
+  size: number;
+  cumulativeDifficulty: string;
+}
+
+function saveTx(t: BuiltMoneroTx): SavedTx {
+  return {
+    txid: t.txid,
+    hex: t.hex,
+    prunedHex: t.prunedHex,
+    prunableHex: t.prunableHex,
+    prunableHash: t.prunableHash,
+    asJson: t.asJson,
+    txPublicKey: t.txPublicKey,
+    additionalPublicKeys: t.additionalPublicKeys,
+    outputs: t.outputs.map((o) => ({ ...o, amount: o.amount.toString() })),
+    unlockTime: t.unlockTime.toString(),
+    fee: t.fee.toString(),
+  };
+}
+
+function loadTx(t: SavedTx): BuiltMoneroTx {
+  const blob = hexToBytesStrict(t.hex);
+  if (!blob) throw new Error(`bad hex in saved tx ${t.txid}`);
+  return {
+    txid: t.txid,
+    blob,
+    hex: t.hex,
+    prunedHex: t.prunedHex,
+    prunableHex: t.prunableHex,
+    prunableHash: t.prunableHash,
+    json: parseJsonLossless(t.asJson) as unknown as BuiltMoneroTx["json"],
+    asJson: t.asJson,
+    txPublicKey: t.txPublicKey,
+    additionalPublicKeys: t.additionalPublicKeys,
+    outputs: t.outputs.map((o) => ({ ...o, amount: BigInt(o.amount) })),
+    unlockTime: BigInt(t.unlockTime),
+    fee: BigInt(t.fee),
+  };
+}
+
+function saveBlock(b: ChainBlock): SavedBlock {
+  return {
+    height: b.height,
+    hash: b.built.hash,
+    hex: b.built.hex,
+    asJson: b.built.asJson,
+    minerTx: saveTx(b.minerTx),
+    txs: b.txs.map(saveTx),
+    timestamp: b.timestamp,
+    reward: b.reward.toString(),
+    size: b.size,
+    cumulativeDifficulty: b.cumulativeDifficulty.toString(),
+  };
+}
+
+function loadBlock(x: SavedBlock): ChainBlock {
+  const blob = hexToBytesStrict(x.hex);
+  if (!blob) throw new Error(`bad hex in saved block ${x.height}`);
+  const minerTx = loadTx(x.minerTx);
+  const txs = x.txs.map(loadTx);
+  // The block id is recomputed from the parts, so a damaged file cannot smuggle in a wrong chain.
+  const parsed = parseBlockBlob(blob);
+  if (!parsed.ok || parsed.value.hash !== x.hash || parsed.value.minerTx.txid !== minerTx.txid) {
+    throw new Error(`saved block ${x.height} does not hash to ${x.hash}`);
+  }
+  return {
+    height: x.height,
+    built: { hash: x.hash, blob, hex: x.hex, json: parseJsonLossless(x.asJson) as unknown as BuiltMoneroBlock["json"], asJson: x.asJson },
+    minerTx,
+    txs,
+    timestamp: x.timestamp,
+    reward: BigInt(x.reward),
+    size: x.size,
+    cumulativeDifficulty: BigInt(x.cumulativeDifficulty),
+  };
+}
+
+/** Reads a saved chain; null when there is none or it does not link up from the genesis. */
+function readChainFile(file: string): ChainBlock[] | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+  const blocks: ChainBlock[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    const b = loadBlock(JSON.parse(line) as SavedBlock);
+    const prev = blocks[blocks.length - 1];
+    if (b.height !== blocks.length || b.built.json.prev_id !== (prev ? prev.built.hash : ZERO_HASH)) {
+      throw new Error(`saved chain breaks at height ${b.height}`);
+    }
+    blocks.push(b);
+  }
+  return blocks.length > 0 ? blocks : null;
+}
+
+// ---------------------------------------------------------------------------
 // Server
 // ---------------------------------------------------------------------------
 
@@ -215,6 +347,8 @@ export async function startDevnetMonerod(opts: StartDevnetMonerodOptions): Promi
   const wallets = deriveDevnetWallets(loadOrCreateSeed(opts.dataDir).seed, network);
   const miner = wallets.find((w) => w.label === "miner")!;
 
+  const persist = opts.persistChain ?? true;
+  const chainFile = path.join(opts.dataDir, "devnet", "monero-chain.jsonl");
   const blocks: ChainBlock[] = [];
   const byHash = new Map<string, ChainBlock>();
   const txIndex = new Map<string, ChainTx>();
@@ -254,15 +388,21 @@ export async function startDevnetMonerod(opts: StartDevnetMonerodOptions): Promi
       size,
       cumulativeDifficulty: (prev ? prev.cumulativeDifficulty : 0n) + DEVNET_DIFFICULTY,
     };
-    blocks.push(block);
-    byHash.set(built.hash, block);
-    for (const t of [minerTx, ...included]) {
-      const outputIndices = t.outputs.map(() => nextGlobalOutput++);
-      txIndex.set(t.txid, { tx: t, height, receivedAt: txIndex.get(t.txid)?.receivedAt ?? nowS(), outputIndices });
-    }
+    append(block);
+    if (persist) fs.appendFileSync(chainFile, JSON.stringify(saveBlock(block)) + "\n");
     opts.log?.debug({ height, hash: built.hash, txs: included.length }, "devnet monerod mined a block");
     return block;
   };
+
+  /** Adds a block to the in-memory chain and its indexes. */
+  function append(block: ChainBlock): void {
+    blocks.push(block);
+    byHash.set(block.built.hash, block);
+    for (const t of [block.minerTx, ...block.txs]) {
+      const outputIndices = t.outputs.map(() => nextGlobalOutput++);
+      txIndex.set(t.txid, { tx: t, height: block.height, receivedAt: txIndex.get(t.txid)?.receivedAt ?? block.timestamp, outputIndices });
+    }
+  }
 
   const mine = (n = 1): string[] => {
     const hashes: string[] = [];
@@ -309,6 +449,7 @@ export async function startDevnetMonerod(opts: StartDevnetMonerodOptions): Promi
         }
       }
     }
+    if (persist) fs.writeFileSync(chainFile, blocks.map((b) => JSON.stringify(saveBlock(b)) + "\n").join(""));
     for (let i = 0; i < depth; i++) mineOne(false);
     opts.log?.info({ depth, dropped: dropped.length }, "devnet monerod reorganised");
     return dropped;
@@ -607,8 +748,23 @@ export async function startDevnetMonerod(opts: StartDevnetMonerodOptions): Promi
     );
   });
 
-  const initial = Math.max(1, opts.initialBlocks ?? 1);
-  for (let i = 0; i < initial; i++) mineOne(false);
+  let saved: ChainBlock[] | null = null;
+  if (persist) {
+    fs.mkdirSync(path.dirname(chainFile), { recursive: true });
+    try {
+      saved = readChainFile(chainFile);
+    } catch (e) {
+      opts.log?.warn({ err: (e as Error).message }, "devnet monerod: saved chain unreadable; starting a new one");
+      fs.rmSync(chainFile, { force: true });
+    }
+  }
+  if (saved) {
+    for (const b of saved) append(b);
+    opts.log?.info({ height: blocks.length - 1 }, "devnet monerod reloaded its chain");
+  } else {
+    const initial = Math.max(1, opts.initialBlocks ?? 1);
+    for (let i = 0; i < initial; i++) mineOne(false);
+  }
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -8,7 +8,9 @@ export function tempDataDir(prefix = "vigil-xmr-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function startTestMonerod(opts: { initialBlocks?: number; dataDir?: string; blockSeconds?: number } = {}): Promise<
+export async function startTestMonerod(
+  opts: { initialBlocks?: number; dataDir?: string; blockSeconds?: number; persistChain?: boolean } = {},
+): Promise<
   DevnetMonerod & { dataDir: string }
 > {
   const dataDir = opts.dataDir ?? tempDataDir();
@@ -18,6 +20,7 @@ export async function startTestMonerod(opts: { initialBlocks?: number; dataDir?:
     dataDir,
     blockSeconds: opts.blockSeconds ?? 0,
     initialBlocks: opts.initialBlocks ?? 3,
+    persistChain: opts.persistChain ?? false,
   });
   return Object.assign(d, { dataDir });
 }

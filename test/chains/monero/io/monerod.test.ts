@@ -103,6 +103,38 @@ describe("devnet monerod", () => {
     await client.close();
   });
 
+  it("keeps its chain under the data dir: a restart serves the same blocks and transactions", async () => {
+    const dir = tempDataDir();
+    const first = await startTestMonerod({ dataDir: dir, persistChain: true, initialBlocks: 2 });
+    const txid = first.send(first.wallets[0]!.address, 1234n);
+    first.mine(3);
+    first.reorg(1); // rewrites the file
+    const c1 = new MoneroDaemonClient({ url: first.url });
+    const top1 = await c1.getLastBlockHeader();
+    const tx1 = await c1.getTransactions([txid], { prune: false });
+    await c1.close();
+    await first.close();
+
+    const second = await startTestMonerod({ dataDir: dir, persistChain: true, initialBlocks: 7 });
+    expect(second.height()).toBe(top1.height);
+    const c2 = new MoneroDaemonClient({ url: second.url });
+    expect(await c2.getLastBlockHeader()).toEqual(top1);
+    const tx2 = await c2.getTransactions([txid], { prune: false });
+    expect(tx2.txs[0]).toEqual(tx1.txs[0]);
+    // And it keeps growing from there.
+    second.mine(1);
+    expect((await c2.getLastBlockHeader()).prevHash).toBe(top1.hash);
+    await c2.close();
+    await second.close();
+
+    // A damaged file is not trusted: a new chain starts.
+    const file = path.join(dir, "devnet", "monero-chain.jsonl");
+    fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(/"reward":"\d+"/, '"reward":"1"').replace(/[0-9a-f]{64}/, "0".repeat(64)));
+    const third = await startTestMonerod({ dataDir: dir, persistChain: true, initialBlocks: 2 });
+    expect(third.height()).toBe(1);
+    await third.close();
+  });
+
   it("mines on its own every blockSeconds", async () => {
     const m = await startTestMonerod({ blockSeconds: 0.1, initialBlocks: 1 });
     const h0 = m.height();
