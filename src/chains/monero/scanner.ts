@@ -37,7 +37,7 @@ import type {
 } from "../../watch/scanner.js";
 import type { MoneroBlockHeader, MoneroDaemon, MoneroTxEntry } from "./daemon-client.js";
 import { hexToBytesStrict } from "./encoding.js";
-import { DEFAULT_LOOKAHEAD, makeViewAccount, validateMoneroWatchKey } from "./keys.js";
+import { DEFAULT_LOOKAHEAD, MAX_LOOKAHEAD_KEYS, makeViewAccount, validateMoneroWatchKey } from "./keys.js";
 import { BATCH_MIN_ACCOUNTS, scanTxForAccounts } from "./batch.js";
 import type { MoneroScanPool } from "./pool.js";
 import { derivationsFor, matchOutputs, prepareTx, type PreparedTx } from "./scan.js";
@@ -390,9 +390,14 @@ export interface MoneroScanner extends ChainScanner {
   readonly lookahead: SubaddressLookahead;
 }
 
+/** A look-ahead from config: N → minors 0..N−1 in accounts 0..1, kept within MAX_LOOKAHEAD_KEYS. */
 export function lookaheadFrom(v: SubaddressLookahead | number | undefined): SubaddressLookahead {
   if (v === undefined) return DEFAULT_LOOKAHEAD;
-  if (typeof v === "number") return { accounts: DEFAULT_LOOKAHEAD.accounts, minors: Math.max(1, Math.floor(v)) };
+  if (typeof v === "number") {
+    const accounts = DEFAULT_LOOKAHEAD.accounts;
+    const minors = Math.min(Math.max(1, Math.floor(v)), Math.floor(MAX_LOOKAHEAD_KEYS / accounts));
+    return { accounts, minors };
+  }
   return v;
 }
 

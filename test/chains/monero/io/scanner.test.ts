@@ -3,7 +3,7 @@ import { ManualClock } from "../../../../src/core/clock.js";
 import { ServiceError } from "../../../../src/core/errors.js";
 import { MoneroDaemonClient } from "../../../../src/chains/monero/daemon-client.js";
 import { hexToBytes } from "../../../../src/chains/monero/encoding.js";
-import { confirmationsAt, createMoneroScanner, isUnlocked, type MoneroScanner } from "../../../../src/chains/monero/scanner.js";
+import { confirmationsAt, createMoneroScanner, isUnlocked, lookaheadFrom, type MoneroScanner } from "../../../../src/chains/monero/scanner.js";
 import { deriveSubaddress } from "../../../../src/chains/monero/subaddress.js";
 import { decodeAddress } from "../../../../src/chains/monero/address.js";
 import { MoneroScanPool } from "../../../../src/chains/monero/pool.js";
@@ -351,6 +351,15 @@ describe("Monero scanner when the chain is replaced", () => {
     expect(out.outputs).toHaveLength(1);
     await c2.close();
     await second.close();
+  });
+});
+
+describe("look-ahead from config", () => {
+  it("N means minors 0..N−1 in accounts 0..1, clamped to what a view account accepts", () => {
+    expect(lookaheadFrom(50)).toEqual({ accounts: 2, minors: 50 });
+    expect(lookaheadFrom(0)).toEqual({ accounts: 2, minors: 1 });
+    expect(lookaheadFrom(10_000)).toEqual({ accounts: 2, minors: 5_000 });
+    expect(lookaheadFrom({ accounts: 3, minors: 7 })).toEqual({ accounts: 3, minors: 7 });
   });
 });
 
