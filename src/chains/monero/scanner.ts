@@ -747,6 +747,26 @@ export function createMoneroScanner(opts: MoneroScannerOptions): MoneroScanner {
     };
   };
 
+  /**
+   * A daemon on another network than the watches would simply never show a payment: refuse to
+   * scan instead (checked with get_info at most once a minute). fakechain (regtest) uses mainnet
+   * addresses.
+   */
+  let networkCheckedAt = -Infinity;
+  const checkNetwork = async (signal?: AbortSignal) => {
+    if (!opts.network || Date.now() - networkCheckedAt < 60_000) return;
+    const info = await daemon.getInfo(signal);
+    const daemonNetwork = info.nettype === "fakechain" ? "mainnet" : info.nettype;
+    if (daemonNetwork !== opts.network) {
+      throw upstreamFailed(
+        "chain_network_mismatch",
+        `The Monero daemon runs ${info.nettype}; this service watches ${opts.network} addresses.`,
+        { daemonNetwork: info.nettype, expectedNetwork: opts.network },
+      );
+    }
+    networkCheckedAt = Date.now();
+  };
+
   const scanner: MoneroScanner = {
     chain: "monero",
     blockSource,
@@ -760,6 +780,7 @@ export function createMoneroScanner(opts: MoneroScannerOptions): MoneroScanner {
     },
     async scanWatches(inputs: WatchScanInput[], signal?: AbortSignal): Promise<WatchScanOutput[]> {
       const started = Date.now();
+      await checkNetwork(signal);
       const deadline = started + (opts.maxScanMs ?? 20_000); // read per call
       const tipHeader = await daemon.getLastBlockHeader(signal);
       const tip = tipHeader.height;

@@ -317,6 +317,16 @@ describe("Monero scanner against the simulated monerod", () => {
     expect(errors).toEqual(["w-badkey"]);
   });
 
+  it("refuses to scan against a daemon on another network (502 chain_network_mismatch)", async () => {
+    const w = new Watch("w-net", bob.address, bob.viewKey, d.height());
+    await expect(newScanner({ network: "mainnet" }).scanWatches([w.input()])).rejects.toMatchObject({
+      status: 502,
+      code: "chain_network_mismatch",
+    });
+    const ok = await newScanner({ network: "testnet" }).scanWatches([w.input()]);
+    expect(ok).toHaveLength(1);
+  });
+
   it("a daemon failure fails the whole tick with 502 (the watch module keeps the old state)", async () => {
     const s = newScanner();
     const w = new Watch("w-down", bob.address, bob.viewKey, d.height());
