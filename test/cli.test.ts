@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { tempDir } from "./helpers/app.js";
+import { openTestDatabase } from "./helpers/db.js";
+import { startCli } from "./helpers/process.js";
+
+const root = path.resolve(import.meta.dirname, "..");
+const vigil = (args: string[], env: Record<string, string> = {}, input?: string) =>
+  spawnSync(process.execPath, [path.join(root, "bin", "vigil.mjs"), ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+    input,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+
+describe("the vigil CLI", () => {
+  it("prints usage for no command and refuses unknown ones", () => {
+    const r = vigil([]);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toMatch(/serve .*\n.*api/s);
+    const u = vigil(["frobnicate"]);
+    expect(u.status).toBe(2);
+    expect(u.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it("stops on a bad setting with a message naming the variable", () => {
+    const r = vigil(["migrate"], { PORT: "not-a-port", DATA_DIR: tempDir() });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/PORT/);
+  });
+
+  it("migrate applies the migrations once, then reports the database up to date", async () => {
+    const db = await openTestDatabase(); // already migrated: a fresh schema/dir shows the first run below
+    await db.close();
+    const env = process.env.DATABASE_URL
+      ? { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: `t_cli_${process.pid}_${Date.now()}`, DEVNET: "off" }
+      : { DATA_DIR: tempDir(), DEVNET: "off" };
+    const first = vigil(["migrate"], env);
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/applied: 0001_foundation, 0002_watch/);
+    const second = vigil(["migrate"], env);
+    expect(second.stdout).toMatch(/up to date/);
+    if (process.env.DATABASE_URL) {
+      const pg = (await import("pg")).default;
+      const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await c.connect();
+      await c.query(`DROP SCHEMA IF EXISTS "${env.DATABASE_SCHEMA}" CASCADE`);
+      await c.end();
+    }
+  });
+
+  it("serve starts the devnet, says so in its banner, pays a route with `vigil pay`, lists wallets, and stops on SIGTERM", async () => {
+    const dataDir = tempDir();
+    const env = { DATA_DIR: dataDir, PORT: "0", DEVNET_BLOCK_SECONDS: "1", LOG_LEVEL: "warn" };
+    const svc = await startCli(["serve"], env, { timeoutMs: 90_000 });
+    try {
+      expect(svc.output()).toContain("DEVNET MODE");
+      expect(svc.output()).toContain("PGlite");
+      const pay = vigil(["pay", "GET", `${svc.url}/v1/q/xmr/height`], { DATA_DIR: dataDir });
+      expect(pay.status, pay.stderr).toBe(0);
+      expect(pay.stderr).toMatch(/settled in 0x[0-9a-f]{64}/);
+      expect(JSON.parse(pay.stdout)).toMatchObject({ network: "testnet", as_of_ms: expect.any(Number) });
+      const wallets = vigil(["devnet", "wallets", "--json"], { DATA_DIR: dataDir });
+      expect(wallets.status, wallets.stderr).toBe(0);
+      const list = JSON.parse(wallets.stdout) as { chain: string; address: string; viewKey: string }[];
+      expect(list.length).toBeGreaterThan(0);
+      expect(list[0]).toMatchObject({ chain: "monero", address: expect.stringMatching(/^9/), viewKey: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      const sent = vigil(["devnet", "send", "monero", list[0].address, "0.5"], { DATA_DIR: dataDir });
+      expect(sent.status, sent.stderr).toBe(0);
+      expect(JSON.parse(sent.stdout)).toMatchObject({ amount_piconero: "500000000000" });
+    } finally {
+      await svc.stop();
+    }
+    expect(svc.proc.exitCode).toBe(0);
+    expect(svc.output()).toContain("shutting down");
+  }, 120_000);
+});
