@@ -5,6 +5,7 @@
  */
 import { Hono, type Context } from "hono";
 import { cors } from "hono/cors";
+import { bodyLimit } from "hono/body-limit";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
@@ -119,17 +120,22 @@ export function buildRouter(deps: RouterDeps): Hono<Env> {
     return next();
   });
 
+  // Bodies over 64 KB are refused while streaming, whether or not Content-Length is sent.
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => errorResponse(c, new ServiceError(413, "payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`)),
+    }),
+  );
+
   for (const route of deps.routes) {
     app.on(route.method, route.path, async (c) => {
       const log = c.get("log");
       // Input: query (GET/DELETE) or JSON body (POST), then path params and mapped headers on top.
       let raw: Record<string, unknown> = {};
       if (route.method === "POST") {
-        const len = Number(c.req.header("content-length") ?? "0");
-        if (len > MAX_BODY_BYTES) throw new ServiceError(413, "payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
         const text = await c.req.text();
-        if (Buffer.byteLength(text) > MAX_BODY_BYTES)
-          throw new ServiceError(413, "payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
         if (text.trim() !== "") {
           let parsed: unknown;
           try {

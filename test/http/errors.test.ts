@@ -86,6 +86,19 @@ describe("HTTP error shape", () => {
     expectErrorShape(await r.json(), "payload_too_large");
   });
 
+  it("413 for a chunked body over 64 KB without Content-Length", async () => {
+    const chunks = [JSON.stringify({ n: 1, pad: "" }).slice(0, -2), ...Array.from({ length: 80 }, () => "x".repeat(1024)), '"}'];
+    const stream = new ReadableStream({
+      start(controller) {
+        for (const c of chunks) controller.enqueue(new TextEncoder().encode(c));
+        controller.close();
+      },
+    });
+    const r = await fetch(`${t.url}/v1/test/echo/${ID}`, { method: "POST", body: stream, duplex: "half" } as RequestInit);
+    expect(r.status).toBe(413);
+    expectErrorShape(await r.json(), "payload_too_large");
+  });
+
   it("400 invalid_json for a body that is not JSON, or not an object", async () => {
     for (const body of ["{not json", "[1,2]", "42"]) {
       const r = await fetch(`${t.url}/v1/test/echo/${ID}`, { method: "POST", headers: { "content-type": "application/json" }, body });
