@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { batchDerivations, chooseWindow, scanTxForAccounts, signedDigits } from "../../../src/chains/monero/batch.js";
 import { generateKeyDerivation, L, mulBase, scalarFromBytes, scalarToBytes } from "../../../src/chains/monero/crypto.js";
 import { bytesToHex, hexToBytes } from "../../../src/chains/monero/encoding.js";
-import { fe, feFromBigint, feMul, feSqr, feToBigint, fePack } from "../../../src/chains/monero/field25519.js";
+import { fe, feAdd, feFromBigint, feMul, feSqr, feSub, feToBigint, fePack } from "../../../src/chains/monero/field25519.js";
 import { makeViewAccount } from "../../../src/chains/monero/keys.js";
 import { scanTx } from "../../../src/chains/monero/scan.js";
 import { parseTransactionBlob } from "../../../src/chains/monero/tx-binary.js";
@@ -33,6 +33,26 @@ describe("16-limb field arithmetic", () => {
         const bytes = new Uint8Array(32);
         fePack(bytes, 0, o);
         expect(bytesToHex(bytes)).toBe(bytesToHex(scalarToBytes((x * x) % P)));
+      }),
+      { numRuns: 300 },
+    );
+    // Unreduced inputs as the point formulas produce them: sums and differences of products.
+    fc.assert(
+      fc.property(big, big, big, big, (x, y, z, u) => {
+        const [a, b, c, d] = [x, y, z, u].map((v) => feFromBigint(fe(), v));
+        const s1 = fe();
+        const s2 = fe();
+        const o = fe();
+        feMul(a!, a!, b!); // carried
+        feMul(c!, c!, d!);
+        feAdd(s1, a!, c!);
+        feAdd(s1, s1, c!); // a + 2c
+        feSub(s2, fe(), a!);
+        feSub(s2, s2, c!); // −a − c
+        feMul(o, s1, s2);
+        const ab = (x * y) % P;
+        const cd = (z * u) % P;
+        expect(feToBigint(o)).toBe((((ab + 2n * cd) * (-(ab + cd))) % P + P) % P);
       }),
       { numRuns: 300 },
     );
