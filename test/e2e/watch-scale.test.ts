@@ -18,7 +18,7 @@ import { createWatch } from "../../src/watch/service.js";
 import { runWatchTick } from "../../src/watch/tick.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
-const N = 6_200; // 6,200 × 11 parameters = 68,200 > 65,535
+const N = 6_000; // 6,000 × 11 parameters = 66,000 > 65,535
 
 describe("a tick larger than one SQL statement", () => {
   let s: WatchStack;

@@ -1,0 +1,447 @@
+/**
+ * npm run bench:watch — Private Watch at scale, on PostgreSQL (DATABASE_URL;
+ * PGlite otherwise, labelled as such).
+ *
+ *  1. 10,000 active watches created through the watch service (real
+ *     encrypted view keys of 8 devnet Monero wallets, real webhook secrets
+ *     and token hashes), all caught up with the devnet chain.
+ *  2. A prepared block (coinbase + transfers to an unwatched wallet) is
+ *     mined; every watch must check it. One full tick is timed: expiry
+ *     sweep, lease, idle drain, decrypt, scan with the real Monero scanner,
+ *     ledger + watch rows, outbox. Once with one batch of 10,000, once as
+ *     the worker loop runs it with the default batch size (back-to-back
+ *     ticks until nothing is due). A breakdown per phase is printed.
+ *  3. Webhook delivery to a loopback receiver: N billable events delivered
+ *     through the outbox (claim, decrypt secret, sign, POST, mark delivered
+ *     + charge in one transaction), at the tick's concurrency, over HTTP
+ *     (development switch) and HTTPS (self-signed CA); plus the sender
+ *     alone (sign + POST, no database) for attribution.
+ *
+ * Env: WATCHES (10000), DELIVERIES (3000), BATCH (default WORKER_BATCH_SIZE 500), SKIP_TICK=1 (deliveries only).
+ */
+import { spawn } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import os from "node:os";
+import { performance } from "node:perf_hooks";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import pino from "pino";
+import { ManualClock } from "../src/core/clock.js";
+import { loadConfig } from "../src/config.js";
+import { createApp, type App } from "../src/app.js";
+import { openDatabase, type DatabaseHandle } from "../src/db/connection.js";
+import { migrateToLatest } from "../src/db/migrate.js";
+import type { DB } from "../src/db/schema.js";
+import { startDevnet } from "../src/devnet/index.js";
+import { deriveDevnetWallets } from "../src/devnet/monerod.js";
+import { createWebhookSender, buildDeliveryHeaders, type WebhookSender } from "../src/webhooks/deliver.js";
+import { signBody } from "../src/webhooks/sign.js";
+import { CREATE_CREDIT } from "../src/watch/meter.js";
+import { eventBody, meterOf, snapshotOf } from "../src/watch/model.js";
+import { deliverPending, insertEvents } from "../src/watch/outbox.js";
+import { createWatch } from "../src/watch/service.js";
+import { runWatchTick, type TickStats } from "../src/watch/tick.js";
+import type { ChainScanner } from "../src/watch/scanner.js";
+import { startReceiver } from "../test/helpers/receiver.js";
+
+const WATCHES = Number(process.env.WATCHES ?? 10_000);
+const DELIVERIES = Math.min(Number(process.env.DELIVERIES ?? 3_000), WATCHES);
+const log = pino({ level: "silent" });
+const ms = (x: number) => `${x.toFixed(0)} ms`;
+
+async function mapLimit<T>(items: readonly T[], limit: number, fn: (t: T, i: number) => Promise<void>): Promise<void> {
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (i < items.length) {
+        const k = i++;
+        await fn(items[k]!, k);
+      }
+    }),
+  );
+}
+
+/** Per-statement timing: the first words of each SQL statement → total ms and count. */
+const queryTimes = new Map<string, { ms: number; n: number }>();
+function statementKind(sqlText: string): string {
+  const t = sqlText.replace(/\s+/g, " ").trim();
+  if (/^update "?watches"? set "?lease_owner"? = \$1, "?lease_until"? = \$2 where id in/i.test(t)) return "lease (UPDATE … FOR UPDATE SKIP LOCKED)";
+  if (/^update watches as w set/i.test(t)) return "watch rows (UPDATE … FROM VALUES)";
+  if (/^delete from "watches"/i.test(t)) return "expiry sweep (DELETE)";
+  if (/^insert into "watch_ledger"/i.test(t)) return "ledger (INSERT)";
+  if (/^insert into "webhook_outbox"/i.test(t)) return "outbox (INSERT)";
+  if (/^select distinct "watch_id" from "webhook_outbox"/i.test(t)) return "outbox pending (SELECT)";
+  if (/^update "watches" set "lease_owner" = \$1, "lease_until" = \$2 where/i.test(t)) return "lease release (UPDATE)";
+  if (/^(begin|commit|rollback)/i.test(t)) return "transaction control";
+  return t.slice(0, 40);
+}
+
+async function openTimedDatabase(): Promise<{ handle: DatabaseHandle; label: string; drop: () => Promise<void> }> {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    const h = await openDatabase({ dataDir: "memory://" });
+    await migrateToLatest(h.db);
+    return { handle: h, label: "PGlite (in-memory; set DATABASE_URL for PostgreSQL)", drop: async () => {} };
+  }
+  const schema = `bench_watch_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA "${schema}"`);
+  const version = (await admin.query("SHOW server_version")).rows[0].server_version as string;
+  await admin.end();
+  const pool = new pg.Pool({ connectionString: url, max: 10, options: `-c search_path="${schema}"` });
+  pool.on("error", () => {});
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool }),
+    log: (e) => {
+      const k = statementKind(e.query.sql);
+      const cur = queryTimes.get(k) ?? { ms: 0, n: 0 };
+      cur.ms += e.queryDurationMillis;
+      cur.n++;
+      queryTimes.set(k, cur);
+    },
+  });
+  await migrateToLatest(db);
+  return {
+    handle: { db, kind: "postgres", poolSize: 10, pool, close: () => db.destroy() },
+    label: `PostgreSQL ${version} (schema ${schema})`,
+    drop: async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await c.end();
+    },
+  };
+}
+
+/** Wraps the app's Monero scanner and secret box so a tick's time can be split by phase. */
+function instrument(app: App) {
+  const phases = { scanMs: 0, scanCalls: 0, decryptMs: 0, decrypts: 0 };
+  const scanner = app.watch.scanners.monero!;
+  const timed: ChainScanner = {
+    chain: scanner.chain,
+    validateWatchKey: (a, k) => scanner.validateWatchKey(a, k),
+    defaultStartHeight: () => scanner.defaultStartHeight(),
+    scanWatches: async (inputs, signal) => {
+      const t = performance.now();
+      try {
+        return await scanner.scanWatches(inputs, signal);
+      } finally {
+        phases.scanMs += performance.now() - t;
+        phases.scanCalls++;
+      }
+    },
+  };
+  app.watch.scanners.monero = timed;
+  const box = app.watch.secretBox!;
+  const open = box.open.bind(box);
+  box.open = (sealed, ad) => {
+    const t = performance.now();
+    try {
+      return open(sealed, ad);
+    } finally {
+      phases.decryptMs += performance.now() - t;
+      phases.decrypts++;
+    }
+  };
+  return {
+    phases,
+    reset() {
+      phases.scanMs = phases.scanCalls = phases.decryptMs = phases.decrypts = 0;
+      queryTimes.clear();
+    },
+  };
+}
+
+function printBreakdown(title: string, totalMs: number, stats: TickStats[], phases: { scanMs: number; decryptMs: number; decrypts: number; scanCalls: number }) {
+  const sum = (k: keyof TickStats) => stats.reduce((a, s) => a + s[k], 0);
+  console.log(`\n${title}`);
+  console.log(`  total                         ${ms(totalMs)}  (${stats.length} tick(s); claimed ${sum("claimed")}, scanned ${sum("scanned")}, scan errors ${sum("scanErrors")}, events ${sum("events")})`);
+  console.log(`  Monero scan (scanWatches)     ${ms(phases.scanMs)}  (${phases.scanCalls} call(s))`);
+  console.log(`  view-key decrypt (AES-GCM)    ${ms(phases.decryptMs)}  (${phases.decrypts} keys)`);
+  let dbMs = 0;
+  for (const [k, v] of [...queryTimes.entries()].sort((a, b) => b[1].ms - a[1].ms)) {
+    dbMs += v.ms;
+    console.log(`  SQL ${k.padEnd(42)} ${ms(v.ms)}  (${v.n}×)`);
+  }
+  console.log(`  other (JS: meter, bodies, JSON, driver) ${ms(totalMs - phases.scanMs - phases.decryptMs - dbMs)}`);
+}
+
+/** A minimal receiver in its own process (plain JS via node -e), so its CPU is not the sender's. */
+const REMOTE_RECEIVER_JS = `
+const http = require("node:http"), https = require("node:https"), fs = require("node:fs"), path = require("node:path");
+const useTls = process.argv[1] === "https";
+let n = 0; const nonces = new Set();
+const handler = (req, res) => {
+  if (req.method === "GET") { res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ requests: n, nonces: nonces.size })); return; }
+  const chunks = []; req.on("data", (c) => chunks.push(c));
+  req.on("end", () => { n++; try { nonces.add(JSON.parse(Buffer.concat(chunks)).nonce); } catch {} res.writeHead(200).end("ok"); });
+};
+const server = useTls
+  ? https.createServer({ key: fs.readFileSync(path.join(path.dirname(process.argv[2]), "key.pem")), cert: fs.readFileSync(process.argv[2]) }, handler)
+  : http.createServer(handler);
+server.listen(0, "127.0.0.1", () => process.stdout.write(JSON.stringify({ port: server.address().port }) + "\\n"));
+`;
+
+async function startRemoteReceiver(useTls: boolean, certFile?: string) {
+  const child = spawn(process.execPath, ["-e", REMOTE_RECEIVER_JS, useTls ? "https" : "http", certFile ?? ""], { stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let buf = "";
+    child.stdout!.on("data", (c: Buffer) => {
+      buf += c.toString();
+      const line = buf.split("\n")[0];
+      if (buf.includes("\n")) resolve(JSON.parse(line!).port as number);
+    });
+    child.once("exit", (code) => reject(new Error(`receiver exited with ${code}`)));
+  });
+  const base = `${useTls ? "https" : "http"}://127.0.0.1:${port}`;
+  return {
+    url: `${base}/deliver`,
+    count: async () => {
+      const r = await fetch(`http://127.0.0.1:${port}/`).catch(() => null);
+      return useTls ? "(see in-process check)" : r ? await r.json() : null;
+    },
+    close: async () => {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+    },
+  };
+}
+
+async function main() {
+  console.log(`bench:watch — ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), Node ${process.versions.node}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  const { handle, label, drop } = await openTimedDatabase();
+  console.log(`database: ${label}`);
+  // The schema goes even when the run fails: a leftover schema's tables confuse Kysely's migrator elsewhere.
+  const onSignal = () => void drop().finally(() => process.exit(130));
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    await run(handle);
+  } finally {
+    await handle.close().catch(() => {});
+    await drop();
+  }
+}
+
+async function run(handle: DatabaseHandle) {
+  const devnet = await startDevnet({ dataDir: (await import("node:fs")).mkdtempSync(`${os.tmpdir()}/vigil-bench-`), blockSeconds: 0 });
+  const receiverHttp = await startReceiver({ https: false });
+  const receiverHttps = await startReceiver({ https: true });
+  const clock = new ManualClock(Date.now());
+  const config = loadConfig({
+    DEVNET: "off",
+    DATA_DIR: os.tmpdir(),
+    PORT: "0",
+    LOG_LEVEL: "silent",
+    MONERO_CONFIRMATIONS: "1",
+    WEBHOOK_ALLOW_HTTP: "1",
+    WEBHOOK_ALLOW_PRIVATE: "1",
+    WORKER_BATCH_SIZE: process.env.BATCH ?? "500",
+  });
+  const app = await createApp(config, { devnet, clock, log, database: handle });
+  const inst = instrument(app);
+
+  // 8 wallets: the devnet's alice/bob/carol plus 5 more derived the same way (all testnet).
+  const extra = deriveDevnetWallets(randomBytes(32).toString("hex")).concat(deriveDevnetWallets(randomBytes(32).toString("hex")));
+  const wallets = [...devnet.wallets.filter((w) => w.label !== "miner").map((w) => ({ address: w.address, viewKey: w.viewKey! })), ...extra.slice(0, 5)];
+  const outsider = extra[5]!; // receives the prepared block's transfers; watched by nobody
+
+  // --- 1. 10,000 watches through the service ---------------------------------
+  devnet.monerod.mine(2);
+  const start = devnet.monerod.height() + 1;
+  let t = performance.now();
+  const ids: string[] = [];
+  await mapLimit(
+    Array.from({ length: WATCHES }, (_, i) => i),
+    8,
+    async (i) => {
+      const w = wallets[i % wallets.length]!;
+      const r = await createWatch(
+        app.watch,
+        app.database.db,
+        { chain: "monero", address: w.address, viewKey: w.viewKey, webhookUrl: receiverHttp.hookUrl(`/w/${i % 100}`), birthdayHeight: start },
+        { openingCredit: CREATE_CREDIT * 10n, funding: "usdc", paymentRef: null },
+      );
+      ids[i] = r.watchId;
+    },
+  );
+  // Already announced: the measured ticks are the steady state, not the first scan_complete.
+  await sql`UPDATE watches SET initial_scan_done = true`.execute(app.database.db);
+  console.log(`\ncreated ${WATCHES} watches through createWatch in ${ms(performance.now() - t)} (8 wallets' keys, each watch its own encrypted copy)`);
+
+  const results: Record<string, number> = {};
+  const skipTick = process.env.SKIP_TICK === "1";
+  // Warm-up: one block, scanned by every watch (cold view-account cache), repeated until all are caught up.
+  devnet.monerod.mine(1);
+  const big = (batch: number) => runWatchTick(app.watch, { owner: "bench", batchSize: batch, leaseSeconds: 600 });
+  const passUntilIdle = async (batch: number) => {
+    const stats: TickStats[] = [];
+    for (;;) {
+      const s = await big(batch);
+      if (s.claimed === 0) break;
+      stats.push(s);
+    }
+    return stats;
+  };
+  const pollGap = config.WATCH_POLL_SECONDS * 1000 * 1.2;
+  inst.reset();
+  t = performance.now();
+  const warm = skipTick ? [] : await passUntilIdle(Math.min(WATCHES, 10_000));
+  printBreakdown("warm-up pass (cold caches, first block for every watch)", performance.now() - t, warm, inst.phases);
+  const behind = await sql<{ n: string }>`SELECT count(*)::text AS n FROM watches WHERE (scan_state->>'scannedHeight')::int < ${devnet.monerod.height()}`.execute(app.database.db);
+  console.log(`  watches not yet at the tip after warm-up: ${behind.rows[0]!.n}`);
+
+  // --- 2. The prepared block, and one full tick -------------------------------
+  const prepareBlock = () => {
+    for (let i = 0; i < 5; i++) devnet.monerod.send(outsider.address, 1_000_000_000n + BigInt(i));
+    devnet.monerod.mine(1);
+  };
+
+  for (const [name, batch] of skipTick ? [] : [
+    ["one tick, batch = 10,000", Math.min(WATCHES, 10_000)],
+    [`worker loop, batch = ${config.WORKER_BATCH_SIZE} (back-to-back ticks)`, config.WORKER_BATCH_SIZE],
+  ] as const) {
+    // Catch up on any block left over, then prepare a fresh block.
+    clock.advance(pollGap);
+    await passUntilIdle(10_000);
+    prepareBlock();
+    clock.advance(pollGap);
+    inst.reset();
+    t = performance.now();
+    let stats: TickStats[];
+    try {
+      stats = await passUntilIdle(batch);
+    } catch (e) {
+      console.log(`\n${name}: FAILED — ${(e as Error).message.split("\n")[0]}`);
+      results[name] = Number.NaN;
+      continue;
+    }
+    const total = performance.now() - t;
+    results[name] = total;
+    printBreakdown(`${name}: prepared block (coinbase + 5 transfers) against ${WATCHES} idle watches`, total, stats, inst.phases);
+    const stale = await sql<{ n: string }>`SELECT count(*)::text AS n FROM watches WHERE (scan_state->>'scannedHeight')::int < ${devnet.monerod.height()}`.execute(app.database.db);
+    console.log(`  watches that did not reach the prepared block: ${stale.rows[0]!.n}`);
+  }
+
+  // --- 3. Deliveries ----------------------------------------------------------
+  const queueEvents = async (url: string) => {
+    // Point the first DELIVERIES watches at the receiver and give each one real billable event.
+    const chosen = ids.slice(0, DELIVERIES);
+    await app.database.db.updateTable("watches").set({ webhook_url: url }).where("id", "in", chosen.slice(0, 5000)).execute();
+    if (chosen.length > 5000) await app.database.db.updateTable("watches").set({ webhook_url: url }).where("id", "in", chosen.slice(5000)).execute();
+    const rows = await app.database.db.selectFrom("watches").selectAll().where("id", "in", chosen.slice(0, 5000)).execute();
+    const rows2 = chosen.length > 5000 ? await app.database.db.selectFrom("watches").selectAll().where("id", "in", chosen.slice(5000)).execute() : [];
+    const events = [...rows, ...rows2].map((w) => {
+      const snap = snapshotOf(w.snapshot, w.start_height);
+      const current = { ...snap, balanceAtomic: (BigInt(snap.balanceAtomic) + 1_000_000_000n).toString() };
+      return { watchId: w.id, billable: true, body: eventBody({ id: w.id, chain: w.chain, address: w.address }, "balance_change", snap, current, meterOf(w), clock) };
+    });
+    for (let i = 0; i < events.length; i += 500) await insertEvents(app.database.db, events.slice(i, i + 500));
+    return chosen;
+  };
+  const deliverAll = async (chosen: string[], concurrency: number) => {
+    inst.reset();
+    const realSend = app.watch.sender.send;
+    let sendMs = 0;
+    app.watch.sender = {
+      ...app.watch.sender,
+      send: async (req) => {
+        const t0 = performance.now();
+        try {
+          return await realSend(req);
+        } finally {
+          sendMs += performance.now() - t0;
+        }
+      },
+    };
+    const before = performance.now();
+    let ok = 0;
+    let failed = 0;
+    await mapLimit(chosen, concurrency, async (id) => {
+      for (const o of await deliverPending(app.watch, id, "bench")) {
+        if (o.ok) ok++;
+        else failed++;
+      }
+    });
+    const elapsed = performance.now() - before;
+    app.watch.sender = { ...app.watch.sender, send: realSend };
+    console.log(`    time summed over ${concurrency} concurrent deliverers: HTTP send ${ms(sendMs)}, secret decrypt ${ms(inst.phases.decryptMs)}, SQL:`);
+    for (const [k, v] of [...queryTimes.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 8)) console.log(`      ${k.padEnd(42)} ${ms(v.ms)} (${v.n}×, ${(v.ms / v.n).toFixed(2)} ms each)`);
+    return { ok, failed, elapsed, rate: (ok / elapsed) * 1000 };
+  };
+
+  const sendOnly = async (url: string, tlsCa: Buffer | undefined, n: number, concurrency: number) => {
+    const sender = createWebhookSender({ policy: { allowHttp: true, allowPrivate: true }, clock, ...(tlsCa ? { tlsCa } : {}) });
+    const secret = "whsec_" + "ab".repeat(32);
+    const body = JSON.stringify({ event: "balance_change", nonce: "evt_x", pad: "x".repeat(900) });
+    const before = performance.now();
+    let ok = 0;
+    await mapLimit(Array.from({ length: n }, (_, i) => i), concurrency, async () => {
+      const r = await sender.send({ url, body, headers: buildDeliveryHeaders(randomUUID(), "balance_change", signBody(secret, body)) });
+      if (r.ok) ok++;
+    });
+    const elapsed = performance.now() - before;
+    await sender.close();
+    return { ok, elapsed, rate: (ok / elapsed) * 1000 };
+  };
+
+  console.log(`\nwebhook delivery (${DELIVERIES} billable events, one per watch; tick concurrency 16)`);
+  const concurrency = 16; // the tick's deliveryConcurrency default
+  const remoteHttp = await startRemoteReceiver(false);
+  const remoteHttps = await startRemoteReceiver(true, receiverHttps.caFile!);
+  const outboxRun = async (label: string, url: string, sender?: WebhookSender) => {
+    const saved = app.watch.sender;
+    if (sender) app.watch.sender = sender;
+    const chosen = await queueEvents(url);
+    const cpu0 = process.cpuUsage();
+    const r = await deliverAll(chosen, concurrency);
+    const cpu = process.cpuUsage(cpu0);
+    const cpuPer = (cpu.user + cpu.system) / 1000 / Math.max(1, r.ok);
+    if (sender) {
+      await sender.close();
+      app.watch.sender = saved;
+    }
+    console.log(`  outbox → ${label}: ${r.ok} delivered, ${r.failed} failed in ${ms(r.elapsed)} → ${r.rate.toFixed(0)} deliveries/s; this process used ${cpuPer.toFixed(2)} ms CPU per delivery`);
+    return r.rate;
+  };
+  results["outbox HTTP, receiver in this process"] = await outboxRun("HTTP (dev switch), receiver in this process (verifies signatures)", receiverHttp.hookUrl("/deliver"));
+  results["outbox HTTP"] = await outboxRun("HTTP (dev switch), receiver in its own process", remoteHttp.url);
+  results["outbox HTTPS"] = await outboxRun(
+    "HTTPS (self-signed CA), receiver in its own process",
+    remoteHttps.url,
+    createWebhookSender({ policy: app.watch.urlPolicy, clock, tlsCa: receiverHttps.ca }),
+  );
+  const instant: WebhookSender = { send: async () => ({ ok: true, status: 200, durationMs: 0 }), close: async () => {} };
+  results["outbox bookkeeping only"] = await outboxRun("no HTTP at all (sender answers ok at once: the database bookkeeping ceiling)", remoteHttp.url, instant);
+  for (const [name, url, ca] of [
+    ["HTTP ", remoteHttp.url, undefined],
+    ["HTTPS", remoteHttps.url, receiverHttps.ca],
+  ] as const) {
+    const r = await sendOnly(url, ca, DELIVERIES, concurrency);
+    console.log(`  sender only (sign + POST, no database) ${name} → receiver in its own process: ${r.rate.toFixed(0)}/s`);
+  }
+  const inProc = receiverHttp.attempts.filter((a) => a.path === "/deliver");
+  console.log(`  in-process receiver: ${inProc.length} deliveries, ${new Set(inProc.map((a) => a.nonce)).size} distinct nonces, signatures valid: ${inProc.every((a) => a.signatureValid !== false)}`);
+  console.log(`  own-process receivers: ${JSON.stringify(await remoteHttp.count())} HTTP, ${JSON.stringify(await remoteHttps.count())} HTTPS`);
+  await remoteHttp.close();
+  await remoteHttps.close();
+
+  console.log("\nsummary");
+  const tickMs = results["one tick, batch = 10,000"] ?? Number.NaN;
+  const loopMs = [...Object.entries(results)].find(([k]) => k.startsWith("worker loop"))?.[1] ?? Number.NaN;
+  if (!skipTick) console.log(`  one tick of ${WATCHES} idle watches (batch 10,000): ${Number.isNaN(tickMs) ? "FAILED" : ms(tickMs)}   target < 10000 ms: ${tickMs < 10_000 ? "met" : "MISSED"}`);
+  if (!skipTick) console.log(`  full pass as the worker loop runs it (batch ${config.WORKER_BATCH_SIZE}): ${ms(loopMs)}   target < 10000 ms: ${loopMs < 10_000 ? "met" : "MISSED"}`);
+  const rate = results["outbox HTTP"]!;
+  console.log(`  signed deliveries through the outbox: ${rate.toFixed(0)}/s HTTP, ${results["outbox HTTPS"]!.toFixed(0)}/s HTTPS (bookkeeping ceiling ${results["outbox bookkeeping only"]!.toFixed(0)}/s)   target ≥ 500/s: ${rate >= 500 ? "met (HTTP)" : "MISSED"}`);
+
+  await app.close();
+  await receiverHttp.close();
+  await receiverHttps.close();
+  await devnet.close();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
