@@ -11,6 +11,8 @@
  * limb 0); inputs may be sums or differences of a few such values (|limb| <
  * 2^24), which keeps every column below 2^53.
  */
+import { ed25519 } from "@noble/curves/ed25519.js";
+
 export type Fe = Float64Array;
 
 export const LIMBS = 12;
@@ -117,18 +119,9 @@ export function fePack(out: Uint8Array, off: number, a: Fe): void {
   }
 }
 
-/** Inversion via bigint modular exponent (used once per batch). */
+/** Inversion (used once per batch): noble's field inverse on the bigint value. */
 export function feInvert(o: Fe, a: Fe): void {
-  const x = feToBigint(a);
-  let result = 1n;
-  let base = x;
-  let e = P - 2n;
-  while (e > 0n) {
-    if (e & 1n) result = (result * base) % P;
-    base = (base * base) % P;
-    e >>= 1n;
-  }
-  feFromBigint(o, result);
+  feFromBigint(o, ed25519.Point.Fp.inv(feToBigint(a)));
 }
 
 export function feMul(o: Fe, a: Fe, b: Fe): void {
