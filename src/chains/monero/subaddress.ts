@@ -89,23 +89,3 @@ export function addSpendKeys(table: Map<string, SubaddressIndex>, viewSecretByte
   const encoded = batchBasePlusPoint(B, nonPrimary.map((i) => subaddressSecretOffset(viewSecretBytes, i)));
   for (let i = 0; i < encoded.length; i++) table.set(bytesToHex(encoded[i]!), { major: nonPrimary[i]!.major, minor: nonPrimary[i]!.minor });
 }
-
-/** Encodes many points with one field inversion (Montgomery's trick). */
-export function encodeMany(points: EdPoint[]): string[] {
-  const Fp = Point.Fp;
-  const zs = points.map((p) => p.Z);
-  const inv = Fp.invertBatch(zs);
-  return points.map((p, i) => bytesToHex(affineToBytes(p, inv[i]!)));
-}
-
-export function affineToBytes(p: EdPoint, iz: bigint): Uint8Array {
-  const { x, y } = p.toAffine(iz);
-  const out = new Uint8Array(32);
-  let v = y;
-  for (let i = 0; i < 32; i++) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
-  if (x & 1n) out[31] = out[31]! | 0x80;
-  return out;
-}
