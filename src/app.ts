@@ -132,7 +132,6 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     : undefined;
   const moneroHistorical = createMoneroHistorical({
     daemon: moneroDaemon,
-    blockSource: moneroScanner?.blockSource,
     maxBlocks: config.HISTORICAL_MAX_BLOCKS,
     lookahead: config.MONERO_SUBADDRESS_LOOKAHEAD,
     network: moneroNetwork,

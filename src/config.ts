@@ -54,18 +54,22 @@ export const ConfigSchema = z.object({
   /** Development switches; default off, on in devnet mode unless set explicitly. */
   WEBHOOK_ALLOW_HTTP: bool.optional(),
   WEBHOOK_ALLOW_PRIVATE: bool.optional(),
-  WATCH_POLL_SECONDS: z.coerce.number().positive().max(86_400).default(180),
+  /** Default 180 (3 minutes); 15 in devnet mode unless set. */
+  WATCH_POLL_SECONDS: z.coerce.number().positive().max(86_400).optional(),
   WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
 
   MONERO_DAEMON_URL: url.optional(),
   /** Refuse Monero watches of other networks. Devnet: testnet. */
   MONERO_NETWORK: z.enum(["mainnet", "stagenet", "testnet"]).optional(),
-  MONERO_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(10),
+  /** Default 10; 2 in devnet mode unless set, so the walk-through confirms in a minute. */
+  MONERO_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).optional(),
   MONERO_SUBADDRESS_LOOKAHEAD: z.coerce.number().int().min(0).max(10_000).default(50),
   HISTORICAL_MAX_BLOCKS: z.coerce.number().int().min(1).default(20_000),
 });
 
-export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE">> & {
+export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "WATCH_POLL_SECONDS">> & {
+  readonly WATCH_POLL_SECONDS: number;
+  readonly MONERO_CONFIRMATIONS: number;
   readonly WEBHOOK_ALLOW_HTTP: boolean;
   readonly WEBHOOK_ALLOW_PRIVATE: boolean;
   /** Absolute DATA_DIR. */
@@ -108,6 +112,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...c,
     WEBHOOK_ALLOW_HTTP: c.WEBHOOK_ALLOW_HTTP ?? devnet,
     WEBHOOK_ALLOW_PRIVATE: c.WEBHOOK_ALLOW_PRIVATE ?? devnet,
+    MONERO_CONFIRMATIONS: c.MONERO_CONFIRMATIONS ?? (devnet ? 2 : 10),
+    WATCH_POLL_SECONDS: c.WATCH_POLL_SECONDS ?? (devnet ? 15 : 180),
     dataDir: path.resolve(c.DATA_DIR),
     devnet,
   });

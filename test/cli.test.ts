@@ -34,7 +34,7 @@ describe("the vigil CLI", () => {
   it("migrate applies the migrations once, then reports the database up to date", async () => {
     const db = await openTestDatabase(); // already migrated: a fresh schema/dir shows the first run below
     await db.close();
-    const env = process.env.DATABASE_URL
+    const env: Record<string, string> = process.env.DATABASE_URL
       ? { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: `t_cli_${process.pid}_${Date.now()}`, DEVNET: "off" }
       : { DATA_DIR: tempDir(), DEVNET: "off" };
     const first = vigil(["migrate"], env);

@@ -4,13 +4,14 @@ import { ConfigError, loadConfig } from "../src/config.js";
 describe("configuration", () => {
   it("has working defaults and turns the devnet on when no upstream is configured", () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ PORT: 8402, HOST: "127.0.0.1", DATA_DIR: "./data", devnet: true, WATCH_POLL_SECONDS: 180 });
+    expect(c).toMatchObject({ PORT: 8402, HOST: "127.0.0.1", DATA_DIR: "./data", devnet: true, WATCH_POLL_SECONDS: 15, MONERO_CONFIRMATIONS: 2 });
     // The devnet relaxes the webhook switches (with a banner warning); production defaults are off.
     expect(c.WEBHOOK_ALLOW_HTTP).toBe(true);
     const prod = loadConfig({ PAY_TO: "0x1111111111111111111111111111111111111111", CDP_API_KEY_ID: "id", CDP_API_KEY_SECRET: "s" });
     expect(prod.devnet).toBe(false);
     expect(prod.WEBHOOK_ALLOW_HTTP).toBe(false);
     expect(prod.WEBHOOK_ALLOW_PRIVATE).toBe(false);
+    expect(prod).toMatchObject({ WATCH_POLL_SECONDS: 180, MONERO_CONFIRMATIONS: 10 });
   });
 
   it.each([

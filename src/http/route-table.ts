@@ -69,6 +69,12 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O = unknown> {
   mimeType?: string;
   successStatus?: 200 | 201;
   rateLimit?: RouteRateLimit;
+  /**
+   * The paid work writes nothing to the database: the paywall then runs it
+   * outside a transaction (no connection held during slow upstream calls)
+   * and simply withholds the answer if settlement fails.
+   */
+  readOnly?: boolean;
   /** MCP tool name when the operation is also a tool. */
   mcpTool?: string;
   /** Set when the MCP tool is free even though the HTTP route is paid (the oracle dispatcher). */

@@ -201,6 +201,7 @@ export function buildRouter(deps: RouterDeps): Hono<Env> {
         amount: price,
         header: c.req.header("payment-signature") ?? c.req.header("x-payment"),
         work: (trx, payment) => route.handler(input, { ...ctx, db: trx, payment }),
+        readOnly: route.readOnly,
       });
       if (outcome.kind === "payment_required") {
         const headers: Record<string, string> = {

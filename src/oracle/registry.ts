@@ -91,6 +91,7 @@ export function createOracleRegistry(questions: readonly QuestionDef[], clock: C
       input: paramsSchema(q),
       output: q.answer,
       price: ORACLE_PRICE_ATOMIC,
+      readOnly: true,
       handler: (input) => answer(q, input as Record<string, string | undefined>),
     }),
   );

@@ -54,7 +54,9 @@ export interface PaidCall<T> {
   /** Raw PAYMENT-SIGNATURE (or X-PAYMENT) header value, if any. */
   header: string | undefined;
   /** The paid work; must use only `trx`. Throwing rolls back and charges nothing. */
-  work: (trx: Transaction<DB>, payment: PaymentInfo) => Promise<T>;
+  work: (trx: Transaction<DB> | Database, payment: PaymentInfo) => Promise<T>;
+  /** Work that writes nothing runs without a transaction (see RouteDef.readOnly). */
+  readOnly?: boolean;
 }
 
 export type PaidOutcome<T> =
@@ -213,8 +215,8 @@ export function createPaywall(deps: {
     const payment: PaymentInfo = { payer: auth.from.toLowerCase(), amountAtomic: call.amount, nonce: auth.nonce };
     let settledTx: string | undefined;
     try {
-      const { result, settleResponse } = await db.transaction().execute(async (trx) => {
-        const result = await call.work(trx, payment);
+      const runAndSettle = async (handle: Transaction<DB> | Database) => {
+        const result = await call.work(handle, payment);
         let settleResponse: SettleResponse;
         try {
           settleResponse = await facilitator.settle(decoded, req);
@@ -230,13 +232,16 @@ export function createPaywall(deps: {
         // A settle answer with success:false is a failure even when nothing threw.
         if (!settleResponse.success) throw new SettlementFailed(settleResponse);
         settledTx = settleResponse.transaction;
-        await trx
+        await handle
           .updateTable("payments")
           .set({ status: "settled", tx_hash: settleResponse.transaction, settled_at: new Date(clock.now()) })
           .where("id", "=", paymentId)
           .execute();
         return { result, settleResponse };
-      });
+      };
+      const { result, settleResponse } = call.readOnly
+        ? await runAndSettle(db)
+        : await db.transaction().execute((trx) => runAndSettle(trx));
       const header = encodePaymentResponseHeader(settleResponse);
       return {
         kind: "paid",

@@ -91,6 +91,22 @@ describe("x402 paywall end to end (devnet chain + local facilitator)", () => {
     },
   });
 
+  // A read-only paid route: its work runs outside a transaction, and a failed settlement withholds the answer.
+  const readOnlyWork = defineRoute({
+    method: "POST",
+    path: "/v1/test/read",
+    operationId: "testRead",
+    summary: "paid read-only work",
+    input: z.object({ drainWith: z.string().optional() }),
+    output: z.object({ secret: z.string() }),
+    price: PRICE,
+    readOnly: true,
+    handler: async (input) => {
+      if (input.drainWith && drain) await drain(input.drainWith as Hex);
+      return { secret: "the paid answer" };
+    },
+  });
+
   async function rows(): Promise<{ work: number; payments: number; settled: number }> {
     const w = await sql<{ n: string }>`SELECT count(*)::text AS n FROM test_paid_work`.execute(t.db.db);
     const p = await sql<{ n: string; s: string }>`
@@ -109,7 +125,7 @@ describe("x402 paywall end to end (devnet chain + local facilitator)", () => {
 
   beforeAll(async () => {
     devnet = await startDevnet({ dataDir: tempDir(), blockSeconds: 0 });
-    t = await startTestApp({}, { devnet, extraRoutes: [work] });
+    t = await startTestApp({}, { devnet, extraRoutes: [work, readOnlyWork] });
     await sql`CREATE TABLE test_paid_work (tag text NOT NULL, payer text NOT NULL)`.execute(t.db.db);
     const sideFacilitator = createLocalFacilitator({ rpcUrl: devnet.evmUrl, privateKey: keyAt(17), network: "eip155:84532" });
     drain = async (payerKey) => {
@@ -271,5 +287,23 @@ describe("x402 paywall end to end (devnet chain + local facilitator)", () => {
     // The failed authorisation is burnt: never accepted again.
     const failed = await t.db.db.selectFrom("payments").select("status").where("status", "=", "failed").execute();
     expect(failed.length).toBe(1);
+  });
+
+  it("a read-only paid route withholds its answer when settlement fails, and serves it when it settles", async () => {
+    const req = { ...(await challenge()).accepts[0] };
+    const ok = await fetch(`${t.url}/v1/test/read`, {
+      method: "POST",
+      headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(await signPayment(keyAt(8), req)) },
+      body: "{}",
+    });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ secret: "the paid answer" });
+    const failed = await fetch(`${t.url}/v1/test/read`, {
+      method: "POST",
+      headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(await signPayment(keyAt(9), req)) },
+      body: JSON.stringify({ drainWith: keyAt(9) }),
+    });
+    expect(failed.status).toBe(402);
+    expect(await failed.text()).not.toContain("the paid answer");
   });
 });

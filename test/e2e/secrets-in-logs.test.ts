@@ -70,13 +70,13 @@ describe("secrets never appear in logs", () => {
 
     const all = lines.join("");
     expect(all).toContain("\"msg\":\"request\""); // trace level really logged the requests
-    for (const secret of [wallet.viewKey, devnet.wallets[1].viewKey, watch.watchToken, watch.webhookSecret, "abandon abandon"]) {
+    for (const secret of [wallet.viewKey!, devnet.wallets[1].viewKey!, watch.watchToken, watch.webhookSecret, "abandon abandon"]) {
       expect(all.includes(secret), `log contains ${secret.slice(0, 12)}…`).toBe(false);
     }
     expect(all).not.toMatch(/"payment-signature"\s*:\s*"ey/i);
     // The webhook secret is not in any answer after creation either.
     const status = await (await fetch(`${t.url}/v1/private/watch/${watch.watchId}`, { headers: { "x-watch-token": watch.watchToken } })).text();
-    for (const secret of [wallet.viewKey, watch.watchToken, watch.webhookSecret]) expect(status.includes(secret)).toBe(false);
+    for (const secret of [wallet.viewKey!, watch.watchToken, watch.webhookSecret]) expect(status.includes(secret)).toBe(false);
     await workers.stop();
   });
 });

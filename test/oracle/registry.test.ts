@@ -6,7 +6,7 @@ import { createOracleRegistry, ORACLE_PRICE_ATOMIC } from "../../src/oracle/regi
 import type { QuestionDef } from "../../src/oracle/question.js";
 
 function question(overrides: Partial<QuestionDef> = {}): QuestionDef & { calls: number } {
-  const q = {
+  const q: QuestionDef & { calls: number } = {
     calls: 0,
     path: "test/echo",
     summary: "echo",
@@ -17,7 +17,7 @@ function question(overrides: Partial<QuestionDef> = {}): QuestionDef & { calls: 
     ],
     answer: z.object({ n: z.number() }),
     available: () => true,
-    async answerQuestion(params: Record<string, string | undefined>) {
+    async answerQuestion(params: Record<string, string | undefined>): Promise<Record<string, unknown>> {
       q.calls++;
       return { n: q.calls, window: params.window, addr: params.addr };
     },

@@ -75,6 +75,8 @@ export function historicalRoute(deps: HistoricalRouteDeps): RouteDef {
     input: historicalInput,
     output: historicalOutput,
     price: 500_000n,
+    // Reads the chain only: no DB transaction is held while it scans.
+    readOnly: true,
     mcpTool: "service_private_watch_historical",
     handler: async (input) => {
       if (input.chain === "zcash") {
