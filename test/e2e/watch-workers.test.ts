@@ -6,6 +6,7 @@
  * once. PGlite is single-process, so this runs only with DATABASE_URL.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,12 +59,14 @@ describe.skipIf(!usingPostgres || !haveOpenssl)("two worker processes on Postgre
   const workers: WorkerProc[] = [];
   const watches: { watchId: string; wallet: string }[] = [];
 
+  const workerDir = tempDir("vigil-worker-");
+
   beforeAll(async () => {
     s = await startWatchStack({});
     const workerEnv = {
       ...s.t.db.env,
       DEVNET: "off",
-      DATA_DIR: tempDir("vigil-worker-"),
+      DATA_DIR: workerDir,
       MONERO_DAEMON_URL: s.devnet.moneroUrl,
       MONERO_NETWORK: "testnet",
       MONERO_CONFIRMATIONS: "1",
@@ -86,6 +89,7 @@ describe.skipIf(!usingPostgres || !haveOpenssl)("two worker processes on Postgre
     for (const w of workers) if (w.proc.exitCode === null) w.proc.kill("SIGTERM");
     await Promise.all(workers.map((w) => w.exited));
     await s?.close();
+    fs.rmSync(workerDir, { recursive: true, force: true });
   });
 
   const db = () => s.t.db.db;

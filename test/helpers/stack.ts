@@ -10,6 +10,7 @@
  * (e.g. `(ms) => vi.setSystemTime(ms)` under `vi.useFakeTimers({ toFake: ["Date"] })`).
  * Ticks are driven by hand with `tick()`; no timers run.
  */
+import fs from "node:fs";
 import { ManualClock } from "../../src/core/clock.js";
 import { startDevnet, type DevnetHandle, type DevnetWallet } from "../../src/devnet/index.js";
 import { createWebhookSender } from "../../src/webhooks/deliver.js";
@@ -55,7 +56,8 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
   const useHttps = opts.https ?? true;
   const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
   opts.onTime?.(clock.now());
-  const devnet = await startDevnet({ dataDir: tempDir("vigil-devnet-"), blockSeconds: 0 });
+  const devnetDir = tempDir("vigil-devnet-");
+  const devnet = await startDevnet({ dataDir: devnetDir, blockSeconds: 0 });
   const receiver = await startReceiver({ https: useHttps });
   const t = await startTestApp(
     {
@@ -120,6 +122,7 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
       await t.close();
       await receiver.close();
       await devnet.close();
+      fs.rmSync(devnetDir, { recursive: true, force: true });
     },
   };
   return stack;
