@@ -5,6 +5,7 @@
  * one-to-one.
  */
 import { ed25519 } from "@noble/curves/ed25519.js";
+import { mul8Single } from "./edwards-fast.js";
 import { keccak256, viewTagByte } from "./keccak.js";
 import { bytesToNumberLE, numberToBytesLE } from "@noble/curves/utils.js";
 import { concatBytes, encodeVarintNumber, hexToBytes } from "./encoding.js";
@@ -79,7 +80,8 @@ export function secretKeyToPublicKey(secret: Uint8Array): Uint8Array | null {
 export function generateKeyDerivation(txPublicKey: Uint8Array, viewSecret: bigint): Uint8Array | null {
   const R = decodePoint(txPublicKey);
   if (!R) return null;
-  return mulPoint(R, viewSecret).clearCofactor().toBytes();
+  if (viewSecret <= 0n || viewSecret >= L) return mulPoint(R, viewSecret).clearCofactor().toBytes();
+  return mul8Single(R, viewSecret); // = 8·(a·R), same bytes as the noble expression above
 }
 
 /** derivation_to_scalar: Hs(D ‖ varint(i)). */

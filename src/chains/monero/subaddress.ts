@@ -4,7 +4,7 @@
  * Index (0,0) is the primary address (B, A) itself.
  */
 import { encodeAddress } from "./address.js";
-import { batchBasePlusPoint } from "./batch.js";
+import { batchBasePlusPoint } from "./edwards-fast.js";
 import { Point, decodePoint, hashToScalar, mulBase, mulPoint, scalarFromBytes, type EdPoint } from "./crypto.js";
 import { bytesToHex, concatBytes } from "./encoding.js";
 import type { MoneroNetwork, SubaddressIndex, SubaddressLookahead } from "./types.js";

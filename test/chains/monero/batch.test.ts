@@ -167,3 +167,18 @@ describe("MoneroScanPool (worker threads)", () => {
     }
   });
 });
+
+describe("single-scalar fast path", () => {
+  it("mul8Single equals noble's R·a·8 for random scalars and torsioned points", async () => {
+    const { mul8Single } = await import("../../../src/chains/monero/edwards-fast.js");
+    const { Point } = await import("../../../src/chains/monero/crypto.js");
+    const torsion = Point.fromHex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"); // order-8 point
+    fc.assert(
+      fc.property(fc.bigInt({ min: 1n, max: L - 1n }), fc.bigInt({ min: 1n, max: L - 1n }), fc.boolean(), (a, r, tor) => {
+        const R = tor ? mulBase(r).add(torsion) : mulBase(r);
+        expect(bytesToHex(mul8Single(R, a))).toBe(bytesToHex(R.multiplyUnsafe(a).clearCofactor().toBytes()));
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
