@@ -173,15 +173,27 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
       polled: Boolean(out),
     });
   }
-  stats.events = events.length;
-
   await db.transaction().execute(async (trx) => {
+    // Write only for watches still leased to us: a stall longer than the lease lets another worker
+    // take a watch over, and its ledger rows and events would then be booked twice. Locked here, so
+    // no other worker can lease them between this check and the writes.
+    const heldRows = await trx
+      .selectFrom("watches")
+      .select("id")
+      .where("id", "in", claimed.map((w) => w.id))
+      .where("lease_owner", "=", opts.owner)
+      .forUpdate()
+      .execute();
+    const held = new Set(heldRows.map((r) => r.id));
+    const heldLedger = ledger.filter((l) => held.has(l.watch_id));
+    const heldEvents = events.filter((e) => held.has(e.watchId));
+    stats.events = heldEvents.length;
     // In chunks: one statement may carry at most 65535 bind parameters (PostgreSQL protocol).
-    for (let i = 0; i < ledger.length; i += SQL_ROWS_PER_STATEMENT) {
-      await trx.insertInto("watch_ledger").values(ledger.slice(i, i + SQL_ROWS_PER_STATEMENT)).execute();
+    for (let i = 0; i < heldLedger.length; i += SQL_ROWS_PER_STATEMENT) {
+      await trx.insertInto("watch_ledger").values(heldLedger.slice(i, i + SQL_ROWS_PER_STATEMENT)).execute();
     }
-    await insertEvents(trx, events);
-    const values = updates.map(
+    await insertEvents(trx, heldEvents);
+    const values = updates.filter((u) => held.has(u.id)).map(
       (u) =>
         sql`(${u.id}::uuid, ${u.meter.credit_atomic}::bigint, ${u.meter.drained_through_ms}::bigint, ${u.meter.drain_remainder}::bigint,
              ${u.meter.low_credit_armed}::boolean, ${u.scanState === null ? null : JSON.stringify(u.scanState)}::jsonb,
