@@ -236,13 +236,15 @@ export function signedDigits(a: bigint, w: number): Int32Array {
 }
 
 /** Q ← a·R from the table and a's digits (projective). */
-export function tableMul(table: PointTable, digits: Int32Array, Q: Ext): void {
-  Q.X.fill(0);
-  Q.Y.fill(0);
-  Q.Y[0] = 1;
-  Q.Z.fill(0);
-  Q.Z[0] = 1;
-  Q.T.fill(0);
+export function tableMul(table: PointTable, digits: Int32Array, Q: Ext, accumulate = false): void {
+  if (!accumulate) {
+    Q.X.fill(0);
+    Q.Y.fill(0);
+    Q.Y[0] = 1;
+    Q.Z.fill(0);
+    Q.Z[0] = 1;
+    Q.T.fill(0);
+  }
   const { half, ypx, ymx, xy2d } = table;
   for (let j = 0; j < digits.length; j++) {
     const d = digits[j]!;
@@ -384,3 +386,39 @@ export function mul8Single(R: EdPoint, a: bigint): Uint8Array {
   }
   return encodeExtBatch([Q])[0]!;
 }
+
+/** Encoded P − s·G (the candidate spend key of an output), with the shared fixed-base table for G. */
+export function pointMinusBaseMul(P: EdPoint, s: bigint): Uint8Array {
+  baseTable ??= buildPointTable(Point.BASE, BASE_WINDOW);
+  const Q = ext();
+  Q.Y[0] = 1;
+  Q.Z[0] = 1;
+  tableMul(baseTable, signedDigits(s, BASE_WINDOW), Q);
+  // Q ← −Q, then Q + P.
+  feSub(Q.X, fe(), Q.X);
+  feSub(Q.T, fe(), Q.T);
+  const p = extFromNoble(P);
+  const cYpX = fe();
+  const cYmX = fe();
+  const cT2d = fe();
+  const cZ2 = fe();
+  feAdd(cYpX, p.Y, p.X);
+  feSub(cYmX, p.Y, p.X);
+  feMul(cT2d, p.T, D2);
+  feAdd(cZ2, p.Z, p.Z);
+  extAddCached(Q, cYpX, cYmX, cT2d, cZ2);
+  return encodeExtBatch([Q])[0]!;
+}
+
+/** Encoded mask·G + amount·H (a RingCT commitment), with shared fixed-base tables for G and H. */
+export function commitFast(mask: bigint, amount: bigint, H: EdPoint): Uint8Array {
+  baseTable ??= buildPointTable(Point.BASE, BASE_WINDOW);
+  hTable ??= buildPointTable(H, BASE_WINDOW);
+  const Q = ext();
+  Q.Y[0] = 1;
+  Q.Z[0] = 1;
+  if (mask !== 0n) tableMul(baseTable, signedDigits(mask, BASE_WINDOW), Q, true);
+  if (amount !== 0n) tableMul(hTable, signedDigits(amount, BASE_WINDOW), Q, true);
+  return encodeExtBatch([Q])[0]!;
+}
+let hTable: PointTable | null = null;

@@ -7,7 +7,8 @@
  * Never throws on malformed transaction data: bad keys simply do not match.
  */
 import { decodeAmountV1, decodeAmountV2 } from "./amount.js";
-import { decodePoint, deriveViewTag, derivationToScalar, generateKeyDerivation, keccak, mulBase, scalarToBytes } from "./crypto.js";
+import { decodePoint, deriveViewTag, derivationToScalar, generateKeyDerivation, keccak, scalarToBytes, type EdPoint } from "./crypto.js";
+import { pointMinusBaseMul } from "./edwards-fast.js";
 import { bytesToHex, concatBytes } from "./encoding.js";
 import { parseExtra, type ParsedExtra } from "./extra.js";
 import type { OwnedOutput, ScanOutput, ScanTx, SubaddressIndex, ViewAccount } from "./types.js";
@@ -18,11 +19,24 @@ export interface PreparedTx {
   extra: ParsedExtra;
   /** The 0x04 list is used only when it has exactly one key per output (as monero-lws requires). */
   additionalUsable: boolean;
+  /** Decoded one-time keys, filled lazily and shared by every account (null: does not decode). */
+  outputPoints: (EdPoint | null | undefined)[];
 }
 
 export function prepareTx(tx: ScanTx): PreparedTx {
   const extra = parseExtra(tx.extra);
-  return { tx, extra, additionalUsable: extra.additionalPublicKeys.length > 0 && extra.additionalPublicKeys.length === tx.outputs.length };
+  return {
+    tx,
+    extra,
+    additionalUsable: extra.additionalPublicKeys.length > 0 && extra.additionalPublicKeys.length === tx.outputs.length,
+    outputPoints: new Array<EdPoint | null | undefined>(tx.outputs.length),
+  };
+}
+
+function outputPoint(prepared: PreparedTx, i: number): EdPoint | null {
+  let p = prepared.outputPoints[i];
+  if (p === undefined) prepared.outputPoints[i] = p = decodePoint(prepared.tx.outputs[i]!.publicKey);
+  return p;
 }
 
 /** Source of derivations for one account: main ones (null where R did not decode) and lazy per-output additional ones. */
@@ -56,17 +70,17 @@ export function cryptPaymentId(pid: Uint8Array, derivation: Uint8Array): Uint8Ar
 
 /** Tries one derivation against output i: returns the derivation scalar and the spend key found, or null. */
 function tryDerivation(
+  prepared: PreparedTx,
   derivation: Uint8Array,
   i: number,
   out: ScanOutput,
   spendKeys: Map<string, SubaddressIndex>,
 ): { scalar: bigint; index: SubaddressIndex } | null {
   if (out.viewTag !== undefined && deriveViewTag(derivation, i) !== out.viewTag) return null;
-  const P = decodePoint(out.publicKey);
+  const P = outputPoint(prepared, i);
   if (!P) return null;
   const s = derivationToScalar(derivation, i);
-  const K = P.subtract(mulBase(s));
-  const index = spendKeys.get(bytesToHex(K.toBytes()));
+  const index = spendKeys.get(bytesToHex(pointMinusBaseMul(P, s))); // K = P − s·G
   return index ? { scalar: s, index } : null;
 }
 
@@ -95,11 +109,11 @@ export function matchOutputs(prepared: PreparedTx, account: ViewAccount, derivat
     const out = tx.outputs[i]!;
     let hit: { scalar: bigint; index: SubaddressIndex } | null = null;
     for (const D of derivations.main) {
-      if (D && (hit = tryDerivation(D, i, out, account.spendKeys))) break;
+      if (D && (hit = tryDerivation(prepared, D, i, out, account.spendKeys))) break;
     }
     if (!hit && prepared.additionalUsable) {
       const Da = derivations.additional(i);
-      if (Da) hit = tryDerivation(Da, i, out, account.spendKeys);
+      if (Da) hit = tryDerivation(prepared, Da, i, out, account.spendKeys);
     }
     if (!hit) continue;
     const amount = outputAmount(tx, out, hit.scalar);

@@ -182,3 +182,20 @@ describe("single-scalar fast path", () => {
     );
   });
 });
+
+describe("fixed-base fast paths", () => {
+  it("pointMinusBaseMul and commitFast equal the noble expressions", async () => {
+    const { pointMinusBaseMul, commitFast } = await import("../../../src/chains/monero/edwards-fast.js");
+    const { H_POINT, Point } = await import("../../../src/chains/monero/crypto.js");
+    fc.assert(
+      fc.property(fc.bigInt({ min: 1n, max: L - 1n }), fc.bigInt({ min: 1n, max: L - 1n }), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), (p, s, amt) => {
+        const P = mulBase(p);
+        expect(bytesToHex(pointMinusBaseMul(P, s))).toBe(bytesToHex(P.subtract(mulBase(s)).toBytes()));
+        const expected = mulBase(s).add(amt === 0n ? Point.ZERO : H_POINT.multiplyUnsafe(amt));
+        expect(bytesToHex(commitFast(s, amt, H_POINT))).toBe(bytesToHex(expected.toBytes()));
+      }),
+      { numRuns: 25 },
+    );
+    expect(bytesToHex(commitFast(0n, 0n, H_POINT))).toBe(bytesToHex(Point.ZERO.toBytes()));
+  });
+});
