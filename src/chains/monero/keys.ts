@@ -93,6 +93,7 @@ export function makeViewAccount(address: string, viewKeyHex: string, opts: ViewA
   if (decoded.kind === "subaddress") {
     const spendKeys = new Map<string, SubaddressIndex>();
     const index = opts.subaddressIndex ?? null;
+    // The table only needs the key; matches on a subaddress watch report account.subaddressIndex (null if unknown).
     spendKeys.set(bytesToHex(decoded.spendPublicKey), index ?? { major: -1, minor: -1 });
     return {
       network: decoded.network,

@@ -176,38 +176,51 @@ export interface DaemonTxJson {
  * Function signatures (implemented in the named modules; kept stable):
  *
  * address.ts
- *   decodeAddress(s: string): ParseResult<DecodedAddress>
+ *   decodeAddress(s: string): ParseResult<DecodedAddress>                           // never throws
  *   decodeAddressOrThrow(s: string, expectNetwork?: MoneroNetwork): DecodedAddress   // 400 invalid_address
  *   encodeAddress(network, kind, spendPublicKey, viewPublicKey, paymentId?): string
  *   makeIntegratedAddress(standardAddress: string, paymentIdHex: string): string
  *
  * keys.ts
- *   validateMoneroWatchKey(address: string, viewKeyHex: string): ValidatedWatchKey
- *     (ValidatedWatchKey from src/watch/scanner.ts; throws 400 ServiceError via badRequest with
- *      code invalid_address | invalid_view_key | view_key_mismatch; message says which)
- *   makeViewAccount(address: string, viewKeyHex: string, opts?: { lookahead?: SubaddressLookahead }): ViewAccount
- *     (validates like validateMoneroWatchKey, throws the same errors)
+ *   validateMoneroWatchKey(address, viewKeyHex, opts?: { network? }): ValidatedWatchKey
+ *     (ValidatedWatchKey from src/watch/scanner.ts; throws a 400 ServiceError via badRequest with
+ *      code invalid_address | invalid_view_key | view_key_mismatch; the message says which)
+ *   makeViewAccount(address, viewKeyHex, opts?: { lookahead?, subaddressIndex?, network? }): ViewAccount
+ *     (validates like validateMoneroWatchKey; cache the result per watch: building the look-ahead
+ *      table costs ~50 µs per key)
+ *   addSubaddressesToAccount(account, indices: SubaddressIndex[]): void   // issued indices beyond the look-ahead
+ *   DEFAULT_LOOKAHEAD = { accounts: 2, minors: 200 }, MAX_LOOKAHEAD_KEYS = 10,000
  *
  * subaddress.ts
- *   subaddressSpendPublicKey(viewSecret, spendPublicKey, index): Uint8Array
+ *   subaddressSpendPublicKey(viewSecretBytes, spendPublicKey, index): Uint8Array
  *   deriveSubaddress(network, viewSecretBytes, spendPublicKey, index): string
  *
  * scan.ts
  *   scanTx(tx: ScanTx, account: ViewAccount): OwnedOutput[]      // never throws for malformed tx data
+ *   prepareTx / derivationsFor / matchOutputs: the same steps, for callers that share per-tx work
+ *   explainViewTags(tx, account): per-output view-tag hints (scan-tx CLI)
  *
  * batch.ts
- *   scanTxForAccounts(tx: ScanTx, accounts: ViewAccount[]): OwnedOutput[][]   // per-tx work shared
- *   scanTxsForAccounts(txs: ScanTx[], accounts: ViewAccount[]): OwnedOutput[][][]  // [tx][account]
- *   MoneroScanPool (worker_threads) for many watches across cores
+ *   scanTxForAccounts(tx: ScanTx, accounts: ViewAccount[]): OwnedOutput[][]         // [account]
+ *   scanTxsForAccounts(txs: ScanTx[], accounts: ViewAccount[]): OwnedOutput[][][]   // [tx][account]
+ *   batchDerivations(txPublicKey, accounts): (Uint8Array | null)[]
+ * pool.ts
+ *   new MoneroScanPool({ threads? }); await setAccounts(accounts); await scanTxs(txs) → [tx][account]; await close()
  *
  * tx-binary.ts
  *   parseTransactionBlob(bytes: Uint8Array): ParseResult<ScanTx>
  *   parseBlockBlob(bytes: Uint8Array): ParseResult<ParsedBlock>
- *   txFromDaemonJson(json: unknown, txid?: string): ParseResult<ScanTx>
+ *   txFromDaemonJson(json: unknown (object or as_json text), txid?: string): ParseResult<ScanTx>
+ *
+ * scan-tx-cli.ts
+ *   runMoneroCli(args: string[], io: { stdin, stdout, stderr }): Promise<number>
  *
  * src/devnet/monero-sender.ts
- *   buildTransfer({ destinations: {address, amount}[], rng?, unlockTime?, fee? }): BuiltMoneroTx
- *   buildCoinbase({ address, amount, height, rng? }): BuiltMoneroTx
- *   BuiltMoneroTx = { txid: string, blob: Uint8Array, hex: string, json: DaemonTxJson, asJson: string,
- *                     outputs: { address, amount, outputIndex, publicKey }[] }
+ *   buildTransfer({ destinations: {address, amount}[], rng?, unlockTime?, fee?, inputs?, ringSize? }): BuiltMoneroTx
+ *   buildCoinbase({ destinations: {address, amount}[], height, rng?, extraNonce? }): BuiltMoneroTx
+ *   buildBlock({ minerTx, txHashes, prevId, timestamp, majorVersion?, minorVersion?, nonce? }): BuiltMoneroBlock
+ *   BuiltMoneroTx = { txid, blob, hex, prunedHex, prunableHex, prunableHash, json: DaemonTxJson, asJson: string,
+ *                     txPublicKey, additionalPublicKeys, outputs: { address, amount, outputIndex, publicKey, viewTag }[],
+ *                     unlockTime, fee }
+ *   seededRng(seed) for reproducible transactions
  */
