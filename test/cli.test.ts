@@ -66,7 +66,7 @@ describe("the vigil CLI", () => {
       expect(wallets.status, wallets.stderr).toBe(0);
       const list = JSON.parse(wallets.stdout) as { chain: string; address: string; viewKey: string }[];
       expect(list.length).toBeGreaterThan(0);
-      expect(list[0]).toMatchObject({ chain: "monero", address: expect.stringMatching(/^9/), viewKey: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(list[0]).toMatchObject({ chain: "monero", address: expect.stringMatching(/^[9A][1-9A-HJ-NP-Za-km-z]{94}$/), viewKey: expect.stringMatching(/^[0-9a-f]{64}$/) });
       const sent = vigil(["devnet", "send", "monero", list[0].address, "0.5"], { DATA_DIR: dataDir });
       expect(sent.status, sent.stderr).toBe(0);
       expect(JSON.parse(sent.stdout)).toMatchObject({ amount_piconero: "500000000000" });

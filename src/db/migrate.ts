@@ -26,7 +26,10 @@ class SqlFileProvider implements MigrationProvider {
 }
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new SqlFileProvider() });
+  // Kysely looks for its bookkeeping tables by name across all schemas unless told which one:
+  // name the schema in use, so deployments (or test runs) in other schemas of the database never mislead it.
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  const migrator = new Migrator({ db, provider: new SqlFileProvider(), migrationTableSchema: rows[0]?.schema ?? "public" });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error");

@@ -10,7 +10,7 @@ import type { DB } from "../db/schema.js";
 import type { Queryable } from "../db/types.js";
 import { buildDeliveryHeaders, isWebhookBodyWithinLimit, MAX_CONSECUTIVE_FAILURES } from "../webhooks/deliver.js";
 import { signBody } from "../webhooks/sign.js";
-import { chargeDelivery } from "./meter.js";
+import { chargeDelivery, type MeterState } from "./meter.js";
 import { eventBody, expiresAtFor, meterColumns, meterOf, snapshotOf, type EventBody } from "./model.js";
 import type { WatchDeps } from "./deps.js";
 
@@ -71,10 +71,32 @@ export interface DeliveryOutcome {
   error?: string;
 }
 
+/** A claimed outbox row together with what its delivery needs from the watch. */
+interface ClaimedRow {
+  id: string;
+  seq: string;
+  event: string;
+  nonce: string;
+  body: string;
+  billable: boolean;
+  w_status: string;
+  w_url: string;
+  w_secret: Buffer;
+  credit_atomic: string;
+  drained_through_ms: string;
+  drain_remainder: string;
+  low_credit_armed: boolean;
+}
+
 /**
  * Delivers the watch's pending events in order until one fails, none is
  * left, or credit runs out. `onlyOutboxId` restricts it to one row (the
  * test route). Returns what happened to each attempted row.
+ *
+ * Round trips: one statement claims up to `maxEvents` rows (with the watch's
+ * URL, secret and meter); each successful delivery is recorded by one
+ * statement that charges the meter only if the watch row is still as read
+ * (otherwise the locked, transactional path below records it).
  */
 export async function deliverPending(
   deps: WatchDeps,
@@ -84,86 +106,133 @@ export async function deliverPending(
 ): Promise<DeliveryOutcome[]> {
   const { db, clock } = deps;
   const outcomes: DeliveryOutcome[] = [];
-  const max = opts.maxEvents ?? 20;
-  while (outcomes.length < max) {
-    const now = new Date(clock.now());
-    const leaseUntil = new Date(clock.now() + DELIVERY_LEASE_SECONDS * 1000);
-    // Claim the oldest pending row of this watch that nobody else holds.
-    const claimed = await sql<{ id: string; event: string; nonce: string; body: string; billable: boolean }>`
-      UPDATE webhook_outbox SET lease_owner = ${owner}, lease_until = ${leaseUntil}
-      WHERE id = (
+  const now = new Date(clock.now());
+  const leaseUntil = new Date(clock.now() + DELIVERY_LEASE_SECONDS * 1000);
+  const claimed = (
+    await sql<ClaimedRow>`
+      WITH c AS (
         SELECT id FROM webhook_outbox
         WHERE watch_id = ${watchId} AND status = 'pending'
           ${opts.onlyOutboxId ? sql`AND id = ${opts.onlyOutboxId}` : sql``}
           AND (lease_until IS NULL OR lease_until < ${now})
-        ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-      RETURNING id, event, nonce, body, billable`.execute(db);
-    const row = claimed.rows[0];
-    if (!row) break;
+        ORDER BY seq LIMIT ${opts.maxEvents ?? 20}
+        FOR UPDATE SKIP LOCKED)
+      UPDATE webhook_outbox o SET lease_owner = ${owner}, lease_until = ${leaseUntil}
+      FROM c, watches w
+      WHERE o.id = c.id AND w.id = o.watch_id
+      RETURNING o.id, o.seq, o.event, o.nonce, o.body, o.billable, w.status AS w_status, w.webhook_url AS w_url,
+        w.webhook_secret_enc AS w_secret, w.credit_atomic, w.drained_through_ms, w.drain_remainder, w.low_credit_armed`.execute(db)
+  ).rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
+  if (claimed.length === 0) return outcomes;
 
-    const watch = await db
-      .selectFrom("watches")
-      .select(["id", "status", "webhook_url", "webhook_secret_enc", "credit_atomic"])
-      .where("id", "=", watchId)
-      .executeTakeFirst();
-    const release = () =>
-      db.updateTable("webhook_outbox").set({ lease_owner: null, lease_until: null }).where("id", "=", row.id).where("lease_owner", "=", owner).execute();
-    if (!watch || watch.status !== "active" || !deps.secretBox) {
-      await release();
+  const attempted = new Set<string>();
+  try {
+    const first = claimed[0]!;
+    if (first.w_status !== "active" || !deps.secretBox) return outcomes;
+    const secret = deps.secretBox.open(first.w_secret, `webhook:${watchId}`);
+    let meter = meterOf(first);
+    for (const row of claimed) {
+      // At zero credit nothing billable is delivered until a top-up (synthetic_test still goes).
+      if (row.billable && meter.creditAtomic === 0n) break;
+      attempted.add(row.id);
+      const result = await deps.sender.send({
+        url: first.w_url,
+        body: row.body,
+        headers: buildDeliveryHeaders(watchId, row.event, signBody(secret, row.body)),
+      });
+      outcomes.push({ outboxId: row.id, event: row.event, nonce: row.nonce, ok: result.ok, status: result.status, error: result.error });
+      if (result.ok) {
+        const next =
+          (await recordDeliveredFast(deps, watchId, row, owner, meter)) ??
+          (await db.transaction().execute((trx) => recordDelivered(deps, trx, watchId, row, owner)));
+        // null: the row is no longer ours (a stalled lease was taken over); that sender records it.
+        if (next === null) break;
+        meter = next;
+        continue;
+      }
+      // One statement: count the failure on the row and the watch; 50 in a row retire the watch.
+      await sql`
+        WITH o AS (
+          UPDATE webhook_outbox SET attempts = attempts + 1, last_error = ${result.error ?? `HTTP ${result.status ?? "?"}`},
+            last_status = ${result.status ?? null}, lease_owner = NULL, lease_until = NULL
+          WHERE id = ${row.id} AND lease_owner = ${owner} RETURNING id)
+        UPDATE watches SET consecutive_failures = consecutive_failures + 1,
+          status = CASE WHEN consecutive_failures + 1 >= ${MAX_CONSECUTIVE_FAILURES} THEN 'dead' ELSE status END
+        WHERE id = ${watchId} AND EXISTS (SELECT 1 FROM o)`.execute(db);
       break;
     }
-    // At zero credit nothing is delivered until a top-up (free events such as synthetic_test still go).
-    if (row.billable && BigInt(watch.credit_atomic) === 0n) {
-      await release();
-      break;
-    }
-    const secret = deps.secretBox.open(watch.webhook_secret_enc, `webhook:${watchId}`);
-    const result = await deps.sender.send({
-      url: watch.webhook_url,
-      body: row.body,
-      headers: buildDeliveryHeaders(watchId, row.event, signBody(secret, row.body)),
-    });
-    outcomes.push({ outboxId: row.id, event: row.event, nonce: row.nonce, ok: result.ok, status: result.status, error: result.error });
-
-    if (result.ok) {
-      await db.transaction().execute((trx) => recordDelivered(deps, trx, watchId, row, owner));
-      continue;
-    }
-    await db.transaction().execute(async (trx) => {
-      await trx
+  } finally {
+    // Hand back the rows claimed but not attempted.
+    const unattempted = claimed.filter((r) => !attempted.has(r.id)).map((r) => r.id);
+    if (unattempted.length) {
+      await db
         .updateTable("webhook_outbox")
-        .set({
-          attempts: sql`attempts + 1`,
-          last_error: result.error ?? `HTTP ${result.status ?? "?"}`,
-          last_status: result.status ?? null,
-          lease_owner: null,
-          lease_until: null,
-        })
-        .where("id", "=", row.id)
+        .set({ lease_owner: null, lease_until: null })
+        .where("id", "in", unattempted)
         .where("lease_owner", "=", owner)
         .execute();
-      // 50 consecutive failures retire the watch.
-      await trx
-        .updateTable("watches")
-        .set({
-          consecutive_failures: sql`consecutive_failures + 1`,
-          status: sql`CASE WHEN consecutive_failures + 1 >= ${MAX_CONSECUTIVE_FAILURES} THEN 'dead' ELSE status END`,
-        })
-        .where("id", "=", watchId)
-        .execute();
-    });
-    break;
+    }
   }
   return outcomes;
 }
 
+/**
+ * The common case in one statement: mark the row delivered, charge the
+ * meter and write the ledger — only if the row is still ours and pending and
+ * the watch's meter is exactly as read (the UPDATE locks the watch row, so a
+ * concurrent top-up or tick either went before, failing the check, or waits).
+ * Returns the new meter, or null when the caller must take the locked path.
+ * A low-credit crossing also takes the locked path (it queues an event).
+ */
+async function recordDeliveredFast(
+  deps: WatchDeps,
+  watchId: string,
+  row: { id: string; event: string; billable: boolean },
+  owner: string,
+  meter: MeterState,
+): Promise<MeterState | null> {
+  const charged = row.billable ? chargeDelivery(meter, `webhook ${row.event} delivered`) : null;
+  if (charged?.emitLowCredit) return null;
+  const next = charged?.state ?? meter;
+  const cols = meterColumns(next);
+  const old = meterColumns(meter);
+  const entries = charged?.entries ?? [];
+  const r = await sql<{ w: string }>`
+    WITH w AS (
+      UPDATE watches SET
+        credit_atomic = ${cols.credit_atomic}::bigint, drain_remainder = ${cols.drain_remainder}::bigint,
+        expires_at = ${expiresAtFor(next, deps.clock.now())}, consecutive_failures = 0,
+        delivery_count = delivery_count + 1, last_event_type = ${row.event}
+      WHERE id = ${watchId} AND credit_atomic = ${old.credit_atomic}::bigint
+        AND drained_through_ms = ${old.drained_through_ms}::bigint AND drain_remainder = ${old.drain_remainder}::bigint
+        AND low_credit_armed = ${old.low_credit_armed}
+        AND EXISTS (SELECT 1 FROM webhook_outbox WHERE id = ${row.id} AND status = 'pending' AND lease_owner = ${owner})
+      RETURNING id),
+    o AS (
+      UPDATE webhook_outbox SET status = 'delivered', delivered_at = ${new Date(deps.clock.now())},
+        attempts = attempts + 1, lease_owner = NULL, lease_until = NULL
+      WHERE id = ${row.id} AND EXISTS (SELECT 1 FROM w) RETURNING id)
+    ${
+      entries.length
+        ? sql`, l AS (
+      INSERT INTO watch_ledger (watch_id, kind, amount_atomic, balance_after, reason, ref)
+      SELECT ${watchId}::uuid, ${entries[0]!.kind}, ${entries[0]!.amountAtomic.toString()}::bigint,
+        ${entries[0]!.balanceAfter.toString()}::bigint, ${entries[0]!.reason}, ${row.id}
+      WHERE EXISTS (SELECT 1 FROM o) RETURNING id)`
+        : sql``
+    }
+    SELECT (SELECT count(*) FROM w)::text AS w`.execute(deps.db);
+  return r.rows[0]?.w === "1" ? next : null;
+}
+
+/** The locked path: reads the watch FOR UPDATE and applies the pure meter. Returns the meter after. */
 async function recordDelivered(
   deps: WatchDeps,
   trx: Transaction<DB>,
   watchId: string,
   row: { id: string; event: string; billable: boolean },
   owner: string,
-): Promise<void> {
+): Promise<MeterState | null> {
   const marked = await trx
     .updateTable("webhook_outbox")
     .set({ status: "delivered", delivered_at: new Date(deps.clock.now()), attempts: sql`attempts + 1`, lease_owner: null, lease_until: null })
@@ -172,9 +241,9 @@ async function recordDelivered(
     .where("lease_owner", "=", owner)
     .executeTakeFirst();
   // Lost the lease (another sender took over after a stall): it records its own outcome; never bill twice.
-  if (Number(marked.numUpdatedRows) !== 1) return;
+  if (Number(marked.numUpdatedRows) !== 1) return null;
   const w = await trx.selectFrom("watches").selectAll().where("id", "=", watchId).forUpdate().executeTakeFirst();
-  if (!w) return;
+  if (!w) return null;
   let meter = meterOf(w);
   const update: Record<string, unknown> = {
     consecutive_failures: 0,
@@ -208,4 +277,5 @@ async function recordDelivered(
     }
   }
   await trx.updateTable("watches").set(update).where("id", "=", watchId).execute();
+  return meter;
 }
