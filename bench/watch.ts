@@ -153,10 +153,20 @@ function instrument(app: App) {
   };
 }
 
+let cpuMark = process.cpuUsage();
+/** CPU time this process used since the last call (wall time on a shared machine includes waiting for a core). */
+function cpuSince(): number {
+  const d = process.cpuUsage(cpuMark);
+  cpuMark = process.cpuUsage();
+  return (d.user + d.system) / 1000;
+}
+
 function printBreakdown(title: string, totalMs: number, stats: TickStats[], phases: { scanMs: number; decryptMs: number; decrypts: number; scanCalls: number }) {
+  const cpu = cpuSince();
   const sum = (k: keyof TickStats) => stats.reduce((a, s) => a + s[k], 0);
   console.log(`\n${title}`);
   console.log(`  total                         ${ms(totalMs)}  (${stats.length} tick(s); claimed ${sum("claimed")}, scanned ${sum("scanned")}, scan errors ${sum("scanErrors")}, events ${sum("events")})`);
+  console.log(`  CPU used by this process      ${ms(cpu)}  (load average now ${os.loadavg()[0]!.toFixed(1)})`);
   console.log(`  Monero scan (scanWatches)     ${ms(phases.scanMs)}  (${phases.scanCalls} call(s))`);
   console.log(`  view-key decrypt (AES-GCM)    ${ms(phases.decryptMs)}  (${phases.decrypts} keys)`);
   let dbMs = 0;
@@ -286,6 +296,7 @@ async function run(handle: DatabaseHandle) {
   };
   const pollGap = config.WATCH_POLL_SECONDS * 1000 * 1.2;
   inst.reset();
+  cpuSince();
   t = performance.now();
   const warm = skipTick ? [] : await passUntilIdle(Math.min(WATCHES, 10_000));
   printBreakdown("warm-up pass (cold caches, first block for every watch)", performance.now() - t, warm, inst.phases);
@@ -308,6 +319,7 @@ async function run(handle: DatabaseHandle) {
     prepareBlock();
     clock.advance(pollGap);
     inst.reset();
+    cpuSince();
     t = performance.now();
     let stats: TickStats[];
     try {
