@@ -124,17 +124,21 @@ describe.skipIf(!usingPostgres || !haveOpenssl)("two worker processes on Postgre
 
     // Round 1: balance_change for alice's and bob's watches, scan_complete for all.
     const round1 = 2 * WATCHES_PER_WALLET + n;
-    await s.receiver.waitFor(() => s.receiver.accepted.size >= round1, 60_000, `${round1} deliveries`);
+    const withLogs = async (p: Promise<void>) =>
+      p.catch((e: Error) => {
+        throw new Error(`${e.message}\nworker output:\n${workers.map((w) => w.out.slice(-3000)).join("\n----\n")}`);
+      });
+    await withLogs(s.receiver.waitFor(() => s.receiver.accepted.size >= round1, 60_000, `${round1} deliveries`));
 
     // Round 2: money for carol after the first scans.
     const carolAmount = 3_000_000_000_003n;
     s.devnet.monerod.send(s.wallets.find((w) => w.label === "carol")!.address, carolAmount);
     s.devnet.monerod.mine(1);
-    await s.receiver.waitFor(
+    await withLogs(s.receiver.waitFor(
       () => watches.filter((w) => w.wallet === "carol").every((w) => s.receiver.deliveries(w.watchId, "balance_change").some((d) => (d.body!.delta as { balance_atomic: string }).balance_atomic === carolAmount.toString())),
       60_000,
       "carol's balance_change on every carol watch",
-    );
+    ));
     // Let the workers drain anything still pending.
     const settled = async () =>
       (await db().selectFrom("webhook_outbox").select("id").where("status", "=", "pending").execute()).length === 0;
