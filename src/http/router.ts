@@ -95,15 +95,25 @@ export function buildRouter(deps: RouterDeps): Hono<Env> {
     );
   });
 
-  app.use(
-    "*",
-    cors({
-      origin: "*",
-      allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
-      allowHeaders: ["Content-Type", "PAYMENT-SIGNATURE", "X-PAYMENT", "x-watch-token", "Access-Control-Expose-Headers"],
-      exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Retry-After", "X-Request-Id"],
-    }),
-  );
+  // CORS. Preflights go through hono's cors(); on every other request the two
+  // headers it would add are set with c.header() before the handler runs.
+  // (cors() writes them through c.res, which makes an empty placeholder
+  // response; Hono then rebuilds the handler's response on top of it, reading
+  // its body as a stream, so @hono/node-server loses its fast write path.)
+  const corsOptions = {
+    origin: "*",
+    allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+    allowHeaders: ["Content-Type", "PAYMENT-SIGNATURE", "X-PAYMENT", "x-watch-token", "Access-Control-Expose-Headers"],
+    exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Retry-After", "X-Request-Id"],
+  };
+  const corsPreflight = cors(corsOptions);
+  const exposeHeaders = corsOptions.exposeHeaders.join(",");
+  app.use("*", async (c, next) => {
+    if (c.req.method === "OPTIONS") return corsPreflight(c, next);
+    c.header("Access-Control-Allow-Origin", corsOptions.origin);
+    c.header("Access-Control-Expose-Headers", exposeHeaders);
+    await next();
+  });
 
   // General per-IP limit, before any work.
   app.use("*", async (c, next) => {
