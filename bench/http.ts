@@ -1,0 +1,678 @@
+/**
+ * npm run bench:http — requests per second and latency of the HTTP API under
+ * concurrent load from a second process on loopback.
+ *
+ *  1. The service runs as the real CLI (`vigil api`, devnet on, PGlite in a
+ *     temp DATA_DIR, LOG_LEVEL=warn, RATE_LIMIT_PER_MINUTE high enough never
+ *     to refuse: the limiter still runs on every request).
+ *  2. bench/load.ts, in its own process, drives it with an undici Pool
+ *     (N connections, pipelining 1):
+ *       - a bare node:http server with a fixed JSON body (the ceiling of this
+ *         machine and this load generator),
+ *       - free routes: GET /v1/paywall and GET /v1/q (answers built from
+ *         in-memory state), GET /v1/health (not cached: a DB round trip and a
+ *         monerod call each time),
+ *       - GET /v1/q/xmr/height without payment (the 402 answer),
+ *       - the same route paid ($0.001): a fresh pre-signed EIP-3009
+ *         authorisation per request; verify, handler in a transaction and
+ *         settlement on the devnet chain (which runs inside the service
+ *         process, as `vigil api` with the devnet does).
+ *  3. In this process: the pure signature check (viem recoverTypedDataAddress
+ *     / verifyTypedData per second), per-request pieces of the router
+ *     (limiter, logger child, request id), and a paid-call breakdown: the
+ *     same app built in-process with the facilitator client wrapped in timers
+ *     (verify / handler / settle / the rest = paywall DB statements), RPC
+ *     calls counted by method.
+ *
+ * Env: SECONDS (10 per scenario), WARMUP (2, discarded), CONNECTIONS (32),
+ * PAID_CONNECTIONS (16), PAID_REQUESTS (3000, upper bound; the paid run also
+ * stops at SECONDS), ONLY (comma list of scenario names), PROFILE=1 (service
+ * runs under --cpu-prof; top self-time functions are printed), SKIP_INPROC=1.
+ * Nothing here is a test: figures are printed, nothing is asserted.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes, randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import pino from "pino";
+import { bytesToHex, recoverTypedDataAddress, verifyTypedData, type Hex } from "viem";
+import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { FacilitatorClient } from "@x402/core/http";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import type { LoadResult, LoadSpec } from "./load.js";
+
+const root = path.resolve(import.meta.dirname, "..");
+const SECONDS = Number(process.env.SECONDS ?? 10);
+const WARMUP = Number(process.env.WARMUP ?? 2);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
+const PAID_CONNECTIONS = Number(process.env.PAID_CONNECTIONS ?? 16);
+const PAID_REQUESTS = Number(process.env.PAID_REQUESTS ?? 3000);
+const ONLY = process.env.ONLY ? new Set(process.env.ONLY.split(",")) : undefined;
+const PROFILE = process.env.PROFILE === "1";
+const MNEMONIC = "test test test test test test test test test test test junk";
+const CLK_TCK = 100;
+
+const want = (name: string) => !ONLY || ONLY.has(name);
+const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "-");
+const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "-");
+const int = (x: number) => Math.round(x).toLocaleString("en-US");
+
+// ---------------------------------------------------------------------------
+// Child processes
+// ---------------------------------------------------------------------------
+
+interface Child {
+  proc: ChildProcess;
+  url: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+function spawnAndWait(args: string[], env: Record<string, string>, waitFor: RegExp, timeoutMs = 90_000): Promise<Child> {
+  const proc = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  proc.stdout!.on("data", (d) => (out += d));
+  proc.stderr!.on("data", (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill("SIGKILL");
+      reject(new Error(`child did not start in time:\n${out}`));
+    }, timeoutMs);
+    const onExit = (code: number | null) => {
+      clearTimeout(timer);
+      reject(new Error(`child exited with ${code}:\n${out}`));
+    };
+    const check = () => {
+      const m = waitFor.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      proc.stdout!.off("data", check);
+      proc.off("exit", onExit);
+      resolve({
+        proc,
+        url: m[1]!,
+        output: () => out,
+        stop: () =>
+          new Promise<void>((res) => {
+            if (proc.exitCode !== null || proc.signalCode !== null) return res();
+            const kill = setTimeout(() => proc.kill("SIGKILL"), 20_000);
+            proc.once("exit", () => {
+              clearTimeout(kill);
+              res();
+            });
+            proc.kill("SIGTERM");
+          }),
+      });
+    };
+    proc.stdout!.on("data", check);
+    proc.on("exit", onExit);
+  });
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+function procCpuSeconds(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  } catch {
+    return NaN;
+  }
+}
+
+function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ["--import", "tsx", path.join(root, "bench", "load.ts"), JSON.stringify(spec)], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    proc.stdout!.on("data", (d) => (out += d));
+    proc.stderr!.on("data", (d) => {
+      err += d;
+      process.stderr.write(d);
+    });
+    proc.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`load exited with ${code}: ${err}`));
+      try {
+        resolve(JSON.parse(out.trim().split("\n").pop()!) as LoadResult);
+      } catch (e) {
+        reject(new Error(`load output unreadable: ${out} ${err} ${(e as Error).message}`));
+      }
+    });
+  });
+}
+
+interface Row {
+  name: string;
+  server: "vigil" | "baseline";
+  result: LoadResult;
+  serverCpu: number;
+  /** Service CPU time per request (µs), over the whole load run. */
+  cpuPerRequestUs: number;
+  load1: number;
+}
+
+async function measure(name: string, server: Child, spec: LoadSpec, kind: Row["server"] = "vigil"): Promise<Row> {
+  process.stderr.write(`> ${name}: ${spec.kind} ${spec.path}, ${spec.connections} connections\n`);
+  const pid = server.proc.pid!;
+  const cpu0 = procCpuSeconds(pid);
+  const result = await runLoad(spec);
+  // Server CPU over the whole load process lifetime (includes warm-up and signing); normalised below to measured seconds where possible.
+  const cpu = procCpuSeconds(pid) - cpu0;
+  const span = result.seconds + (spec.warmupSeconds ?? 0) + (result.signSeconds ?? 0);
+  const row: Row = { name, server: kind, result, serverCpu: cpu / Math.max(span, 1e-9), cpuPerRequestUs: (cpu * 1e6) / Math.max(result.totalRequests, 1), load1: os.loadavg()[0]! };
+  process.stderr.write(
+    `  ${int(result.rps)} req/s  p50 ${f2(result.p50)} ms  p99 ${f2(result.p99)} ms  service CPU ${int(row.cpuPerRequestUs)} µs/req  statuses ${JSON.stringify(result.statuses)}${result.errors ? `  errors ${result.errors} (${result.firstError})` : ""}\n`,
+  );
+  return row;
+}
+
+// ---------------------------------------------------------------------------
+// In-process measurements
+// ---------------------------------------------------------------------------
+
+function opsPerSecond(fn: () => unknown, minMs = 1000): number {
+  let n = 0;
+  const t0 = performance.now();
+  let t = t0;
+  while (t - t0 < minMs) {
+    for (let i = 0; i < 100; i++) fn();
+    n += 100;
+    t = performance.now();
+  }
+  return (n * 1000) / (t - t0);
+}
+
+async function asyncOpsPerSecond(fn: () => Promise<unknown>, minMs = 1000): Promise<number> {
+  let n = 0;
+  const t0 = performance.now();
+  let t = t0;
+  while (t - t0 < minMs) {
+    for (let i = 0; i < 50; i++) await fn();
+    n += 50;
+    t = performance.now();
+  }
+  return (n * 1000) / (t - t0);
+}
+
+const TRANSFER_TYPES = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+
+interface SignedAuth {
+  header: string;
+  typed: {
+    domain: { name: string; version: string; chainId: number; verifyingContract: Hex };
+    types: typeof TRANSFER_TYPES;
+    primaryType: "TransferWithAuthorization";
+    message: { from: Hex; to: Hex; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex };
+  };
+  signature: Hex;
+  from: Hex;
+}
+
+async function signAuth(key: Hex, req: PaymentRequirements): Promise<SignedAuth> {
+  const account = privateKeyToAccount(key);
+  const validBefore = Math.floor(Date.now() / 1000) + req.maxTimeoutSeconds;
+  const nonce = bytesToHex(randomBytes(32));
+  const typed = {
+    domain: {
+      name: String(req.extra.name),
+      version: String(req.extra.version),
+      chainId: Number(req.network.split(":")[1]),
+      verifyingContract: req.asset as Hex,
+    },
+    types: TRANSFER_TYPES,
+    primaryType: "TransferWithAuthorization" as const,
+    message: { from: account.address, to: req.payTo as Hex, value: BigInt(req.amount), validAfter: 0n, validBefore: BigInt(validBefore), nonce },
+  };
+  const signature = await account.signTypedData(typed);
+  const authorization = { from: account.address, to: req.payTo, value: req.amount, validAfter: "0", validBefore: String(validBefore), nonce };
+  const header = encodePaymentSignatureHeader({ x402Version: 2, accepted: req, payload: { authorization, signature } } as PaymentPayload);
+  return { header, typed, signature, from: account.address };
+}
+
+interface Phase {
+  n: number;
+  ms: number[];
+}
+const phase = (): Phase => ({ n: 0, ms: [] });
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
+};
+const meanOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+
+interface InProcess {
+  lines: string[];
+}
+
+async function inProcess(): Promise<InProcess> {
+  const lines: string[] = [];
+  const out = (s: string) => {
+    lines.push(s);
+    process.stderr.write(`${s}\n`);
+  };
+  const { loadConfig } = await import("../src/config.js");
+  const { startDevnet } = await import("../src/devnet/index.js");
+  const { createApp } = await import("../src/app.js");
+  const { createPaywall } = await import("../src/x402/paywall.js");
+  const { createLocalFacilitator } = await import("../src/x402/local-facilitator.js");
+  const { buildRouter } = await import("../src/http/router.js");
+  const { createRateLimiter } = await import("../src/core/rate-limit.js");
+  const { createLogger } = await import("../src/core/logger.js");
+  const { systemClock } = await import("../src/core/clock.js");
+  const { USDC } = await import("../src/x402/networks.js");
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vigil-bench-http-inproc-"));
+  const log = pino({ level: "warn" });
+  const devnet = await startDevnet({ dataDir: dir, blockSeconds: 20, log });
+  try {
+    const config = loadConfig({ DATA_DIR: dir, DEVNET: "on", LOG_LEVEL: "warn", PORT: "0", RATE_LIMIT_PER_MINUTE: "100000000" });
+    const app = await createApp(config, { devnet, log });
+
+    // Count RPC calls by method (viem's http transport uses global fetch).
+    const rpc = new Map<string, { n: number; ms: number }>();
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+      const t = performance.now();
+      const res = await realFetch(input, init);
+      let methods = ["?"];
+      try {
+        const body = JSON.parse(String(init?.body ?? "null"));
+        methods = (Array.isArray(body) ? body : [body]).map((b: { method?: string }) => b?.method ?? "?");
+      } catch {
+        /* not JSON-RPC */
+      }
+      const key = methods.join("+");
+      const e = rpc.get(key) ?? { n: 0, ms: 0 };
+      e.n++;
+      e.ms += performance.now() - t;
+      rpc.set(key, e);
+      return res;
+    }) as typeof fetch;
+
+    const inner = createLocalFacilitator({ rpcUrl: devnet.evmUrl, privateKey: devnet.facilitatorKey, network: "eip155:84532" });
+    const phases = { verify: phase(), settle: phase(), work: phase(), run: phase(), request: phase() };
+    const timed: FacilitatorClient = {
+      verify: async (p, r) => {
+        const t = performance.now();
+        try {
+          return await inner.verify(p, r);
+        } finally {
+          phases.verify.ms.push(performance.now() - t);
+        }
+      },
+      settle: async (p, r) => {
+        const t = performance.now();
+        try {
+          return await inner.settle(p, r);
+        } finally {
+          phases.settle.ms.push(performance.now() - t);
+        }
+      },
+      getSupported: () => inner.getSupported(),
+    };
+    const terms = { usdc: USDC["eip155:84532"], payTo: devnet.payTo, maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS };
+    const base = createPaywall({ db: app.database.db, facilitator: timed, terms, clock: systemClock, log });
+    const paywall = {
+      ...base,
+      run: async <T>(call: Parameters<typeof base.run<T>>[0]) => {
+        const t = performance.now();
+        try {
+          return await base.run({
+            ...call,
+            work: async (trx, payment) => {
+              const tw = performance.now();
+              try {
+                return await call.work(trx, payment);
+              } finally {
+                phases.work.ms.push(performance.now() - tw);
+              }
+            },
+          });
+        } finally {
+          phases.run.ms.push(performance.now() - t);
+        }
+      },
+    };
+    const store = { kind: "memory" as const };
+    const hono = buildRouter({
+      routes: app.routes,
+      paywall,
+      db: app.database.db,
+      log,
+      site: app.site,
+      trustProxyHops: 0,
+      generalLimiter: createRateLimiter(store, "rl_general", 100_000_000, 60),
+      routeLimiters: new Map(),
+    });
+
+    const first = await hono.request("http://127.0.0.1/v1/q/xmr/height");
+    const req = decodePaymentRequiredHeader(first.headers.get("payment-required")!).accepts[0]!;
+    const keys = Array.from({ length: 10 }, (_, i) => bytesToHex(mnemonicToAccount(MNEMONIC, { addressIndex: i }).getHdKey().privateKey!));
+
+    // --- signature cost -------------------------------------------------
+    const sigs: SignedAuth[] = [];
+    const tSign = performance.now();
+    for (let i = 0; i < 400; i++) sigs.push(await signAuth(keys[i % 10]!, req));
+    const signRate = (400 * 1000) / (performance.now() - tSign);
+    let k = 0;
+    const recoverRate = await asyncOpsPerSecond(async () => {
+      const s = sigs[k++ % sigs.length]!;
+      await recoverTypedDataAddress({ ...s.typed, signature: s.signature });
+    });
+    k = 0;
+    const verifyRate = await asyncOpsPerSecond(async () => {
+      const s = sigs[k++ % sigs.length]!;
+      await verifyTypedData({ ...s.typed, address: s.from, signature: s.signature });
+    });
+    out("");
+    out("In-process pieces (this process, one core):");
+    out(`  sign EIP-3009 (viem signTypedData + header)      ${int(signRate)}/s   ${f1(1e6 / signRate)} µs`);
+    out(`  recoverTypedDataAddress (the signature check)    ${int(recoverRate)}/s   ${f1(1e6 / recoverRate)} µs`);
+    out(`  verifyTypedData (viem util, no RPC)              ${int(verifyRate)}/s   ${f1(1e6 / verifyRate)} µs`);
+
+    // --- per-request router pieces --------------------------------------
+    const limiter = createRateLimiter(store, "rl_bench", 100_000_000, 60);
+    const limiterRate = await asyncOpsPerSecond(() => limiter.consume("127.0.0.1"));
+    const plog = createLogger("warn");
+    const childRate = opsPerSecond(() => plog.child({ requestId: "abc" }));
+    const uuidRate = opsPerSecond(() => randomUUID());
+    out(`  rate limiter consume (memory store)              ${int(limiterRate)}/s   ${f1(1e6 / limiterRate)} µs`);
+    out(`  pino child({requestId}) (redact on)              ${int(childRate)}/s   ${f1(1e6 / childRate)} µs`);
+    out(`  randomUUID                                       ${int(uuidRate)}/s   ${f2(1e6 / uuidRate)} µs`);
+    for (const p of ["/v1/paywall", "/v1/q"]) {
+      const r = await asyncOpsPerSecond(async () => {
+        const res = await hono.request(`http://127.0.0.1${p}`);
+        await res.arrayBuffer();
+      });
+      out(`  GET ${p.padEnd(12)} through hono.request, no socket   ${int(r)}/s   ${f1(1e6 / r)} µs`);
+    }
+
+    // --- paid breakdown, one call at a time ----------------------------
+    const N = 200;
+    const headers: string[] = [];
+    for (let i = 0; i < N + 20; i++) headers.push((await signAuth(keys[i % 10]!, req)).header);
+    const paidCall = async (h: string) => {
+      const t = performance.now();
+      const res = await hono.request("http://127.0.0.1/v1/q/xmr/height", { headers: { "payment-signature": h } });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`paid call answered ${res.status}: ${res.headers.get("payment-required")?.slice(0, 80)}`);
+      return performance.now() - t;
+    };
+    for (let i = 0; i < 20; i++) await paidCall(headers[N + i]!); // warm-up (JIT, caches, chain check)
+    for (const p of Object.values(phases)) p.ms.length = 0;
+    rpc.clear();
+    const t0 = performance.now();
+    for (let i = 0; i < N; i++) phases.request.ms.push(await paidCall(headers[i]!));
+    const seqRate = (N * 1000) / (performance.now() - t0);
+    const rest = phases.run.ms.map((r, i) => r - phases.verify.ms[i]! - phases.settle.ms[i]! - phases.work.ms[i]!);
+    const outside = phases.request.ms.map((r, i) => r - phases.run.ms[i]!);
+    out("");
+    out(`Paid call breakdown, in-process, one call at a time (${N} calls, ${f1(seqRate)} calls/s):`);
+    out(`  phase                                   median ms   mean ms`);
+    const ph = (label: string, xs: number[]) => out(`  ${label.padEnd(40)}${f2(median(xs)).padStart(9)}${f2(meanOf(xs)).padStart(10)}`);
+    ph("whole request (hono.request)", phases.request.ms);
+    ph("  router outside the paywall", outside);
+    ph("  paywall.run", phases.run.ms);
+    ph("    facilitator.verify", phases.verify.ms);
+    ph("    handler (cached answer)", phases.work.ms);
+    ph("    facilitator.settle", phases.settle.ms);
+    ph("    rest: decode, zod, nonce row, BEGIN/UPDATE/COMMIT", rest);
+    out(`  JSON-RPC calls per paid call (to the devnet chain, same process):`);
+    for (const [m, e] of [...rpc.entries()].sort((a, b) => b[1].ms - a[1].ms)) {
+      out(`    ${m.padEnd(38)} ${f2(e.n / N).padStart(5)} per call, ${f2(e.ms / e.n)} ms each`);
+    }
+
+    // --- paid, concurrent in-process (shows serialisation) -------------
+    const C = 16;
+    const M = 400;
+    const more: string[] = [];
+    for (let i = 0; i < M; i++) more.push((await signAuth(keys[i % 10]!, req)).header);
+    for (const p of Object.values(phases)) p.ms.length = 0;
+    let next = 0;
+    const tc = performance.now();
+    await Promise.all(
+      Array.from({ length: C }, async () => {
+        while (next < M) phases.request.ms.push(await paidCall(more[next++]!));
+      }),
+    );
+    const concRate = (M * 1000) / (performance.now() - tc);
+    out("");
+    out(`Paid, in-process, ${C} concurrent (${M} calls): ${f1(concRate)} calls/s; per call median: request ${f2(median(phases.request.ms))} ms, verify ${f2(median(phases.verify.ms))} ms, settle ${f2(median(phases.settle.ms))} ms, handler ${f2(median(phases.work.ms))} ms`);
+
+    globalThis.fetch = realFetch;
+    await app.close();
+  } finally {
+    await devnet.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return { lines };
+}
+
+// ---------------------------------------------------------------------------
+// CPU profile summary
+// ---------------------------------------------------------------------------
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Frames whose inclusive time is reported: [label, pattern on "functionName@url"]. */
+const INCLUSIVE: [string, RegExp][] = [
+  ["socket writes (writev)", /^writev@/],
+  ["@hono/node-server: response to the socket (responseViaResponseObject)", /^responseViaResponseObject@/],
+  ["@hono/node-server: full Request built (newRequestFromIncoming)", /^newRequestFromIncoming@/],
+  ["undici Headers built from the incoming request (newHeadersFromIncoming)", /^newHeadersFromIncoming@/],
+  ["hono bodyLimit middleware", /^bodyLimit@/],
+  ["hono cors middleware", /^cors@/],
+  ["rate limiter consume", /^consume@.*(rate-limit|rate-limiter-flexible)/],
+  ["pino child logger", /^child@.*pino/],
+  ["zod safeParse", /safeParse@/],
+  ["c.json (JSON.stringify + Response)", /^json@.*hono\/dist\/context/],
+  ["route handlers (meta-routes)", /meta-routes\.ts$/],
+  ["paywall (src/x402/paywall.ts)", /paywall\.ts$/],
+  ["@x402/core (header encode/decode)", /@x402\/core/],
+  ["local facilitator", /local-facilitator\.ts$/],
+  ["devnet EVM node (src/devnet/evm.ts)", /devnet\/evm\.ts$/],
+  ["viem", /node_modules\/viem\//],
+  ["PGlite", /@electric-sql\/pglite/],
+  ["garbage collector", /^\(garbage collector\)/],
+];
+
+/** Self time by package and by function, over the samples that fall in `window` (µs, monotonic clock). */
+function summariseProfile(prof: CpuProfile, title: string, window: [number, number]): string[] {
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const hits = new Map<number, number>();
+  let t = prof.startTime;
+  let total = 0;
+  for (let i = 0; i < prof.samples.length; i++) {
+    t += prof.timeDeltas[i]!;
+    if (t < window[0] || t > window[1]) continue;
+    hits.set(prof.samples[i]!, (hits.get(prof.samples[i]!) ?? 0) + 1);
+    total++;
+  }
+  if (total === 0) return [];
+  const byFn = new Map<string, number>();
+  const byPkg = new Map<string, number>();
+  // Inclusive time of a few pieces of the request path (a sample counts when the frame is anywhere on its stack).
+  const parent = new Map<number, number>();
+  for (const n of prof.nodes) for (const c of (n as ProfileNode & { children?: number[] }).children ?? []) parent.set(c, n.id);
+  const inclusive = new Map(INCLUSIVE.map(([label]) => [label, 0]));
+  let busy = 0;
+  for (const [id, h] of hits) {
+    const frames: string[] = [];
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const cf = byId.get(cur)!.callFrame;
+      frames.push(`${cf.functionName}@${cf.url}`);
+    }
+    if (frames[0]!.startsWith("(idle)")) continue;
+    busy += h;
+    for (const [label, re] of INCLUSIVE) if (frames.some((f) => re.test(f))) inclusive.set(label, inclusive.get(label)! + h);
+  }
+  for (const [id, h] of hits) {
+    const n = byId.get(id)!;
+    const url = n.callFrame.url.replace(/^file:\/\//, "");
+    const name = n.callFrame.functionName;
+    const short = url.includes("node_modules/")
+      ? url.slice(url.lastIndexOf("node_modules/") + 13)
+      : url.startsWith(root)
+        ? url.slice(root.length + 1)
+        : url || "(native)";
+    const fn = `${name || "(anonymous)"}  ${short}:${n.callFrame.lineNumber + 1}`;
+    byFn.set(fn, (byFn.get(fn) ?? 0) + h);
+    let pkg: string;
+    if (url.includes("node_modules/")) {
+      const rest = url.slice(url.lastIndexOf("node_modules/") + 13).split("/");
+      pkg = rest[0]!.startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0]!;
+    } else if (url.startsWith(root)) pkg = url.slice(root.length + 1);
+    else if (url.startsWith("node:")) pkg = url;
+    else if (name.startsWith("(")) pkg = name;
+    else pkg = "(native)";
+    byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + h);
+  }
+  const pct = (h: number) => `${((100 * h) / total).toFixed(1)}%`.padStart(6);
+  const lines = [`Service CPU profile, ${title} (${total} samples in the measured window): self time by package / file`];
+  for (const [k, v] of [...byPkg.entries()].sort((a, b) => b[1] - a[1]).slice(0, 18)) lines.push(`  ${pct(v)}  ${k}`);
+  lines.push(`  inclusive, share of busy samples (${busy}):`);
+  for (const [k, v] of [...inclusive.entries()].sort((a, b) => b[1] - a[1])) if (v > 0) lines.push(`  ${`${((100 * v) / busy).toFixed(1)}%`.padStart(6)}  ${k}`);
+  lines.push("  top self-time functions:");
+  for (const [k, v] of [...byFn.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25)) lines.push(`  ${pct(v)}  ${k}`);
+  lines.push("");
+  return lines;
+}
+
+// ---------------------------------------------------------------------------
+// Main
+// ---------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const started = new Date();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vigil-bench-http-"));
+  const profDir = path.join(dir, "prof");
+  const children: Child[] = [];
+  const cleanup = async () => {
+    await Promise.allSettled(children.map((c) => c.stop()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  process.once("SIGINT", () => void cleanup().then(() => process.exit(130)));
+  const rows: Row[] = [];
+  let profileLines: string[] = [];
+  let inproc: InProcess | undefined;
+  try {
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      DATA_DIR: path.join(dir, "data"),
+      DEVNET: "on",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_PER_MINUTE: "100000000",
+    };
+    const common = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP };
+
+    if (want("baseline")) {
+      const baseline = await spawnAndWait(["--import", "tsx", path.join(root, "bench", "load.ts"), "baseline-server"], env, /baseline listening on (http:\/\/\S+)/);
+      children.push(baseline);
+      rows.push(await measure("bare node:http, fixed JSON (ceiling)", baseline, { ...common, origin: baseline.url, path: "/", kind: "get" }, "baseline"));
+      await baseline.stop();
+    }
+
+    const cliArgs = [...(PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []), "--import", "tsx", path.join(root, "src", "cli.ts"), "api"];
+    const server = await spawnAndWait(cliArgs, env, /listening on (http:\/\/\S+)/);
+    children.push(server);
+    process.stderr.write(`service: ${server.url} (pid ${server.proc.pid})\n`);
+
+    const scenarios: [string, string, LoadSpec][] = [
+      ["paywall", "GET /v1/paywall (free, in-memory)", { ...common, origin: server.url, path: "/v1/paywall", kind: "get" }],
+      ["catalogue", "GET /v1/q (free, in-memory)", { ...common, origin: server.url, path: "/v1/q", kind: "get" }],
+      ["health", "GET /v1/health (free, DB + monerod each call)", { ...common, origin: server.url, path: "/v1/health", kind: "get" }],
+      ["402", "GET /v1/q/xmr/height unpaid (402)", { ...common, origin: server.url, path: "/v1/q/xmr/height", kind: "get" }],
+      [
+        "paid",
+        "GET /v1/q/xmr/height paid $0.001",
+        { origin: server.url, path: "/v1/q/xmr/height", kind: "paid", connections: PAID_CONNECTIONS, seconds: SECONDS, requests: PAID_REQUESTS, payers: 10 },
+      ],
+    ];
+    for (const [key, label, spec] of scenarios) if (want(key)) rows.push(await measure(label, server, spec));
+
+    await server.stop();
+    if (PROFILE) {
+      // The main thread's profile is the largest (the other is tsx's loader thread).
+      const files = fs.existsSync(profDir) ? fs.readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile")) : [];
+      const main = files.map((f) => path.join(profDir, f)).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
+      if (main) {
+        const prof = JSON.parse(fs.readFileSync(main, "utf8")) as CpuProfile;
+        for (const r of rows) if (r.server === "vigil") profileLines = profileLines.concat(summariseProfile(prof, r.name, r.result.windowUs));
+        if (process.env.KEEP_PROFILE) fs.copyFileSync(main, path.join(process.env.KEEP_PROFILE, path.basename(main)));
+      }
+    }
+
+    if (process.env.SKIP_INPROC !== "1" && want("inproc")) inproc = await inProcess();
+  } finally {
+    await cleanup();
+  }
+
+  const cpus = os.cpus();
+  console.log("");
+  console.log(`## http — ${started.toISOString().slice(0, 16).replace("T", " ")} UTC`);
+  console.log(
+    `${cpus.length} × ${cpus[0]?.model.trim() ?? "cpu"}, Node ${process.version}, loopback, service = \`vigil api\` (devnet on, PGlite, LOG_LEVEL=warn, limiter on at ${int(1e8)}/min), load = bench/load.ts (undici Pool, pipelining 1), ${SECONDS} s per run after ${WARMUP} s warm-up (paid: no warm-up). Load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.`,
+  );
+  console.log("");
+  console.log("| scenario | conns | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | statuses | service CPU | service CPU µs/req | load CPU | load1 |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|");
+  for (const r of rows) {
+    const x = r.result;
+    const st = Object.entries(x.statuses)
+      .map(([k, v]) => `${k}×${v}`)
+      .join(" ") + (x.errors ? ` err×${x.errors}` : "");
+    console.log(
+      `| ${r.name} | ${x.connections} | ${int(x.requests)} | ${int(x.rps)} | ${f2(x.p50)} | ${f2(x.p90)} | ${f2(x.p99)} | ${f1(x.max)} | ${st} | ${Math.round(100 * r.serverCpu)}% | ${int(r.cpuPerRequestUs)} | ${Math.round((100 * x.loadCpuSeconds) / x.seconds)}% | ${r.load1.toFixed(1)} |`,
+    );
+  }
+  const paid = rows.find((r) => r.result.kind === "paid");
+  if (paid?.result.signSeconds) console.log(`\nPre-signing in the load process: ${int(paid.result.signedPerSecond!)} authorisations/s.`);
+  if (inproc) {
+    console.log("");
+    console.log("```");
+    for (const l of inproc.lines) console.log(l);
+    console.log("```");
+  }
+  if (profileLines.length) {
+    console.log("");
+    console.log("```");
+    for (const l of profileLines) console.log(l);
+    console.log("```");
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    process.stderr.write(`bench:http failed: ${(e as Error).stack ?? e}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,266 @@
+/**
+ * The load generator of `npm run bench:http`, run as its own process so the
+ * service under test and the load share nothing but loopback.
+ *
+ * One undici Pool (N connections, pipelining 1) and N workers, each with one
+ * request in flight. Latency is measured per request in this process, from
+ * just before `pool.request` until the body has been read to its end.
+ *
+ * Input: one JSON argument (LoadSpec). Output: one JSON line (LoadResult) on
+ * stdout; progress goes to stderr.
+ *
+ *   kind "get":  GET `path` for `warmupSeconds` (discarded), then for
+ *                `seconds` (measured).
+ *   kind "paid": GET `path` once without payment to read PAYMENT-REQUIRED,
+ *                pre-sign `requests` fresh EIP-3009 authorisations (devnet
+ *                mnemonic accounts 0..9, round robin), then send each exactly
+ *                once as PAYMENT-SIGNATURE. The run ends when the pool of
+ *                signed headers is used up or `seconds` have passed.
+ *
+ * `node --import tsx bench/load.ts baseline-server` instead serves a fixed
+ * JSON body on bare node:http (the machine's ceiling for comparison) and
+ * prints its URL.
+ */
+import http from "node:http";
+import { randomBytes } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { Pool } from "undici";
+import { bytesToHex, type Hex } from "viem";
+import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+
+export interface LoadSpec {
+  origin: string;
+  path: string;
+  kind: "get" | "paid";
+  connections: number;
+  seconds: number;
+  warmupSeconds?: number;
+  /** paid: number of pre-signed payments (each used once). */
+  requests?: number;
+  /** paid: how many devnet mnemonic accounts (0..payers-1) sign. */
+  payers?: number;
+}
+
+export interface LoadResult {
+  path: string;
+  kind: string;
+  connections: number;
+  requests: number;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  mean: number;
+  statuses: Record<string, number>;
+  errors: number;
+  firstError?: string;
+  /** CPU seconds this load process used during the measured part. */
+  loadCpuSeconds: number;
+  /** Requests completed in the whole run, warm-up included (to divide the service's CPU time by). */
+  totalRequests: number;
+  /** Measured window on the system monotonic clock (µs), to cut the service's CPU profile per scenario. */
+  windowUs: [number, number];
+  /** paid: time spent pre-signing, and signatures per second achieved doing it. */
+  signSeconds?: number;
+  signedPerSecond?: number;
+}
+
+const TRANSFER_TYPES = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+
+const MNEMONIC = "test test test test test test test test test test test junk";
+
+/** A fresh EIP-3009 authorisation for `req`, as a PAYMENT-SIGNATURE header value. */
+async function signHeader(account: ReturnType<typeof privateKeyToAccount>, req: PaymentRequirements, validBefore: number): Promise<string> {
+  const authorization = {
+    from: account.address,
+    to: req.payTo as Hex,
+    value: req.amount,
+    validAfter: "0",
+    validBefore: String(validBefore),
+    nonce: bytesToHex(randomBytes(32)),
+  };
+  const signature = await account.signTypedData({
+    domain: {
+      name: String(req.extra.name),
+      version: String(req.extra.version),
+      chainId: Number(req.network.split(":")[1]),
+      verifyingContract: req.asset as Hex,
+    },
+    types: TRANSFER_TYPES,
+    primaryType: "TransferWithAuthorization",
+    message: {
+      ...authorization,
+      value: BigInt(authorization.value),
+      validAfter: 0n,
+      validBefore: BigInt(validBefore),
+    },
+  });
+  const payload = { x402Version: 2, accepted: req, payload: { authorization, signature } } as PaymentPayload;
+  return encodePaymentSignatureHeader(payload);
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+function cpuSeconds(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
+async function run(spec: LoadSpec): Promise<LoadResult> {
+  const pool = new Pool(spec.origin, { connections: spec.connections, pipelining: 1 });
+  const statuses: Record<string, number> = {};
+  let errors = 0;
+  let firstError: string | undefined;
+
+  let headers: string[] | undefined;
+  let signSeconds: number | undefined;
+  if (spec.kind === "paid") {
+    const first = await pool.request({ method: "GET", path: spec.path });
+    await first.body.dump();
+    const prHeader = first.headers["payment-required"];
+    if (first.statusCode !== 402 || typeof prHeader !== "string") throw new Error(`expected 402 with PAYMENT-REQUIRED, got ${first.statusCode}`);
+    const req = decodePaymentRequiredHeader(prHeader).accepts[0]!;
+    const accounts = Array.from({ length: spec.payers ?? 10 }, (_, i) => {
+      const key = bytesToHex(mnemonicToAccount(MNEMONIC, { addressIndex: i }).getHdKey().privateKey!);
+      return privateKeyToAccount(key);
+    });
+    // Valid for the advertised timeout: long enough for the run, within what the paywall accepts.
+    const validBefore = Math.floor(Date.now() / 1000) + req.maxTimeoutSeconds;
+    const n = spec.requests ?? 1000;
+    const t0 = performance.now();
+    headers = new Array<string>(n);
+    for (let i = 0; i < n; i++) headers[i] = await signHeader(accounts[i % accounts.length]!, req, validBefore);
+    signSeconds = (performance.now() - t0) / 1000;
+    process.stderr.write(`  signed ${n} payments in ${signSeconds.toFixed(1)} s (${(n / signSeconds).toFixed(0)}/s)\n`);
+  }
+
+  let next = 0;
+  let recording = false;
+  let latencies = new Float64Array(1 << 20);
+  let count = 0;
+  let total = 0;
+  const record = (ms: number) => {
+    total++;
+    if (!recording) return;
+    if (count === latencies.length) {
+      const bigger = new Float64Array(latencies.length * 2);
+      bigger.set(latencies);
+      latencies = bigger;
+    }
+    latencies[count++] = ms;
+  };
+
+  async function worker(until: () => boolean): Promise<void> {
+    while (!until()) {
+      let reqHeaders: Record<string, string> | undefined;
+      if (headers) {
+        if (next >= headers.length) return;
+        reqHeaders = { "payment-signature": headers[next++]! };
+      }
+      const t = performance.now();
+      try {
+        const res = await pool.request({ method: "GET", path: spec.path, headers: reqHeaders });
+        await res.body.dump();
+        const k = String(res.statusCode);
+        if (recording) statuses[k] = (statuses[k] ?? 0) + 1;
+        record(performance.now() - t);
+      } catch (e) {
+        if (recording) {
+          errors++;
+          firstError ??= (e as Error).message;
+        }
+      }
+    }
+  }
+
+  const warmup = spec.kind === "get" ? (spec.warmupSeconds ?? 0) : 0;
+  if (warmup > 0) {
+    const end = performance.now() + warmup * 1000;
+    await Promise.all(Array.from({ length: spec.connections }, () => worker(() => performance.now() >= end)));
+  }
+
+  recording = true;
+  const cpu0 = cpuSeconds();
+  const w0 = Number(process.hrtime.bigint() / 1000n);
+  const t0 = performance.now();
+  const end = t0 + spec.seconds * 1000;
+  await Promise.all(Array.from({ length: spec.connections }, () => worker(() => performance.now() >= end)));
+  const elapsed = (performance.now() - t0) / 1000;
+  const w1 = Number(process.hrtime.bigint() / 1000n);
+  const loadCpuSeconds = cpuSeconds() - cpu0;
+  recording = false;
+  await pool.close();
+
+  const sorted = latencies.slice(0, count).sort();
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return {
+    path: spec.path,
+    kind: spec.kind,
+    connections: spec.connections,
+    requests: count,
+    seconds: elapsed,
+    rps: count / elapsed,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted.length ? sorted[sorted.length - 1]! : NaN,
+    mean: count ? sum / count : NaN,
+    statuses,
+    errors,
+    ...(firstError ? { firstError } : {}),
+    loadCpuSeconds,
+    totalRequests: total,
+    windowUs: [w0, w1],
+    ...(signSeconds !== undefined ? { signSeconds, signedPerSecond: (spec.requests ?? 1000) / signSeconds } : {}),
+  };
+}
+
+function baselineServer(): void {
+  const body = JSON.stringify({ protocol: "x402", x402Version: 2, network: "eip155:84532", scheme: "exact", routes: [] });
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+    res.end(body);
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, "127.0.0.1", () => {
+    const a = server.address() as { port: number };
+    process.stdout.write(`baseline listening on http://127.0.0.1:${a.port}\n`);
+  });
+  process.on("SIGTERM", () => server.close(() => process.exit(0)));
+}
+
+const arg = process.argv[2];
+if (arg === "baseline-server") {
+  baselineServer();
+} else if (arg) {
+  run(JSON.parse(arg) as LoadSpec).then(
+    (r) => {
+      process.stdout.write(`${JSON.stringify(r)}\n`, () => process.exit(0));
+    },
+    (e) => {
+      process.stderr.write(`load: ${(e as Error).stack ?? e}\n`);
+      process.exit(1);
+    },
+  );
+} else {
+  process.stderr.write("usage: load.ts '<LoadSpec JSON>' | baseline-server\n");
+  process.exit(2);
+}
