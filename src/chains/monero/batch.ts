@@ -17,7 +17,7 @@
  * on Monero's vectors, torsion cases included): a is used as an integer,
  * never reduced together with the cofactor.
  */
-import { decodePoint } from "./crypto.js";
+import { L, decodePoint } from "./crypto.js";
 import { buildPointTable, chooseWindow, encodeExtBatch, ext, signedDigits, tableMul, type Ext } from "./edwards-fast.js";
 import { matchOutputs, prepareTx, scanTx, type AccountDerivations } from "./scan.js";
 import type { OwnedOutput, ScanTx, ViewAccount } from "./types.js";
@@ -44,12 +44,19 @@ export function batchDerivations(txPublicKey: Uint8Array, accounts: ViewAccount[
   // a·(8·R) = 8·(a·R) as integer multiples, so the cofactor is applied once to R
   // instead of three doublings per watch. (Not (8a mod l)·R, which differs when R has torsion.)
   const table = buildPointTable(R.clearCofactor(), w);
-  const results: Ext[] = accounts.map(() => ext());
+  // An account with an out-of-range key (never produced by makeViewAccount) gets no derivation
+  // rather than failing the whole batch.
+  const valid = accounts.map((acc) => acc.viewSecret > 0n && acc.viewSecret < L);
+  const results: Ext[] = [];
   accounts.forEach((acc, i) => {
-    if (acc.viewSecret === 0n) throw new RangeError("zero view key");
-    tableMul(table, digitsFor(acc, w), results[i]!);
+    if (!valid[i]) return;
+    const Q = ext();
+    tableMul(table, digitsFor(acc, w), Q);
+    results.push(Q);
   });
-  return encodeExtBatch(results);
+  const encoded = encodeExtBatch(results);
+  let k = 0;
+  return valid.map((ok) => (ok ? encoded[k++]! : null));
 }
 
 

@@ -44,6 +44,8 @@ export class MoneroScanPool {
   private accountCount = 0;
   private accountsLocal: ViewAccount[] = [];
   private nextId = 1;
+  private broken: Error | undefined;
+  private closing = false;
   private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
 
   constructor(opts: MoneroScanPoolOptions = {}) {
@@ -59,9 +61,14 @@ export class MoneroScanPool {
           p.resolve(r);
         }
       });
-      w.on("error", (e) => {
+      const fail = (e: Error) => {
+        this.broken ??= e;
         for (const p of this.pending.values()) p.reject(e);
         this.pending.clear();
+      };
+      w.on("error", fail);
+      w.on("exit", (code) => {
+        if (!this.closing) fail(new Error(`scan worker exited (code ${code})`));
       });
       this.workers.push(w);
     }
@@ -72,6 +79,7 @@ export class MoneroScanPool {
   }
 
   private call(w: Worker, msg: Record<string, unknown>): Promise<Reply> {
+    if (this.broken) return Promise.reject(this.broken);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -107,6 +115,7 @@ export class MoneroScanPool {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await Promise.all(this.workers.map((w) => w.terminate()));
     this.workers.length = 0;
   }

@@ -199,3 +199,16 @@ describe("fixed-base fast paths", () => {
     expect(bytesToHex(commitFast(0n, 0n, H_POINT))).toBe(bytesToHex(Point.ZERO.toBytes()));
   });
 });
+
+describe("batch robustness", () => {
+  it("an account with an out-of-range key gets no derivation; the others still do", () => {
+    const R = mulBase(777n).toBytes();
+    const got = batchDerivations(R, [fakeAccount(5n), fakeAccount(0n), fakeAccount(L), fakeAccount(6n)]);
+    expect(got.map((d) => (d ? bytesToHex(d) : null))).toEqual([
+      bytesToHex(generateKeyDerivation(R, 5n)!),
+      null,
+      null,
+      bytesToHex(generateKeyDerivation(R, 6n)!),
+    ]);
+  });
+});
