@@ -6,7 +6,7 @@
  * on Monero's vectors, torsion cases included).
  */
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { fe, feAdd, feFromBigint, feInvert, feMul, fePack, feSqr, feSub, type Fe } from "./field25519.js";
+import { fe, feAdd, feClone, feFromBigint, feInvert, feMul, fePack, feSqr, feSub, type Fe } from "./field25519.js";
 
 type EdPoint = InstanceType<typeof ed25519.Point>;
 const Point = ed25519.Point;
@@ -124,7 +124,7 @@ export function batchInvert(zs: Fe[]): void {
   const n = zs.length;
   if (n === 0) return;
   const prefix: Fe[] = new Array(n);
-  prefix[0] = Float64Array.from(zs[0]!);
+  prefix[0] = feClone(zs[0]!);
   for (let i = 1; i < n; i++) {
     prefix[i] = fe();
     feMul(prefix[i]!, prefix[i - 1]!, zs[i]!);
@@ -210,7 +210,7 @@ export function buildPointTable(R: EdPoint, w: number): PointTable {
 }
 
 function cloneExt(p: Ext): Ext {
-  return { X: Float64Array.from(p.X), Y: Float64Array.from(p.Y), Z: Float64Array.from(p.Z), T: Float64Array.from(p.T) };
+  return { X: feClone(p.X), Y: feClone(p.Y), Z: feClone(p.Z), T: feClone(p.T) };
 }
 
 /** Signed base-2^w digits of a (each in [−2^(w−1), 2^(w−1)]), little-endian. */
@@ -304,8 +304,8 @@ export function chooseWindow(accounts: number): number {
   let bestCost = Infinity;
   for (let w = 2; w <= 11; w++) {
     const n = windowCount(w) * (1 << (w - 1));
-    // ~40 multiplication-equivalents per table point (additions, normalisation, allocation), measured.
-    const cost = n * 40 + accounts * (windowCount(w) * 7 + 40);
+    // ~24 multiplication-equivalents per table point (addition, normalisation, storage), measured.
+    const cost = n * 24 + accounts * (windowCount(w) * 7 + 40);
     if (cost < bestCost) {
       bestCost = cost;
       best = w;

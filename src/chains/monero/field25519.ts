@@ -19,7 +19,29 @@ export const LIMBS = 12;
 const R22 = 4194304; // 2^22
 const INV22 = 1 / R22; // exact power of two
 
-export const fe = (): Fe => new Float64Array(LIMBS);
+/**
+ * Field elements are views into shared slabs: a 96-byte typed array of its
+ * own would get an off-heap backing store each (slow to allocate), and the
+ * scanner makes many short-lived ones.
+ */
+const SLAB_ELEMENTS = 4096;
+let slab = new Float64Array(LIMBS * SLAB_ELEMENTS);
+let slabNext = 0;
+export const fe = (): Fe => {
+  if (slabNext === SLAB_ELEMENTS) {
+    slab = new Float64Array(LIMBS * SLAB_ELEMENTS);
+    slabNext = 0;
+  }
+  const start = LIMBS * slabNext++;
+  return slab.subarray(start, start + LIMBS);
+};
+
+/** A fresh copy of a. */
+export const feClone = (a: Fe): Fe => {
+  const o = fe();
+  o.set(a);
+  return o;
+};
 
 const P = (1n << 255n) - 19n;
 
