@@ -135,6 +135,7 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
     initialDone: boolean;
     expiresAt: Date;
     polled: boolean;
+    catchingUp: boolean;
   }[] = [];
   for (const w of claimed) {
     const m = meters.get(w.id)!;
@@ -171,6 +172,8 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
       initialDone,
       expiresAt: expiresAtFor(m.state, nowMs),
       polled: Boolean(out),
+      // Still catching up from the start height (the scanner bounds blocks per call): due again at once.
+      catchingUp: out?.caughtUp === false,
     });
   }
   await db.transaction().execute(async (trx) => {
@@ -198,7 +201,7 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
         sql`(${u.id}::uuid, ${u.meter.credit_atomic}::bigint, ${u.meter.drained_through_ms}::bigint, ${u.meter.drain_remainder}::bigint,
              ${u.meter.low_credit_armed}::boolean, ${u.scanState === null ? null : JSON.stringify(u.scanState)}::jsonb,
              ${u.snapshot === null ? null : JSON.stringify(u.snapshot)}::jsonb, ${u.initialDone}::boolean,
-             ${u.expiresAt}::timestamptz, ${nextPoll(nowMs, deps.pollSeconds)}::timestamptz, ${u.polled}::boolean)`,
+             ${u.expiresAt}::timestamptz, ${u.catchingUp ? now : nextPoll(nowMs, deps.pollSeconds)}::timestamptz, ${u.polled}::boolean)`,
     );
     for (let i = 0; i < values.length; i += SQL_ROWS_PER_STATEMENT) {
       await sql`
