@@ -1,0 +1,137 @@
+/**
+ * Regressions of the poll tick, on the real app with the real Monero scanner
+ * and the devnet chain (one stack for the file; the cases run in order).
+ *
+ * 1. A worker that loses its lease during a tick (a stall longer than the
+ *    lease: a slow daemon, a paused process) must not write anything for the
+ *    watches another worker has leased since. Before the fix the late
+ *    worker's transaction skipped the watch rows (guarded by lease_owner) but
+ *    still inserted its ledger rows and outbox events: the idle drain was
+ *    booked twice (ledger ≠ credit), the same payment produced a second
+ *    balance_change under a new nonce, and that duplicate was delivered and
+ *    billed. The stall is played by running worker B's tick from inside
+ *    worker A's scan after A's lease has run out.
+ * 2. A watch created with an old birthday catches up over several scanner
+ *    calls (at most 200 blocks each). The catch-up must continue at the next
+ *    tick, not one poll interval later: at Monero's 2-minute blocks and a
+ *    3-minute poll, 200 blocks per poll gains barely on the chain, and a
+ *    birthday a year back would take days to reach `scan_complete`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CREATE_CREDIT } from "../../src/watch/meter.js";
+import { createWatch } from "../../src/watch/service.js";
+import { runWatchTick, type TickStats } from "../../src/watch/tick.js";
+import type { ChainScanner } from "../../src/watch/scanner.js";
+import { startWatchStack, type WatchStack } from "../helpers/stack.js";
+
+let s: WatchStack;
+beforeAll(async () => {
+  s = await startWatchStack({ https: false });
+}, 120_000);
+afterAll(async () => {
+  await s?.close();
+});
+
+describe("a worker that lost its lease mid-tick", () => {
+  it("writes no ledger rows and no events for the watch: one balance_change, billed once", async () => {
+    const alice = s.wallets.find((w) => w.label === "alice")!;
+    const app = s.t.app;
+    const created = await createWatch(
+      app.watch,
+      s.t.db.db,
+      { chain: "monero", address: alice.address, viewKey: alice.viewKey!, webhookUrl: s.receiver.hookUrl("/lease") },
+      { openingCredit: CREATE_CREDIT, funding: "usdc", paymentRef: null },
+    );
+    const watchId = created.watchId;
+    s.receiver.registerSecret(watchId, created.webhookSecret);
+    const amount = 4_200_000_000_000n;
+    s.devnet.monerod.send(alice.address, amount);
+    s.devnet.monerod.mine(1);
+    s.advance(3_600_000);
+
+    const real = app.watch.scanners.monero!;
+    let stalled = false;
+    let statsB: TickStats | undefined;
+    const stalling: ChainScanner = {
+      chain: real.chain,
+      validateWatchKey: (a, k) => real.validateWatchKey(a, k),
+      defaultStartHeight: () => real.defaultStartHeight(),
+      scanWatches: async (inputs, signal) => {
+        if (!stalled) {
+          stalled = true;
+          // Worker A stalls past its 2 s lease; worker B leases the watch and does the whole tick.
+          s.advance(5_000);
+          statsB = await runWatchTick(app.watch, { owner: "worker-B", batchSize: 10 });
+        }
+        return real.scanWatches(inputs, signal);
+      },
+    };
+    app.watch.scanners.monero = stalling;
+    try {
+      const statsA = await runWatchTick(app.watch, { owner: "worker-A", batchSize: 10, leaseSeconds: 2 });
+      expect(statsA.claimed).toBe(1);
+    } finally {
+      app.watch.scanners.monero = real;
+    }
+    expect(statsB).toMatchObject({ claimed: 1, scanned: 1, deliveries: 2 });
+
+    const got = s.receiver.deliveries(watchId);
+    expect(got.map((d) => d.event)).toEqual(["balance_change", "scan_complete"]);
+    expect((got[0]!.body!.delta as { balance_atomic: string }).balance_atomic).toBe(amount.toString());
+    expect(s.receiver.attempts.filter((a) => a.watchId === watchId)).toHaveLength(2);
+
+    const db = s.t.db.db;
+    const ledger = await db.selectFrom("watch_ledger").selectAll().where("watch_id", "=", watchId).orderBy("id").execute();
+    const w = await db.selectFrom("watches").selectAll().where("id", "=", watchId).executeTakeFirstOrThrow();
+    expect(ledger.map((l) => l.kind)).toEqual(["create", "idle_drain", "delivery", "delivery"]);
+    expect(ledger.reduce((a, l) => a + BigInt(l.amount_atomic), 0n)).toBe(BigInt(w.credit_atomic));
+    // B's drain: one hour and five seconds at 20000/day.
+    expect(BigInt(w.credit_atomic)).toBe(100_000n - (3_605_000n * 20_000n) / 86_400_000n - 10_000n);
+    const outbox = await db.selectFrom("webhook_outbox").selectAll().where("watch_id", "=", watchId).execute();
+    expect(outbox).toHaveLength(2);
+    expect(w.lease_owner).toBeNull();
+  });
+});
+
+describe("catch-up from an old birthday", () => {
+
+  it("keeps scanning at every tick until it reaches the tip, then announces scan_complete once and returns to the poll interval", async () => {
+    const bob = s.wallets.find((w) => w.label === "bob")!;
+    const amount = 123_456_789n;
+    s.devnet.monerod.mine(5);
+    s.devnet.monerod.send(bob.address, amount);
+    s.devnet.monerod.mine(445);
+    const tip = s.devnet.monerod.height();
+    const w = await createWatch(
+      s.t.app.watch,
+      s.t.db.db,
+      { chain: "monero", address: bob.address, viewKey: bob.viewKey!, webhookUrl: s.receiver.hookUrl("/catchup"), birthdayHeight: 0 },
+      { openingCredit: CREATE_CREDIT, funding: "usdc", paymentRef: null },
+    );
+    s.receiver.registerSecret(w.watchId, w.webhookSecret);
+    const row = () => s.t.db.db.selectFrom("watches").selectAll().where("id", "=", w.watchId).executeTakeFirstOrThrow();
+
+    // First call: 200 blocks; the payment (height 6) is found; not caught up yet.
+    s.advance(1000);
+    expect((await s.tick()).claimed).toBe(1);
+    expect(((await row()).scan_state as { scannedHeight: number }).scannedHeight).toBe(199);
+    expect(s.receiver.deliveries(w.watchId, "balance_change")).toHaveLength(1);
+    expect(s.receiver.deliveries(w.watchId, "scan_complete")).toHaveLength(0);
+
+    // Next ticks, a second apart (the worker loop's idle sleep): the catch-up goes on.
+    s.advance(1000);
+    expect((await s.tick()).claimed).toBe(1);
+    s.advance(1000);
+    expect((await s.tick()).claimed).toBe(1);
+    expect(((await row()).scan_state as { scannedHeight: number }).scannedHeight).toBe(tip);
+    const done = s.receiver.deliveries(w.watchId, "scan_complete");
+    expect(done).toHaveLength(1);
+    expect(done[0]!.body).toMatchObject({ scan: { fromHeight: 0, toHeight: tip } });
+
+    // Caught up: back to the normal cadence.
+    const next = (await row()).next_poll_at.getTime() - s.clock.now();
+    expect(next).toBeGreaterThanOrEqual(54_000);
+    s.advance(1000);
+    expect((await s.tick()).claimed).toBe(0);
+  }, 120_000);
+});
