@@ -94,7 +94,6 @@ describe("a worker that lost its lease mid-tick", () => {
 });
 
 describe("catch-up from an old birthday", () => {
-
   it("keeps scanning at every tick until it reaches the tip, then announces scan_complete once and returns to the poll interval", async () => {
     const bob = s.wallets.find((w) => w.label === "bob")!;
     const amount = 123_456_789n;
