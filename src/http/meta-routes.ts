@@ -31,9 +31,26 @@ export interface MetaDeps {
 
 const Empty = z.object({}).strict();
 
+/** Computes a value on first use and keeps it (the route table is fixed once the app is built). */
+function once<T>(make: () => T): () => T {
+  let value: { v: T } | undefined;
+  return () => (value ??= { v: make() }).v;
+}
+
 export function metaRoutes(getRoutes: () => readonly RouteDef[], deps: MetaDeps): RouteDef[] {
   const network = () => deps.paywall.terms?.usdc.network ?? "eip155:8453";
   const paidRoutes = () => getRoutes().filter((r) => r.price !== undefined);
+  // The base URL is known only once the server listens, so these are built on first request.
+  const paywallRoutes = once(() =>
+    paidRoutes().map((r) => ({
+      endpoint: `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`,
+      price: priceLabel(r) ?? "free",
+      ...(typeof r.price === "bigint" ? { price_atomic: r.price.toString() } : {}),
+      description: r.summary,
+      mime_type: r.mimeType ?? "application/json",
+    })),
+  );
+  const openapi = once(() => buildOpenApi(getRoutes(), { baseUrl: deps.site.baseUrl, network: network(), payTo: deps.paywall.terms?.payTo }));
 
   return [
     defineRoute({
@@ -86,13 +103,7 @@ export function metaRoutes(getRoutes: () => readonly RouteDef[], deps: MetaDeps)
         scheme: "exact",
         asset: deps.paywall.terms?.usdc.asset ?? null,
         configured: deps.paywall.terms !== null,
-        routes: paidRoutes().map((r) => ({
-          endpoint: `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`,
-          price: priceLabel(r) ?? "free",
-          ...(typeof r.price === "bigint" ? { price_atomic: r.price.toString() } : {}),
-          description: r.summary,
-          mime_type: r.mimeType ?? "application/json",
-        })),
+        routes: paywallRoutes(),
       }),
     }),
     defineRoute({
@@ -103,10 +114,7 @@ export function metaRoutes(getRoutes: () => readonly RouteDef[], deps: MetaDeps)
       tags: ["meta"],
       input: Empty,
       output: z.object({ openapi: z.string() }).passthrough(),
-      handler: async () =>
-        buildOpenApi(getRoutes(), { baseUrl: deps.site.baseUrl, network: network(), payTo: deps.paywall.terms?.payTo }) as {
-          openapi: string;
-        },
+      handler: async () => openapi() as { openapi: string },
     }),
     defineRoute({
       method: "GET",
