@@ -43,6 +43,7 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402
 import type { FacilitatorClient } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { LoadResult, LoadSpec } from "./load.js";
+import { authorizationTypes } from "@x402/evm";
 
 const root = path.resolve(import.meta.dirname, "..");
 const SECONDS = Number(process.env.SECONDS ?? 10);
@@ -201,22 +202,12 @@ async function asyncOpsPerSecond(fn: () => Promise<unknown>, minMs = 1000): Prom
   return (n * 1000) / (t - t0);
 }
 
-const TRANSFER_TYPES = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 interface SignedAuth {
   header: string;
   typed: {
     domain: { name: string; version: string; chainId: number; verifyingContract: Hex };
-    types: typeof TRANSFER_TYPES;
+    types: typeof authorizationTypes;
     primaryType: "TransferWithAuthorization";
     message: { from: Hex; to: Hex; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex };
   };
@@ -235,7 +226,7 @@ async function signAuth(key: Hex, req: PaymentRequirements): Promise<SignedAuth>
       chainId: Number(req.network.split(":")[1]),
       verifyingContract: req.asset as Hex,
     },
-    types: TRANSFER_TYPES,
+    types: authorizationTypes,
     primaryType: "TransferWithAuthorization" as const,
     message: { from: account.address, to: req.payTo as Hex, value: BigInt(req.amount), validAfter: 0n, validBefore: BigInt(validBefore), nonce },
   };

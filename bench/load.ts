@@ -29,6 +29,7 @@ import { bytesToHex, type Hex } from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { authorizationTypes } from "@x402/evm";
 
 export interface LoadSpec {
   origin: string;
@@ -69,16 +70,6 @@ export interface LoadResult {
   signedPerSecond?: number;
 }
 
-const TRANSFER_TYPES = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 const MNEMONIC = "test test test test test test test test test test test junk";
 
@@ -99,7 +90,7 @@ async function signHeader(account: ReturnType<typeof privateKeyToAccount>, req: 
       chainId: Number(req.network.split(":")[1]),
       verifyingContract: req.asset as Hex,
     },
-    types: TRANSFER_TYPES,
+    types: authorizationTypes,
     primaryType: "TransferWithAuthorization",
     message: {
       ...authorization,

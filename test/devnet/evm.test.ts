@@ -25,20 +25,11 @@ import {
   usdcAbi,
   type DevnetEvm,
 } from "../../src/devnet/evm.js";
+import { authorizationTypes } from "@x402/evm";
 
 const MAINNET_USDC: Address = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 
-const authTypes = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 interface Auth {
   from: Address;
@@ -62,7 +53,7 @@ async function signAuth(
     verifyingContract: DEVNET_USDC_ADDRESS,
   },
 ): Promise<Hex> {
-  return privateKeyToAccount(key).signTypedData({ domain, types: authTypes, primaryType: "TransferWithAuthorization", message: auth });
+  return privateKeyToAccount(key).signTypedData({ domain, types: authorizationTypes, primaryType: "TransferWithAuthorization", message: auth });
 }
 
 async function rpc(url: string, body: unknown): Promise<unknown> {
@@ -418,7 +409,7 @@ describe("devnet EVM: EIP-3009 transferWithAuthorization", () => {
     const a = auth({ value: 7n });
     const receiveSig = await privateKeyToAccount(payer.privateKey).signTypedData({
       domain: { name: "USDC", version: "2", chainId: DEVNET_CHAIN_ID, verifyingContract: DEVNET_USDC_ADDRESS },
-      types: { ReceiveWithAuthorization: authTypes.TransferWithAuthorization },
+      types: { ReceiveWithAuthorization: authorizationTypes.TransferWithAuthorization },
       primaryType: "ReceiveWithAuthorization",
       message: a,
     });

@@ -16,6 +16,7 @@ import { DEVNET_MNEMONIC } from "../../src/devnet/evm.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { createLocalFacilitator } from "../../src/x402/local-facilitator.js";
 import { startTestApp, tempDir, type TestApp } from "../helpers/app.js";
+import { authorizationTypes } from "@x402/evm";
 
 const PRICE = 10_000n; // $0.01
 
@@ -44,16 +45,7 @@ async function signPayment(
       chainId: over.chainId ?? Number(req.network.split(":")[1]),
       verifyingContract: req.asset as Hex,
     },
-    types: {
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
+    types: authorizationTypes,
     primaryType: "TransferWithAuthorization",
     message: {
       ...authorization,

@@ -9,20 +9,11 @@ import { FacilitatorResponseError } from "@x402/core/types";
 import { startDevnetEvm, usdcAbi, type DevnetEvm } from "../../src/devnet/evm.js";
 import { createLocalFacilitator, LocalFacilitatorRpcError, type LocalFacilitator } from "../../src/x402/local-facilitator.js";
 import { createPayer } from "../../src/x402/payer.js";
+import { authorizationTypes } from "@x402/evm";
 
 const USDC_SEPOLIA: Address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 const USDC_BASE: Address = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 
-const authTypes = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 const requirements = (over: Partial<PaymentRequirements> = {}): PaymentRequirements => ({
   scheme: "exact",
@@ -68,7 +59,7 @@ async function handSigned(
       chainId: over.chainId ?? 84532,
       verifyingContract: over.verifyingContract ?? (req.asset as Address),
     },
-    types: authTypes,
+    types: authorizationTypes,
     primaryType: "TransferWithAuthorization",
     message,
   });

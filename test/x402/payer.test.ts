@@ -7,6 +7,7 @@ import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { startDevnetEvm, type DevnetEvm } from "../../src/devnet/evm.js";
 import { createLocalFacilitator, type LocalFacilitator } from "../../src/x402/local-facilitator.js";
 import { DEFAULT_MAX_PAYMENT_ATOMIC, createPayer } from "../../src/x402/payer.js";
+import { authorizationTypes } from "@x402/evm";
 
 const USDC_SEPOLIA: Address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 
@@ -90,16 +91,7 @@ describe("payer", () => {
     expect(auth.value).toBe("100000");
     const signer = await recoverTypedDataAddress({
       domain: { name: "USDC", version: "2", chainId: 84532, verifyingContract: USDC_SEPOLIA },
-      types: {
-        TransferWithAuthorization: [
-          { name: "from", type: "address" },
-          { name: "to", type: "address" },
-          { name: "value", type: "uint256" },
-          { name: "validAfter", type: "uint256" },
-          { name: "validBefore", type: "uint256" },
-          { name: "nonce", type: "bytes32" },
-        ],
-      },
+      types: authorizationTypes,
       primaryType: "TransferWithAuthorization",
       message: {
         from: auth.from as Address,
