@@ -248,6 +248,7 @@ async function run(handle: DatabaseHandle) {
     WEBHOOK_ALLOW_HTTP: "1",
     WEBHOOK_ALLOW_PRIVATE: "1",
     WORKER_BATCH_SIZE: process.env.BATCH ?? "500",
+    ...(process.env.MONERO_SCAN_THREADS ? { MONERO_SCAN_THREADS: process.env.MONERO_SCAN_THREADS } : {}),
   });
   const app = await createApp(config, { devnet, clock, log, database: handle });
   const inst = instrument(app);

@@ -2,6 +2,7 @@
  * Composition root: opens storage, builds the paywall and every module's
  * routes into one route table, and derives the HTTP app from it.
  */
+import os from "node:os";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import { serve, type ServerType } from "@hono/node-server";
@@ -29,6 +30,7 @@ import { watchRoutes } from "./watch/routes.js";
 import type { ChainId, ChainScanner } from "./watch/scanner.js";
 import { createMoneroDaemon } from "./chains/monero/daemon-client.js";
 import { createMoneroScanner } from "./chains/monero/scanner.js";
+import { MoneroScanPool } from "./chains/monero/pool.js";
 import { moneroHealth, moneroQuestions } from "./chains/monero/facts.js";
 import { createMoneroHistorical } from "./chains/monero/historical.js";
 import { historicalRoute } from "./chains/monero/routes.js";
@@ -120,8 +122,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   // Monero: the configured daemon, or the devnet's; without either, facts answer 503 chain_not_configured.
   const moneroNetwork = devnet ? "testnet" : config.MONERO_NETWORK;
   const moneroDaemon = createMoneroDaemon(devnet?.moneroUrl ?? config.MONERO_DAEMON_URL);
+  // Large ticks are scanned on worker threads (started only when a tick first needs them).
+  const scanThreads = config.MONERO_SCAN_THREADS ?? os.availableParallelism();
+  const moneroScanPool = moneroDaemon.configured && scanThreads > 0 ? new MoneroScanPool({ threads: scanThreads }) : undefined;
   const moneroScanner = moneroDaemon.configured
     ? createMoneroScanner({
+        scanPool: moneroScanPool,
         daemon: moneroDaemon,
         confirmations: config.MONERO_CONFIRMATIONS,
         lookahead: config.MONERO_SUBADDRESS_LOOKAHEAD,
@@ -235,6 +241,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         await new Promise<void>((resolve) => server!.close(() => resolve()));
       }
       await watch.sender.close();
+      await moneroScanPool?.close();
       if (ownsDatabase) await database.close();
     },
   };

@@ -64,6 +64,8 @@ export const ConfigSchema = z.object({
   /** Default 10; 2 in devnet mode unless set, so the walk-through confirms in a minute. */
   MONERO_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).optional(),
   MONERO_SUBADDRESS_LOOKAHEAD: z.coerce.number().int().min(0).max(10_000).default(50),
+  /** Worker threads that scan large ticks (0 = on the main thread). Default: one per CPU, started on first need. */
+  MONERO_SCAN_THREADS: z.coerce.number().int().min(0).max(64).optional(),
   HISTORICAL_MAX_BLOCKS: z.coerce.number().int().min(1).default(20_000),
 });
 

@@ -48,11 +48,18 @@ export class MoneroScanPool {
   private closing = false;
   private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
 
+  private readonly threadCount: number;
+
+  /** Threads start on first use, so an idle or small deployment never pays for them. */
   constructor(opts: MoneroScanPoolOptions = {}) {
-    const threads = opts.threads ?? availableParallelism();
+    this.threadCount = opts.threads ?? availableParallelism();
+  }
+
+  private startWorkers(): void {
+    if (this.workers.length > 0 || this.threadCount === 0 || this.closing) return;
     const isTs = import.meta.url.endsWith(".ts");
     const url = new URL(`./batch-worker.${isTs ? "ts" : "js"}`, import.meta.url);
-    for (let i = 0; i < threads; i++) {
+    for (let i = 0; i < this.threadCount; i++) {
       const w = isTs ? new Worker(tsBootstrap(url), { eval: true }) : new Worker(url);
       w.on("message", (r: Reply) => {
         const p = this.pending.get(r.id);
@@ -75,7 +82,7 @@ export class MoneroScanPool {
   }
 
   get threads(): number {
-    return this.workers.length;
+    return this.threadCount;
   }
 
   private call(w: Worker, msg: Record<string, unknown>): Promise<Reply> {
@@ -89,6 +96,7 @@ export class MoneroScanPool {
 
   /** Replaces the watched accounts (split evenly over the threads). */
   async setAccounts(accounts: ViewAccount[]): Promise<void> {
+    this.startWorkers();
     this.accountCount = accounts.length;
     if (this.workers.length === 0) {
       this.accountsLocal = accounts;
