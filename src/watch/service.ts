@@ -298,4 +298,3 @@ export async function watchCounters(db: Queryable) {
   };
 }
 
-export { ServiceError };
