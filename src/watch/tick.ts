@@ -14,6 +14,7 @@ import {
   meterColumns,
   meterOf,
   snapshotOf,
+  type WatchRow,
 } from "./model.js";
 import { deliverPending, insertEvents, type PendingEvent } from "./outbox.js";
 import type { WatchDeps } from "./deps.js";
@@ -86,7 +87,13 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
   stats.claimed = claimed.length;
   if (claimed.length === 0) return stats;
 
-  // Idle drain up to now, for every claimed watch.
+  const sameMeter = (a: WatchRow, b: WatchRow) =>
+    String(a.credit_atomic) === String(b.credit_atomic) &&
+    String(a.drained_through_ms) === String(b.drained_through_ms) &&
+    String(a.drain_remainder) === String(b.drain_remainder) &&
+    a.low_credit_armed === b.low_credit_armed;
+
+  // Idle drain up to now, for every claimed watch (recomputed in the transaction if a top-up intervened).
   const meters = new Map<string, { state: MeterState; entries: LedgerEntry[]; lowCredit: boolean }>();
   for (const w of claimed) {
     const r = applyIdleDrain(meterOf(w), nowMs);
@@ -125,9 +132,7 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
   }
 
   // One transaction for the batch: ledger, outbox, and the watch rows (guarded by our lease).
-  const events: PendingEvent[] = [];
-  const ledger: { watch_id: string; kind: string; amount_atomic: string; balance_after: string; reason: string; ref: null }[] = [];
-  const updates: {
+  type Update = {
     id: string;
     meter: ReturnType<typeof meterColumns>;
     scanState: ScanState | null;
@@ -135,10 +140,15 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
     initialDone: boolean;
     expiresAt: Date;
     polled: boolean;
-    catchingUp: boolean;
-  }[] = [];
-  for (const w of claimed) {
-    const m = meters.get(w.id)!;
+    /** Still catching up from the start height, or resumed by a top-up during the tick: due again at once. */
+    dueNow: boolean;
+  };
+  type LedgerRow = { watch_id: string; kind: string; amount_atomic: string; balance_after: string; reason: string; ref: null };
+
+  /** Everything this tick writes for one watch, from its meter as locked in the batch transaction. */
+  const plan = (w: ClaimedWatch, locked: WatchRow, events: PendingEvent[], ledger: LedgerRow[]): Update => {
+    // A top-up that committed since the lease changed the meter: bill from the fresh row, not the stale copy.
+    const m = sameMeter(locked, w) ? meters.get(w.id)! : (({ state, entries, emitLowCredit }) => ({ state, entries, lowCredit: emitLowCredit }))(applyIdleDrain(meterOf(locked), nowMs));
     const identity = { id: w.id, chain: w.chain, address: w.address };
     for (const e of m.entries) {
       ledger.push({ watch_id: w.id, kind: e.kind, amount_atomic: e.amountAtomic.toString(), balance_after: e.balanceAfter.toString(), reason: e.reason, ref: null });
@@ -164,7 +174,7 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
         });
       }
     }
-    updates.push({
+    return {
       id: w.id,
       meter: meterColumns(m.state),
       scanState: out?.state ?? (w.scan_state as ScanState | null),
@@ -172,36 +182,37 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
       initialDone,
       expiresAt: expiresAtFor(m.state, nowMs),
       polled: Boolean(out),
-      // Still catching up from the start height (the scanner bounds blocks per call): due again at once.
-      catchingUp: out?.caughtUp === false,
-    });
-  }
+      dueNow: out?.caughtUp === false || (!isPollable(meters.get(w.id)!.state) && isPollable(m.state)),
+    };
+  };
+
   await db.transaction().execute(async (trx) => {
     // Write only for watches still leased to us: a stall longer than the lease lets another worker
     // take a watch over, and its ledger rows and events would then be booked twice. Locked here, so
-    // no other worker can lease them between this check and the writes.
+    // no other worker can lease them between this check and the writes (and a top-up waits for us).
     const heldRows = await trx
       .selectFrom("watches")
-      .select("id")
+      .select(["id", "credit_atomic", "drained_through_ms", "drain_remainder", "low_credit_armed"])
       .where("id", "in", claimed.map((w) => w.id))
       .where("lease_owner", "=", opts.owner)
       .forUpdate()
       .execute();
-    const held = new Set(heldRows.map((r) => r.id));
-    const heldLedger = ledger.filter((l) => held.has(l.watch_id));
-    const heldEvents = events.filter((e) => held.has(e.watchId));
+    const byId = new Map(claimed.map((w) => [w.id, w]));
+    const heldEvents: PendingEvent[] = [];
+    const heldLedger: LedgerRow[] = [];
+    const updates = heldRows.map((row) => plan(byId.get(row.id)!, row, heldEvents, heldLedger));
     stats.events = heldEvents.length;
     // In chunks: one statement may carry at most 65535 bind parameters (PostgreSQL protocol).
     for (let i = 0; i < heldLedger.length; i += SQL_ROWS_PER_STATEMENT) {
       await trx.insertInto("watch_ledger").values(heldLedger.slice(i, i + SQL_ROWS_PER_STATEMENT)).execute();
     }
     await insertEvents(trx, heldEvents);
-    const values = updates.filter((u) => held.has(u.id)).map(
+    const values = updates.map(
       (u) =>
         sql`(${u.id}::uuid, ${u.meter.credit_atomic}::bigint, ${u.meter.drained_through_ms}::bigint, ${u.meter.drain_remainder}::bigint,
              ${u.meter.low_credit_armed}::boolean, ${u.scanState === null ? null : JSON.stringify(u.scanState)}::jsonb,
              ${u.snapshot === null ? null : JSON.stringify(u.snapshot)}::jsonb, ${u.initialDone}::boolean,
-             ${u.expiresAt}::timestamptz, ${u.catchingUp ? now : nextPoll(nowMs, deps.pollSeconds)}::timestamptz, ${u.polled}::boolean)`,
+             ${u.expiresAt}::timestamptz, ${u.dueNow ? now : nextPoll(nowMs, deps.pollSeconds)}::timestamptz, ${u.polled}::boolean)`,
     );
     for (let i = 0; i < values.length; i += SQL_ROWS_PER_STATEMENT) {
       await sql`

@@ -19,7 +19,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CREATE_CREDIT } from "../../src/watch/meter.js";
-import { createWatch } from "../../src/watch/service.js";
+import { createWatch, topupWatch } from "../../src/watch/service.js";
 import { runWatchTick, type TickStats } from "../../src/watch/tick.js";
 import type { ChainScanner } from "../../src/watch/scanner.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
@@ -132,5 +132,51 @@ describe("catch-up from an old birthday", () => {
     expect(next).toBeGreaterThanOrEqual(54_000);
     s.advance(1000);
     expect((await s.tick()).claimed).toBe(0);
+  }, 120_000);
+});
+
+describe("a top-up that commits while a tick is scanning", () => {
+  it("is kept: the tick bills from the meter as it is at commit, and the ledger still sums to the credit", async () => {
+    const carol = s.wallets.find((w) => w.label === "carol")!;
+    const app = s.t.app;
+    const created = await createWatch(
+      app.watch,
+      s.t.db.db,
+      { chain: "monero", address: carol.address, viewKey: carol.viewKey!, webhookUrl: s.receiver.hookUrl("/topup-race") },
+      { openingCredit: CREATE_CREDIT, funding: "usdc", paymentRef: null },
+    );
+    s.receiver.registerSecret(created.watchId, created.webhookSecret);
+    s.advance(1000);
+    await s.tick(); // first scan (scan_complete), so later ticks are steady-state
+    const real = app.watch.scanners.monero!;
+    let toppedUp = false;
+    app.watch.scanners.monero = {
+      chain: real.chain,
+      validateWatchKey: (a, k) => real.validateWatchKey(a, k),
+      defaultStartHeight: () => real.defaultStartHeight(),
+      scanWatches: async (inputs, signal) => {
+        if (!toppedUp && inputs.some((i) => i.watchId === created.watchId)) {
+          toppedUp = true;
+          // The customer pays for a top-up while the worker is scanning (outside its transaction).
+          await topupWatch(app.watch, s.t.db.db, { watchId: created.watchId, watchToken: created.watchToken }, 1_000_000n, "race");
+        }
+        return real.scanWatches(inputs, signal);
+      },
+    };
+    try {
+      s.advance(86_400_000); // one idle day: 20000 atomic of drain
+      await s.tick();
+    } finally {
+      app.watch.scanners.monero = real;
+    }
+    expect(toppedUp).toBe(true);
+    const w = await s.t.db.db.selectFrom("watches").selectAll().where("id", "=", created.watchId).executeTakeFirstOrThrow();
+    const ledger = await s.t.db.db.selectFrom("watch_ledger").selectAll().where("watch_id", "=", created.watchId).execute();
+    const sum = ledger.reduce((a, r) => a + BigInt(r.amount_atomic), 0n);
+    expect(BigInt(w.credit_atomic)).toBe(sum);
+    const delivered = ledger.filter((r) => r.kind === "delivery").reduce((a, r) => a + BigInt(r.amount_atomic), 0n);
+    // opening credit + top-up − one day of idle drain (booked once) − deliveries
+    expect(BigInt(w.credit_atomic)).toBe(CREATE_CREDIT + 1_000_000n - 20_000n + delivered);
+    expect(ledger.filter((r) => r.kind === "idle_drain").reduce((a, r) => a + BigInt(r.amount_atomic), 0n)).toBe(-20_000n);
   }, 120_000);
 });
