@@ -129,7 +129,13 @@ export async function deliverPending(
   try {
     const first = claimed[0]!;
     if (first.w_status !== "active" || !deps.secretBox) return outcomes;
-    const secret = deps.secretBox.open(first.w_secret, `webhook:${watchId}`);
+    let secret: string;
+    try {
+      secret = deps.secretBox.open(first.w_secret, `webhook:${watchId}`);
+    } catch (e) {
+      deps.log.error({ watchId, err: (e as Error).message }, "webhook secret does not decrypt; deliveries held");
+      return outcomes;
+    }
     let meter = meterOf(first);
     for (const row of claimed) {
       // At zero credit nothing billable is delivered until a top-up (synthetic_test still goes).

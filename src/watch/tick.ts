@@ -115,18 +115,27 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
       stats.scanErrors += watches.length;
       continue;
     }
-    const inputs: WatchScanInput[] = watches.map((w) => ({
-      watchId: w.id,
-      address: w.address,
-      viewKey: deps.secretBox!.open(w.view_key_enc, `viewkey:${w.id}`),
-      state: (w.scan_state as ScanState | null) ?? null,
-      startHeight: w.start_height,
-    }));
+    // A key that does not open (corrupted row, wrong MASTER_KEY) skips that watch only.
+    const inputs: WatchScanInput[] = [];
+    for (const w of watches) {
+      try {
+        inputs.push({
+          watchId: w.id,
+          address: w.address,
+          viewKey: deps.secretBox.open(w.view_key_enc, `viewkey:${w.id}`),
+          state: (w.scan_state as ScanState | null) ?? null,
+          startHeight: w.start_height,
+        });
+      } catch (e) {
+        stats.scanErrors++;
+        log.error({ watchId: w.id, err: (e as Error).message }, "view key does not decrypt; watch skipped");
+      }
+    }
     try {
       for (const out of await scanner.scanWatches(inputs)) results.set(out.watchId, out);
-      stats.scanned += watches.length;
+      stats.scanned += inputs.length;
     } catch (e) {
-      stats.scanErrors += watches.length;
+      stats.scanErrors += inputs.length;
       log.warn({ chain, err: (e as Error).message }, "chain scan failed; watches retried next tick");
     }
   }

@@ -180,3 +180,34 @@ describe("a top-up that commits while a tick is scanning", () => {
     expect(ledger.filter((r) => r.kind === "idle_drain").reduce((a, r) => a + BigInt(r.amount_atomic), 0n)).toBe(-20_000n);
   }, 120_000);
 });
+
+describe("a watch whose stored secrets no longer decrypt", () => {
+  it("is skipped alone: the other watches of the batch are scanned, delivered and released", async () => {
+    const app = s.t.app;
+    const [alice, bob] = [s.wallets.find((w) => w.label === "alice")!, s.wallets.find((w) => w.label === "bob")!];
+    const mk = (w: typeof alice, path: string) =>
+      createWatch(
+        app.watch,
+        s.t.db.db,
+        { chain: "monero", address: w.address, viewKey: w.viewKey!, webhookUrl: s.receiver.hookUrl(path) },
+        { openingCredit: CREATE_CREDIT, funding: "usdc", paymentRef: null },
+      );
+    const broken = await mk(alice, "/broken");
+    const healthy = await mk(bob, "/healthy");
+    s.receiver.registerSecret(healthy.watchId, healthy.webhookSecret);
+    // Corrupt the broken watch's sealed view key and webhook secret (as a wrong MASTER_KEY would look).
+    const row = await s.t.db.db.selectFrom("watches").select(["view_key_enc", "webhook_secret_enc"]).where("id", "=", broken.watchId).executeTakeFirstOrThrow();
+    const flip = (b: Buffer) => Buffer.from(b.map((x, i) => (i === b.length - 1 ? x ^ 1 : x)));
+    await s.t.db.db
+      .updateTable("watches")
+      .set({ view_key_enc: flip(row.view_key_enc), webhook_secret_enc: flip(row.webhook_secret_enc) })
+      .where("id", "=", broken.watchId)
+      .execute();
+    s.advance(1000);
+    const stats = await s.tick();
+    expect(stats.scanErrors).toBe(1);
+    expect(s.receiver.deliveries(healthy.watchId, "scan_complete")).toHaveLength(1);
+    const leases = await s.t.db.db.selectFrom("watches").select(["id", "lease_owner"]).where("id", "in", [broken.watchId, healthy.watchId]).execute();
+    for (const l of leases) expect(l.lease_owner).toBeNull();
+  }, 120_000);
+});
