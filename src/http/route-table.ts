@@ -75,6 +75,12 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O = unknown> {
    * and simply withholds the answer if settlement fails.
    */
   readOnly?: boolean;
+  /**
+   * Seconds a payment authorisation must still be valid when it arrives: at
+   * least the work's time budget, so slow work is never done for an
+   * authorisation that has expired by settlement time. Default 6.
+   */
+  minValiditySeconds?: number;
   /** MCP tool name when the operation is also a tool. */
   mcpTool?: string;
   /** Set when the MCP tool is free even though the HTTP route is paid (the oracle dispatcher). */

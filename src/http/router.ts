@@ -213,6 +213,7 @@ export function buildRouter(deps: RouterDeps): Hono<Env> {
         header: c.req.header("payment-signature") ?? c.req.header("x-payment"),
         work: (trx, payment) => route.handler(input, { ...ctx, db: trx, payment }),
         readOnly: route.readOnly,
+        minValiditySeconds: route.minValiditySeconds,
       });
       if (outcome.kind === "payment_required") {
         const headers: Record<string, string> = {

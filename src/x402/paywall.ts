@@ -57,6 +57,8 @@ export interface PaidCall<T> {
   work: (trx: Transaction<DB> | Database, payment: PaymentInfo) => Promise<T>;
   /** Work that writes nothing runs without a transaction (see RouteDef.readOnly). */
   readOnly?: boolean;
+  /** Least remaining validity of the authorisation (see RouteDef.minValiditySeconds). */
+  minValiditySeconds?: number;
 }
 
 export type PaidOutcome<T> =
@@ -129,7 +131,7 @@ export function createPaywall(deps: {
   }
 
   /** Checks the decoded payload against our terms before anything leaves the process. */
-  function checkTerms(p: ExactEvmPayload, req: PaymentRequirements): void {
+  function checkTerms(p: ExactEvmPayload, req: PaymentRequirements, minValidity: bigint): void {
     const a = p.accepted;
     const auth = p.payload.authorization;
     if (a.scheme !== "exact") throw new Refusal("unsupported_scheme");
@@ -141,6 +143,7 @@ export function createPaywall(deps: {
     const now = BigInt(Math.floor(clock.now() / 1000));
     if (BigInt(auth.validAfter) > now) throw new Refusal("authorization_not_yet_valid");
     if (BigInt(auth.validBefore) < now + MIN_VALIDITY_SECONDS) throw new Refusal("authorization_expired");
+    if (BigInt(auth.validBefore) < now + minValidity) throw new Refusal("authorization_expires_too_soon");
     if (BigInt(auth.validBefore) > now + BigInt(req.maxTimeoutSeconds) + VALID_BEFORE_SLACK_SECONDS)
       throw new Refusal("authorization_validity_too_long");
   }
@@ -166,7 +169,7 @@ export function createPaywall(deps: {
       return refuse("invalid_payment_header");
     }
     try {
-      checkTerms(payload, req);
+      checkTerms(payload, req, BigInt(call.minValiditySeconds ?? 0));
     } catch (e) {
       if (e instanceof Refusal) return refuse(e.reason);
       throw e;

@@ -93,7 +93,9 @@ describe("x402 paywall end to end (devnet chain + local facilitator)", () => {
     output: z.object({ secret: z.string() }),
     price: PRICE,
     readOnly: true,
+    minValiditySeconds: 60,
     handler: async (input) => {
+      runs.set("read", (runs.get("read") ?? 0) + 1);
       if (input.drainWith && drain) await drain(input.drainWith as Hex);
       return { secret: "the paid answer" };
     },
@@ -297,5 +299,19 @@ describe("x402 paywall end to end (devnet chain + local facilitator)", () => {
     });
     expect(failed.status).toBe(402);
     expect(await failed.text()).not.toContain("the paid answer");
+  });
+
+  it("refuses an authorisation that would expire before slow work could settle", async () => {
+    const req = { ...(await challenge()).accepts[0] };
+    const before = runs.get("read") ?? 0;
+    const soon = String(Math.floor(Date.now() / 1000) + 30);
+    const r = await fetch(`${t.url}/v1/test/read`, {
+      method: "POST",
+      headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(await signPayment(keyAt(7), req, { validBefore: soon })) },
+      body: "{}",
+    });
+    expect(r.status).toBe(402);
+    expect(decodePaymentRequiredHeader(r.headers.get("payment-required")!).error).toBe("authorization_expires_too_soon");
+    expect(runs.get("read") ?? 0).toBe(before);
   });
 });

@@ -77,6 +77,8 @@ export function historicalRoute(deps: HistoricalRouteDeps): RouteDef {
     price: 500_000n,
     // Reads the chain only: no DB transaction is held while it scans.
     readOnly: true,
+    // The scan may run 25 s; the authorisation must outlive it, or the work would be done for nothing.
+    minValiditySeconds: 60,
     mcpTool: "service_private_watch_historical",
     handler: async (input) => {
       if (input.chain === "zcash") {
