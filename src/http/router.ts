@@ -163,6 +163,8 @@ export function buildRouter(deps: RouterDeps): Hono<Env> {
       }
       Object.assign(raw, c.req.param());
       for (const [header, field] of Object.entries(route.headerInputs ?? {})) {
+        // Header-borne credentials come only from their header, never from a URL that proxies log.
+        delete raw[field];
         const v = c.req.header(header);
         if (v !== undefined) raw[field] = v;
       }
@@ -227,7 +229,8 @@ export function buildRouter(deps: RouterDeps): Hono<Env> {
         }
         return c.json(outcome.paymentRequired, 402, headers);
       }
-      return render(c, outcome.result, status, { ...outcome.headers, "Cache-Control": "private" });
+      // no-store: a paid answer may carry secrets shown once (a new watch's token and webhook secret).
+      return render(c, outcome.result, status, { ...outcome.headers, "Cache-Control": "no-store" });
     });
   }
 

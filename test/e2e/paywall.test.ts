@@ -172,7 +172,7 @@ describe("x402 paywall end to end (devnet chain + local facilitator)", () => {
     const r = await call("paid-once", header);
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ tag: "paid-once" });
-    expect(r.headers.get("cache-control")).toBe("private");
+    expect(r.headers.get("cache-control")).toBe("no-store");
     const settle = decodePaymentResponseHeader(r.headers.get("payment-response")!);
     expect(settle).toMatchObject({ success: true, network: "eip155:84532" });
     expect(settle.transaction).toMatch(/^0x[0-9a-f]{64}$/);

@@ -118,6 +118,12 @@ describe("HTTP error shape", () => {
     expectErrorShape(await r.json(), "invalid_input");
   });
 
+  it("takes header-borne credentials only from their header, never from the query or body", async () => {
+    const r = await fetch(`${t.url}/v1/test/echo/${ID}?token=from-query`, { method: "POST", body: JSON.stringify({ n: 3, token: "from-body" }) });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ echoed: { id: ID, n: 3 } });
+  });
+
   it("merges path params and mapped headers into the input", async () => {
     const r = await fetch(`${t.url}/v1/test/echo/${ID}`, {
       method: "POST",
