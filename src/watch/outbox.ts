@@ -14,8 +14,14 @@ import { chargeDelivery, type MeterState } from "./meter.js";
 import { eventBody, expiresAtFor, meterColumns, meterOf, snapshotOf, type EventBody } from "./model.js";
 import type { WatchDeps } from "./deps.js";
 
-/** Seconds a claimed outbox row stays with one sender (covers the 8 s timeout with margin). */
+/** Seconds claimed outbox rows stay with one sender. */
 const DELIVERY_LEASE_SECONDS = 30;
+/**
+ * Rows claimed at once: sent one after another with an 8 s timeout each, so
+ * 3 × 8 s stays inside the lease and no other sender can take a row over
+ * while it is still queued here. The rest go at the next tick.
+ */
+const EVENTS_PER_CLAIM = 3;
 
 export interface PendingEvent {
   watchId: string;
@@ -115,7 +121,7 @@ export async function deliverPending(
         WHERE watch_id = ${watchId} AND status = 'pending'
           ${opts.onlyOutboxId ? sql`AND id = ${opts.onlyOutboxId}` : sql``}
           AND (lease_until IS NULL OR lease_until < ${now})
-        ORDER BY seq LIMIT ${opts.maxEvents ?? 20}
+        ORDER BY seq LIMIT ${Math.min(opts.maxEvents ?? EVENTS_PER_CLAIM, EVENTS_PER_CLAIM)}
         FOR UPDATE SKIP LOCKED)
       UPDATE webhook_outbox o SET lease_owner = ${owner}, lease_until = ${leaseUntil}
       FROM c, watches w
