@@ -174,11 +174,11 @@ export interface SnippetsGuide {
   headers: { signature: string; watch_id: string; event: string };
   verify: Partial<Record<SnippetLanguage, ReceiverSnippet>>;
   create: {
-    pay_in_coin: { method: "POST"; url: string; price: string; body: Record<string, unknown>; returns: string; example: string };
+    pay_in_coin: { available: false; note: string };
     pay_in_usdc: { method: "POST"; url: string; price: string; body: Record<string, unknown>; returns: string; note: string };
   };
   test: { method: "POST"; url: string; headers: Record<string, string>; note: string; example: string };
-  checkout: { events: string[]; note: string; create_invoice: string };
+  checkout: { available: false; events: string[]; note: string };
   languages: SnippetLanguage[];
 }
 
@@ -206,12 +206,8 @@ export function snippetsGuide(baseUrl: string, lang?: SnippetLanguage): Snippets
     verify,
     create: {
       pay_in_coin: {
-        method: "POST",
-        url: `${base}/v1/private/watch-crypto`,
-        price: "free to call; pay the returned quote in XMR or ZEC (the watch runs at once on grace credit)",
-        body: { ...watchBody, payWith: "monero", amountUsdCents: 200 },
-        returns: "201 with watchId, watchToken, webhookSecret (shown once) and payment {payTo, amount, memo, expiresAt}",
-        example: `curl -sS -X POST ${base}/v1/private/watch-crypto -H 'content-type: application/json' -d '${JSON.stringify({ ...watchBody, payWith: "monero" })}'`,
+        available: false,
+        note: "Paying for a watch in XMR or ZEC (POST /v1/private/watch-crypto) is not offered by this deployment yet: pay in USDC.",
       },
       pay_in_usdc: {
         method: "POST",
@@ -230,9 +226,9 @@ export function snippetsGuide(baseUrl: string, lang?: SnippetLanguage): Snippets
       example: `curl -sS -X POST ${base}/v1/private/watch/<watchId>/test -H 'x-watch-token: <watchToken>'`,
     },
     checkout: {
+      available: false,
       events: ["invoice_seen", "invoice_paid", "invoice_underpaid", "invoice_expired"],
-      note: "Checkout invoice webhooks go to the watch's webhookUrl, are signed with the same webhookSecret and verified with the same code; the invoice's orderId is echoed in the body.",
-      create_invoice: `POST ${base}/v1/checkout/invoices`,
+      note: "Checkout invoices are not offered by this deployment yet. When they are, their webhooks go to the watch's webhookUrl, signed with the same webhookSecret and verified with the same code.",
     },
     languages: [...SNIPPET_LANGUAGES],
   };
