@@ -2,12 +2,14 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../core/clock.js";
 import type { WatchesTable } from "../db/schema.js";
-import { creditBlock, idleExhaustionMs, type MeterState } from "./meter.js";
+import { creditBlock, DAY_MS, idleExhaustionMs, type MeterState } from "./meter.js";
 import type { BalanceSnapshot } from "./scanner.js";
 
 /** Days a watch at zero credit is kept (paused) before it is deleted, so a top-up can revive it. */
 export const ZERO_CREDIT_GRACE_DAYS = 30;
-const DAY_MS = 86_400_000;
+
+/** Rows per multi-row statement: 1000 × 11 columns stays far below PostgreSQL's 65535 bind parameters. */
+export const SQL_ROWS_PER_STATEMENT = 1000;
 
 export type WatchRow = Pick<
   WatchesTable,

@@ -11,7 +11,7 @@ import type { Queryable } from "../db/types.js";
 import { buildDeliveryHeaders, isWebhookBodyWithinLimit, MAX_CONSECUTIVE_FAILURES } from "../webhooks/deliver.js";
 import { signBody } from "../webhooks/sign.js";
 import { chargeDelivery, type MeterState } from "./meter.js";
-import { eventBody, expiresAtFor, meterColumns, meterOf, snapshotOf, type EventBody } from "./model.js";
+import { eventBody, expiresAtFor, meterColumns, meterOf, snapshotOf, SQL_ROWS_PER_STATEMENT, type EventBody } from "./model.js";
 import type { WatchDeps } from "./deps.js";
 
 /** Seconds claimed outbox rows stay with one sender. */
@@ -43,8 +43,8 @@ export function serializeEvent(body: EventBody): string {
 }
 
 export async function insertEvents(trx: Queryable, events: readonly PendingEvent[]): Promise<void> {
-  // In chunks of 1000 rows: one statement may carry at most 65535 bind parameters (11 per row here).
-  for (let i = 0; i < events.length; i += 1000) await insertEventRows(trx, events.slice(i, i + 1000));
+  // In chunks: one statement may carry at most 65535 bind parameters.
+  for (let i = 0; i < events.length; i += SQL_ROWS_PER_STATEMENT) await insertEventRows(trx, events.slice(i, i + SQL_ROWS_PER_STATEMENT));
 }
 
 async function insertEventRows(trx: Queryable, events: readonly PendingEvent[]): Promise<void> {

@@ -14,6 +14,7 @@ import {
   meterColumns,
   meterOf,
   snapshotOf,
+  SQL_ROWS_PER_STATEMENT,
   type WatchRow,
 } from "./model.js";
 import { deliverPending, insertEvents, type PendingEvent } from "./outbox.js";
@@ -39,8 +40,6 @@ export interface TickStats {
   deliveryFailures: number;
 }
 
-/** Rows per multi-row statement: 1000 × 11 columns stays far below PostgreSQL's 65535 bind parameters. */
-export const SQL_ROWS_PER_STATEMENT = 1000;
 
 type ClaimedWatch = Omit<WatchesTable, "created_at"> & { created_at: Date };
 
