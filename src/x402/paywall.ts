@@ -195,8 +195,13 @@ export function createPaywall(deps: {
       .returning("id")
       .executeTakeFirst();
     if (!inserted) {
-      const existing = await db.selectFrom("payments").select("status").where("nonce_key", "=", nonceKey).executeTakeFirst();
-      if (existing?.status === "pending")
+      const existing = await db.selectFrom("payments").select(["status", "created_at"]).where("nonce_key", "=", nonceKey).executeTakeFirst();
+      // A row still pending long after any authorisation could be valid was left by a crashed process:
+      // the authorisation is spent either way (it stays for reconciliation), so say so instead of "in progress".
+      const abandoned =
+        existing?.created_at !== undefined &&
+        clock.now() - new Date(existing.created_at).getTime() > (req.maxTimeoutSeconds + Number(VALID_BEFORE_SLACK_SECONDS)) * 1000;
+      if (existing?.status === "pending" && !abandoned)
         throw new ServiceError(409, "payment_in_progress", "This payment authorisation is being processed by another request.");
       return refuse("authorization_already_used");
     }
