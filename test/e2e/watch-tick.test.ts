@@ -32,16 +32,21 @@ afterAll(async () => {
   await s?.close();
 });
 
+type Wallet = WatchStack["wallets"][number];
+/** A watch created through the service the paid route calls (its opening credit, no payment step). */
+const watchOn = (wallet: Wallet, path: string, extra: { birthdayHeight?: number } = {}) =>
+  createWatch(
+    s.t.app.watch,
+    s.t.db.db,
+    { chain: "monero", address: wallet.address, viewKey: wallet.viewKey!, webhookUrl: s.receiver.hookUrl(path), ...extra },
+    { openingCredit: CREATE_CREDIT, funding: "usdc", paymentRef: null },
+  );
+
 describe("a worker that lost its lease mid-tick", () => {
   it("writes no ledger rows and no events for the watch: one balance_change, billed once", async () => {
     const alice = s.wallets.find((w) => w.label === "alice")!;
     const app = s.t.app;
-    const created = await createWatch(
-      app.watch,
-      s.t.db.db,
-      { chain: "monero", address: alice.address, viewKey: alice.viewKey!, webhookUrl: s.receiver.hookUrl("/lease") },
-      { openingCredit: CREATE_CREDIT, funding: "usdc", paymentRef: null },
-    );
+    const created = await watchOn(alice, "/lease");
     const watchId = created.watchId;
     s.receiver.registerSecret(watchId, created.webhookSecret);
     const amount = 4_200_000_000_000n;
@@ -101,12 +106,7 @@ describe("catch-up from an old birthday", () => {
     s.devnet.monerod.send(bob.address, amount);
     s.devnet.monerod.mine(445);
     const tip = s.devnet.monerod.height();
-    const w = await createWatch(
-      s.t.app.watch,
-      s.t.db.db,
-      { chain: "monero", address: bob.address, viewKey: bob.viewKey!, webhookUrl: s.receiver.hookUrl("/catchup"), birthdayHeight: 0 },
-      { openingCredit: CREATE_CREDIT, funding: "usdc", paymentRef: null },
-    );
+    const w = await watchOn(bob, "/catchup", { birthdayHeight: 0 });
     s.receiver.registerSecret(w.watchId, w.webhookSecret);
     const row = () => s.t.db.db.selectFrom("watches").selectAll().where("id", "=", w.watchId).executeTakeFirstOrThrow();
 
@@ -139,12 +139,7 @@ describe("a top-up that commits while a tick is scanning", () => {
   it("is kept: the tick bills from the meter as it is at commit, and the ledger still sums to the credit", async () => {
     const carol = s.wallets.find((w) => w.label === "carol")!;
     const app = s.t.app;
-    const created = await createWatch(
-      app.watch,
-      s.t.db.db,
-      { chain: "monero", address: carol.address, viewKey: carol.viewKey!, webhookUrl: s.receiver.hookUrl("/topup-race") },
-      { openingCredit: CREATE_CREDIT, funding: "usdc", paymentRef: null },
-    );
+    const created = await watchOn(carol, "/topup-race");
     s.receiver.registerSecret(created.watchId, created.webhookSecret);
     s.advance(1000);
     await s.tick(); // first scan (scan_complete), so later ticks are steady-state
@@ -185,15 +180,8 @@ describe("a watch whose stored secrets no longer decrypt", () => {
   it("is skipped alone: the other watches of the batch are scanned, delivered and released", async () => {
     const app = s.t.app;
     const [alice, bob] = [s.wallets.find((w) => w.label === "alice")!, s.wallets.find((w) => w.label === "bob")!];
-    const mk = (w: typeof alice, path: string) =>
-      createWatch(
-        app.watch,
-        s.t.db.db,
-        { chain: "monero", address: w.address, viewKey: w.viewKey!, webhookUrl: s.receiver.hookUrl(path) },
-        { openingCredit: CREATE_CREDIT, funding: "usdc", paymentRef: null },
-      );
-    const broken = await mk(alice, "/broken");
-    const healthy = await mk(bob, "/healthy");
+    const broken = await watchOn(alice, "/broken");
+    const healthy = await watchOn(bob, "/healthy");
     s.receiver.registerSecret(healthy.watchId, healthy.webhookSecret);
     // Corrupt the broken watch's sealed view key and webhook secret (as a wrong MASTER_KEY would look).
     const row = await s.t.db.db.selectFrom("watches").select(["view_key_enc", "webhook_secret_enc"]).where("id", "=", broken.watchId).executeTakeFirstOrThrow();
