@@ -178,7 +178,6 @@ describe("a top-up that commits while a tick is scanning", () => {
 
 describe("a watch whose stored secrets no longer decrypt", () => {
   it("is skipped alone: the other watches of the batch are scanned, delivered and released", async () => {
-    const app = s.t.app;
     const [alice, bob] = [s.wallets.find((w) => w.label === "alice")!, s.wallets.find((w) => w.label === "bob")!];
     const broken = await watchOn(alice, "/broken");
     const healthy = await watchOn(bob, "/healthy");
