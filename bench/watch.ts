@@ -41,7 +41,7 @@ import { eventBody, meterOf, snapshotOf } from "../src/watch/model.js";
 import { deliverPending, insertEvents } from "../src/watch/outbox.js";
 import { createWatch } from "../src/watch/service.js";
 import { runWatchTick, type TickStats } from "../src/watch/tick.js";
-import type { ChainScanner } from "../src/watch/scanner.js";
+import type { ChainScanner } from "../src/chains/scanner.js";
 import { startReceiver } from "../test/helpers/receiver.js";
 
 const WATCHES = Number(process.env.WATCHES ?? 10_000);

@@ -27,7 +27,7 @@ import { createWebhookSender } from "./webhooks/deliver.js";
 import type { Resolver } from "./webhooks/url-guard.js";
 import type { WatchDeps } from "./watch/deps.js";
 import { watchRoutes } from "./watch/routes.js";
-import type { ChainId, ChainScanner } from "./watch/scanner.js";
+import type { ChainId, ChainScanner } from "./chains/scanner.js";
 import { createMoneroDaemon } from "./chains/monero/daemon-client.js";
 import { createMoneroScanner } from "./chains/monero/scanner.js";
 import { MoneroScanPool } from "./chains/monero/pool.js";

@@ -4,7 +4,7 @@ import type { SecretBox } from "../core/secretbox.js";
 import type { Database } from "../db/types.js";
 import type { WebhookSender } from "../webhooks/deliver.js";
 import type { Resolver, WebhookUrlPolicy } from "../webhooks/url-guard.js";
-import type { ChainId, ChainScanner } from "./scanner.js";
+import type { ChainId, ChainScanner } from "../chains/scanner.js";
 
 /** What the Private Watch module needs from the outside, passed in explicitly. */
 export interface WatchDeps {

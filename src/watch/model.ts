@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { Clock } from "../core/clock.js";
 import type { WatchesTable } from "../db/schema.js";
 import { creditBlock, DAY_MS, idleExhaustionMs, type MeterState } from "./meter.js";
-import type { BalanceSnapshot } from "./scanner.js";
+import type { BalanceSnapshot } from "../chains/scanner.js";
 
 /** Days a watch at zero credit is kept (paused) before it is deleted, so a top-up can revive it. */
 export const ZERO_CREDIT_GRACE_DAYS = 30;

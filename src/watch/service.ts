@@ -26,7 +26,7 @@ import {
 import { eventBody, expiresAtFor, meterColumns, meterOf, snapshotOf } from "./model.js";
 import { insertEvents } from "./outbox.js";
 import type { WatchDeps } from "./deps.js";
-import type { ChainId, ChainScanner, ValidatedWatchKey } from "./scanner.js";
+import type { ChainId, ChainScanner, ValidatedWatchKey } from "../chains/scanner.js";
 
 export const ChainSchema = z.enum(["monero", "zcash"]);
 

@@ -19,7 +19,7 @@ import {
 } from "./model.js";
 import { deliverPending, insertEvents, type PendingEvent } from "./outbox.js";
 import type { WatchDeps } from "./deps.js";
-import type { ChainId, ScanState, WatchScanInput, WatchScanOutput, BalanceSnapshot } from "./scanner.js";
+import type { ChainId, ScanState, WatchScanInput, WatchScanOutput, BalanceSnapshot } from "../chains/scanner.js";
 
 export interface TickOptions {
   owner: string;

@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CREATE_CREDIT } from "../../src/watch/meter.js";
 import { createWatch, topupWatch } from "../../src/watch/service.js";
 import { runWatchTick, type TickStats } from "../../src/watch/tick.js";
-import type { ChainScanner } from "../../src/watch/scanner.js";
+import type { ChainScanner } from "../../src/chains/scanner.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
 let s: WatchStack;

@@ -4,7 +4,7 @@
  * when a·D = C. Errors are 400 ServiceErrors that say which part is wrong.
  */
 import { badRequest } from "../../core/errors.js";
-import type { ValidatedWatchKey } from "../../watch/scanner.js";
+import type { ValidatedWatchKey } from "../scanner.js";
 import { decodeAddressOrThrow } from "./address.js";
 import { decodePoint, isCanonicalScalar, mulBase, mulPoint, scalarFromBytes } from "./crypto.js";
 import { bytesToHex, equalBytes, hexToBytesStrict } from "./encoding.js";

@@ -34,7 +34,7 @@ import type {
   ValidatedWatchKey,
   WatchScanInput,
   WatchScanOutput,
-} from "../../watch/scanner.js";
+} from "../scanner.js";
 import type { MoneroBlockHeader, MoneroDaemon, MoneroTxEntry } from "./daemon-client.js";
 import { hexToBytesStrict } from "./encoding.js";
 import { DEFAULT_LOOKAHEAD, MAX_LOOKAHEAD_KEYS, makeViewAccount, validateMoneroWatchKey } from "./keys.js";

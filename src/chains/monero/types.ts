@@ -183,7 +183,7 @@ export interface DaemonTxJson {
  *
  * keys.ts
  *   validateMoneroWatchKey(address, viewKeyHex, opts?: { network? }): ValidatedWatchKey
- *     (ValidatedWatchKey from src/watch/scanner.ts; throws a 400 ServiceError via badRequest with
+ *     (ValidatedWatchKey from src/chains/scanner.ts; throws a 400 ServiceError via badRequest with
  *      code invalid_address | invalid_view_key | view_key_mismatch; the message says which)
  *   makeViewAccount(address, viewKeyHex, opts?: { lookahead?, subaddressIndex?, network? }): ViewAccount
  *     (validates like validateMoneroWatchKey; cache the result per watch: building the look-ahead

@@ -6,7 +6,7 @@
  * TRANSPARENT_SEARCH for the bounds.
  */
 import { badRequest } from "../../core/errors.js";
-import type { ValidatedWatchKey } from "../../watch/scanner.js";
+import type { ValidatedWatchKey } from "../scanner.js";
 import { concatBytes, equalBytes } from "./bytes.js";
 import { decodeZcashAddress, type ZcashAddress } from "./addresses.js";
 import { DiversifierKey } from "./ff1.js";

@@ -7,7 +7,7 @@ import { confirmationsAt, createMoneroScanner, isUnlocked, lookaheadFrom, type M
 import { deriveSubaddress } from "../../../../src/chains/monero/subaddress.js";
 import { decodeAddress } from "../../../../src/chains/monero/address.js";
 import { MoneroScanPool } from "../../../../src/chains/monero/pool.js";
-import type { ScanState, WatchScanInput, WatchScanOutput } from "../../../../src/watch/scanner.js";
+import type { ScanState, WatchScanInput, WatchScanOutput } from "../../../../src/chains/scanner.js";
 import { TEST_LOOKAHEAD, startTestMonerod } from "./helpers.js";
 
 type Monerod = Awaited<ReturnType<typeof startTestMonerod>>;
