@@ -5,8 +5,8 @@
  */
 import { z } from "zod";
 import { sql } from "kysely";
-import { defineRoute, type RouteDef } from "./route-table.js";
-import { buildOpenApi, priceLabel } from "./openapi.js";
+import { defineRoute, priceLabel, type RouteDef } from "./route-table.js";
+import { buildOpenApi } from "./openapi.js";
 import type { Paywall } from "../x402/paywall.js";
 import type { Database } from "../db/types.js";
 

@@ -1,7 +1,6 @@
 /** OpenAPI 3.1 generated from the route table (JSON Schema via zod 4's own converter). */
 import { z } from "zod";
-import type { RouteDef } from "./route-table.js";
-import { formatUsd } from "../x402/networks.js";
+import { priceLabel, type RouteDef } from "./route-table.js";
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
 
@@ -26,13 +25,6 @@ const ErrorSchema = {
     },
   },
 };
-
-export function priceLabel(route: RouteDef): string | undefined {
-  if (route.price === undefined) return undefined;
-  if (typeof route.price === "bigint") return formatUsd(route.price);
-  if (route.priceRange) return `${formatUsd(route.priceRange.min)}-${formatUsd(route.priceRange.max)}`;
-  return "dynamic";
-}
 
 export function buildOpenApi(routes: readonly RouteDef[], opts: { baseUrl: string; network: string; payTo?: string }): object {
   const paths: Record<string, Record<string, unknown>> = {};

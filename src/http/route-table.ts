@@ -6,15 +6,12 @@
 import type { z } from "zod";
 import type { Logger } from "pino";
 import type { Queryable } from "../db/types.js";
+import type { PaymentInfo } from "../x402/paywall.js";
+import { formatUsd } from "../core/money.js";
+
+export type { PaymentInfo };
 
 export type HttpMethod = "GET" | "POST" | "DELETE";
-
-/** A settled (or being-settled) x402 payment attached to the request. */
-export interface PaymentInfo {
-  payer: string;
-  amountAtomic: bigint;
-  nonce: string;
-}
 
 export interface RequestContext {
   requestId: string;
@@ -44,7 +41,12 @@ export interface RouteRateLimit {
   windowSeconds: number;
 }
 
-export interface RouteDef<S extends z.ZodType = z.ZodType, O = unknown> {
+/**
+ * S is the input schema, O the output schema: the handler must return what O
+ * accepts (z.input<O>), so a route cannot drift from the shape that OpenAPI
+ * and MCP publish for it. RawBody is for non-JSON answers (CSV, RSS, HTML).
+ */
+export interface RouteDef<S extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   method: HttpMethod;
   /** Hono path syntax: /v1/private/watch/:id */
   path: string;
@@ -60,8 +62,8 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O = unknown> {
   input: S;
   /** Header name (lower case) → input field, e.g. {"x-watch-token": "watchToken"}. */
   headerInputs?: Record<string, string>;
-  /** Response schema (for OpenAPI and MCP). */
-  output: z.ZodType;
+  /** Response schema (for OpenAPI and MCP); the handler's return type follows from it. */
+  output: O;
   /** Atomic USDC (6 decimals); absent = free. A function prices from the validated input. */
   price?: bigint | ((input: z.infer<S>) => bigint);
   /** Lowest and highest price, for dynamic prices (shown in the catalogue). */
@@ -90,13 +92,24 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O = unknown> {
    * runs after validation and before the 402, so nobody pays for a 400.
    */
   precheck?: (input: z.infer<S>, ctx: RequestContext) => Promise<void>;
-  handler: (input: z.infer<S>, ctx: RequestContext) => Promise<O | RawBody>;
+  handler: (input: z.infer<S>, ctx: RequestContext) => Promise<z.input<O> | RawBody>;
 }
 
-/** Identity helper that keeps the input type flowing into the handler. */
-export function defineRoute<S extends z.ZodType, O>(def: RouteDef<S, O>): RouteDef<S, O> {
+/** Any route, whatever its schemas (the table is a list of these). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRouteDef = RouteDef<any, any>;
+
+/** Identity helper that keeps the input type flowing into the handler and the output type out of it. */
+export function defineRoute<S extends z.ZodType, O extends z.ZodType>(def: RouteDef<S, O>): RouteDef<S, O> {
   return def;
 }
 
-/** Converts a USD amount in cents to atomic USDC. */
-export const usdCents = (cents: number): bigint => BigInt(cents) * 10_000n;
+/** The price as people read it: "$0.10", "$0.10-$25.00" for a range, undefined when free. */
+export function priceLabel(route: Pick<RouteDef, "price" | "priceRange">): string | undefined {
+  if (route.price === undefined) return undefined;
+  if (typeof route.price === "bigint") return formatUsd(route.price);
+  if (route.priceRange) return `${formatUsd(route.priceRange.min)}-${formatUsd(route.priceRange.max)}`;
+  return "dynamic";
+}
+
+export { usdCents } from "../core/money.js";

@@ -27,13 +27,3 @@ export const USDC: Record<UsdcAsset["network"], UsdcAsset> = {
     decimals: 6,
   },
 };
-
-/** "$0.10" style display of atomic USDC, keeping at least two decimals and no trailing noise. */
-export function formatUsd(atomic: bigint): string {
-  const neg = atomic < 0n;
-  const a = neg ? -atomic : atomic;
-  const whole = a / 1_000_000n;
-  let frac = (a % 1_000_000n).toString().padStart(6, "0").replace(/0+$/, "");
-  if (frac.length < 2) frac = frac.padEnd(2, "0");
-  return `${neg ? "-" : ""}$${whole}.${frac}`;
-}

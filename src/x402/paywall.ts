@@ -17,7 +17,6 @@ import type { DB } from "../db/schema.js";
 import type { Clock } from "../core/clock.js";
 import { ServiceError, unavailable, upstreamFailed } from "../core/errors.js";
 import type { UsdcAsset } from "./networks.js";
-import type { PaymentInfo } from "../http/route-table.js";
 
 /** Largest payment header we decode (a real v2 payload is about 1 KB of base64). */
 export const MAX_PAYMENT_HEADER_BYTES = 8192;
@@ -25,6 +24,13 @@ export const MAX_PAYMENT_HEADER_BYTES = 8192;
 const MIN_VALIDITY_SECONDS = 6n;
 /** Extra seconds of validBefore we tolerate beyond maxTimeoutSeconds (client clock skew). */
 const VALID_BEFORE_SLACK_SECONDS = 600n;
+
+/** A settled (or being-settled) x402 payment attached to the request. */
+export interface PaymentInfo {
+  payer: string;
+  amountAtomic: bigint;
+  nonce: string;
+}
 
 export interface PaymentTerms {
   usdc: UsdcAsset;
