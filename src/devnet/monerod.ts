@@ -29,7 +29,7 @@ import { hashToScalar, mulBase, scalarToBytes } from "../chains/monero/crypto.js
 import { parseJsonLossless, stringifyJsonLossless } from "../chains/monero/daemon-client.js";
 import { parseBlockBlob } from "../chains/monero/tx-binary.js";
 import { bytesToHex, concatBytes, encodeVarint, hexToBytesStrict } from "../chains/monero/encoding.js";
-import { formatXmr, parseXmr } from "../chains/monero/facts.js";
+import { formatXmr, parseXmr } from "../core/money.js";
 import { deriveSubaddress } from "../chains/monero/subaddress.js";
 import type { MoneroNetwork } from "../chains/monero/types.js";
 import { buildBlock, buildCoinbase, buildTransfer, type BuiltMoneroBlock, type BuiltMoneroTx } from "./monero-sender.js";

@@ -7,33 +7,11 @@
 import { z } from "zod";
 import type { Clock } from "../../core/clock.js";
 import { badRequest } from "../../core/errors.js";
+import { formatXmr, parseXmr } from "../../core/money.js";
 import type { QuestionDef } from "../../oracle/question.js";
 import type { MoneroDaemon } from "./daemon-client.js";
 
-export const PICONERO_PER_XMR = 1_000_000_000_000n;
-
-/** Piconero → exact XMR decimal string without trailing zeros ("1.5", "0.00003", "12"). */
-export function formatXmr(piconero: bigint): string {
-  const neg = piconero < 0n;
-  const abs = neg ? -piconero : piconero;
-  const whole = abs / PICONERO_PER_XMR;
-  const frac = (abs % PICONERO_PER_XMR).toString().padStart(12, "0").replace(/0+$/, "");
-  return `${neg ? "-" : ""}${whole}${frac ? "." + frac : ""}`;
-}
-
-/**
- * Exact XMR decimal string → piconero. Accepts "1", "0.5", ".25", "1.000000000001";
- * rejects more than 12 decimals, signs, exponents and anything else (400 invalid_amount).
- */
-export function parseXmr(text: string): bigint {
-  const m = /^(\d*)(?:\.(\d*))?$/.exec(text.trim());
-  if (!m || (m[1] === "" && (m[2] ?? "") === "")) {
-    throw badRequest("invalid_amount", `"${text}" is not an XMR amount (use a decimal like 0.25)`);
-  }
-  const frac = m[2] ?? "";
-  if (frac.length > 12) throw badRequest("invalid_amount", "XMR has at most 12 decimal places");
-  return BigInt(m[1] || "0") * PICONERO_PER_XMR + BigInt((frac + "000000000000").slice(0, 12));
-}
+export { PICONERO_PER_XMR, formatXmr, parseXmr } from "../../core/money.js";
 
 /** A typical 2-in/2-out transaction is about 1.5 kB; the fee estimate is quoted for this size. */
 export const TYPICAL_TX_BYTES = 1500n;
