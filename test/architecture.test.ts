@@ -1,0 +1,144 @@
+/**
+ * The direction of imports (docs/architecture.md), checked on the source
+ * text: every static import, re-export and dynamic import() of every file
+ * under src/. A module that is not in LAYERS fails the test, so a new module
+ * must say where it sits before it can land.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = path.resolve(import.meta.dirname, "../src");
+
+/**
+ * Module (first path segment under src/, or a root file) → the modules it may
+ * import. Lower layers first; product modules never import each other's
+ * insides (they call exported service functions, listed here when they do).
+ */
+const LAYERS: Record<string, readonly string[]> = {
+  core: [],
+  db: ["core"],
+  chains: ["core"],
+  x402: ["core", "db"],
+  webhooks: ["core"],
+  jobs: ["core", "db"],
+  http: ["core", "db", "x402"],
+  oracle: ["core", "db", "http", "chains"],
+  watch: ["core", "db", "http", "x402", "chains", "webhooks", "jobs"],
+  checkout: ["core", "db", "http", "x402", "chains", "webhooks", "jobs", "watch"],
+  feeds: ["core", "db", "http", "x402", "chains", "jobs", "oracle"],
+  board: ["core", "db", "http", "x402", "jobs"],
+  relay: ["core", "db", "http", "x402", "chains"],
+  mcp: ["core", "db", "http", "x402"],
+  // The simulators speak the chains' wire formats with the chains' own codecs.
+  devnet: ["core", "chains", "x402", "config.ts"],
+  // Composition roots.
+  "config.ts": ["core"],
+  "app.ts": ["*"],
+  "workers.ts": ["*"],
+  "banner.ts": ["*"],
+  "cli.ts": ["*"],
+};
+
+/** Only the CLI may start the devnet; everything else gets its settings as configuration. */
+const MAY_IMPORT_DEVNET = new Set(["cli.ts", "devnet"]);
+/** Product modules: the chains must not know them. */
+const PRODUCTS = ["watch", "checkout", "oracle", "feeds", "board", "relay", "mcp", "http", "webhooks"];
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(p);
+    return e.name.endsWith(".ts") ? [p] : [];
+  });
+}
+
+function moduleOf(file: string): string {
+  const rel = path.relative(SRC, file).split(path.sep);
+  return rel.length === 1 ? rel[0] : rel[0];
+}
+
+/** Relative specifiers imported by a file (static, re-export, dynamic). */
+function importsOf(text: string): string[] {
+  const specs: string[] = [];
+  const re = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm;
+  for (const m of text.matchAll(re)) specs.push(m[1] ?? m[2] ?? m[3]);
+  return specs.filter((s) => s.startsWith("."));
+}
+
+interface Edge {
+  from: string;
+  fromModule: string;
+  toModule: string;
+  spec: string;
+}
+
+const edges: Edge[] = sourceFiles(SRC).flatMap((file) =>
+  importsOf(fs.readFileSync(file, "utf8")).map((spec) => {
+    const target = path.resolve(path.dirname(file), spec);
+    return { from: path.relative(SRC, file), fromModule: moduleOf(file), toModule: moduleOf(target.replace(/\.js$/, ".ts")), spec };
+  }),
+);
+
+describe("architecture: the direction of imports", () => {
+  it("finds the imports it checks (the parser works)", () => {
+    expect(edges.length).toBeGreaterThan(100);
+    expect(edges.some((e) => e.from === "app.ts" && e.toModule === "watch")).toBe(true);
+    expect(importsOf(`import { a } from "./x.js";\nexport { b } from "../y.js";\nconst m = await import("./z.js");`)).toEqual([
+      "./x.js",
+      "../y.js",
+      "./z.js",
+    ]);
+  });
+
+  it("every module is placed in a layer", () => {
+    const unplaced = [...new Set(edges.map((e) => e.fromModule))].filter((m) => !(m in LAYERS));
+    expect(unplaced, "add the module to LAYERS here and to docs/architecture.md").toEqual([]);
+  });
+
+  it("imports only point down", () => {
+    const wrong = edges
+      .filter((e) => e.toModule !== e.fromModule)
+      .filter((e) => {
+        const allowed = LAYERS[e.fromModule] ?? [];
+        return !allowed.includes("*") && !allowed.includes(e.toModule);
+      })
+      .map((e) => `${e.from} → ${e.spec}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it("chains/ imports no product module", () => {
+    const wrong = edges.filter((e) => e.fromModule === "chains" && PRODUCTS.includes(e.toModule)).map((e) => `${e.from} → ${e.spec}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it("production code reaches devnet/ only through cli.ts", () => {
+    const wrong = edges
+      .filter((e) => e.toModule === "devnet" && !MAY_IMPORT_DEVNET.has(e.fromModule))
+      .map((e) => `${e.from} → ${e.spec}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it("the modules form no import cycle", () => {
+    const graph = new Map<string, Set<string>>();
+    for (const e of edges) {
+      if (e.toModule === e.fromModule) continue;
+      if (!graph.has(e.fromModule)) graph.set(e.fromModule, new Set());
+      graph.get(e.fromModule)!.add(e.toModule);
+    }
+    const cycles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const visit = (m: string, trail: string[]) => {
+      if (state.get(m) === "done") return;
+      if (state.get(m) === "open") {
+        cycles.push([...trail.slice(trail.indexOf(m)), m].join(" → "));
+        return;
+      }
+      state.set(m, "open");
+      for (const n of graph.get(m) ?? []) visit(n, [...trail, m]);
+      state.set(m, "done");
+    };
+    for (const m of graph.keys()) visit(m, []);
+    expect(cycles).toEqual([]);
+  });
+});
