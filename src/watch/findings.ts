@@ -44,7 +44,8 @@ export interface WatchFindings extends OutputFindings {
  * rows are written, with the watches whose scan found anything. Use only
  * `trx`; a throw rolls the whole batch back and its watches are scanned again
  * at the next tick, so the same findings may arrive more than once: key what
- * you record on (watchId, txid, index).
+ * you record on (watchId, txid, index). Keep it short: the batch's watch rows
+ * stay locked until it returns.
  */
 export interface ScanSubscriber {
   readonly name: string;

@@ -151,9 +151,11 @@ describe("a scan subscriber", () => {
       s.advance(1000);
       const stats = await s.tick();
       expect(stats.claimed).toBeGreaterThanOrEqual(1);
-      const mine = seen.filter((x) => x.pendingInRow !== undefined).map((x) => x.findings);
-      expect(mine.at(-1)!.new.map((o) => o.amountAtomic)).toEqual([amount.toString()]);
-      expect(mine.at(-1)!.confirmed.map((o) => o.amountAtomic)).toEqual([amount.toString()]);
+      // The rolled-back call and the retry were told the same thing (hence: subscribers key on txid + index).
+      expect(seen).toHaveLength(2);
+      expect(seen[1]!.findings).toEqual(seen[0]!.findings);
+      expect(seen[1]!.findings.new.map((o) => o.amountAtomic)).toEqual([amount.toString()]);
+      expect(seen[1]!.findings.confirmed.map((o) => o.amountAtomic)).toEqual([amount.toString()]);
       expect(s.receiver.deliveries(w.watchId).map((d) => d.event)).toEqual(["balance_change", "scan_complete"]);
       // Billed once: two seconds of idle drain stay in the remainder, two deliveries.
       const ledger = await db.selectFrom("watch_ledger").selectAll().where("watch_id", "=", w.watchId).orderBy("id").execute();
