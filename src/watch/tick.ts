@@ -9,9 +9,9 @@
  *   5. write ledger + outbox + watch rows in one transaction for the batch
  *      and hand the scan findings to the subscribers in it (tick-write);
  *   6. deliver the pending events (tick-deliver), then release the leases.
- * If step 5 fails (a subscriber threw, the database failed), nothing of the
- * batch is written; the leases are still handed back, so its watches, still
- * due, are retried at the next tick, and the error propagates.
+ * If a step fails (a subscriber threw, the database failed), the leases are
+ * still handed back and the error propagates; a failed step 5 writes nothing
+ * of the batch, so its watches, still due, are retried at the next tick.
  */
 import { isPollable } from "./meter.js";
 import type { WatchDeps } from "./deps.js";
@@ -56,23 +56,20 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
   if (claimed.length === 0) return stats;
   const claimedIds = claimed.map((w) => w.id);
 
-  // Recomputed in the transaction if a top-up intervenes.
-  const drained = new Map<string, DrainedMeter>(claimed.map((w) => [w.id, drainTo(w, nowMs)]));
-  const scans = await scanWatchesByChain(
-    deps,
-    claimed.filter((w) => isPollable(drained.get(w.id)!.state)),
-  );
-  stats.scanned = scans.scanned;
-  stats.scanErrors = scans.scanErrors;
-
   try {
+    // Recomputed in the transaction if a top-up intervenes.
+    const drained = new Map<string, DrainedMeter>(claimed.map((w) => [w.id, drainTo(w, nowMs)]));
+    const scans = await scanWatchesByChain(
+      deps,
+      claimed.filter((w) => isPollable(drained.get(w.id)!.state)),
+    );
+    stats.scanned = scans.scanned;
+    stats.scanErrors = scans.scanErrors;
     ({ events: stats.events } = await writeTickBatch(deps, { owner: opts.owner, nowMs, claimed, drained, results: scans.results }));
-  } catch (e) {
+    Object.assign(stats, await deliverLeasedWatches(deps, claimedIds, opts.owner, opts.deliveryConcurrency ?? 16));
+  } finally {
+    // Also after a failure: the watches are still due, so the next tick (here or elsewhere) retries them.
     await releaseLeases(deps.db, claimedIds, opts.owner);
-    throw e;
   }
-
-  Object.assign(stats, await deliverLeasedWatches(deps, claimedIds, opts.owner, opts.deliveryConcurrency ?? 16));
-  await releaseLeases(deps.db, claimedIds, opts.owner);
   return stats;
 }
