@@ -1,12 +1,19 @@
 /**
- * Background work of a process: the watch poll loop. Each loop iteration runs
- * one tick (lease a batch of due watches, scan, write, deliver); when a batch
- * was full it goes again at once, otherwise it sleeps a second.
+ * Background work of a process, as a list of jobs (src/core/jobs.ts). Today
+ * the list holds the watch tick, which also drains the webhook outbox: a
+ * watch's events are delivered under the watch's lease right after the
+ * batch that queued them, and failed ones are retried at its next tick.
+ * New background work (an Ethereum follower, pool snapshots) is one more
+ * entry in `backgroundJobs`.
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { App } from "./app.js";
+import { startJobs, type Job } from "./core/jobs.js";
 import { runWatchTick, type TickStats } from "./watch/tick.js";
+
+/** Seconds a tick's watch leases last; a tick must finish its batch within them. */
+const WATCH_LEASE_SECONDS = 120;
 
 export interface Workers {
   stop(): Promise<void>;
@@ -14,42 +21,37 @@ export interface Workers {
   tickOnce(): Promise<TickStats>;
 }
 
+/**
+ * The watch poll: each run is one tick (lease a batch of due watches, scan,
+ * write, deliver); a full batch means more are due, so it goes again at once.
+ */
+export function watchTickJob(app: App, tick: () => Promise<TickStats>, idleSleepMs: number): Job {
+  return {
+    name: "watch tick",
+    intervalMs: idleSleepMs,
+    leaseSeconds: WATCH_LEASE_SECONDS,
+    run: async () => {
+      const s = await tick();
+      if (s.claimed || s.expired) app.log.debug({ ...s }, "watch tick");
+      return { more: s.claimed >= app.config.WORKER_BATCH_SIZE };
+    },
+  };
+}
+
+/** Every job a worker process runs. */
+export function backgroundJobs(app: App, watchTick: () => Promise<TickStats>, idleSleepMs: number): Job[] {
+  return [watchTickJob(app, watchTick, idleSleepMs)];
+}
+
 export function startWorkers(app: App, opts: { idleSleepMs?: number; autostart?: boolean } = {}): Workers {
   const owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const idleSleepMs = opts.idleSleepMs ?? 1000;
-  let stopping = false;
-  let wake: (() => void) | undefined;
-  const tickOnce = () => runWatchTick(app.watch, { owner, batchSize: app.config.WORKER_BATCH_SIZE });
-
-  const loop = (async () => {
-    if (opts.autostart === false) return;
-    while (!stopping) {
-      let full = false;
-      try {
-        const s = await tickOnce();
-        full = s.claimed >= app.config.WORKER_BATCH_SIZE;
-        if (s.claimed || s.expired) app.log.debug({ ...s }, "watch tick");
-      } catch (e) {
-        app.log.error({ err: (e as Error).message }, "watch tick failed");
-      }
-      if (!full && !stopping) {
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, idleSleepMs);
-          wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-      }
-    }
-  })();
-
+  const tickOnce = () =>
+    runWatchTick(app.watch, { owner, batchSize: app.config.WORKER_BATCH_SIZE, leaseSeconds: WATCH_LEASE_SECONDS });
+  const runner = opts.autostart === false ? null : startJobs(backgroundJobs(app, tickOnce, opts.idleSleepMs ?? 1000), app.log);
   return {
     tickOnce,
     stop: async () => {
-      stopping = true;
-      wake?.();
-      await loop;
+      await runner?.stop();
     },
   };
 }

@@ -26,6 +26,8 @@ export interface ReceivedOutput {
   subaddress?: { major: number; minor: number };
   /** Zcash memo text, when present. */
   memo?: string;
+  /** Zcash diversifier index of the receiving address, when known; absent for Monero. */
+  diversifierIndex?: number;
 }
 
 /**

@@ -41,6 +41,8 @@ export interface WatchesTable {
   start_height: number;
   scan_state: unknown | null;
   snapshot: unknown | null;
+  /** Defaults to NULL; written only by the tick. */
+  known_outputs: Generated<unknown | null>;
   initial_scan_done: boolean;
   next_poll_at: Date;
   lease_owner: string | null;

@@ -5,6 +5,7 @@ import type { Database } from "../db/types.js";
 import type { WebhookSender } from "../webhooks/deliver.js";
 import type { Resolver, WebhookUrlPolicy } from "../webhooks/url-guard.js";
 import type { ChainId, ChainScanner } from "../chains/scanner.js";
+import type { ScanSubscriber } from "./findings.js";
 
 /** What the Private Watch module needs from the outside, passed in explicitly. */
 export interface WatchDeps {
@@ -18,4 +19,6 @@ export interface WatchDeps {
   urlPolicy: WebhookUrlPolicy;
   resolver?: Resolver;
   pollSeconds: number;
+  /** Told, inside each tick's batch transaction, what the scans found (checkout, coin quotes). */
+  scanSubscribers?: ScanSubscriber[];
 }

@@ -1,0 +1,49 @@
+/**
+ * The tick's schedule and leases on the watch table: expired watches are
+ * deleted, due ones leased with FOR UPDATE SKIP LOCKED (so any number of
+ * workers share one database), and leases handed back when the tick ends.
+ * Every write after the lease is guarded by `lease_owner`, so a worker that
+ * stalled past its lease writes nothing for a watch another worker took.
+ */
+import { sql } from "kysely";
+import type { WatchesTable } from "../db/schema.js";
+import type { Database } from "../db/types.js";
+
+export type ClaimedWatch = Omit<WatchesTable, "created_at" | "known_outputs"> & { created_at: Date; known_outputs: unknown | null };
+
+/** Hard delete of watches past their expiry (the outbox cascades; the ledger is kept). Returns how many. */
+export async function deleteExpiredWatches(db: Database, now: Date): Promise<number> {
+  const expired = await db.deleteFrom("watches").where("expires_at", "<=", now).executeTakeFirst();
+  return Number(expired.numDeletedRows);
+}
+
+/** Leases up to `batchSize` due watches (active, with credit, not leased), oldest due first. */
+export async function claimDueWatches(
+  db: Database,
+  lease: { owner: string; batchSize: number; now: Date; until: Date },
+): Promise<ClaimedWatch[]> {
+  const { owner, batchSize, now, until } = lease;
+  return (
+    await sql<ClaimedWatch>`
+      UPDATE watches SET lease_owner = ${owner}, lease_until = ${until}
+      WHERE id IN (
+        SELECT id FROM watches
+        WHERE status = 'active' AND credit_atomic > 0 AND next_poll_at <= ${now}
+          AND (lease_until IS NULL OR lease_until < ${now})
+        ORDER BY next_poll_at
+        LIMIT ${batchSize}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING *`.execute(db)
+  ).rows;
+}
+
+/** Hands back the leases still ours (one taken over by another worker stays with it). */
+export async function releaseLeases(db: Database, ids: readonly string[], owner: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable("watches")
+    .set({ lease_owner: null, lease_until: null })
+    .where("id", "in", ids)
+    .where("lease_owner", "=", owner)
+    .execute();
+}

@@ -1,0 +1,61 @@
+/**
+ * The tick's chain work: one scanner call per chain for all of its due
+ * watches, with each view key decrypted for this call only. A failure costs
+ * only what it touches: a key that does not open skips its watch, a scanner
+ * that throws skips its chain; both are retried at the next tick.
+ */
+import type { Logger } from "pino";
+import type { ChainId, ChainScanner, ScanState, WatchScanInput, WatchScanOutput } from "../chains/scanner.js";
+import type { SecretBox } from "../core/secretbox.js";
+import type { ClaimedWatch } from "./tick-leases.js";
+
+export interface ChainScans {
+  /** watchId → what its scan returned (absent: not scanned this tick). */
+  results: Map<string, WatchScanOutput>;
+  scanned: number;
+  scanErrors: number;
+}
+
+export async function scanWatchesByChain(
+  deps: { scanners: Partial<Record<ChainId, ChainScanner>>; secretBox: SecretBox | null; log: Logger },
+  watches: readonly ClaimedWatch[],
+): Promise<ChainScans> {
+  const out: ChainScans = { results: new Map(), scanned: 0, scanErrors: 0 };
+  const byChain = new Map<ChainId, ClaimedWatch[]>();
+  for (const w of watches) {
+    const list = byChain.get(w.chain) ?? [];
+    list.push(w);
+    byChain.set(w.chain, list);
+  }
+  for (const [chain, list] of byChain) {
+    const scanner = deps.scanners[chain];
+    if (!scanner || !deps.secretBox) {
+      out.scanErrors += list.length;
+      continue;
+    }
+    // A key that does not open (corrupted row, wrong MASTER_KEY) skips that watch only.
+    const inputs: WatchScanInput[] = [];
+    for (const w of list) {
+      try {
+        inputs.push({
+          watchId: w.id,
+          address: w.address,
+          viewKey: deps.secretBox.open(w.view_key_enc, `viewkey:${w.id}`),
+          state: (w.scan_state as ScanState | null) ?? null,
+          startHeight: w.start_height,
+        });
+      } catch (e) {
+        out.scanErrors++;
+        deps.log.error({ watchId: w.id, err: (e as Error).message }, "view key does not decrypt; watch skipped");
+      }
+    }
+    try {
+      for (const r of await scanner.scanWatches(inputs)) out.results.set(r.watchId, r);
+      out.scanned += inputs.length;
+    } catch (e) {
+      out.scanErrors += inputs.length;
+      deps.log.warn({ chain, err: (e as Error).message }, "chain scan failed; watches retried next tick");
+    }
+  }
+  return out;
+}

@@ -1,0 +1,102 @@
+/**
+ * The tick's one transaction per batch: ledger rows, outbox events and the
+ * watch rows, then the scan findings handed to the subscribers. Only watches
+ * still leased to this worker are written: they are locked first, so no
+ * other worker can lease them between the check and the writes (and a
+ * top-up waits for the commit). A subscriber that throws rolls it all back.
+ *
+ * Round trips: one locking SELECT, then multi-row statements of at most
+ * SQL_ROWS_PER_STATEMENT rows (the 65535 bind-parameter limit) for the
+ * ledger, the outbox and the watch rows; the findings memory is written only
+ * for watches whose outputs changed.
+ */
+import { sql } from "kysely";
+import type { Database } from "../db/types.js";
+import type { Clock } from "../core/clock.js";
+import { hasFindings, type KnownOutput, type ScanSubscriber, type WatchFindings } from "./findings.js";
+import { SQL_ROWS_PER_STATEMENT } from "./model.js";
+import { insertEvents, type PendingEvent } from "./outbox.js";
+import type { ClaimedWatch } from "./tick-leases.js";
+import { planWatch, type DrainedMeter, type LedgerRow, type WatchUpdate } from "./tick-plan.js";
+import type { WatchScanOutput } from "../chains/scanner.js";
+
+/** Next poll instant with ±10 % jitter so thousands of watches do not align. */
+function nextPoll(nowMs: number, pollSeconds: number): Date {
+  const jitter = 0.9 + Math.random() * 0.2;
+  return new Date(nowMs + Math.round(pollSeconds * 1000 * jitter));
+}
+
+export interface BatchInput {
+  owner: string;
+  nowMs: number;
+  claimed: readonly ClaimedWatch[];
+  drained: ReadonlyMap<string, DrainedMeter>;
+  results: ReadonlyMap<string, WatchScanOutput>;
+}
+
+/** Writes the batch; returns how many events it queued. */
+export async function writeTickBatch(
+  deps: { db: Database; clock: Clock; pollSeconds: number; scanSubscribers?: readonly ScanSubscriber[] },
+  batch: BatchInput,
+): Promise<{ events: number }> {
+  const { owner, nowMs, claimed } = batch;
+  const now = new Date(nowMs);
+  return deps.db.transaction().execute(async (trx) => {
+    // A stall longer than the lease lets another worker take a watch over; its ledger rows and
+    // events would then be booked twice. Locked here, so the check holds until commit.
+    const heldRows = await trx
+      .selectFrom("watches")
+      .select(["id", "credit_atomic", "drained_through_ms", "drain_remainder", "low_credit_armed"])
+      .where("id", "in", claimed.map((w) => w.id))
+      .where("lease_owner", "=", owner)
+      .forUpdate()
+      .execute();
+    const byId = new Map(claimed.map((w) => [w.id, w]));
+    const events: PendingEvent[] = [];
+    const ledger: LedgerRow[] = [];
+    const updates: WatchUpdate[] = [];
+    const memory: { id: string; known: KnownOutput[] }[] = [];
+    const found: WatchFindings[] = [];
+    for (const row of heldRows) {
+      const w = byId.get(row.id)!;
+      const p = planWatch({ watch: w, locked: row, drained: batch.drained.get(w.id)!, scan: batch.results.get(w.id), nowMs, clock: deps.clock });
+      events.push(...p.events);
+      ledger.push(...p.ledger);
+      updates.push(p.update);
+      if (p.found?.changed) memory.push({ id: w.id, known: p.found.known });
+      if (p.found && hasFindings(p.found.findings)) found.push({ watchId: w.id, chain: w.chain, address: w.address, ...p.found.findings });
+    }
+
+    for (let i = 0; i < ledger.length; i += SQL_ROWS_PER_STATEMENT) {
+      await trx.insertInto("watch_ledger").values(ledger.slice(i, i + SQL_ROWS_PER_STATEMENT)).execute();
+    }
+    await insertEvents(trx, events);
+    const values = updates.map(
+      (u) =>
+        sql`(${u.id}::uuid, ${u.meter.credit_atomic}::bigint, ${u.meter.drained_through_ms}::bigint, ${u.meter.drain_remainder}::bigint,
+             ${u.meter.low_credit_armed}::boolean, ${u.scanState === null ? null : JSON.stringify(u.scanState)}::jsonb,
+             ${u.snapshot === null ? null : JSON.stringify(u.snapshot)}::jsonb, ${u.initialDone}::boolean,
+             ${u.expiresAt}::timestamptz, ${u.dueNow ? now : nextPoll(nowMs, deps.pollSeconds)}::timestamptz, ${u.polled}::boolean)`,
+    );
+    for (let i = 0; i < values.length; i += SQL_ROWS_PER_STATEMENT) {
+      await sql`
+        UPDATE watches AS w SET
+          credit_atomic = v.credit, drained_through_ms = v.drained, drain_remainder = v.remainder,
+          low_credit_armed = v.armed, scan_state = v.scan_state, snapshot = v.snapshot,
+          initial_scan_done = v.initial_done, expires_at = v.expires_at, next_poll_at = v.next_poll,
+          last_polled_at = CASE WHEN v.polled THEN ${now}::timestamptz ELSE w.last_polled_at END
+        FROM (VALUES ${sql.join(values.slice(i, i + SQL_ROWS_PER_STATEMENT))}) AS v(id, credit, drained, remainder, armed, scan_state, snapshot, initial_done, expires_at, next_poll, polled)
+        WHERE w.id = v.id AND w.lease_owner = ${owner}`.execute(trx);
+    }
+    for (let i = 0; i < memory.length; i += SQL_ROWS_PER_STATEMENT) {
+      const rows = memory.slice(i, i + SQL_ROWS_PER_STATEMENT).map((m) => sql`(${m.id}::uuid, ${JSON.stringify(m.known)}::jsonb)`);
+      await sql`
+        UPDATE watches AS w SET known_outputs = v.known
+        FROM (VALUES ${sql.join(rows)}) AS v(id, known)
+        WHERE w.id = v.id AND w.lease_owner = ${owner}`.execute(trx);
+    }
+    // Subscribers settle on what was found, in the same transaction as the rows that say so.
+    if (found.length > 0) for (const s of deps.scanSubscribers ?? []) await s.onScan(trx, found);
+    return { events: events.length };
+  });
+}
