@@ -338,7 +338,7 @@ export class UpstreamClient {
   private async readCapped(res: Dispatcher.ResponseData): Promise<string> {
     const declared = Number(res.headers["content-length"] ?? NaN);
     if (Number.isFinite(declared) && declared > this.maxResponseBytes) {
-      res.body.destroy();
+      discard(res.body);
       throw this.makeError(`${this.name} answer too large`, { bytes: declared, limit: this.maxResponseBytes });
     }
     const chunks: Buffer[] = [];
@@ -347,13 +347,19 @@ export class UpstreamClient {
       const b = chunk as Buffer;
       size += b.length;
       if (size > this.maxResponseBytes) {
-        res.body.destroy();
+        discard(res.body);
         throw this.makeError(`${this.name} answer too large`, { limit: this.maxResponseBytes });
       }
       chunks.push(b);
     }
     return Buffer.concat(chunks).toString("utf8");
   }
+}
+
+/** Drops a body we will not read; undici reports the abort as an error event, which is expected here. */
+function discard(body: Dispatcher.ResponseData["body"]): void {
+  body.on("error", () => {});
+  body.destroy();
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
