@@ -233,7 +233,7 @@ describe("UpstreamClient: retries", () => {
   });
 
   it("recovers when the upstream comes back within the attempts", async () => {
-    const s = await server((hit, res) => (s.hits.length < 3 ? res.writeHead(502).end() : json(res, 200, '{"ok":true}')));
+    const s = await server((_hit, res) => (s.hits.length < 3 ? res.writeHead(502).end() : json(res, 200, '{"ok":true}')));
     const c = client(s.url, { attempts: 3 });
     expect(await c.json({ path: "/", idempotent: true })).toEqual({ ok: true });
     expect(s.hits).toHaveLength(3);
