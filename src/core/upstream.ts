@@ -284,7 +284,13 @@ export class UpstreamClient {
     try {
       return await this.send(c, payload, label);
     } catch (e) {
-      if (e instanceof ChallengeTaken) return await this.send(c, payload, label);
+      if (!(e instanceof ChallengeTaken)) throw e;
+    }
+    try {
+      return await this.send(c, payload, label);
+    } catch (e) {
+      // Challenged again with yet another nonce: worth a later attempt, never a loop here.
+      if (e instanceof ChallengeTaken) throw new RetryableFailure("authentication challenge repeated");
       throw e;
     }
   }

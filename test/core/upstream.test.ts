@@ -328,4 +328,15 @@ describe("UpstreamClient: credentials", () => {
     for (const e of [down, refused]) expect(JSON.stringify({ m: e.message, d: e.details })).not.toMatch(/hunter2|nope|bob/);
     expect(c.endpoint).toBe(`http://127.0.0.1:${port}/root`);
   });
+
+  it("a server that challenges with a fresh nonce every time ends in a 502 after the attempts, not a loop", async () => {
+    let n = 0;
+    const s = await server((_hit, res) => res.writeHead(401, { "www-authenticate": `Digest realm="node", qop="auth", nonce="n${++n}"` }).end());
+    const port = new URL(s.url).port;
+    const c = client(`http://bob:hunter2@127.0.0.1:${port}`, { attempts: 2 });
+    const err = await failure(c.json({ path: "/x", body: {}, idempotent: true }));
+    expect(err.details).toMatchObject({ attempts: 2, reason: "authentication challenge repeated" });
+    // Per attempt: the first request, then one answer to the challenge.
+    expect(s.hits).toHaveLength(4);
+  });
 });
