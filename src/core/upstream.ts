@@ -66,6 +66,8 @@ export interface UpstreamOptions {
   maxResponseBytes?: number;
   /** Default JSON.parse; monerod needs a parser that keeps u64 exact. */
   parseJson?: (text: string) => unknown;
+  /** Sent with every request (e.g. an API key header); never put into messages. */
+  headers?: Record<string, string>;
   /** Builds the auth hook from credentials found in the URL (default loginAuth: digest on challenge, basic over https). */
   auth?: (credentials: UpstreamCredentials, base: URL) => UpstreamAuth;
   /** Builds the error of every 502 (default UpstreamError with failureCode); lets an owner keep its own subclass. */
@@ -132,6 +134,7 @@ export class UpstreamClient {
   private readonly base: URL | undefined;
   private readonly agent: Agent | undefined;
   private readonly auth: UpstreamAuth | undefined;
+  private readonly headers: Record<string, string>;
   private readonly timeoutMs: number;
   private readonly backoffMs: number;
   private readonly maxBackoffMs: number;
@@ -147,6 +150,7 @@ export class UpstreamClient {
 
   constructor(opts: UpstreamOptions) {
     this.name = opts.name;
+    this.headers = { ...opts.headers };
     this.notConfigured = opts.notConfigured;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.attempts = Math.max(1, opts.attempts ?? 3);
@@ -299,7 +303,7 @@ export class UpstreamClient {
     const method = c.method ?? (payload === undefined ? "GET" : "POST");
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const signal = c.signal ? AbortSignal.any([c.signal, timeout]) : timeout;
-    const headers: Record<string, string> = { accept: "application/json" };
+    const headers: Record<string, string> = { accept: "application/json", ...this.headers };
     if (payload !== undefined) headers["content-type"] = "application/json";
     const authorization = this.auth?.header(method, this.basePath() + c.path);
     if (authorization) headers.authorization = authorization;

@@ -90,6 +90,7 @@ describe("UpstreamClient: answers", () => {
     const s = await server((hit, res) => json(res, 200, hit.method === "GET" ? '{"n":18446744073709551615}' : hit.body));
     const seen: string[] = [];
     const c = client(`${s.url}/base/`, {
+      headers: { "x-api-key": "k1" },
       parseJson: (t) => {
         seen.push(t);
         return JSON.parse(t) as unknown;
@@ -100,6 +101,7 @@ describe("UpstreamClient: answers", () => {
     expect(seen[1]).toBe('{"n":18446744073709551615}');
     expect(s.hits.map((h) => `${h.method} ${h.url}`)).toEqual(["POST /base/echo", "GET /base/big"]);
     expect(s.hits[0]!.headers["content-type"]).toBe("application/json");
+    expect(s.hits.map((h) => h.headers["x-api-key"])).toEqual(["k1", "k1"]);
     expect(c.status()).toMatchObject({ configured: true, lastOk: true });
     expect(c.endpoint).toBe(`${s.url}/base`);
   });
