@@ -212,7 +212,10 @@ export class UpstreamClient {
 
   /** One call with retries; returns the parsed JSON of a 2xx answer. */
   async json(c: UpstreamCall): Promise<unknown> {
-    if (!this.base) throw unavailable(this.notConfigured.code, this.notConfigured.message, this.notConfigured.details);
+    if (!this.base) {
+      const nc = this.notConfigured;
+      throw unavailable(nc.code, nc.message, nc.details ? { ...nc.details } : undefined);
+    }
     const label = c.call ?? c.path;
     const attempts = c.idempotent ? this.attempts : 1;
     const payload = c.body === undefined ? undefined : JSON.stringify(c.body);

@@ -7,7 +7,7 @@
  * Answers are parsed losslessly (u64 beyond 2^53); credentials in the URL
  * answer monerod's digest challenge (--rpc-login), or go as basic over https.
  */
-import { UpstreamClient } from "../../core/upstream.js";
+import { UpstreamClient, type NotConfigured } from "../../core/upstream.js";
 import { parseJsonLossless, type LosslessJson } from "./lossless-json.js";
 import { DaemonShapeError, asObj, type Obj } from "./daemon-parsers.js";
 import { MoneroDaemonError, type DaemonStatus } from "./daemon-types.js";
@@ -33,11 +33,11 @@ export interface MoneroDaemonClientOptions {
 }
 
 /** What every caller is told when no daemon is configured. */
-export const MONERO_NOT_CONFIGURED = {
+export const MONERO_NOT_CONFIGURED: NotConfigured = {
   code: "chain_not_configured",
   message: "Monero is not configured on this server (no MONERO_DAEMON_URL).",
   details: { chain: "monero" },
-} as const;
+};
 
 export class MonerodTransport {
   private readonly http: UpstreamClient;
@@ -50,7 +50,7 @@ export class MonerodTransport {
       url: opts.url,
       name: "Monero daemon",
       failureCode: "chain_rpc_failed",
-      notConfigured: { ...MONERO_NOT_CONFIGURED, details: { ...MONERO_NOT_CONFIGURED.details } },
+      notConfigured: MONERO_NOT_CONFIGURED,
       makeError: (message, details, rpcCode) => new MoneroDaemonError(message, details, rpcCode),
       parseJson: parseJsonLossless,
       timeoutMs: opts.timeoutMs,
