@@ -18,7 +18,9 @@ import type { Clock } from "../../core/clock.js";
 import { ServiceError, badRequest } from "../../core/errors.js";
 import type { MoneroDaemon } from "./daemon-client.js";
 import { makeViewAccount } from "./keys.js";
-import { MoneroBlockSource, confirmationsAt, isUnlocked, lookaheadFrom, matchTx } from "./scanner.js";
+import { MoneroBlockSource } from "./block-source.js";
+import { confirmationsAt, isUnlocked, lookaheadFrom } from "./chain-rules.js";
+import { matchTx } from "./match.js";
 import type { MoneroNetwork, SubaddressLookahead } from "./types.js";
 
 /** Blocks an ordinary output needs before wallet2 will spend it (CRYPTONOTE_DEFAULT_TX_SPENDABLE_AGE). */

@@ -311,6 +311,26 @@ describe("MoneroDaemonClient failure modes", () => {
   });
 });
 
+describe("MoneroDaemonClient retry reports", () => {
+  it("onRetry names the path and the RPC method, never the credentials of the URL", async () => {
+    const s = await rawServer((_req, _b, res) => {
+      res.writeHead(503).end("busy");
+    });
+    const port = new URL(s.url).port;
+    const reports: unknown[] = [];
+    const c = new MoneroDaemonClient({ url: `http://carol:pa55@127.0.0.1:${port}`, attempts: 3, sleep: noSleep, onRetry: (i) => reports.push(i) });
+    const err = await c.getInfo().catch((e: unknown) => e);
+    expect((err as ServiceError).details).toMatchObject({ call: "get_info", attempts: 3, reason: "HTTP 503" });
+    expect(reports).toEqual([
+      { path: "/json_rpc", method: "get_info", attempt: 1, error: "HTTP 503" },
+      { path: "/json_rpc", method: "get_info", attempt: 2, error: "HTTP 503" },
+    ]);
+    expect(JSON.stringify([reports, (err as ServiceError).message, (err as ServiceError).details])).not.toMatch(/carol|pa55/);
+    await c.close();
+    await s.close();
+  });
+});
+
 describe("not configured", () => {
   it("every call is 503 chain_not_configured", async () => {
     const c = createMoneroDaemon(undefined);
