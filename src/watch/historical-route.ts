@@ -1,13 +1,15 @@
 /**
  * POST /v1/private/historical ($0.50): one-off scan of a view key's history.
- * Monero is served by createMoneroHistorical; Zcash plugs in through `zcash`
- * when its scanner exists (until then: 503 chain_not_configured).
+ * The route is chain-agnostic: it looks the chain up in a map of historical
+ * scan functions (Monero: createMoneroHistorical; Zcash plugs in by adding
+ * its entry). A chain without an entry answers 503 chain_not_configured.
  * The view key is held in memory for the call only: never stored or logged.
  */
 import { z } from "zod";
-import { badRequest, unavailable } from "../../core/errors.js";
-import { defineRoute, type RouteDef } from "../../http/route-table.js";
-import type { MoneroHistoricalService } from "./historical.js";
+import { badRequest, unavailable } from "../core/errors.js";
+import { defineRoute } from "../http/route-table.js";
+import type { ChainId } from "../chains/scanner.js";
+import type { MoneroHistoricalService } from "../chains/monero/historical.js";
 
 export const historicalInput = z.object({
   chain: z.enum(["monero", "zcash"]),
@@ -55,13 +57,33 @@ export const historicalOutput = z
   .passthrough();
 export type HistoricalOutput = z.infer<typeof historicalOutput>;
 
-export interface HistoricalRouteDeps {
-  monero: MoneroHistoricalService;
-  /** Zcash's historical scan, when it exists. */
-  zcash?: (input: HistoricalInput, signal?: AbortSignal) => Promise<HistoricalOutput>;
+/** One chain's historical scan over the route's validated input. */
+export type HistoricalScan = (input: HistoricalInput, signal?: AbortSignal) => Promise<HistoricalOutput>;
+
+/** The chains that can answer a historical scan; an absent chain is a 503. */
+export type HistoricalScans = Partial<Record<ChainId, HistoricalScan>>;
+
+const CHAIN_NAMES: Record<ChainId, string> = { monero: "Monero", zcash: "Zcash" };
+
+/** Adapts the Monero historical service to the route's input: Monero needs the address the key belongs to. */
+export function moneroHistoricalScan(service: MoneroHistoricalService): HistoricalScan {
+  return async (input) => {
+    if (!input.address) throw badRequest("address_required", "A Monero historical scan needs the address the view key belongs to.");
+    const result = await service({
+      address: input.address,
+      viewKey: input.viewKey,
+      ...(input.birthdayHeight !== undefined ? { birthdayHeight: input.birthdayHeight } : {}),
+      ...(input.toHeight !== undefined ? { toHeight: input.toHeight } : {}),
+      includeOutputs: input.includeNotes ?? false,
+    });
+    return historicalOutput.parse(result);
+  };
 }
 
-export function historicalRoute(deps: HistoricalRouteDeps): RouteDef {
+/** The historical scan price in atomic USDC ($0.50). */
+export const HISTORICAL_PRICE = 500_000n;
+
+export function historicalRoute(scans: HistoricalScans) {
   return defineRoute({
     method: "POST",
     path: "/v1/private/historical",
@@ -74,28 +96,23 @@ export function historicalRoute(deps: HistoricalRouteDeps): RouteDef {
     tags: ["private-watch"],
     input: historicalInput,
     output: historicalOutput,
-    price: 500_000n,
+    price: HISTORICAL_PRICE,
     // Reads the chain only: no DB transaction is held while it scans.
     readOnly: true,
     // The scan may run 25 s; the authorisation must outlive it, or the work would be done for nothing.
     minValiditySeconds: 60,
     mcpTool: "service_private_watch_historical",
-    handler: async (input) => {
-      if (input.chain === "zcash") {
-        if (!deps.zcash) {
-          throw unavailable("chain_not_configured", "Historical scans for Zcash are not available on this server yet.", { chain: "zcash" });
-        }
-        return historicalOutput.parse(await deps.zcash(input));
-      }
-      if (!input.address) throw badRequest("address_required", "A Monero historical scan needs the address the view key belongs to.");
-      const result = await deps.monero({
-        address: input.address,
-        viewKey: input.viewKey,
-        ...(input.birthdayHeight !== undefined ? { birthdayHeight: input.birthdayHeight } : {}),
-        ...(input.toHeight !== undefined ? { toHeight: input.toHeight } : {}),
-        includeOutputs: input.includeNotes ?? false,
-      });
-      return historicalOutput.parse(result);
-    },
+    handler: (input) => runHistoricalScan(scans, input),
   });
+}
+
+/** Runs the chain's historical scan, or refuses with 503 when this server has none for the chain. */
+export async function runHistoricalScan(scans: HistoricalScans, input: HistoricalInput): Promise<HistoricalOutput> {
+  const scan = scans[input.chain];
+  if (!scan) {
+    throw unavailable("chain_not_configured", `Historical scans for ${CHAIN_NAMES[input.chain]} are not available on this server yet.`, {
+      chain: input.chain,
+    });
+  }
+  return scan(input);
 }
