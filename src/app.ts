@@ -33,8 +33,8 @@ import { createMoneroScanner } from "./chains/monero/scanner.js";
 import { MoneroScanPool } from "./chains/monero/pool.js";
 import { moneroHealth, moneroQuestions } from "./chains/monero/facts.js";
 import { createMoneroHistorical } from "./chains/monero/historical.js";
-import { historicalRoute, moneroHistoricalScan } from "./watch/historical-route.js";
-import { deriveViewkeyRoute, scheduleZcashKeyWarmUp } from "./watch/derive-viewkey-route.js";
+import { moneroHistoricalScan } from "./watch/historical-route.js";
+import { scheduleZcashKeyWarmUp } from "./watch/derive-viewkey-route.js";
 
 export const VERSION = "1.0.0";
 
@@ -169,9 +169,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const moduleRoutes: RouteDef[] = [
     ...oracleRoutes(oracle),
     ...oracle.routes,
-    ...watchRoutes(watch),
-    historicalRoute({ monero: moneroHistoricalScan(moneroHistorical) }),
-    deriveViewkeyRoute,
+    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) } }),
     ...(opts.extraRoutes ?? []),
   ];
   routes.push(
