@@ -23,38 +23,37 @@ export type HistoricalInput = z.infer<typeof historicalInput>;
 
 const atomic = z.string().regex(/^\d+$/);
 
-export const historicalOutput = z
-  .object({
-    chain: z.enum(["monero", "zcash"]),
-    network: z.string(),
-    address: z.string().optional(),
-    from_height: z.number().int(),
-    to_height: z.number().int(),
-    tip_height: z.number().int(),
-    scanned_blocks: z.number().int(),
-    received_atomic: atomic,
-    spent_atomic: atomic,
-    spendable_atomic: atomic,
-    locked_atomic: atomic.optional(),
-    spent_visibility: z.string().describe("`not_visible_with_view_key` for Monero: spends need the spend key"),
-    output_count: z.number().int(),
-    notes: z.array(z.string()),
-    outputs: z
-      .array(
-        z
-          .object({
-            txid: z.string(),
-            output_index: z.number().int().optional(),
-            amount_atomic: atomic,
-            height: z.number().int(),
-            confirmations: z.number().int(),
-            subaddress: z.object({ major: z.number().int(), minor: z.number().int() }).nullable().optional(),
-          })
-          .passthrough(),
-      )
-      .optional(),
-  })
-  .passthrough();
+/** One output (Monero) or note (Zcash) found; the Monero-only fields are optional. */
+const historicalEntry = z.object({
+  txid: z.string(),
+  output_index: z.number().int().optional(),
+  amount_atomic: atomic,
+  height: z.number().int(),
+  confirmations: z.number().int(),
+  subaddress: z.object({ major: z.number().int(), minor: z.number().int() }).nullable().optional(),
+  unlock_time: z.string().optional().describe("Monero: the output's unlock_time, as a decimal string"),
+  unlocked: z.boolean().optional().describe("Monero: spendable now (unlock time and the 10-block age passed)"),
+  coinbase: z.boolean().optional().describe("Monero: a miner output"),
+  public_key: z.string().optional().describe("Monero: the output's one-time public key"),
+});
+
+export const historicalOutput = z.object({
+  chain: z.enum(["monero", "zcash"]),
+  network: z.string(),
+  address: z.string().optional(),
+  from_height: z.number().int(),
+  to_height: z.number().int(),
+  tip_height: z.number().int(),
+  scanned_blocks: z.number().int(),
+  received_atomic: atomic,
+  spent_atomic: atomic,
+  spendable_atomic: atomic,
+  locked_atomic: atomic.optional(),
+  spent_visibility: z.string().describe("`not_visible_with_view_key` for Monero: spends need the spend key"),
+  output_count: z.number().int(),
+  notes: z.array(z.string()),
+  outputs: z.array(historicalEntry).optional(),
+});
 export type HistoricalOutput = z.infer<typeof historicalOutput>;
 
 /** One chain's historical scan over the route's validated input. */

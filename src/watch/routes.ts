@@ -30,7 +30,6 @@ import {
 } from "./service.js";
 import type { WatchDeps } from "./deps.js";
 
-export { CUSTOM_TOPUP_MAX, CUSTOM_TOPUP_MIN } from "./topups.js";
 
 const CreditBlockSchema = z.object({
   remaining_atomic: z.string(),
