@@ -117,7 +117,7 @@ export const USDC_OPENING: WatchOpening = { creditAtomic: CREATE_CREDIT, funding
 
 export async function createWatch({ ctx, input, opening = USDC_OPENING }: Op<CreateWatchInput> & { opening?: WatchOpening }) {
   const { deps } = ctx;
-  // Checks and the chain tip come first: no transaction is held across DNS or node calls of our own.
+  // Checks and the chain tip come first, so a transaction this call opens is never held across DNS or node calls.
   const key = await checkCreateWatch({ ctx, input });
   const box = requireSecretBox(deps);
   const scanner = scannerFor(deps, input.chain);
