@@ -268,12 +268,11 @@ async function run(handle: DatabaseHandle) {
     8,
     async (i) => {
       const w = wallets[i % wallets.length]!;
-      const r = await createWatch(
-        app.watch,
-        app.database.db,
-        { chain: "monero", address: w.address, viewKey: w.viewKey, webhookUrl: receiverHttp.hookUrl(`/w/${i % 100}`), birthdayHeight: start },
-        { openingCredit: CREATE_CREDIT * 10n, funding: "usdc", paymentRef: null },
-      );
+      const r = await createWatch({
+        ctx: { deps: app.watch, db: app.database.db },
+        input: { chain: "monero", address: w.address, viewKey: w.viewKey, webhookUrl: receiverHttp.hookUrl(`/w/${i % 100}`), birthdayHeight: start },
+        opening: { creditAtomic: CREATE_CREDIT * 10n, funding: "usdc" },
+      });
       ids[i] = r.watchId;
     },
   );

@@ -33,8 +33,8 @@ import { createMoneroScanner } from "./chains/monero/scanner.js";
 import { MoneroScanPool } from "./chains/monero/pool.js";
 import { moneroHealth, moneroQuestions } from "./chains/monero/facts.js";
 import { createMoneroHistorical } from "./chains/monero/historical.js";
-import { historicalRoute } from "./chains/monero/routes.js";
-import { deriveViewkeyRoute } from "./chains/zcash/routes.js";
+import { moneroHistoricalScan } from "./watch/historical-route.js";
+import { scheduleZcashKeyWarmUp } from "./watch/derive-viewkey-route.js";
 
 export const VERSION = "1.0.0";
 
@@ -169,9 +169,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const moduleRoutes: RouteDef[] = [
     ...oracleRoutes(oracle),
     ...oracle.routes,
-    ...watchRoutes(watch),
-    historicalRoute({ monero: moneroHistorical }),
-    deriveViewkeyRoute,
+    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) } }),
     ...(opts.extraRoutes ?? []),
   ];
   routes.push(
@@ -196,6 +194,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     if (seen.has(key)) throw new Error(`route declared twice: ${key}`);
     seen.add(key);
   }
+
+  // Off the request path: the first derive-viewkey call then costs what every later one does.
+  scheduleZcashKeyWarmUp();
 
   const store: RateLimitStore = database.kind === "postgres" ? { kind: "postgres", pool: database.pool, schema: config.DATABASE_SCHEMA } : { kind: "memory" };
   const routeLimiters = new Map(

@@ -1,17 +1,96 @@
 /**
- * One error type for every layer. Each surface (HTTP, MCP, CLI) maps it once:
- * HTTP answers `{"error": {"code", "message", "details"}}` with `status`.
+ * One error type for every layer, and one registry of every error code the
+ * service answers with. Each surface (HTTP, MCP, CLI) maps a ServiceError
+ * once: HTTP answers `{"error": {"code", "message", "details"}}` with `status`.
+ *
+ * Invariants (test/core/errors-registry.test.ts):
+ *   - every code thrown anywhere in src/ is a key of ERROR_CODES, thrown with
+ *     the status registered for it (codes are typed by the keys, so a new
+ *     code is registered before it can be thrown);
+ *   - docs/errors.md lists exactly these codes, statuses and descriptions.
  */
 export type ErrorDetails = Record<string, unknown>;
 
+export interface ErrorCodeInfo {
+  status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 429 | 500 | 502 | 503 | 504;
+  /** What the code means to a client, one sentence (the docs table is made of these). */
+  description: string;
+}
+
+export const ERROR_CODES = {
+  // 400: bad input
+  invalid_json: { status: 400, description: "The request body is not valid JSON, or not a JSON object." },
+  invalid_input: { status: 400, description: "The input failed validation; `details.issues[]` lists `{path, message}` per failing field." },
+  input_too_large: { status: 400, description: "The CLI's standard input is larger than one seed phrase can be." },
+  invalid_amount: { status: 400, description: "An amount is not a decimal of the unit (e.g. 0.25)." },
+  invalid_address: { status: 400, description: "Not a valid address for the chain, or an address of another network." },
+  invalid_view_key: { status: 400, description: "The view key is malformed (Monero: 64 hex characters; Zcash: a unified full viewing key)." },
+  view_key_mismatch: { status: 400, description: "The view key does not belong to the address." },
+  invalid_lookahead: { status: 400, description: "The subaddress look-ahead is outside the supported range." },
+  address_required: { status: 400, description: "A Monero historical scan needs the address the view key belongs to." },
+  invalid_height: { status: 400, description: "A block height is negative, above the chain tip, or birthdayHeight is above toHeight." },
+  range_too_large: { status: 400, description: "The historical scan range is longer (or holds more transactions) than the server scans in one call; `details` suggests a birthdayHeight." },
+  invalid_webhook_url: { status: 400, description: "The webhook URL breaks a URL rule; `details.rule` names it (see docs/webhooks.md)." },
+  invalid_mnemonic: { status: 400, description: "The seed phrase is not a string." },
+  invalid_mnemonic_word_count: { status: 400, description: "The seed phrase does not have 12 or 24 words." },
+  unknown_mnemonic_word: { status: 400, description: "A word of the seed phrase is not in the BIP-39 English list (the word is not echoed)." },
+  invalid_mnemonic_checksum: { status: 400, description: "The seed phrase's BIP-39 checksum does not match." },
+  invalid_encoding: { status: 400, description: "A Zcash unified key or address is not well-formed Bech32m / ZIP 316." },
+  invalid_checksum: { status: 400, description: "A Zcash address or key has a bad Bech32 / Bech32m checksum, or the wrong checksum variant." },
+  unknown_prefix: { status: 400, description: "A Zcash key or address has a human-readable prefix this service does not know." },
+  wrong_network: { status: 400, description: "A Zcash key or address is for another network than the one expected." },
+  unsupported_metadata: { status: 400, description: "A Zcash unified key carries must-understand metadata of a newer ZIP 316 revision." },
+  invalid_key_item: { status: 400, description: "An item inside a Zcash unified viewing key is not a valid key." },
+  key_not_address: { status: 400, description: "The address field holds a Zcash viewing key, not an address." },
+  address_not_ufvk: { status: 400, description: "The view key field holds a Zcash address, not a unified full viewing key." },
+  uivk_not_ufvk: { status: 400, description: "A unified incoming viewing key was given where a unified full viewing key is needed." },
+  uivk_not_address: { status: 400, description: "A unified incoming viewing key was given where a unified address is needed." },
+  ufvk_not_address: { status: 400, description: "A unified full viewing key was given where a unified address is needed." },
+  ufvk_not_uivk: { status: 400, description: "A unified full viewing key was given where a unified incoming viewing key is needed." },
+  address_not_uivk: { status: 400, description: "A unified address was given where a unified incoming viewing key is needed." },
+  sapling_fvk_not_ufvk: { status: 400, description: "A legacy Sapling extended viewing key was given; supply the unified full viewing key." },
+  spending_key_not_viewing_key: { status: 400, description: "A spending key or seed phrase was given where a viewing key is needed: never share it." },
+  unsupported_address: { status: 400, description: "A Zcash address kind this service does not support (Sprout)." },
+  address_not_in_ufvk: { status: 400, description: "The Zcash address is not derived from the unified full viewing key." },
+  // 401: missing or wrong credential
+  invalid_watch_token: { status: 401, description: "Unknown watch or wrong watch token: the same answer for both, so nothing is revealed." },
+  // 404: not found
+  not_found: { status: 404, description: "No route has this method and path." },
+  unknown_question: { status: 404, description: "The oracle has no question by this name." },
+  // 405: other method
+  method_not_allowed: { status: 405, description: "The path exists for other methods; the `Allow` header lists them." },
+  // 409: conflicting state
+  payment_in_progress: { status: 409, description: "The same payment authorisation is being processed by another request." },
+  watch_dead: { status: 409, description: "The watch was retired after 50 consecutive failed deliveries; it takes no top-ups or tests." },
+  // 413: too large
+  payload_too_large: { status: 413, description: "The request body is over 64 KB." },
+  webhook_body_too_large: { status: 413, description: "A webhook body would be over 64 KB; it is refused before signing." },
+  // 429: rate limited
+  rate_limited: { status: 429, description: "Too many requests from this IP; `Retry-After` says when to retry (seconds)." },
+  // 500: a bug
+  internal_error: { status: 500, description: "An unexpected error; `details.requestId` finds the log line." },
+  // 502: an upstream answered badly or not at all
+  chain_rpc_failed: { status: 502, description: "The chain node could not be reached or answered badly." },
+  chain_network_mismatch: { status: 502, description: "The chain node runs another network than the one this service watches." },
+  facilitator_unavailable: { status: 502, description: "The x402 facilitator could not be reached; nothing was charged." },
+  // 503: a dependency is not configured
+  chain_not_configured: { status: 503, description: "This server has no node (or scanner) for the chain." },
+  paywall_not_configured: { status: 503, description: "This server has no PAY_TO address configured, so paid routes are disabled." },
+  master_key_not_configured: { status: 503, description: "This server has no MASTER_KEY, so watches cannot be created." },
+  // 504: a bounded job ran out of time
+  scan_timeout: { status: 504, description: "The historical scan ran out of time; `details.scanned_through` says how far it got: narrow the range and retry." },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
 export class ServiceError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly status: number;
   readonly details: ErrorDetails | undefined;
   /** Extra response headers (e.g. Retry-After on 429). */
   readonly headers: Record<string, string> | undefined;
 
-  constructor(status: number, code: string, message: string, details?: ErrorDetails, headers?: Record<string, string>) {
+  constructor(status: number, code: ErrorCode, message: string, details?: ErrorDetails, headers?: Record<string, string>) {
     super(message);
     this.name = "ServiceError";
     this.status = status;
@@ -21,18 +100,18 @@ export class ServiceError extends Error {
   }
 }
 
-export const badRequest = (code: string, message: string, details?: ErrorDetails) =>
+export const badRequest = (code: ErrorCode, message: string, details?: ErrorDetails) =>
   new ServiceError(400, code, message, details);
-export const unauthorized = (code: string, message: string) => new ServiceError(401, code, message);
-export const forbidden = (code: string, message: string) => new ServiceError(403, code, message);
-export const notFound = (code: string, message: string) => new ServiceError(404, code, message);
-export const conflict = (code: string, message: string, details?: ErrorDetails) =>
+export const unauthorized = (code: ErrorCode, message: string) => new ServiceError(401, code, message);
+export const forbidden = (code: ErrorCode, message: string) => new ServiceError(403, code, message);
+export const notFound = (code: ErrorCode, message: string) => new ServiceError(404, code, message);
+export const conflict = (code: ErrorCode, message: string, details?: ErrorDetails) =>
   new ServiceError(409, code, message, details);
 /** An upstream (node, facilitator, relay) answered badly or not at all. */
-export const upstreamFailed = (code: string, message: string, details?: ErrorDetails) =>
+export const upstreamFailed = (code: ErrorCode, message: string, details?: ErrorDetails) =>
   new ServiceError(502, code, message, details);
 /** A dependency is absent or down; the request may work later. */
-export const unavailable = (code: string, message: string, details?: ErrorDetails) =>
+export const unavailable = (code: ErrorCode, message: string, details?: ErrorDetails) =>
   new ServiceError(503, code, message, details);
 
 export function errorBody(err: ServiceError): { error: { code: string; message: string; details?: ErrorDetails } } {

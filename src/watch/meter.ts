@@ -18,6 +18,7 @@
  * restarts the drain clock at the top-up time.
  */
 import type { Clock } from "../core/clock.js";
+import { formatUsdcFixed } from "../core/money.js";
 
 export const DAY_MS = 86_400_000;
 const DAY_MS_N = BigInt(DAY_MS);
@@ -195,13 +196,6 @@ export function idleExhaustionMs(state: MeterState): number | null {
   return state.drainedThroughMs + Number(elapsed);
 }
 
-/** "0.095000": atomic USDC as a USD decimal string with all six decimals (exact). */
-export function atomicToUsd(atomic: bigint): string {
-  const sign = atomic < 0n ? "-" : "";
-  const abs = atomic < 0n ? -atomic : atomic;
-  return `${sign}${abs / ATOMIC_PER_USD}.${(abs % ATOMIC_PER_USD).toString().padStart(6, "0")}`;
-}
-
 /**
  * The spec's credit block as of `clock.now()`: the booked balance minus the
  * idle drain accrued since the last tick (exactly what a tick now would
@@ -213,7 +207,7 @@ export function creditBlock(state: MeterState, clock: Clock): CreditBlock {
   const remaining = applyIdleDrain(state, Math.max(state.drainedThroughMs, Math.floor(clock.now()))).state.creditAtomic;
   return {
     remaining_atomic: remaining.toString(),
-    remaining_usd: atomicToUsd(remaining),
+    remaining_usd: formatUsdcFixed(remaining),
     days_remaining: Number((remaining * 1000n) / IDLE_RATE_PER_DAY) / 1000,
     low_credit: remaining < LOW_CREDIT_THRESHOLD,
     rate_per_day_atomic: IDLE_RATE_PER_DAY.toString(),

@@ -4,6 +4,7 @@ import type { Clock } from "../core/clock.js";
 import type { WatchesTable } from "../db/schema.js";
 import { creditBlock, DAY_MS, idleExhaustionMs, type MeterState } from "./meter.js";
 import type { BalanceSnapshot } from "../chains/scanner.js";
+import type { WatchEvent } from "./events.js";
 
 /** Days a watch at zero credit is kept (paused) before it is deleted, so a top-up can revive it. */
 export const ZERO_CREDIT_GRACE_DAYS = 30;
@@ -67,7 +68,7 @@ export interface EventBody {
   watchId: string;
   chain: string;
   address: string;
-  event: string;
+  event: WatchEvent;
   timestamp: string;
   nonce: string;
   previous: BalanceSnapshot;
@@ -89,7 +90,7 @@ export function newNonce(): string {
 /** The webhook body of the spec's table; extra fields (e.g. a status) go after the required ones. */
 export function eventBody(
   w: WatchIdentity,
-  event: string,
+  event: WatchEvent,
   previous: BalanceSnapshot,
   current: BalanceSnapshot,
   meter: MeterState,

@@ -1,25 +1,35 @@
-/** Private Watch routes: thin adapters over the operations in service.ts. */
+/**
+ * Private Watch routes: the module's whole HTTP surface under /v1/private.
+ * Each handler adapts one operation of service.ts (one line); the output
+ * schemas say exactly what those operations return, so OpenAPI and MCP
+ * publish real shapes. The info guide's prices and top-up list are read off
+ * these RouteDefs, never typed again.
+ */
 import { z } from "zod";
-import { defineRoute, usdCents, type RouteDef } from "../http/route-table.js";
-import { snippetsGuide, SNIPPET_LANGUAGES } from "../webhooks/snippets.js";
-import { SIGNATURE_SCHEME_DESCRIPTION } from "../webhooks/sign.js";
-import { HEADER_EVENT, HEADER_SIGNATURE, HEADER_WATCH_ID, MAX_CONSECUTIVE_FAILURES } from "../webhooks/deliver.js";
-import { CREATE_CREDIT, IDLE_RATE_PER_DAY, LOW_CREDIT_THRESHOLD, PER_DELIVERY } from "./meter.js";
-import { ZERO_CREDIT_GRACE_DAYS } from "./model.js";
-import { deliverPending } from "./outbox.js";
+import { defineRoute, priceLabel, usdCents, type AnyRouteDef, type RequestContext } from "../http/route-table.js";
+import { formatUsd } from "../core/money.js";
+import { SnippetsGuideSchema, snippetsGuide, SNIPPET_LANGUAGES } from "../webhooks/snippets.js";
+import { CREATE_CREDIT } from "./meter.js";
+import { CUSTOM_TOPUP_MAX, CUSTOM_TOPUP_MIN, CUSTOM_TOPUP_PATH, FIXED_TOPUPS, type FixedTopupOffer } from "./topups.js";
+import { deriveViewkeyRoute } from "./derive-viewkey-route.js";
+import { historicalRoute, type HistoricalScans } from "./historical-route.js";
+import { describeWatchProduct, WatchGuideSchema, type WatchGuidePrices } from "./guide.js";
 import {
   cancelWatch,
   checkCreateWatch,
   checkTopup,
+  countWatches,
   createWatch,
   CreateWatchInput,
-  queueTestEvent,
+  getWatchStatus,
+  sendTestEvent,
   topupWatch,
+  USDC_OPENING,
   WatchAuthInput,
-  watchCounters,
-  watchStatus,
+  type WatchCtx,
 } from "./service.js";
 import type { WatchDeps } from "./deps.js";
+
 
 const CreditBlockSchema = z.object({
   remaining_atomic: z.string(),
@@ -31,10 +41,31 @@ const CreditBlockSchema = z.object({
   low_credit_threshold_atomic: z.string(),
 });
 
+/** A chain's balance view; chains add their own fields (outputs, heights), hence open. */
+const BalanceSnapshotSchema = z
+  .object({ balanceAtomic: z.string(), pendingAtomic: z.string(), scannedHeight: z.number() })
+  .passthrough();
+
 const WatchIdToken = z.object({ id: z.string().uuid(), watchToken: z.string().max(256).optional() });
 
-export const CUSTOM_TOPUP_MIN = usdCents(10);
-export const CUSTOM_TOPUP_MAX = usdCents(2500);
+const CreateOutput = z.object({
+  watchId: z.string(),
+  watchToken: z.string(),
+  webhookSecret: z.string(),
+  chain: z.string(),
+  network: z.string(),
+  address: z.string(),
+  startHeight: z.number().int(),
+  expiresAt: z.string(),
+  creditAtomic: z.string(),
+  ratePerDayAtomic: z.string(),
+  ratePerCallAtomic: z.string(),
+  credit: CreditBlockSchema,
+  topupEndpoints: z.array(z.string()),
+  testEndpoint: z.string(),
+  statusEndpoint: z.string(),
+  notice: z.string(),
+});
 
 const TopupOutput = z.object({
   watchId: z.string(),
@@ -45,74 +76,122 @@ const TopupOutput = z.object({
   lowCreditRearmed: z.boolean(),
 });
 
-export function watchRoutes(deps: WatchDeps): RouteDef[] {
-  const fixedTopup = (path: string, operationId: string, cents: number, days: number): RouteDef =>
+const StatusOutput = z.object({
+  watchId: z.string(),
+  chain: z.string(),
+  network: z.string(),
+  address: z.string(),
+  status: z.enum(["active", "paused", "dead", "cancelled"]),
+  credit: CreditBlockSchema,
+  lastPolledAt: z.string().nullable(),
+  nextPollAt: z.string().nullable(),
+  nextPollInSeconds: z.number().int().nullable(),
+  deliveryCount: z.number().int(),
+  pendingDeliveries: z.number().int(),
+  consecutiveFailures: z.number().int(),
+  lastEventType: z.string().nullable(),
+  lastSnapshot: BalanceSnapshotSchema,
+  startHeight: z.number().int(),
+  initialScanComplete: z.boolean(),
+  webhookUrl: z.string(),
+  expiresAt: z.string(),
+  createdAt: z.string(),
+});
+
+const TestOutput = z.object({
+  watchId: z.string(),
+  event: z.literal("synthetic_test"),
+  nonce: z.string(),
+  delivered: z.boolean(),
+  receiverStatus: z.number().int().nullable(),
+  error: z.string().nullable(),
+});
+
+const HealthOutput = z.object({
+  watches: z.object({
+    total: z.number().int(),
+    active: z.number().int(),
+    paused: z.number().int(),
+    dead: z.number().int(),
+    cancelled: z.number().int(),
+    by_chain: z.record(z.string(), z.number().int()),
+  }),
+  credit: z.object({
+    outstanding_atomic: z.string(),
+    ledger: z.record(z.string(), z.object({ total_atomic: z.string(), entries: z.number().int() })),
+  }),
+  deliveries: z.record(z.string(), z.number().int()),
+  chains: z.array(z.string()),
+});
+
+export interface WatchRouteOptions {
+  /** Historical scans by chain; an absent chain answers 503 chain_not_configured. */
+  historical: HistoricalScans;
+}
+
+/** Every /v1/private route: watch operations, the historical scan and the Zcash key derivation. */
+export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteDef[] {
+  const ctxOf = (ctx: RequestContext): WatchCtx => ({ deps, db: ctx.db, paymentRef: ctx.payment?.nonce ?? null, callId: ctx.requestId });
+
+  const createRoute = defineRoute({
+    method: "POST",
+    path: "/v1/private/watch",
+    operationId: "privateWatchCreate",
+    summary: "Create a Private Watch: scan an address with its view key and POST signed webhooks on balance changes",
+    description:
+      "The $0.10 fee is the opening credit. Address and view key are checked (a key that does not belong to the address is a 400) and the webhook URL is vetted before any payment is asked for. `durationDays` is accepted and ignored.",
+    tags: ["private-watch"],
+    mcpTool: "service_private_watch_create",
+    input: CreateWatchInput,
+    output: CreateOutput,
+    price: CREATE_CREDIT,
+    precheck: async (input, ctx) => void (await checkCreateWatch({ ctx: ctxOf(ctx), input })),
+    handler: (input, ctx) => createWatch({ ctx: ctxOf(ctx), input, opening: USDC_OPENING }),
+  });
+
+  const fixedTopup = (offer: FixedTopupOffer) =>
     defineRoute({
       method: "POST",
-      path,
-      operationId,
-      summary: `Add $${(cents / 100).toFixed(2)} of credit to a watch (about ${days} idle days)`,
+      path: offer.path,
+      operationId: offer.operationId,
+      summary: `Add $${(offer.cents / 100).toFixed(2)} of credit to a watch (about ${offer.idleDays} idle days)`,
       tags: ["private-watch"],
-      ...(operationId === "privateTopup" ? { mcpTool: "service_private_watch_topup" } : {}),
+      ...(offer.mcpTool ? { mcpTool: offer.mcpTool } : {}),
       input: WatchAuthInput,
       output: TopupOutput,
-      price: usdCents(cents),
-      precheck: (input, ctx) => checkTopup(ctx.db, input),
-      handler: (input, ctx) => topupWatch(deps, ctx.db, input, usdCents(cents), ctx.payment?.nonce ?? null),
+      price: usdCents(offer.cents),
+      precheck: (input, ctx) => checkTopup({ ctx: ctxOf(ctx), input }),
+      handler: (input, ctx) => topupWatch({ ctx: ctxOf(ctx), input: { ...input, amountAtomic: usdCents(offer.cents) } }),
     });
 
+  const customTopup = defineRoute({
+    method: "POST",
+    path: CUSTOM_TOPUP_PATH,
+    operationId: "privateTopupCustom",
+    summary: "Add a chosen amount of credit ($0.10 to $25, priced from amountAtomic)",
+    tags: ["private-watch"],
+    input: WatchAuthInput.extend({
+      amountAtomic: z
+        .union([z.string().regex(/^\d{1,12}$/), z.number().int().nonnegative()])
+        .transform((v) => BigInt(v))
+        .refine((v) => v >= CUSTOM_TOPUP_MIN && v <= CUSTOM_TOPUP_MAX, {
+          message: `amountAtomic must be between ${CUSTOM_TOPUP_MIN} and ${CUSTOM_TOPUP_MAX} (USD 0.10 to 25)`,
+        }),
+    }),
+    output: TopupOutput,
+    price: (input) => input.amountAtomic,
+    priceRange: { min: CUSTOM_TOPUP_MIN, max: CUSTOM_TOPUP_MAX },
+    precheck: (input, ctx) => checkTopup({ ctx: ctxOf(ctx), input }),
+    handler: (input, ctx) => topupWatch({ ctx: ctxOf(ctx), input }),
+  });
+
+  const topupRoutes: AnyRouteDef[] = [...FIXED_TOPUPS.map(fixedTopup), customTopup];
+  const historical = historicalRoute(opts.historical);
+  const prices = guidePrices(createRoute, topupRoutes, historical);
+
   return [
-    defineRoute({
-      method: "POST",
-      path: "/v1/private/watch",
-      operationId: "privateWatchCreate",
-      summary: "Create a Private Watch: scan an address with its view key and POST signed webhooks on balance changes",
-      description:
-        "The $0.10 fee is the opening credit. Address and view key are checked (a key that does not belong to the address is a 400) and the webhook URL is vetted before any payment is asked for. `durationDays` is accepted and ignored.",
-      tags: ["private-watch"],
-      mcpTool: "service_private_watch_create",
-      input: CreateWatchInput,
-      output: z.object({
-        watchId: z.string(),
-        watchToken: z.string(),
-        webhookSecret: z.string(),
-        expiresAt: z.string(),
-        creditAtomic: z.string(),
-        ratePerDayAtomic: z.string(),
-        ratePerCallAtomic: z.string(),
-        topupEndpoints: z.array(z.string()),
-        testEndpoint: z.string(),
-      }).passthrough(),
-      price: CREATE_CREDIT,
-      precheck: async (input) => {
-        await checkCreateWatch(deps, input);
-      },
-      handler: (input, ctx) =>
-        createWatch(deps, ctx.db, input, { openingCredit: CREATE_CREDIT, funding: "usdc", paymentRef: ctx.payment?.nonce ?? null }),
-    }),
-    fixedTopup("/v1/private/topup", "privateTopup", 10, 5),
-    fixedTopup("/v1/private/topup-1", "privateTopup1", 100, 50),
-    fixedTopup("/v1/private/topup-5", "privateTopup5", 500, 250),
-    defineRoute({
-      method: "POST",
-      path: "/v1/private/topup-custom",
-      operationId: "privateTopupCustom",
-      summary: "Add a chosen amount of credit ($0.10 to $25, priced from amountAtomic)",
-      tags: ["private-watch"],
-      input: WatchAuthInput.extend({
-        amountAtomic: z
-          .union([z.string().regex(/^\d{1,12}$/), z.number().int().nonnegative()])
-          .transform((v) => BigInt(v))
-          .refine((v) => v >= CUSTOM_TOPUP_MIN && v <= CUSTOM_TOPUP_MAX, {
-            message: `amountAtomic must be between ${CUSTOM_TOPUP_MIN} and ${CUSTOM_TOPUP_MAX} (USD 0.10 to 25)`,
-          }),
-      }),
-      output: TopupOutput,
-      price: (input) => input.amountAtomic,
-      priceRange: { min: CUSTOM_TOPUP_MIN, max: CUSTOM_TOPUP_MAX },
-      precheck: (input, ctx) => checkTopup(ctx.db, input),
-      handler: (input, ctx) => topupWatch(deps, ctx.db, input, input.amountAtomic, ctx.payment?.nonce ?? null),
-    }),
+    createRoute,
+    ...topupRoutes,
     defineRoute({
       method: "GET",
       path: "/v1/private/watch/:id",
@@ -122,8 +201,8 @@ export function watchRoutes(deps: WatchDeps): RouteDef[] {
       mcpTool: "service_private_watch_status",
       input: WatchIdToken,
       headerInputs: { "x-watch-token": "watchToken" },
-      output: z.object({ watchId: z.string(), credit: CreditBlockSchema }).passthrough(),
-      handler: (input, ctx) => watchStatus(deps, ctx.db, input.id, input.watchToken),
+      output: StatusOutput,
+      handler: (input, ctx) => getWatchStatus({ ctx: ctxOf(ctx), input }),
     }),
     defineRoute({
       method: "DELETE",
@@ -135,10 +214,7 @@ export function watchRoutes(deps: WatchDeps): RouteDef[] {
       input: WatchIdToken,
       headerInputs: { "x-watch-token": "watchToken" },
       output: z.object({ watchId: z.string(), status: z.literal("cancelled"), forfeitedAtomic: z.string() }),
-      handler: async (input, ctx) => {
-        const r = await ctx.db.transaction().execute((trx) => cancelWatch(deps, trx, input.id, input.watchToken));
-        return { ...r, status: "cancelled" as const };
-      },
+      handler: (input, ctx) => cancelWatch({ ctx: ctxOf(ctx), input }),
     }),
     defineRoute({
       method: "POST",
@@ -150,19 +226,8 @@ export function watchRoutes(deps: WatchDeps): RouteDef[] {
       input: WatchIdToken,
       headerInputs: { "x-watch-token": "watchToken" },
       rateLimit: { points: 10, windowSeconds: 60 },
-      output: z.object({ watchId: z.string(), event: z.string(), nonce: z.string(), delivered: z.boolean() }).passthrough(),
-      handler: async (input, ctx) => {
-        const queued = await queueTestEvent(deps, ctx.db, input.id, input.watchToken);
-        const [outcome] = await deliverPending(deps, input.id, `test:${ctx.requestId}`, { onlyOutboxId: queued.outboxId, maxEvents: 1 });
-        return {
-          watchId: input.id,
-          event: "synthetic_test",
-          nonce: queued.nonce,
-          delivered: outcome?.ok ?? false,
-          receiverStatus: outcome?.status ?? null,
-          error: outcome?.ok ? null : (outcome?.error ?? "delivery not attempted; it is retried on the next poll tick"),
-        };
-      },
+      output: TestOutput,
+      handler: (input, ctx) => sendTestEvent({ ctx: ctxOf(ctx), input }),
     }),
     defineRoute({
       method: "GET",
@@ -172,55 +237,8 @@ export function watchRoutes(deps: WatchDeps): RouteDef[] {
       tags: ["private-watch"],
       mcpTool: "service_private_watch_info",
       input: z.object({}),
-      output: z.object({ product: z.string() }).passthrough(),
-      handler: async () => ({
-        product: "private-watch",
-        chains: Object.keys(deps.scanners),
-        prices: {
-          create: "$0.10 (becomes the opening credit)",
-          topup: "$0.10",
-          "topup-1": "$1.00",
-          "topup-5": "$5.00",
-          "topup-custom": "$0.10 to $25.00 (amountAtomic)",
-          historical: "$0.50",
-        },
-        meter: {
-          rate_per_day_atomic: IDLE_RATE_PER_DAY.toString(),
-          rate_per_call_atomic: PER_DELIVERY.toString(),
-          low_credit_threshold_atomic: LOW_CREDIT_THRESHOLD.toString(),
-          opening_credit_atomic: CREATE_CREDIT.toString(),
-          billing: "Idle drain is billed proportionally at each poll tick; each delivered webhook costs 5000 atomic; synthetic tests are free.",
-          expiry: `expiresAt is when idle drain alone would exhaust the credit, plus ${ZERO_CREDIT_GRACE_DAYS} days in which a top-up revives the watch; every credit change moves it.`,
-        },
-        webhooks: {
-          signature: SIGNATURE_SCHEME_DESCRIPTION,
-          headers: { signature: HEADER_SIGNATURE, watch_id: HEADER_WATCH_ID, event: HEADER_EVENT },
-          events: ["balance_change", "scan_complete", "status_change", "low_credit", "synthetic_test"],
-          timeout_seconds: 8,
-          response_read_bytes: 4096,
-          retry: "A failed delivery is retried on the next poll tick with the same body, nonce and signature.",
-          retire_after_consecutive_failures: MAX_CONSECUTIVE_FAILURES,
-        },
-        topups: {
-          usdc: ["POST /v1/private/topup", "POST /v1/private/topup-1", "POST /v1/private/topup-5", "POST /v1/private/topup-custom"],
-          auth: "watchId and watchToken in the JSON body",
-        },
-        crypto_topup: {
-          available: false,
-          min_usd_cents: 200,
-          max_usd_cents: 50000,
-          note: "Top-ups paid in XMR/ZEC are not offered by this deployment yet.",
-        },
-        lifecycle: {
-          active: "polled every poll interval while credit remains",
-          paused: "credit reached zero: no polling and no deliveries until a top-up",
-          dead: `retired after ${MAX_CONSECUTIVE_FAILURES} consecutive failed deliveries`,
-          cancelled: "DELETE /v1/private/watch/{id}; remaining credit forfeited",
-          expired: "deleted at the first tick after expiresAt",
-        },
-        poll_interval_seconds: deps.pollSeconds,
-        snippets: "/v1/private/snippets",
-      }),
+      output: WatchGuideSchema,
+      handler: async () => describeWatchProduct(deps, { prices, topupPaths: topupRoutes.map((r) => r.path) }),
     }),
     defineRoute({
       method: "GET",
@@ -229,8 +247,8 @@ export function watchRoutes(deps: WatchDeps): RouteDef[] {
       summary: "Private Watch counters: watches by state, credit aggregates, deliveries",
       tags: ["private-watch"],
       input: z.object({}),
-      output: z.object({ watches: z.object({}).passthrough() }).passthrough(),
-      handler: async (_input, ctx) => ({ ...(await watchCounters(ctx.db)), chains: Object.keys(deps.scanners) }),
+      output: HealthOutput,
+      handler: (_input, ctx) => countWatches({ ctx: ctxOf(ctx) }),
     }),
     defineRoute({
       method: "GET",
@@ -239,8 +257,25 @@ export function watchRoutes(deps: WatchDeps): RouteDef[] {
       summary: "Webhook receiver snippets (Node, Python, PHP) that verify the signature, plus create/test instructions",
       tags: ["private-watch"],
       input: z.object({ lang: z.enum(SNIPPET_LANGUAGES).optional() }),
-      output: z.object({ about: z.string(), languages: z.array(z.string()) }).passthrough(),
-      handler: async (input, ctx) => snippetsGuide(ctx.baseUrl, input.lang) as unknown as { about: string; languages: string[] },
+      output: SnippetsGuideSchema,
+      handler: async (input, ctx) => snippetsGuide(ctx.baseUrl, input.lang),
     }),
+    historical,
+    deriveViewkeyRoute,
   ];
+}
+
+/** The guide's price list, read off the routes: a price changes in one place. */
+function guidePrices(create: AnyRouteDef, topups: readonly AnyRouteDef[], historical: AnyRouteDef): WatchGuidePrices {
+  const label = (r: AnyRouteDef): string => {
+    // A range reads "$0.10 to $25.00 (amountAtomic)" in the guide: the field the price follows.
+    if (r.priceRange) return `${formatUsd(r.priceRange.min)} to ${formatUsd(r.priceRange.max)} (amountAtomic)`;
+    return priceLabel(r) ?? "free";
+  };
+  const lastSegment = (r: AnyRouteDef) => r.path.slice(r.path.lastIndexOf("/") + 1);
+  return {
+    create: `${label(create)} (becomes the opening credit)`,
+    ...Object.fromEntries(topups.map((r) => [lastSegment(r), label(r)])),
+    [lastSegment(historical)]: label(historical),
+  };
 }

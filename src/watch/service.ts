@@ -1,13 +1,17 @@
 /**
- * Private Watch operations. Each is a plain async function over WatchDeps and
- * the request's database handle (a transaction on paid routes), used by the
- * REST routes and, later, the MCP tools alike.
+ * Private Watch operations. Each is one plain async function of
+ * `{ ctx, input }`: `ctx` carries the module's deps and the database handle of
+ * the call (on paid routes the paywall's transaction, so the writes commit
+ * with the settlement), `input` is already validated. Writes run in
+ * withTransaction, which joins that outer transaction or opens one. The REST
+ * routes and the MCP tools adapt these functions; they hold no logic of their own.
  */
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { z } from "zod";
-import { ServiceError, conflict, unauthorized, unavailable } from "../core/errors.js";
+import { conflict, unauthorized, unavailable } from "../core/errors.js";
 import { hashToken, newToken, tokenMatches } from "../core/tokens.js";
+import { withTransaction } from "../db/transaction.js";
 import type { Queryable } from "../db/types.js";
 import { checkWebhookUrl } from "../webhooks/url-guard.js";
 import { generateWebhookSecret } from "../webhooks/sign.js";
@@ -24,9 +28,27 @@ import {
   type LedgerEntry,
 } from "./meter.js";
 import { eventBody, expiresAtFor, meterColumns, meterOf, snapshotOf } from "./model.js";
-import { insertEvents } from "./outbox.js";
+import { deliverPending, insertEvents } from "./outbox.js";
+import { TOPUP_PATHS } from "./topups.js";
 import type { WatchDeps } from "./deps.js";
 import type { ChainId, ChainScanner, ValidatedWatchKey } from "../chains/scanner.js";
+
+/** What every operation receives besides its input. */
+export interface WatchCtx {
+  deps: WatchDeps;
+  /** The call's handle: inside a paid route, the transaction that commits with settlement. */
+  db: Queryable;
+  /** Reference of the payment funding this call (the x402 nonce), recorded on its ledger rows. */
+  paymentRef?: string | null;
+  /** Names the call in delivery leases (the request id on HTTP). */
+  callId?: string;
+}
+
+/** The arguments of every operation. */
+export interface Op<I> {
+  ctx: WatchCtx;
+  input: I;
+}
 
 export const ChainSchema = z.enum(["monero", "zcash"]);
 
@@ -45,6 +67,13 @@ export const WatchAuthInput = z.object({
   watchId: z.string().uuid(),
   watchToken: z.string().min(1).max(256),
 });
+export type WatchAuthInput = z.infer<typeof WatchAuthInput>;
+
+/** A watch named by id, with the token its holder presents (a header on GET/DELETE). */
+export interface WatchRef {
+  id: string;
+  watchToken?: string | undefined;
+}
 
 function scannerFor(deps: WatchDeps, chain: ChainId): ChainScanner {
   const s = deps.scanners[chain];
@@ -58,11 +87,11 @@ function requireSecretBox(deps: WatchDeps) {
 }
 
 /** Everything about a create request that can be refused before any payment: chain, keys, webhook URL. */
-export async function checkCreateWatch(deps: WatchDeps, input: CreateWatchInput): Promise<ValidatedWatchKey> {
-  const scanner = scannerFor(deps, input.chain);
-  requireSecretBox(deps);
+export async function checkCreateWatch({ ctx, input }: Op<CreateWatchInput>): Promise<ValidatedWatchKey> {
+  const scanner = scannerFor(ctx.deps, input.chain);
+  requireSecretBox(ctx.deps);
   const key = scanner.validateWatchKey(input.address, input.viewKey);
-  await checkWebhookUrl(input.webhookUrl, deps.urlPolicy, deps.resolver);
+  await checkWebhookUrl(input.webhookUrl, ctx.deps.urlPolicy, ctx.deps.resolver);
   return key;
 }
 
@@ -77,20 +106,19 @@ function ledgerRows(watchId: string, entries: readonly LedgerEntry[], ref: strin
   }));
 }
 
-export const TOPUP_PATHS = {
-  topup: "/v1/private/topup",
-  "topup-1": "/v1/private/topup-1",
-  "topup-5": "/v1/private/topup-5",
-  "topup-custom": "/v1/private/topup-custom",
-} as const;
+/** How a new watch is funded: its opening credit and where that came from (ledger reason). */
+export interface WatchOpening {
+  creditAtomic: bigint;
+  funding: string;
+}
 
-export async function createWatch(
-  deps: WatchDeps,
-  db: Queryable,
-  input: CreateWatchInput,
-  opts: { openingCredit: bigint; funding: string; paymentRef: string | null },
-) {
-  const key = await checkCreateWatch(deps, input);
+/** The paid create route's opening: the $0.10 fee, paid in USDC, becomes the credit. */
+export const USDC_OPENING: WatchOpening = { creditAtomic: CREATE_CREDIT, funding: "usdc" };
+
+export async function createWatch({ ctx, input, opening = USDC_OPENING }: Op<CreateWatchInput> & { opening?: WatchOpening }) {
+  const { deps } = ctx;
+  // Checks and the chain tip come first, so a transaction this call opens is never held across DNS or node calls.
+  const key = await checkCreateWatch({ ctx, input });
   const box = requireSecretBox(deps);
   const scanner = scannerFor(deps, input.chain);
   const startHeight = input.birthdayHeight ?? (await scanner.defaultStartHeight());
@@ -98,37 +126,39 @@ export async function createWatch(
   const watchToken = newToken("wt_");
   const webhookSecret = generateWebhookSecret();
   const nowMs = deps.clock.now();
-  const opened = openMeter(opts.openingCredit, nowMs, `watch created (${opts.funding})`);
+  const opened = openMeter(opening.creditAtomic, nowMs, `watch created (${opening.funding})`);
   const expiresAt = expiresAtFor(opened.state, nowMs);
-  await db
-    .insertInto("watches")
-    .values({
-      id,
-      chain: input.chain,
-      network: key.network,
-      address: key.address,
-      view_key_enc: box.seal(input.viewKey, `viewkey:${id}`),
-      webhook_secret_enc: box.seal(webhookSecret, `webhook:${id}`),
-      token_hash: hashToken(watchToken),
-      webhook_url: input.webhookUrl,
-      status: "active",
-      funding: opts.funding,
-      ...meterColumns(opened.state),
-      start_height: startHeight,
-      scan_state: null,
-      snapshot: null,
-      initial_scan_done: false,
-      next_poll_at: new Date(nowMs),
-      lease_owner: null,
-      lease_until: null,
-      consecutive_failures: 0,
-      delivery_count: 0,
-      last_event_type: null,
-      last_polled_at: null,
-      expires_at: expiresAt,
-    })
-    .execute();
-  if (opened.entries.length) await db.insertInto("watch_ledger").values(ledgerRows(id, opened.entries, opts.paymentRef)).execute();
+  await withTransaction(ctx.db, async (trx) => {
+    await trx
+      .insertInto("watches")
+      .values({
+        id,
+        chain: input.chain,
+        network: key.network,
+        address: key.address,
+        view_key_enc: box.seal(input.viewKey, `viewkey:${id}`),
+        webhook_secret_enc: box.seal(webhookSecret, `webhook:${id}`),
+        token_hash: hashToken(watchToken),
+        webhook_url: input.webhookUrl,
+        status: "active",
+        funding: opening.funding,
+        ...meterColumns(opened.state),
+        start_height: startHeight,
+        scan_state: null,
+        snapshot: null,
+        initial_scan_done: false,
+        next_poll_at: new Date(nowMs),
+        lease_owner: null,
+        lease_until: null,
+        consecutive_failures: 0,
+        delivery_count: 0,
+        last_event_type: null,
+        last_polled_at: null,
+        expires_at: expiresAt,
+      })
+      .execute();
+    if (opened.entries.length) await trx.insertInto("watch_ledger").values(ledgerRows(id, opened.entries, ctx.paymentRef ?? null)).execute();
+  });
   return {
     watchId: id,
     watchToken,
@@ -142,7 +172,7 @@ export async function createWatch(
     ratePerDayAtomic: IDLE_RATE_PER_DAY.toString(),
     ratePerCallAtomic: PER_DELIVERY.toString(),
     credit: creditBlock(opened.state, deps.clock),
-    topupEndpoints: Object.values(TOPUP_PATHS).map((p) => `POST ${p}`),
+    topupEndpoints: TOPUP_PATHS.map((p) => `POST ${p}`),
     testEndpoint: `/v1/private/watch/${id}/test`,
     statusEndpoint: `/v1/private/watch/${id}`,
     notice: "watchToken and webhookSecret are shown only now: store them. The view key is encrypted at rest and never returned.",
@@ -161,53 +191,60 @@ async function authorizedWatch(db: Queryable, watchId: string, token: string | u
 }
 
 /** Refusals a top-up gets before any payment: credentials and a watch that can take credit. */
-export async function checkTopup(db: Queryable, input: { watchId: string; watchToken: string }): Promise<void> {
-  const w = await authorizedWatch(db, input.watchId, input.watchToken);
+export async function checkTopup({ ctx, input }: Op<WatchAuthInput>): Promise<void> {
+  const w = await authorizedWatch(ctx.db, input.watchId, input.watchToken);
   if (w.status === "dead")
     throw conflict("watch_dead", "This watch was retired after 50 consecutive failed deliveries; create a new watch instead.");
 }
 
-export async function topupWatch(deps: WatchDeps, db: Queryable, input: { watchId: string; watchToken: string }, amount: bigint, ref: string | null) {
-  const w = await authorizedWatch(db, input.watchId, input.watchToken, true);
-  if (w.status === "dead")
-    throw conflict("watch_dead", "This watch was retired after 50 consecutive failed deliveries; create a new watch instead.");
-  const nowMs = deps.clock.now();
-  const drained = applyIdleDrain(meterOf(w), nowMs);
-  const wasPaused = drained.state.creditAtomic === 0n;
-  const topped = applyTopup(drained.state, amount, nowMs, "top-up");
-  const meter = topped.state;
-  const expiresAt = expiresAtFor(meter, nowMs);
-  const entries = [...drained.entries, ...topped.entries];
-  await db.insertInto("watch_ledger").values(ledgerRows(w.id, entries, ref)).execute();
-  await db
-    .updateTable("watches")
-    .set({ ...meterColumns(meter), expires_at: expiresAt, ...(wasPaused ? { next_poll_at: new Date(nowMs) } : {}) })
-    .where("id", "=", w.id)
-    .execute();
-  if (wasPaused) {
-    const snap = snapshotOf(w.snapshot, w.start_height);
-    await insertEvents(db, [
-      {
-        watchId: w.id,
-        billable: true,
-        body: eventBody({ id: w.id, chain: w.chain, address: w.address }, "status_change", snap, snap, meter, deps.clock, {
-          status: { previous: "paused", current: "active", reason: "credit topped up" },
-        }),
-      },
-    ]);
-  }
-  return {
-    watchId: w.id,
-    addedAtomic: amount.toString(),
-    creditAtomic: meter.creditAtomic.toString(),
-    expiresAt: expiresAt.toISOString(),
-    credit: creditBlock(meter, deps.clock),
-    lowCreditRearmed: amount >= LOW_CREDIT_THRESHOLD,
-  };
+/** Adds `amountAtomic` of credit (the price paid); a paused watch wakes up and says so with status_change. */
+export async function topupWatch({ ctx, input }: Op<WatchAuthInput & { amountAtomic: bigint }>) {
+  const { deps } = ctx;
+  const amount = input.amountAtomic;
+  return withTransaction(ctx.db, async (trx) => {
+    const w = await authorizedWatch(trx, input.watchId, input.watchToken, true);
+    if (w.status === "dead")
+      throw conflict("watch_dead", "This watch was retired after 50 consecutive failed deliveries; create a new watch instead.");
+    const nowMs = deps.clock.now();
+    const drained = applyIdleDrain(meterOf(w), nowMs);
+    const wasPaused = drained.state.creditAtomic === 0n;
+    const topped = applyTopup(drained.state, amount, nowMs, "top-up");
+    const meter = topped.state;
+    const expiresAt = expiresAtFor(meter, nowMs);
+    const entries = [...drained.entries, ...topped.entries];
+    await trx.insertInto("watch_ledger").values(ledgerRows(w.id, entries, ctx.paymentRef ?? null)).execute();
+    await trx
+      .updateTable("watches")
+      .set({ ...meterColumns(meter), expires_at: expiresAt, ...(wasPaused ? { next_poll_at: new Date(nowMs) } : {}) })
+      .where("id", "=", w.id)
+      .execute();
+    if (wasPaused) {
+      const snap = snapshotOf(w.snapshot, w.start_height);
+      await insertEvents(trx, [
+        {
+          watchId: w.id,
+          billable: true,
+          body: eventBody({ id: w.id, chain: w.chain, address: w.address }, "status_change", snap, snap, meter, deps.clock, {
+            status: { previous: "paused", current: "active", reason: "credit topped up" },
+          }),
+        },
+      ]);
+    }
+    return {
+      watchId: w.id,
+      addedAtomic: amount.toString(),
+      creditAtomic: meter.creditAtomic.toString(),
+      expiresAt: expiresAt.toISOString(),
+      credit: creditBlock(meter, deps.clock),
+      lowCreditRearmed: amount >= LOW_CREDIT_THRESHOLD,
+    };
+  });
 }
 
-export async function watchStatus(deps: WatchDeps, db: Queryable, watchId: string, token: string | undefined) {
-  const w = await authorizedWatch(db, watchId, token);
+/** The watch as its token holder sees it (GET /v1/private/watch/:id). */
+export async function getWatchStatus({ ctx, input }: Op<WatchRef>) {
+  const { db, deps } = ctx;
+  const w = await authorizedWatch(db, input.id, input.watchToken);
   const meter = meterOf(w);
   const now = deps.clock.now();
   const paused = w.status === "active" && meter.creditAtomic === 0n;
@@ -222,7 +259,7 @@ export async function watchStatus(deps: WatchDeps, db: Queryable, watchId: strin
     chain: w.chain,
     network: w.network,
     address: w.address,
-    status: paused ? "paused" : w.status,
+    status: paused ? ("paused" as const) : w.status,
     credit: creditBlock(meter, deps.clock),
     lastPolledAt: w.last_polled_at?.toISOString() ?? null,
     nextPollAt: w.status === "active" && !paused ? new Date(w.next_poll_at).toISOString() : null,
@@ -240,35 +277,59 @@ export async function watchStatus(deps: WatchDeps, db: Queryable, watchId: strin
   };
 }
 
-export async function cancelWatch(deps: WatchDeps, db: Queryable, watchId: string, token: string | undefined) {
-  const w = await authorizedWatch(db, watchId, token, true);
-  const forfeited = forfeitCredit(meterOf(w), "watch cancelled: remaining credit forfeited");
-  if (forfeited.entries.length) await db.insertInto("watch_ledger").values(ledgerRows(w.id, forfeited.entries, null)).execute();
-  await db.deleteFrom("webhook_outbox").where("watch_id", "=", w.id).where("status", "=", "pending").execute();
-  // The row goes at the next tick's expiry sweep; until then it answers like an unknown watch.
-  await db
-    .updateTable("watches")
-    .set({ status: "cancelled", ...meterColumns(forfeited.state), expires_at: new Date(deps.clock.now()), lease_owner: null, lease_until: null })
-    .where("id", "=", w.id)
-    .execute();
-  return { watchId: w.id, status: "cancelled", forfeitedAtomic: (-(forfeited.entries[0]?.amountAtomic ?? 0n)).toString() };
+/** Cancels a watch: the remaining credit is forfeited (one ledger row) and pending deliveries dropped. */
+export async function cancelWatch({ ctx, input }: Op<WatchRef>) {
+  return withTransaction(ctx.db, async (trx) => {
+    const w = await authorizedWatch(trx, input.id, input.watchToken, true);
+    const forfeited = forfeitCredit(meterOf(w), "watch cancelled: remaining credit forfeited");
+    if (forfeited.entries.length) await trx.insertInto("watch_ledger").values(ledgerRows(w.id, forfeited.entries, null)).execute();
+    await trx.deleteFrom("webhook_outbox").where("watch_id", "=", w.id).where("status", "=", "pending").execute();
+    // The row goes at the next tick's expiry sweep; until then it answers like an unknown watch.
+    await trx
+      .updateTable("watches")
+      .set({ status: "cancelled", ...meterColumns(forfeited.state), expires_at: new Date(ctx.deps.clock.now()), lease_owner: null, lease_until: null })
+      .where("id", "=", w.id)
+      .execute();
+    return { watchId: w.id, status: "cancelled" as const, forfeitedAtomic: (-(forfeited.entries[0]?.amountAtomic ?? 0n)).toString() };
+  });
 }
 
 /** Queues one synthetic_test event (not billed) and returns its outbox id. */
-export async function queueTestEvent(deps: WatchDeps, db: Queryable, watchId: string, token: string | undefined) {
-  const w = await authorizedWatch(db, watchId, token);
-  if (w.status === "dead") throw conflict("watch_dead", "This watch was retired after 50 consecutive failed deliveries.");
-  const snap = snapshotOf(w.snapshot, w.start_height);
-  const body = eventBody({ id: w.id, chain: w.chain, address: w.address }, "synthetic_test", snap, snap, meterOf(w), deps.clock, {
-    test: true,
+export async function queueTestEvent({ ctx, input }: Op<WatchRef>) {
+  return withTransaction(ctx.db, async (trx) => {
+    const w = await authorizedWatch(trx, input.id, input.watchToken);
+    if (w.status === "dead") throw conflict("watch_dead", "This watch was retired after 50 consecutive failed deliveries.");
+    const snap = snapshotOf(w.snapshot, w.start_height);
+    const body = eventBody({ id: w.id, chain: w.chain, address: w.address }, "synthetic_test", snap, snap, meterOf(w), ctx.deps.clock, {
+      test: true,
+    });
+    await insertEvents(trx, [{ watchId: w.id, billable: false, body }]);
+    const row = await trx.selectFrom("webhook_outbox").select("id").where("nonce", "=", body.nonce).executeTakeFirstOrThrow();
+    return { outboxId: row.id, nonce: body.nonce };
   });
-  await insertEvents(db, [{ watchId: w.id, billable: false, body }]);
-  const row = await db.selectFrom("webhook_outbox").select("id").where("nonce", "=", body.nonce).executeTakeFirstOrThrow();
-  return { outboxId: row.id, nonce: body.nonce };
 }
 
-/** Counters for GET /v1/private/health. */
-export async function watchCounters(db: Queryable) {
+/**
+ * Queues a synthetic_test event and delivers it now, reporting how the
+ * receiver answered; an attempt that did not happen is retried by the tick.
+ */
+export async function sendTestEvent({ ctx, input }: Op<WatchRef>) {
+  const queued = await queueTestEvent({ ctx, input });
+  const owner = `test:${ctx.callId ?? randomUUID()}`;
+  const [outcome] = await deliverPending(ctx.deps, input.id, owner, { onlyOutboxId: queued.outboxId, maxEvents: 1 });
+  return {
+    watchId: input.id,
+    event: "synthetic_test" as const,
+    nonce: queued.nonce,
+    delivered: outcome?.ok ?? false,
+    receiverStatus: outcome?.status ?? null,
+    error: outcome?.ok ? null : (outcome?.error ?? "delivery not attempted; it is retried on the next poll tick"),
+  };
+}
+
+/** Counters for GET /v1/private/health: watches by state and chain, credit, ledger and deliveries. */
+export async function countWatches({ ctx }: { ctx: WatchCtx }) {
+  const { db } = ctx;
   const byStatus = await sql<{ chain: string; status: string; paused: boolean; n: string; credit: string | null }>`
     SELECT chain, status, (credit_atomic = 0) AS paused, count(*)::text AS n, sum(credit_atomic)::text AS credit
     FROM watches GROUP BY chain, status, (credit_atomic = 0)`.execute(db);
@@ -295,6 +356,7 @@ export async function watchCounters(db: Queryable) {
       ledger: Object.fromEntries(ledger.rows.map((r) => [r.kind, { total_atomic: r.total, entries: Number(r.n) }])),
     },
     deliveries: Object.fromEntries(outbox.rows.map((r) => [r.status, Number(r.n)])),
+    chains: Object.keys(ctx.deps.scanners),
   };
 }
 

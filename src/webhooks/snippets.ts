@@ -4,6 +4,7 @@
  * test/webhooks/snippets.test.ts runs each of them against signed and
  * tampered deliveries, so these strings are tested code, not prose.
  */
+import { z } from "zod";
 import { HEADER_EVENT, HEADER_SIGNATURE, HEADER_WATCH_ID, MAX_WEBHOOK_BODY_BYTES } from "./deliver.js";
 import { SIGNATURE_SCHEME_DESCRIPTION } from "./sign.js";
 
@@ -14,16 +15,17 @@ export function isSnippetLanguage(x: unknown): x is SnippetLanguage {
   return typeof x === "string" && (SNIPPET_LANGUAGES as readonly string[]).includes(x);
 }
 
-export interface ReceiverSnippet {
+export const ReceiverSnippetSchema = z.object({
   /** Suggested file name. */
-  filename: string;
+  filename: z.string(),
   /** Command that starts the receiver (env WEBHOOK_SECRET, optional HOST and PORT). */
-  run: string;
+  run: z.string(),
   /** Runtime needed; no third-party packages. */
-  requires: string;
+  requires: z.string(),
   /** The complete receiver source. */
-  code: string;
-}
+  code: z.string(),
+});
+export type ReceiverSnippet = z.infer<typeof ReceiverSnippetSchema>;
 
 const NODE_CODE = `// Vigil webhook receiver: Node.js 18+, no dependencies.
 // Run: WEBHOOK_SECRET='whsec_...' PORT=8080 node receiver.mjs
@@ -169,18 +171,27 @@ export const RECEIVER_SNIPPETS: Readonly<Record<SnippetLanguage, ReceiverSnippet
   },
 });
 
-export interface SnippetsGuide {
-  about: string;
-  headers: { signature: string; watch_id: string; event: string };
-  verify: Partial<Record<SnippetLanguage, ReceiverSnippet>>;
-  create: {
-    pay_in_coin: { available: false; note: string };
-    pay_in_usdc: { method: "POST"; url: string; price: string; body: Record<string, unknown>; returns: string; note: string };
-  };
-  test: { method: "POST"; url: string; headers: Record<string, string>; note: string; example: string };
-  checkout: { available: false; events: string[]; note: string };
-  languages: SnippetLanguage[];
-}
+/** The shape of the guide; it is also the route's output schema. */
+export const SnippetsGuideSchema = z.object({
+  about: z.string(),
+  headers: z.object({ signature: z.string(), watch_id: z.string(), event: z.string() }),
+  verify: z.object({ node: ReceiverSnippetSchema.optional(), python: ReceiverSnippetSchema.optional(), php: ReceiverSnippetSchema.optional() }),
+  create: z.object({
+    pay_in_coin: z.object({ available: z.literal(false), note: z.string() }),
+    pay_in_usdc: z.object({
+      method: z.literal("POST"),
+      url: z.string(),
+      price: z.string(),
+      body: z.record(z.string(), z.unknown()),
+      returns: z.string(),
+      note: z.string(),
+    }),
+  }),
+  test: z.object({ method: z.literal("POST"), url: z.string(), headers: z.record(z.string(), z.string()), note: z.string(), example: z.string() }),
+  checkout: z.object({ available: z.literal(false), events: z.array(z.string()), note: z.string() }),
+  languages: z.array(z.enum(SNIPPET_LANGUAGES)),
+});
+export type SnippetsGuide = z.infer<typeof SnippetsGuideSchema>;
 
 /**
  * The guide served by `GET /v1/private/snippets`. `lang` narrows `verify` to

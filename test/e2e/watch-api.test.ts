@@ -121,6 +121,22 @@ describe.skipIf(!haveOpenssl)("Private Watch API (devnet, HTTPS receiver, x402)"
       expect(JSON.stringify(w)).not.toContain(alice.viewKey);
     });
 
+    it("create, status and test answer exactly their published output schemas", async () => {
+      // parse() drops fields a schema does not declare: equality means OpenAPI and MCP see the whole answer.
+      const schema = (operationId: string) => s.t.app.routes.find((r) => r.operationId === operationId)!.output;
+      const created = await create({ chain: "monero", address: alice.address, viewKey: alice.viewKey, webhookUrl: s.receiver.hookUrl("/shape") });
+      expect(created.status).toBe(200);
+      expect(schema("privateWatchCreate").parse(created.json)).toEqual(created.json);
+      const st = await s.call("GET", `/v1/private/watch/${created.json.watchId}`, { token: created.json.watchToken });
+      expect(schema("privateWatchStatus").parse(st.json)).toEqual(st.json);
+      const test = await s.call("POST", `/v1/private/watch/${created.json.watchId}/test`, { token: created.json.watchToken });
+      expect(test.status).toBe(200);
+      expect(schema("privateWatchTest").parse(test.json)).toEqual(test.json);
+      const topup = await s.paid("/v1/private/topup", { watchId: created.json.watchId, watchToken: created.json.watchToken });
+      expect(topup.status).toBe(200);
+      expect(schema("privateTopup").parse(topup.json)).toEqual(topup.json);
+    });
+
     it("the test route sends one signed synthetic_test, free of charge", async () => {
       const credit = (await row(watchId))!.credit_atomic;
       const r = await s.call("POST", `/v1/private/watch/${watchId}/test`, { token });

@@ -30,12 +30,11 @@ describe("a tick larger than one SQL statement", () => {
     const db = s.t.db.db;
     const wallets = s.wallets.filter((w) => w.label !== "miner");
     // One watch through the service, then N copies of its row, each with its own id, sealed key and token.
-    const first = await createWatch(
-      s.t.app.watch,
-      db,
-      { chain: "monero", address: wallets[0]!.address, viewKey: wallets[0]!.viewKey!, webhookUrl: s.receiver.hookUrl("/scale"), birthdayHeight: s.devnet.monerod.height() + 1 },
-      { openingCredit: CREATE_CREDIT, funding: "usdc", paymentRef: null },
-    );
+    const first = await createWatch({
+      ctx: { deps: s.t.app.watch, db: db },
+      input: { chain: "monero", address: wallets[0]!.address, viewKey: wallets[0]!.viewKey!, webhookUrl: s.receiver.hookUrl("/scale"), birthdayHeight: s.devnet.monerod.height() + 1 },
+      opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
+    });
     template = first.watchId;
     const row = await db.selectFrom("watches").selectAll().where("id", "=", template).executeTakeFirstOrThrow();
     const rows = Array.from({ length: N - 1 }, (_, i) => {

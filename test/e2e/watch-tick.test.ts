@@ -35,12 +35,11 @@ afterAll(async () => {
 type Wallet = WatchStack["wallets"][number];
 /** A watch created through the service the paid route calls (its opening credit, no payment step). */
 const watchOn = (wallet: Wallet, path: string, extra: { birthdayHeight?: number } = {}) =>
-  createWatch(
-    s.t.app.watch,
-    s.t.db.db,
-    { chain: "monero", address: wallet.address, viewKey: wallet.viewKey!, webhookUrl: s.receiver.hookUrl(path), ...extra },
-    { openingCredit: CREATE_CREDIT, funding: "usdc", paymentRef: null },
-  );
+  createWatch({
+    ctx: { deps: s.t.app.watch, db: s.t.db.db },
+    input: { chain: "monero", address: wallet.address, viewKey: wallet.viewKey!, webhookUrl: s.receiver.hookUrl(path), ...extra },
+    opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
+  });
 
 describe("a worker that lost its lease mid-tick", () => {
   it("writes no ledger rows and no events for the watch: one balance_change, billed once", async () => {
@@ -153,7 +152,7 @@ describe("a top-up that commits while a tick is scanning", () => {
         if (!toppedUp && inputs.some((i) => i.watchId === created.watchId)) {
           toppedUp = true;
           // The customer pays for a top-up while the worker is scanning (outside its transaction).
-          await topupWatch(app.watch, s.t.db.db, { watchId: created.watchId, watchToken: created.watchToken }, 1_000_000n, "race");
+          await topupWatch({ ctx: { deps: app.watch, db: s.t.db.db, paymentRef: "race" }, input: { watchId: created.watchId, watchToken: created.watchToken, amountAtomic: 1_000_000n } });
         }
         return real.scanWatches(inputs, signal);
       },

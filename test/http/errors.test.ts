@@ -23,7 +23,7 @@ const boom = defineRoute({
   input: z.object({ kind: z.enum(["service", "crash"]) }),
   output: z.object({}),
   handler: async ({ kind }) => {
-    if (kind === "service") throw badRequest("bad_thing", "A bad thing.");
+    if (kind === "service") throw badRequest("invalid_amount", "A bad thing.");
     throw new Error("secret internal detail");
   },
 });
@@ -137,7 +137,7 @@ describe("HTTP error shape", () => {
   it("a ServiceError keeps its status and code; anything else is a bare 500", async () => {
     let r = await fetch(`${t.url}/v1/test/boom?kind=service`);
     expect(r.status).toBe(400);
-    expectErrorShape(await r.json(), "bad_thing");
+    expectErrorShape(await r.json(), "invalid_amount");
     r = await fetch(`${t.url}/v1/test/boom?kind=crash`);
     expect(r.status).toBe(500);
     const text = await r.text();

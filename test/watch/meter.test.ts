@@ -9,7 +9,6 @@ import {
   PER_DELIVERY,
   applyIdleDrain,
   applyTopup,
-  atomicToUsd,
   chargeDelivery,
   chargeSettlementFee,
   creditBlock,
@@ -182,12 +181,13 @@ describe("meter: worked examples", () => {
     expect(() => openMeter(-1n, T0)).toThrow(RangeError);
   });
 
-  it("formats USD exactly with six decimals", () => {
-    expect(atomicToUsd(95000n)).toBe("0.095000");
-    expect(atomicToUsd(100000n)).toBe("0.100000");
-    expect(atomicToUsd(25_000_000n)).toBe("25.000000");
-    expect(atomicToUsd(0n)).toBe("0.000000");
-    expect(atomicToUsd(1n)).toBe("0.000001");
+  it("the credit block formats USD exactly with six decimals", () => {
+    const usd = (credit: bigint) => creditBlock(openMeter(credit, T0).state, new ManualClock(T0)).remaining_usd;
+    expect(usd(95000n)).toBe("0.095000");
+    expect(usd(100000n)).toBe("0.100000");
+    expect(usd(25_000_000n)).toBe("25.000000");
+    expect(usd(0n)).toBe("0.000000");
+    expect(usd(1n)).toBe("0.000001");
   });
 
   it("builds the credit block, projecting the unbilled drain to now", () => {

@@ -13,7 +13,7 @@ import { runZcashCli } from "../../../src/chains/zcash/cli.js";
 import { DERIVE_WARNING, deriveViewingKeys, describeAccountKeys, warmUpZcashKeys } from "../../../src/chains/zcash/derive.js";
 import { mnemonicToSeed, normalizeMnemonic } from "../../../src/chains/zcash/mnemonic.js";
 import { validateZcashWatchKey } from "../../../src/chains/zcash/ownership.js";
-import { deriveViewkeyInput, deriveViewkeyOutput, deriveViewkeyRoute } from "../../../src/chains/zcash/routes.js";
+import { deriveViewkeyInput, deriveViewkeyOutput, deriveViewkeyRoute } from "../../../src/watch/derive-viewkey-route.js";
 import { decodeUfvk, decodeUivk, encodeUfvk } from "../../../src/chains/zcash/zip316.js";
 import { deriveAccountViewingKeys } from "../../../src/chains/zcash/zip32.js";
 import { serviceError } from "./helpers.js";

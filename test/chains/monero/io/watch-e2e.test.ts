@@ -92,12 +92,11 @@ describe("Monero watch end to end on the devnet", () => {
 
   it("create → send → pending → confirmed → reorg: signed balance_change webhooks with the right deltas", async () => {
     const bob = d.wallets[1]!;
-    const watch = await createWatch(
-      deps,
-      db.db,
-      { chain: "monero", address: bob.address, viewKey: bob.viewKey, webhookUrl: receiverUrl },
-      { openingCredit: CREATE_CREDIT, funding: "test", paymentRef: null },
-    );
+    const watch = await createWatch({
+      ctx: { deps: deps, db: db.db },
+      input: { chain: "monero", address: bob.address, viewKey: bob.viewKey, webhookUrl: receiverUrl },
+      opening: { creditAtomic: CREATE_CREDIT, funding: "test" },
+    });
     expect(watch.startHeight).toBe(d.height());
 
     const first = await poll();
@@ -138,12 +137,11 @@ describe("Monero watch end to end on the devnet", () => {
 
   it("a primary-address watch reports a subaddress payment with its index", async () => {
     const carol = d.wallets[2]!;
-    const watch = await createWatch(
-      deps,
-      db.db,
-      { chain: "monero", address: carol.address, viewKey: carol.viewKey, webhookUrl: receiverUrl },
-      { openingCredit: CREATE_CREDIT, funding: "test", paymentRef: null },
-    );
+    const watch = await createWatch({
+      ctx: { deps: deps, db: db.db },
+      input: { chain: "monero", address: carol.address, viewKey: carol.viewKey, webhookUrl: receiverUrl },
+      opening: { creditAtomic: CREATE_CREDIT, funding: "test" },
+    });
     const mine = (rs: Received[]) => rs.filter((r) => r.body.watchId === watch.watchId);
     await poll();
     const sub = carol.subaddresses.find((s) => s.major === 1 && s.minor === 1)!;

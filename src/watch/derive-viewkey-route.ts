@@ -1,8 +1,12 @@
-/** POST /v1/private/derive-viewkey — free, 6 per minute per IP (enforced by the router from rateLimit). */
+/**
+ * POST /v1/private/derive-viewkey — free, 6 per minute per IP (enforced by the
+ * router from rateLimit): a Zcash seed phrase in, the account's viewing keys out.
+ * The phrase lives in this call's memory only: never logged, stored or echoed.
+ */
 import { z } from "zod";
-import { defineRoute } from "../../http/route-table.js";
-import { deriveViewingKeys, warmUpZcashKeys, type DerivedViewingKeys } from "./derive.js";
-import { MAX_ACCOUNT } from "./zip32.js";
+import { defineRoute } from "../http/route-table.js";
+import { deriveViewingKeys, warmUpZcashKeys } from "../chains/zcash/derive.js";
+import { MAX_ACCOUNT } from "../chains/zcash/zip32.js";
 
 /** Longest accepted phrase field: 24 words of at most 8 letters plus generous whitespace. */
 export const MAX_PHRASE_LENGTH = 1000;
@@ -36,15 +40,24 @@ export const deriveViewkeyOutput = z.object({
   warning: z.string(),
 });
 
-// Build curve tables soon after the server loads this module, off the request path, so the first
-// derive-viewkey call costs what every later one does (see docs/zcash-keys.md, "Performance").
-setTimeout(() => {
-  try {
-    warmUpZcashKeys();
-  } catch {
-    // Best effort: a failure here only means the first request builds the tables itself.
-  }
-}, 0).unref();
+let warmUpScheduled = false;
+
+/**
+ * Builds the Zcash curve tables soon after start-up, off the request path, so
+ * the first derive-viewkey call costs what every later one does (see
+ * docs/zcash-keys.md, "Performance"). Called by the app; once per process.
+ */
+export function scheduleZcashKeyWarmUp(): void {
+  if (warmUpScheduled) return;
+  warmUpScheduled = true;
+  setTimeout(() => {
+    try {
+      warmUpZcashKeys();
+    } catch {
+      // Best effort: a failure here only means the first request builds the tables itself.
+    }
+  }, 0).unref();
+}
 
 export const deriveViewkeyRoute = defineRoute({
   method: "POST",
@@ -59,6 +72,5 @@ export const deriveViewkeyRoute = defineRoute({
   input: deriveViewkeyInput,
   output: deriveViewkeyOutput,
   rateLimit: { points: 6, windowSeconds: 60 },
-  handler: async (input): Promise<DerivedViewingKeys> =>
-    deriveViewingKeys({ mnemonic: (input.seed ?? input.phrase)!, account: input.account, network: input.network }),
+  handler: async (input) => deriveViewingKeys({ mnemonic: (input.seed ?? input.phrase)!, account: input.account, network: input.network }),
 });

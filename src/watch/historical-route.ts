@@ -1,0 +1,117 @@
+/**
+ * POST /v1/private/historical ($0.50): one-off scan of a view key's history.
+ * The route is chain-agnostic: it looks the chain up in a map of historical
+ * scan functions (Monero: createMoneroHistorical; Zcash plugs in by adding
+ * its entry). A chain without an entry answers 503 chain_not_configured.
+ * The view key is held in memory for the call only: never stored or logged.
+ */
+import { z } from "zod";
+import { badRequest, unavailable } from "../core/errors.js";
+import { defineRoute } from "../http/route-table.js";
+import type { ChainId } from "../chains/scanner.js";
+import type { MoneroHistoricalService } from "../chains/monero/historical.js";
+
+export const historicalInput = z.object({
+  chain: z.enum(["monero", "zcash"]),
+  viewKey: z.string().min(1).max(4096).describe("Monero: private view key (64 hex). Zcash: UFVK. Held in memory only."),
+  address: z.string().min(1).max(200).optional().describe("Required for Monero (primary address or subaddress); ignored for Zcash."),
+  birthdayHeight: z.number().int().min(0).optional().describe("First block scanned; Monero default 0 (the range limit applies)."),
+  toHeight: z.number().int().min(0).optional().describe("Last block scanned; default the chain tip."),
+  includeNotes: z.boolean().optional().describe("Also list every output/note found."),
+});
+export type HistoricalInput = z.infer<typeof historicalInput>;
+
+const atomic = z.string().regex(/^\d+$/);
+
+/** One output (Monero) or note (Zcash) found; the Monero-only fields are optional. */
+const historicalEntry = z.object({
+  txid: z.string(),
+  output_index: z.number().int().optional(),
+  amount_atomic: atomic,
+  height: z.number().int(),
+  confirmations: z.number().int(),
+  subaddress: z.object({ major: z.number().int(), minor: z.number().int() }).nullable().optional(),
+  unlock_time: z.string().optional().describe("Monero: the output's unlock_time, as a decimal string"),
+  unlocked: z.boolean().optional().describe("Monero: spendable now (unlock time and the 10-block age passed)"),
+  coinbase: z.boolean().optional().describe("Monero: a miner output"),
+  public_key: z.string().optional().describe("Monero: the output's one-time public key"),
+});
+
+export const historicalOutput = z.object({
+  chain: z.enum(["monero", "zcash"]),
+  network: z.string(),
+  address: z.string().optional(),
+  from_height: z.number().int(),
+  to_height: z.number().int(),
+  tip_height: z.number().int(),
+  scanned_blocks: z.number().int(),
+  received_atomic: atomic,
+  spent_atomic: atomic,
+  spendable_atomic: atomic,
+  locked_atomic: atomic.optional(),
+  spent_visibility: z.string().describe("`not_visible_with_view_key` for Monero: spends need the spend key"),
+  output_count: z.number().int(),
+  notes: z.array(z.string()),
+  outputs: z.array(historicalEntry).optional(),
+});
+export type HistoricalOutput = z.infer<typeof historicalOutput>;
+
+/** One chain's historical scan over the route's validated input. */
+export type HistoricalScan = (input: HistoricalInput, signal?: AbortSignal) => Promise<HistoricalOutput>;
+
+/** The chains that can answer a historical scan; an absent chain is a 503. */
+export type HistoricalScans = Partial<Record<ChainId, HistoricalScan>>;
+
+const CHAIN_NAMES: Record<ChainId, string> = { monero: "Monero", zcash: "Zcash" };
+
+/** Adapts the Monero historical service to the route's input: Monero needs the address the key belongs to. */
+export function moneroHistoricalScan(service: MoneroHistoricalService): HistoricalScan {
+  return async (input) => {
+    if (!input.address) throw badRequest("address_required", "A Monero historical scan needs the address the view key belongs to.");
+    const result = await service({
+      address: input.address,
+      viewKey: input.viewKey,
+      ...(input.birthdayHeight !== undefined ? { birthdayHeight: input.birthdayHeight } : {}),
+      ...(input.toHeight !== undefined ? { toHeight: input.toHeight } : {}),
+      includeOutputs: input.includeNotes ?? false,
+    });
+    return historicalOutput.parse(result);
+  };
+}
+
+/** The historical scan price in atomic USDC ($0.50). */
+export const HISTORICAL_PRICE = 500_000n;
+
+export function historicalRoute(scans: HistoricalScans) {
+  return defineRoute({
+    method: "POST",
+    path: "/v1/private/historical",
+    operationId: "privateHistorical",
+    summary: "One-off historical scan of a view key: totals received/spent/spendable and optionally every output",
+    description:
+      "Scans birthdayHeight..toHeight with a read-only view key. The key is held in memory for this call only, never stored or logged. " +
+      "A view key cannot see spends: spent_atomic is 0 and spent_visibility says so. Ranges longer than the server's limit are refused " +
+      "(400 range_too_large, with a suggested birthdayHeight); a scan that runs out of time answers 504 scan_timeout.",
+    tags: ["private-watch"],
+    input: historicalInput,
+    output: historicalOutput,
+    price: HISTORICAL_PRICE,
+    // Reads the chain only: no DB transaction is held while it scans.
+    readOnly: true,
+    // The scan may run 25 s; the authorisation must outlive it, or the work would be done for nothing.
+    minValiditySeconds: 60,
+    mcpTool: "service_private_watch_historical",
+    handler: (input) => runHistoricalScan(scans, input),
+  });
+}
+
+/** Runs the chain's historical scan, or refuses with 503 when this server has none for the chain. */
+export async function runHistoricalScan(scans: HistoricalScans, input: HistoricalInput): Promise<HistoricalOutput> {
+  const scan = scans[input.chain];
+  if (!scan) {
+    throw unavailable("chain_not_configured", `Historical scans for ${CHAIN_NAMES[input.chain]} are not available on this server yet.`, {
+      chain: input.chain,
+    });
+  }
+  return scan(input);
+}

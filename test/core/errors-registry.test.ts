@@ -1,0 +1,99 @@
+/**
+ * The error registry is complete and documented: every code thrown in src/
+ * (found by reading the source text, so a new throw cannot slip past) is
+ * registered with the status it is thrown with, every registered code is
+ * thrown somewhere, and docs/errors.md lists exactly the registry.
+ * `UPDATE_DOCS=1 npx vitest run test/core/errors-registry.test.ts` rewrites
+ * the generated section of the doc from the registry.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ERROR_CODES, type ErrorCode } from "../../src/core/errors.js";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const DOC = path.join(ROOT, "docs/errors.md");
+const BEGIN = "<!-- error-codes:begin (generated from ERROR_CODES in src/core/errors.ts; see test/core/errors-registry.test.ts) -->";
+const END = "<!-- error-codes:end -->";
+
+const HELPER_STATUS: Record<string, number> = {
+  badRequest: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  notFound: 404,
+  conflict: 409,
+  upstreamFailed: 502,
+  unavailable: 503,
+};
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? sourceFiles(p) : p.endsWith(".ts") ? [p] : [];
+  });
+}
+
+/** Every (code, status, file) the source throws with a literal code. */
+function thrownCodes(): { code: string; status: number; file: string }[] {
+  const found: { code: string; status: number; file: string }[] = [];
+  const helper = /\b(badRequest|unauthorized|forbidden|notFound|conflict|upstreamFailed|unavailable)\(\s*(["'`])([^"'`$]*)\2/g;
+  const ctor = /(?:new ServiceError|super)\(\s*(\d{3})\s*,\s*(["'`])([^"'`$]*)\2/g;
+  for (const file of sourceFiles(path.join(ROOT, "src"))) {
+    if (file.endsWith(path.join("core", "errors.ts"))) continue;
+    const text = fs.readFileSync(file, "utf8");
+    const rel = path.relative(ROOT, file);
+    for (const m of text.matchAll(helper)) found.push({ code: m[3]!, status: HELPER_STATUS[m[1]!]!, file: rel });
+    for (const m of text.matchAll(ctor)) found.push({ code: m[3]!, status: Number(m[1]), file: rel });
+  }
+  return found;
+}
+
+/** Codes built at run time: zip316's `<found>_not_<expected>` for two different unified kinds. */
+const UNIFIED_KINDS = ["address", "ufvk", "uivk"] as const;
+const WRONG_KIND_CODES = UNIFIED_KINDS.flatMap((a) => UNIFIED_KINDS.filter((b) => b !== a).map((b) => `${a}_not_${b}`));
+
+function renderErrorCodes(): string {
+  const rows = (Object.entries(ERROR_CODES) as [ErrorCode, (typeof ERROR_CODES)[ErrorCode]][])
+    .map(([code, info], order) => ({ code, ...info, order }))
+    .sort((a, b) => a.status - b.status || a.order - b.order)
+    .map((r) => `| \`${r.code}\` | ${r.status} | ${r.description} |`);
+  return [BEGIN, "| Code | Status | Meaning |", "|---|---|---|", ...rows, END].join("\n");
+}
+
+describe("the error registry", () => {
+  const thrown = thrownCodes();
+
+  it("the scan sees the throws (it is not vacuous)", () => {
+    expect(thrown.length).toBeGreaterThan(50);
+    expect(thrown).toContainEqual({ code: "invalid_watch_token", status: 401, file: path.join("src", "watch", "service.ts") });
+    expect(thrown.some((t) => t.code === "rate_limited" && t.status === 429)).toBe(true);
+    expect(thrown.some((t) => t.code === "chain_rpc_failed" && t.file.endsWith("daemon-client.ts"))).toBe(true);
+  });
+
+  it("holds every code thrown in src/, with the status it is thrown with", () => {
+    const problems = thrown.flatMap((t) => {
+      const info = (ERROR_CODES as Record<string, { status: number } | undefined>)[t.code];
+      if (!info) return [`${t.file}: ${t.code} is not registered`];
+      if (info.status !== t.status) return [`${t.file}: ${t.code} thrown as ${t.status}, registered as ${info.status}`];
+      return [];
+    });
+    expect(problems).toEqual([]);
+    for (const code of WRONG_KIND_CODES) expect(ERROR_CODES).toHaveProperty(code);
+  });
+
+  it("holds no code that nothing throws", () => {
+    const used = new Set([...thrown.map((t) => t.code), ...WRONG_KIND_CODES]);
+    expect(Object.keys(ERROR_CODES).filter((c) => !used.has(c))).toEqual([]);
+  });
+
+  it("is what docs/errors.md lists", () => {
+    const doc = fs.readFileSync(DOC, "utf8");
+    const start = doc.indexOf(BEGIN);
+    const end = doc.indexOf(END);
+    expect(start, "docs/errors.md has the generated section").toBeGreaterThanOrEqual(0);
+    const current = doc.slice(start, end + END.length);
+    const expected = renderErrorCodes();
+    if (process.env.UPDATE_DOCS && current !== expected) fs.writeFileSync(DOC, doc.replace(current, expected));
+    else expect(current).toBe(expected);
+  });
+});
