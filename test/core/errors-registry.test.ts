@@ -38,12 +38,17 @@ function thrownCodes(): { code: string; status: number; file: string }[] {
   const found: { code: string; status: number; file: string }[] = [];
   const helper = /\b(badRequest|unauthorized|forbidden|notFound|conflict|upstreamFailed|unavailable)\(\s*(["'`])([^"'`$]*)\2/g;
   const ctor = /(?:new ServiceError|super)\(\s*(\d{3})\s*,\s*(["'`])([^"'`$]*)\2/g;
+  // Upstream clients (core/upstream.ts) are given the codes they throw: failures are 502, a missing URL is 503.
+  const upstreamFailure = /\bfailureCode:\s*(["'])([a-z_]+)\1/g;
+  const upstreamAbsent = /:\s*NotConfigured\s*=\s*\{\s*code:\s*(["'])([a-z_]+)\1/g;
   for (const file of sourceFiles(path.join(ROOT, "src"))) {
     if (file.endsWith(path.join("core", "errors.ts"))) continue;
     const text = fs.readFileSync(file, "utf8");
     const rel = path.relative(ROOT, file);
     for (const m of text.matchAll(helper)) found.push({ code: m[3]!, status: HELPER_STATUS[m[1]!]!, file: rel });
     for (const m of text.matchAll(ctor)) found.push({ code: m[3]!, status: Number(m[1]), file: rel });
+    for (const m of text.matchAll(upstreamFailure)) found.push({ code: m[2]!, status: 502, file: rel });
+    for (const m of text.matchAll(upstreamAbsent)) found.push({ code: m[2]!, status: 503, file: rel });
   }
   return found;
 }
@@ -67,7 +72,7 @@ describe("the error registry", () => {
     expect(thrown.length).toBeGreaterThan(50);
     expect(thrown).toContainEqual({ code: "invalid_watch_token", status: 401, file: path.join("src", "watch", "service.ts") });
     expect(thrown.some((t) => t.code === "rate_limited" && t.status === 429)).toBe(true);
-    expect(thrown.some((t) => t.code === "chain_rpc_failed" && t.file.endsWith("daemon-client.ts"))).toBe(true);
+    expect(thrown.some((t) => t.code === "chain_rpc_failed" && t.file.endsWith("daemon-transport.ts"))).toBe(true);
   });
 
   it("holds every code thrown in src/, with the status it is thrown with", () => {

@@ -53,8 +53,8 @@ function client(url: string | undefined, opts: Partial<UpstreamOptions> = {}): U
   const c = new UpstreamClient({
     url,
     name: "Test node",
-    failureCode: "node_failed",
-    notConfigured: { code: "node_not_configured", message: "No test node.", details: { chain: "test" } },
+    failureCode: "chain_rpc_failed",
+    notConfigured: { code: "chain_not_configured", message: "No test node.", details: { chain: "test" } },
     sleep: async () => {},
     ...opts,
   });
@@ -80,7 +80,7 @@ describe("UpstreamClient: answers", () => {
     expect(c.configured).toBe(false);
     const err = await failure(c.json({ path: "/x", idempotent: true }));
     expect(err.status).toBe(503);
-    expect(err.code).toBe("node_not_configured");
+    expect(err.code).toBe("chain_not_configured");
     expect(err.details).toEqual({ chain: "test" });
     expect((await failure(c.rpc("m", undefined, { idempotent: true }))).status).toBe(503);
     expect(c.status()).toEqual({ configured: false });
@@ -120,7 +120,7 @@ describe("UpstreamClient: answers", () => {
     const err = await failure(c.rpc("nope", undefined, { idempotent: true, path: "/rpc" }));
     expect(err).toBeInstanceOf(UpstreamError);
     expect(err.status).toBe(502);
-    expect(err.code).toBe("node_failed");
+    expect(err.code).toBe("chain_rpc_failed");
     expect((err as UpstreamError).rpcCode).toBe(-32601);
     expect(err.details).toEqual({ call: "nope", rpcCode: -32601, rpcMessage: "Method not found" });
     expect(s.hits).toHaveLength(2); // an RPC error is an answer: not retried
@@ -153,7 +153,7 @@ describe("UpstreamClient: answers", () => {
   it("the owner's error subclass is used for every 502", async () => {
     class NodeError extends UpstreamError {}
     const s = await server((_hit, res) => res.writeHead(400).end());
-    const c = client(s.url, { makeError: (m, d, code) => new NodeError("node_failed", m, d, code) });
+    const c = client(s.url, { makeError: (m, d, code) => new NodeError("chain_rpc_failed", m, d, code) });
     expect(await failure(c.json({ path: "/", idempotent: true }))).toBeInstanceOf(NodeError);
   });
 });
@@ -286,8 +286,8 @@ describe("UpstreamClient: the caller's abort", () => {
     const c = new UpstreamClient({
       url: s.url,
       name: "Test node",
-      failureCode: "node_failed",
-      notConfigured: { code: "x", message: "x" },
+      failureCode: "chain_rpc_failed",
+      notConfigured: { code: "chain_not_configured", message: "x" },
       attempts: 3,
       backoffMs: 60_000,
       maxBackoffMs: 60_000,

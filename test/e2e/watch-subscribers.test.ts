@@ -23,12 +23,11 @@ afterAll(async () => {
 
 type Wallet = WatchStack["wallets"][number];
 const watchOn = async (wallet: Wallet, path: string) => {
-  const w = await createWatch(
-    s.t.app.watch,
-    s.t.db.db,
-    { chain: "monero", address: wallet.address, viewKey: wallet.viewKey!, webhookUrl: s.receiver.hookUrl(path) },
-    { openingCredit: CREATE_CREDIT, funding: "usdc", paymentRef: null },
-  );
+  const w = await createWatch({
+    ctx: { deps: s.t.app.watch, db: s.t.db.db },
+    input: { chain: "monero", address: wallet.address, viewKey: wallet.viewKey!, webhookUrl: s.receiver.hookUrl(path) },
+    opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
+  });
   s.receiver.registerSecret(w.watchId, w.webhookSecret);
   return w;
 };
