@@ -117,12 +117,24 @@ export function planWatch(input: {
       });
     }
   }
-  const found = out
+  const diff = out
     ? diffOutputs(readKnownOutputs(w.known_outputs), out.outputs, {
         depth: confirmationDepthOf(out.snapshot),
         scannedHeight: out.snapshot.scannedHeight,
       })
     : null;
+  // A watch scanned before the tick kept its outputs has no memory to compare with: its first diff
+  // only records the baseline, so old payments are never announced to subscribers as new.
+  // The memory is written on a watch's first scan too (even empty), so "no memory" means "older than it".
+  const noMemory = w.known_outputs == null;
+  const baselineOnly = noMemory && w.scan_state != null;
+  const found = !diff
+    ? null
+    : baselineOnly
+      ? { ...diff, findings: { new: [], confirmed: [], reorged: [] }, changed: true }
+      : noMemory
+        ? { ...diff, changed: true }
+        : diff;
   return {
     update: {
       id: w.id,

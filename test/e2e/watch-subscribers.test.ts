@@ -165,4 +165,35 @@ describe("a scan subscriber", () => {
       s.t.app.watch.scanSubscribers = [];
     }
   }, 120_000);
+
+  it("is not told old payments as new when a watch predates the output memory (migrated database)", async () => {
+    // The story: a watch created and scanned by an earlier version has outputs but no
+    // known_outputs. Its next scan must record them as the baseline, not announce them,
+    // or a checkout subscriber would settle an invoice with a payment made long before it.
+    const carol = wallet("carol");
+    const w = await watchOn(carol, "/subscriber-migrated");
+    const db = s.t.db.db;
+    const old = 420_000_000n;
+    s.devnet.monerod.send(carol.address, old);
+    s.devnet.monerod.mine(CONFIRMATIONS);
+    await nextTick(); // scanned with no subscriber: the payment is in the watch's state
+    await db.updateTable("watches").set({ known_outputs: null }).where("id", "=", w.watchId).execute();
+
+    const { seen, subscriber } = recorder(w.watchId);
+    s.t.app.watch.scanSubscribers = [subscriber];
+    try {
+      await nextTick();
+      expect(seen).toEqual([]);
+      const row = await db.selectFrom("watches").select("known_outputs").where("id", "=", w.watchId).executeTakeFirstOrThrow();
+      expect(row.known_outputs).toEqual([expect.objectContaining({ amountAtomic: old.toString(), confirmed: true })]);
+
+      const fresh = 170_000_000n;
+      s.devnet.monerod.send(carol.address, fresh);
+      await nextTick();
+      expect(seen).toHaveLength(1);
+      expect(seen[0]!.findings.new.map((o) => o.amountAtomic)).toEqual([fresh.toString()]);
+    } finally {
+      s.t.app.watch.scanSubscribers = [];
+    }
+  }, 120_000);
 });
