@@ -12,7 +12,7 @@ import { createLogger } from "./core/logger.js";
 import { createRateLimiter, type RateLimitStore } from "./core/rate-limit.js";
 import { openDatabase, type DatabaseHandle } from "./db/connection.js";
 import { migrateToLatest } from "./db/migrate.js";
-import type { RouteDef } from "./http/route-table.js";
+import { httpRoutes, type AnyRouteDef, type TableEntry } from "./http/route-table.js";
 import { buildRouter } from "./http/router.js";
 import { metaRoutes, type HealthCheck } from "./http/meta-routes.js";
 import { createOracleRegistry, type OracleRegistry } from "./oracle/registry.js";
@@ -47,7 +47,7 @@ export interface AppOptions {
   /** An already-open database (tests share one); otherwise opened from config. */
   database?: DatabaseHandle;
   /** Routes added by the caller (tests); they join the one table like any other. */
-  extraRoutes?: RouteDef[];
+  extraRoutes?: AnyRouteDef[];
   /** Chain scanners to use instead of the configured ones (tests). */
   scanners?: Partial<Record<ChainId, ChainScanner>>;
   /** DNS resolver for webhook URL checks and deliveries (tests play rebinding with it). */
@@ -57,7 +57,10 @@ export interface AppOptions {
 export interface App {
   config: Config;
   hono: Hono<any>;
-  routes: readonly RouteDef[];
+  /** The HTTP routes of the table, in order. */
+  routes: readonly AnyRouteDef[];
+  /** The whole table: the HTTP routes plus the tool-only entries (MCP). */
+  table: readonly TableEntry[];
   oracle: OracleRegistry;
   paywall: Paywall;
   watch: WatchDeps;
@@ -162,12 +165,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   const questions: QuestionDef[] = [...moneroQuestions({ daemon: moneroDaemon, clock })];
   const healthChecks: HealthCheck[] = [
-    { name: "monero", check: async () => ({ ...(await moneroHealth(moneroDaemon)) }) },
+    { name: "monero", check: () => moneroHealth(moneroDaemon) },
   ];
   const oracle = createOracleRegistry(questions, clock);
 
-  const routes: RouteDef[] = [];
-  const moduleRoutes: RouteDef[] = [
+  const routes: AnyRouteDef[] = [];
+  const moduleRoutes: AnyRouteDef[] = [
     ...oracleRoutes(oracle),
     ...oracle.routes,
     ...watchRoutes(watch),
@@ -191,8 +194,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     }),
     ...moduleRoutes,
   );
+  const table: TableEntry[] = [...routes, ...oracle.tools];
   const seen = new Set<string>();
-  for (const r of routes) {
+  for (const r of httpRoutes(table)) {
     const key = `${r.method} ${r.path}`;
     if (seen.has(key)) throw new Error(`route declared twice: ${key}`);
     seen.add(key);
@@ -220,6 +224,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     config,
     hono,
     routes,
+    table,
     oracle,
     paywall,
     watch,

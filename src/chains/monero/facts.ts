@@ -157,7 +157,8 @@ export async function moneroLastBlockFacts(daemon: MoneroDaemon, clock: Clock, s
   };
 }
 
-export interface MoneroHealth {
+// A type alias (not an interface) so it fits a health line's open record of details.
+export type MoneroHealth = {
   configured: boolean;
   available: boolean;
   /** Top block height when reachable. */
@@ -165,7 +166,7 @@ export interface MoneroHealth {
   synchronized?: boolean;
   network?: string;
   error?: string;
-}
+};
 
 /** Monero's entry in /v1/health: one get_info with a short deadline. Never throws. */
 export async function moneroHealth(daemon: MoneroDaemon, opts: { timeoutMs?: number } = {}): Promise<MoneroHealth> {
