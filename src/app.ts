@@ -9,7 +9,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import type { Config } from "./config.js";
 import { systemClock, type Clock } from "./core/clock.js";
 import { createLogger } from "./core/logger.js";
-import { createRateLimiter, type RateLimitStore } from "./core/rate-limit.js";
+import type { RateLimitStore } from "./core/rate-limit.js";
 import { openDatabase, type DatabaseHandle } from "./db/connection.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { httpRoutes, type AnyRouteDef, type TableEntry } from "./http/route-table.js";
@@ -203,11 +203,6 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   }
 
   const store: RateLimitStore = database.kind === "postgres" ? { kind: "postgres", pool: database.pool, schema: config.DATABASE_SCHEMA } : { kind: "memory" };
-  const routeLimiters = new Map(
-    routes
-      .filter((r) => r.rateLimit)
-      .map((r) => [r.operationId, createRateLimiter(store, `rl_${r.operationId}`, r.rateLimit!.points, r.rateLimit!.windowSeconds)] as const),
-  );
   const hono = buildRouter({
     routes,
     paywall,
@@ -215,8 +210,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     log,
     site,
     trustProxyHops: config.TRUST_PROXY_HOPS,
-    generalLimiter: createRateLimiter(store, "rl_general", config.RATE_LIMIT_PER_MINUTE, 60),
-    routeLimiters,
+    rateLimits: { store, generalPerMinute: config.RATE_LIMIT_PER_MINUTE },
   });
 
   let server: ServerType | undefined;
