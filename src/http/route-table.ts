@@ -87,7 +87,7 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O extends z.ZodType =
   minValiditySeconds?: number;
   /** MCP tool name when the operation is also a tool. */
   mcpTool?: string;
-  /** Set when the MCP tool is free even though the HTTP route is paid (the oracle dispatcher). */
+  /** Set when the MCP tool is free even though the HTTP route is paid (a free dispatcher with no route of its own is a ToolOnlyDef instead). */
   mcpFree?: boolean;
   /**
    * Refusals that can be decided before payment (bad keys, wrong token):

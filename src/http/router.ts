@@ -43,13 +43,13 @@ export function buildRouter(deps: RouterDeps): Hono<HttpEnv> {
   const limiters = createRateLimiters(deps.routes, deps.rateLimits);
   installMiddleware(app, { log: deps.log, trustProxyHops: deps.trustProxyHops, generalLimiter: limiters.general });
   for (const route of deps.routes) {
-    app.on(route.method, route.path, async (c) => serveRoute(c, route, deps, limiters));
+    app.on(route.method, route.path, (c) => serveRoute(c, route, deps, limiters));
   }
   installFallbacks(app, deps.routes);
   return app;
 }
 
-async function serveRoute(c: Context, route: AnyRouteDef, deps: RouterDeps, limiters: RateLimiters): Promise<Response> {
+async function serveRoute(c: Context<HttpEnv>, route: AnyRouteDef, deps: RouterDeps, limiters: RateLimiters): Promise<Response> {
   const input = await requestInput(c, route);
   await enforceRouteLimit(limiters, route, c.get("ip"));
 
