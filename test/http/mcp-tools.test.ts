@@ -48,6 +48,12 @@ describe("the MCP tool list is derived from the table", () => {
     expect(mcpTools(t.app.table).map((tool) => tool.name).sort()).toEqual([...SPEC_TOOLS_TODAY].sort());
   });
 
+  it("operation ids are unique across the whole table, tool-only entries included", () => {
+    const ops = t.app.table.map((e) => e.operationId);
+    expect(new Set(ops).size).toBe(ops.length);
+    expect(t.app.table.filter(isToolOnly).map((e) => e.mcpTool)).toEqual(["service_q"]);
+  });
+
   it("gives every tool a description, object input and output schemas and a price", () => {
     const tools = new Map(mcpTools(t.app.table).map((tool) => [tool.name, tool]));
     for (const tool of tools.values()) {
