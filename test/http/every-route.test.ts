@@ -83,6 +83,12 @@ const FIXTURES: Record<string, Fixture> = {
 
 const oasPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}");
 
+function fixtureOf(route: AnyRouteDef): Fixture {
+  const f = FIXTURES[route.operationId];
+  if (!f) throw new Error(`no fixture for ${route.operationId} (${route.method} ${route.path}): add one to FIXTURES`);
+  return f;
+}
+
 describe("every route in the table gets the shared checks", () => {
   let s: WatchStack;
   let st: State;
@@ -137,7 +143,7 @@ describe("every route in the table gets the shared checks", () => {
     expect(Object.keys(FIXTURES).filter((op) => !ops.includes(op)), "fixtures without a route").toEqual([]);
     // The fixtures are valid inputs by the route's own schema, and the invalid ones are not.
     for (const r of routes) {
-      const f = FIXTURES[r.operationId]!;
+      const f = fixtureOf(r);
       expect(r.input.safeParse(f.valid(st)).success, `${r.operationId} valid fixture`).toBe(true);
       if (f.invalid) expect(r.input.safeParse(f.invalid(st)).success, `${r.operationId} invalid fixture`).toBe(false);
       else expect(r.input.safeParse({}).success, `${r.operationId} takes no required input`).toBe(true);
@@ -153,7 +159,7 @@ describe("every route in the table gets the shared checks", () => {
 
   it("bad input is a 400 error envelope: invalid JSON on POST, a wrong-typed field anywhere", async () => {
     for (const r of routes) {
-      const f = FIXTURES[r.operationId]!;
+      const f = fixtureOf(r);
       if (r.method === "POST") {
         const body = await expectEnvelope(await send(r, f.valid(st), { rawBody: "{not json" }), 400, `${r.operationId} invalid JSON`);
         expect(body.error.code).toBe("invalid_json");
@@ -169,7 +175,7 @@ describe("every route in the table gets the shared checks", () => {
     const paid = routes.filter((r) => r.price !== undefined);
     expect(paid.length).toBeGreaterThan(0);
     for (const r of paid) {
-      const input = FIXTURES[r.operationId]!.valid(st);
+      const input = fixtureOf(r).valid(st);
       const res = await send(r, input);
       expect(res.status, `${r.operationId}: ${await res.clone().text()}`).toBe(402);
       const header = res.headers.get("payment-required");
@@ -185,7 +191,7 @@ describe("every route in the table gets the shared checks", () => {
     const limited = routes.filter((r) => r.price === undefined && r.rateLimit);
     expect(limited.length).toBeGreaterThan(0);
     for (const r of limited) {
-      const input = FIXTURES[r.operationId]!.valid(st);
+      const input = fixtureOf(r).valid(st);
       for (let i = 0; i < r.rateLimit!.points; i++) {
         const ok = await send(r, input);
         expect(ok.status, `${r.operationId} call ${i + 1}: ${await ok.text()}`).toBeLessThan(400);
@@ -201,7 +207,7 @@ describe("every route in the table gets the shared checks", () => {
     const freeGets = routes.filter((r) => r.method === "GET" && r.price === undefined);
     expect(freeGets.length).toBeGreaterThan(0);
     for (const r of freeGets) {
-      const res = await send(r, FIXTURES[r.operationId]!.valid(st));
+      const res = await send(r, fixtureOf(r).valid(st));
       const text = await res.text();
       expect(res.status, `${r.operationId}: ${text}`).toBe(r.successStatus ?? 200);
       if ((r.mimeType ?? "application/json") !== "application/json") continue;
