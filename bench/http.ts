@@ -348,8 +348,7 @@ async function inProcess(): Promise<InProcess> {
       log,
       site: app.site,
       trustProxyHops: 0,
-      generalLimiter: createRateLimiter(store, "rl_general", 100_000_000, 60),
-      routeLimiters: new Map(),
+      rateLimits: { store, generalPerMinute: 100_000_000 },
     });
 
     const first = await hono.request("http://127.0.0.1/v1/q/xmr/height");

@@ -9,10 +9,10 @@ import { serve, type ServerType } from "@hono/node-server";
 import type { Config } from "./config.js";
 import { systemClock, type Clock } from "./core/clock.js";
 import { createLogger } from "./core/logger.js";
-import { createRateLimiter, type RateLimitStore } from "./core/rate-limit.js";
+import type { RateLimitStore } from "./core/rate-limit.js";
 import { openDatabase, type DatabaseHandle } from "./db/connection.js";
 import { migrateToLatest } from "./db/migrate.js";
-import type { RouteDef } from "./http/route-table.js";
+import { httpRoutes, type AnyRouteDef, type TableEntry } from "./http/route-table.js";
 import { buildRouter } from "./http/router.js";
 import { metaRoutes, type HealthCheck } from "./http/meta-routes.js";
 import { createOracleRegistry, type OracleRegistry } from "./oracle/registry.js";
@@ -31,7 +31,8 @@ import type { ChainId, ChainScanner } from "./chains/scanner.js";
 import { createMoneroDaemon } from "./chains/monero/daemon-client.js";
 import { createMoneroScanner } from "./chains/monero/scanner.js";
 import { MoneroScanPool } from "./chains/monero/pool.js";
-import { moneroHealth, moneroQuestions } from "./chains/monero/facts.js";
+import { moneroHealth } from "./chains/monero/facts.js";
+import { moneroQuestions } from "./oracle/questions/monero.js";
 import { createMoneroHistorical } from "./chains/monero/historical.js";
 import { moneroHistoricalScan } from "./watch/historical-route.js";
 import { scheduleZcashKeyWarmUp } from "./watch/derive-viewkey-route.js";
@@ -46,7 +47,7 @@ export interface AppOptions {
   /** An already-open database (tests share one); otherwise opened from config. */
   database?: DatabaseHandle;
   /** Routes added by the caller (tests); they join the one table like any other. */
-  extraRoutes?: RouteDef[];
+  extraRoutes?: AnyRouteDef[];
   /** Chain scanners to use instead of the configured ones (tests). */
   scanners?: Partial<Record<ChainId, ChainScanner>>;
   /** DNS resolver for webhook URL checks and deliveries (tests play rebinding with it). */
@@ -56,7 +57,10 @@ export interface AppOptions {
 export interface App {
   config: Config;
   hono: Hono<any>;
-  routes: readonly RouteDef[];
+  /** The HTTP routes of the table, in order. */
+  routes: readonly AnyRouteDef[];
+  /** The whole table: the HTTP routes plus the tool-only entries (MCP). */
+  table: readonly TableEntry[];
   oracle: OracleRegistry;
   paywall: Paywall;
   watch: WatchDeps;
@@ -161,12 +165,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   const questions: QuestionDef[] = [...moneroQuestions({ daemon: moneroDaemon, clock })];
   const healthChecks: HealthCheck[] = [
-    { name: "monero", check: async () => ({ ...(await moneroHealth(moneroDaemon)) }) },
+    { name: "monero", check: () => moneroHealth(moneroDaemon) },
   ];
   const oracle = createOracleRegistry(questions, clock);
 
-  const routes: RouteDef[] = [];
-  const moduleRoutes: RouteDef[] = [
+  const routes: AnyRouteDef[] = [];
+  const moduleRoutes: AnyRouteDef[] = [
     ...oracleRoutes(oracle),
     ...oracle.routes,
     ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) } }),
@@ -188,8 +192,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     }),
     ...moduleRoutes,
   );
+  const table: TableEntry[] = [...routes, ...oracle.tools];
   const seen = new Set<string>();
-  for (const r of routes) {
+  for (const r of httpRoutes(table)) {
     const key = `${r.method} ${r.path}`;
     if (seen.has(key)) throw new Error(`route declared twice: ${key}`);
     seen.add(key);
@@ -199,11 +204,6 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   scheduleZcashKeyWarmUp();
 
   const store: RateLimitStore = database.kind === "postgres" ? { kind: "postgres", pool: database.pool, schema: config.DATABASE_SCHEMA } : { kind: "memory" };
-  const routeLimiters = new Map(
-    routes
-      .filter((r) => r.rateLimit)
-      .map((r) => [r.operationId, createRateLimiter(store, `rl_${r.operationId}`, r.rateLimit!.points, r.rateLimit!.windowSeconds)] as const),
-  );
   const hono = buildRouter({
     routes,
     paywall,
@@ -211,8 +211,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     log,
     site,
     trustProxyHops: config.TRUST_PROXY_HOPS,
-    generalLimiter: createRateLimiter(store, "rl_general", config.RATE_LIMIT_PER_MINUTE, 60),
-    routeLimiters,
+    rateLimits: { store, generalPerMinute: config.RATE_LIMIT_PER_MINUTE },
   });
 
   let server: ServerType | undefined;
@@ -220,6 +219,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     config,
     hono,
     routes,
+    table,
     oracle,
     paywall,
     watch,

@@ -5,14 +5,28 @@
  */
 import { z } from "zod";
 import { sql } from "kysely";
-import { defineRoute, priceLabel, type RouteDef } from "./route-table.js";
-import { buildOpenApi } from "./openapi.js";
+import { defineRoute, priceLabel, type AnyRouteDef } from "./route-table.js";
+import { buildOpenApi, OpenApiDocument } from "./openapi.js";
 import type { Paywall } from "../x402/paywall.js";
 import type { Database } from "../db/types.js";
 
+/** One upstream's line in /v1/health; chains add their own details (height, network, …). */
+export const UpstreamHealth = z
+  .object({
+    /** Absent when a check failed before it could tell. */
+    configured: z.boolean().optional(),
+    available: z.boolean(),
+    height: z.number().int().optional(),
+    synchronized: z.boolean().optional(),
+    network: z.string().optional(),
+    error: z.string().optional(),
+  })
+  .catchall(z.unknown());
+export type UpstreamHealth = z.infer<typeof UpstreamHealth>;
+
 export interface HealthCheck {
   name: string;
-  check(): Promise<Record<string, unknown>>;
+  check(): Promise<UpstreamHealth>;
 }
 
 export interface MetaDeps {
@@ -31,13 +45,61 @@ export interface MetaDeps {
 
 const Empty = z.object({}).strict();
 
+export const ServiceIndex = z.object({
+  service: z.literal("vigil"),
+  version: z.string(),
+  about: z.string(),
+  docs: z.object({ openapi: z.string(), paywall: z.string(), oracle_catalogue: z.string(), discovery: z.string(), health: z.string() }),
+  devnet: z.boolean(),
+});
+
+export const PaywallInfo = z.object({
+  protocol: z.literal("x402"),
+  x402Version: z.literal(2),
+  network: z.string(),
+  facilitator: z.string(),
+  facilitator_mode: z.string(),
+  payTo: z.string().nullable(),
+  scheme: z.literal("exact"),
+  asset: z.string().nullable(),
+  /** False when no payTo is configured: paid routes then cannot be bought. */
+  configured: z.boolean(),
+  routes: z.array(
+    z.object({
+      endpoint: z.string(),
+      price: z.string(),
+      price_atomic: z.string().regex(/^\d+$/).optional(),
+      description: z.string(),
+      mime_type: z.string(),
+    }),
+  ),
+});
+
+export const DiscoveryManifest = z.object({
+  version: z.literal(1),
+  x402Version: z.literal(2),
+  network: z.string(),
+  resources: z.array(z.string()),
+  instructions: z.string(),
+});
+
+export const HealthReport = z.object({
+  status: z.enum(["ok", "degraded"]),
+  version: z.string(),
+  uptime_s: z.number().int(),
+  devnet: z.boolean(),
+  database: z.object({ kind: z.string(), available: z.boolean() }),
+  paywall: z.object({ configured: z.boolean(), facilitator_mode: z.string(), network: z.string() }),
+  upstreams: z.record(z.string(), UpstreamHealth),
+});
+
 /** Computes a value on first use and keeps it (the route table is fixed once the app is built). */
 function once<T>(make: () => T): () => T {
   let value: { v: T } | undefined;
   return () => (value ??= { v: make() }).v;
 }
 
-export function metaRoutes(getRoutes: () => readonly RouteDef[], deps: MetaDeps): RouteDef[] {
+export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDeps): AnyRouteDef[] {
   const network = () => deps.paywall.terms?.usdc.network ?? "eip155:8453";
   const paidRoutes = () => getRoutes().filter((r) => r.price !== undefined);
   // The base URL is known only once the server listens, so these are built on first request.
@@ -60,8 +122,8 @@ export function metaRoutes(getRoutes: () => readonly RouteDef[], deps: MetaDeps)
       summary: "Service index: products and where to start",
       tags: ["meta"],
       input: Empty,
-      output: z.object({ service: z.string() }).passthrough(),
-      handler: async () => ({
+      output: ServiceIndex,
+      handler: async (): Promise<z.input<typeof ServiceIndex>> => ({
         service: "vigil",
         version: deps.version,
         about:
@@ -84,16 +146,8 @@ export function metaRoutes(getRoutes: () => readonly RouteDef[], deps: MetaDeps)
       tags: ["meta"],
       mcpTool: "service_paywall_info",
       input: Empty,
-      output: z.object({
-        protocol: z.string(),
-        network: z.string(),
-        facilitator: z.string(),
-        facilitator_mode: z.string(),
-        payTo: z.string().nullable(),
-        scheme: z.string(),
-        routes: z.array(z.object({ endpoint: z.string(), price: z.string(), description: z.string(), mime_type: z.string() })),
-      }).passthrough(),
-      handler: async () => ({
+      output: PaywallInfo,
+      handler: async (): Promise<z.input<typeof PaywallInfo>> => ({
         protocol: "x402",
         x402Version: 2,
         network: network(),
@@ -113,8 +167,8 @@ export function metaRoutes(getRoutes: () => readonly RouteDef[], deps: MetaDeps)
       summary: "OpenAPI 3.1 description of every route",
       tags: ["meta"],
       input: Empty,
-      output: z.object({ openapi: z.string() }).passthrough(),
-      handler: async () => openapi() as { openapi: string },
+      output: OpenApiDocument,
+      handler: async () => openapi(),
     }),
     defineRoute({
       method: "GET",
@@ -123,9 +177,9 @@ export function metaRoutes(getRoutes: () => readonly RouteDef[], deps: MetaDeps)
       summary: "x402 discovery manifest: the paid resources of this service",
       tags: ["meta"],
       input: Empty,
-      output: z.object({ version: z.literal(1), resources: z.array(z.string()) }).passthrough(),
-      handler: async () => ({
-        version: 1 as const,
+      output: DiscoveryManifest,
+      handler: async (): Promise<z.input<typeof DiscoveryManifest>> => ({
+        version: 1,
         x402Version: 2,
         network: network(),
         resources: paidRoutes().map((r) => `${deps.site.baseUrl}${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`),
@@ -140,27 +194,27 @@ export function metaRoutes(getRoutes: () => readonly RouteDef[], deps: MetaDeps)
       tags: ["meta"],
       mcpTool: "service_health",
       input: Empty,
-      output: z.object({ status: z.enum(["ok", "degraded"]) }).passthrough(),
-      handler: async () => {
+      output: HealthReport,
+      handler: async (): Promise<z.input<typeof HealthReport>> => {
         let dbOk = true;
         try {
           await sql`select 1`.execute(deps.db);
         } catch {
           dbOk = false;
         }
-        const upstreams: Record<string, Record<string, unknown>> = {};
+        const upstreams: Record<string, UpstreamHealth> = {};
         await Promise.all(
           deps.healthChecks.map(async (h) => {
             try {
               upstreams[h.name] = await h.check();
             } catch (e) {
-              upstreams[h.name] = { available: false, error: (e as Error).message };
+              upstreams[h.name] = { available: false, error: e instanceof Error ? e.message : String(e) };
             }
           }),
         );
-        const degraded = !dbOk || Object.values(upstreams).some((u) => u.configured !== false && u.available === false);
+        const degraded = !dbOk || Object.values(upstreams).some((u) => u.configured !== false && !u.available);
         return {
-          status: degraded ? ("degraded" as const) : ("ok" as const),
+          status: degraded ? "degraded" : "ok",
           version: deps.version,
           uptime_s: Math.round((deps.now() - deps.startedAt) / 1000),
           devnet: deps.devnet,

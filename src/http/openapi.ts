@@ -1,10 +1,51 @@
-/** OpenAPI 3.1 generated from the route table (JSON Schema via zod 4's own converter). */
+/**
+ * OpenAPI 3.1 generated from the route table (JSON Schema via zod 4's own
+ * converter). Only HTTP routes have paths; tool-only entries are skipped by
+ * the caller. OpenApiDocument is the shape GET /v1/openapi.json publishes.
+ */
 import { z } from "zod";
-import { priceLabel, type RouteDef } from "./route-table.js";
+import { priceLabel, type AnyRouteDef } from "./route-table.js";
 
-type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
+export type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
 
-function toSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+const JsonObject = z.record(z.string(), z.unknown());
+
+const PaymentInfoExtension = z.object({
+  protocol: z.literal("x402"),
+  scheme: z.literal("exact"),
+  network: z.string(),
+  price: z.string(),
+  pricingMode: z.enum(["fixed", "range"]),
+  amount: z.string().optional(),
+  minAmount: z.string().optional(),
+  maxAmount: z.string().optional(),
+  payTo: z.string().optional(),
+});
+
+export const OpenApiOperation = z.object({
+  operationId: z.string(),
+  summary: z.string(),
+  description: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+  parameters: z.array(JsonObject).optional(),
+  requestBody: JsonObject.optional(),
+  responses: z.record(z.string(), JsonObject),
+  "x-payment-info": PaymentInfoExtension.optional(),
+  "x-mcp-tool": z.string().optional(),
+});
+export type OpenApiOperation = z.infer<typeof OpenApiOperation>;
+
+export const OpenApiDocument = z.object({
+  openapi: z.literal("3.1.0"),
+  info: z.object({ title: z.string(), version: z.string(), description: z.string() }),
+  servers: z.array(z.object({ url: z.string() })),
+  /** OpenAPI path → lower-case method → operation. */
+  paths: z.record(z.string(), z.record(z.string(), OpenApiOperation)),
+});
+export type OpenApiDocument = z.infer<typeof OpenApiDocument>;
+
+/** JSON Schema of a zod schema as it is read (input) or written (output); {} when not representable. */
+export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   try {
     const s = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
     delete s.$schema;
@@ -26,18 +67,18 @@ const ErrorSchema = {
   },
 };
 
-export function buildOpenApi(routes: readonly RouteDef[], opts: { baseUrl: string; network: string; payTo?: string }): object {
-  const paths: Record<string, Record<string, unknown>> = {};
+export function buildOpenApi(routes: readonly AnyRouteDef[], opts: { baseUrl: string; network: string; payTo?: string }): OpenApiDocument {
+  const paths: OpenApiDocument["paths"] = {};
   for (const r of routes) {
     const pathParams = [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
     const headerFields = r.headerInputs ?? {};
     const skip = new Set([...pathParams, ...Object.values(headerFields)]);
-    const input = toSchema(r.input, "input");
+    const input = jsonSchemaOf(r.input, "input");
     const props = { ...(input.properties ?? {}) };
     const required = new Set(input.required ?? []);
     for (const k of skip) delete props[k];
 
-    const parameters: object[] = [
+    const parameters: Record<string, unknown>[] = [
       ...pathParams.map((name) => ({ name, in: "path", required: true, schema: input.properties?.[name] ?? { type: "string" } })),
       ...Object.entries(headerFields).map(([header, field]) => ({
         name: header,
@@ -46,11 +87,12 @@ export function buildOpenApi(routes: readonly RouteDef[], opts: { baseUrl: strin
         schema: input.properties?.[field] ?? { type: "string" },
       })),
     ];
-    const op: Record<string, unknown> = {
+    const op: OpenApiOperation = {
       operationId: r.operationId,
       summary: r.summary,
       ...(r.description ? { description: r.description } : {}),
       ...(r.tags ? { tags: r.tags } : {}),
+      responses: {},
     };
     if (r.method === "POST") {
       op.requestBody = {
@@ -69,10 +111,10 @@ export function buildOpenApi(routes: readonly RouteDef[], opts: { baseUrl: strin
     if (parameters.length) op.parameters = parameters;
     const ok = String(r.successStatus ?? 200);
     const mime = r.mimeType ?? "application/json";
-    const responses: Record<string, unknown> = {
+    const responses: OpenApiOperation["responses"] = {
       [ok]: {
         description: "Success",
-        content: { [mime]: { schema: mime === "application/json" ? toSchema(r.output, "output") : { type: "string" } } },
+        content: { [mime]: { schema: mime === "application/json" ? jsonSchemaOf(r.output, "output") : { type: "string" } } },
       },
       "4XX": { description: "Client error", content: { "application/json": { schema: ErrorSchema } } },
       "5XX": { description: "Upstream or server error", content: { "application/json": { schema: ErrorSchema } } },

@@ -1,7 +1,9 @@
 /**
  * One declaration per route. The router, the paywall, GET /v1/paywall, the
  * OpenAPI document, the discovery manifest and the MCP tool list are all
- * derived from RouteDef values; nothing lists routes by hand twice.
+ * derived from RouteDef values; nothing lists routes by hand twice. The table
+ * also holds tool-only entries (ToolOnlyDef): MCP tools with no HTTP route of
+ * their own, which the router and the OpenAPI paths skip.
  */
 import type { z } from "zod";
 import type { Logger } from "pino";
@@ -85,7 +87,7 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O extends z.ZodType =
   minValiditySeconds?: number;
   /** MCP tool name when the operation is also a tool. */
   mcpTool?: string;
-  /** Set when the MCP tool is free even though the HTTP route is paid (the oracle dispatcher). */
+  /** Set when the MCP tool is free even though the HTTP route is paid (a free dispatcher with no route of its own is a ToolOnlyDef instead). */
   mcpFree?: boolean;
   /**
    * Refusals that can be decided before payment (bad keys, wrong token):
@@ -102,6 +104,42 @@ export type AnyRouteDef = RouteDef<any, any>;
 /** Identity helper that keeps the input type flowing into the handler and the output type out of it. */
 export function defineRoute<S extends z.ZodType, O extends z.ZodType>(def: RouteDef<S, O>): RouteDef<S, O> {
   return def;
+}
+
+/**
+ * An MCP tool with no HTTP route (the oracle dispatcher `service_q`). It has
+ * no price: a tool that HTTP sells is a route with `mcpTool` instead.
+ */
+export interface ToolOnlyDef<S extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  kind: "tool";
+  /** Unique among operation ids of routes and tools. */
+  operationId: string;
+  mcpTool: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  input: S;
+  output: O;
+  handler: (input: z.infer<S>, ctx: RequestContext) => Promise<z.input<O>>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyToolOnlyDef = ToolOnlyDef<any, any>;
+
+/** One line of the table: an HTTP route (maybe also an MCP tool) or a tool-only entry. */
+export type TableEntry = AnyRouteDef | AnyToolOnlyDef;
+
+export function defineTool<S extends z.ZodType, O extends z.ZodType>(def: Omit<ToolOnlyDef<S, O>, "kind">): ToolOnlyDef<S, O> {
+  return { kind: "tool", ...def };
+}
+
+export function isToolOnly(entry: TableEntry): entry is AnyToolOnlyDef {
+  return "kind" in entry && entry.kind === "tool";
+}
+
+/** The entries that are HTTP routes, in table order. */
+export function httpRoutes(table: readonly TableEntry[]): AnyRouteDef[] {
+  return table.filter((e): e is AnyRouteDef => !isToolOnly(e));
 }
 
 /** The price as people read it: "$0.10", "$0.10-$25.00" for a range, undefined when free. */

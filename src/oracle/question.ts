@@ -1,7 +1,9 @@
 /**
  * A Penny Oracle question: one declaration per /v1/q/* path. The registry
  * turns each into a paid route in the route table (price $0.001), lists it in
- * GET /v1/q, caches answers 10 s per (question, params) and adds `as_of_ms`.
+ * GET /v1/q, answers it through the free MCP dispatcher `service_q`, caches
+ * answers 10 s per (question, params) and adds `as_of_ms`. Declarations live
+ * in oracle/questions/<chain>.ts and call the chain's plain fact functions.
  */
 import type { z } from "zod";
 
@@ -23,8 +25,8 @@ export interface QuestionDef<P extends Record<string, string | undefined> = Reco
   /** Which upstream answers it; used for per-chain availability. */
   source: "monero" | "zcash" | "ethereum" | "relays" | "lending" | "internal";
   params: readonly QuestionParam[];
-  /** zod schema of the flat JSON answer (without as_of_ms, which the registry adds). */
-  answer: z.ZodType;
+  /** Schema of the flat JSON answer (without as_of_ms, which the registry adds to it). */
+  answer: z.ZodObject;
   /** Whether the source is configured/reachable right now (for the catalogue). */
   available: () => boolean;
   /**

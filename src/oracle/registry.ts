@@ -1,55 +1,70 @@
 /**
  * The Penny Oracle: every QuestionDef becomes a paid GET route
  * (/v1/q/<path>, $0.001) in the route table, the free catalogue GET /v1/q
- * lists them, and answers are cached 10 s per (question, params) with
- * `as_of_ms` set when the answer was computed. A source that is down answers
- * 503/502 with a clear code: never stale data passed off as fresh.
+ * lists them, and the tool-only entry `service_q` dispatches
+ * `{question, params}` to any of them (free over MCP). Answers are cached 10 s
+ * per (question, params) with `as_of_ms` set when the answer was computed; a
+ * burst of identical questions computes once. A source that is down answers
+ * 503/502 with a clear code and nothing is cached: never stale data passed
+ * off as fresh.
  */
 import { z } from "zod";
+import { LRUCache } from "lru-cache";
 import type { Clock } from "../core/clock.js";
 import { badRequest, notFound } from "../core/errors.js";
-import { defineRoute, type RouteDef } from "../http/route-table.js";
+import { defineRoute, defineTool, type AnyRouteDef, type AnyToolOnlyDef } from "../http/route-table.js";
 import type { QuestionDef } from "./question.js";
 
 export const ORACLE_PRICE_ATOMIC = 1_000n;
 export const ORACLE_CACHE_MS = 10_000;
+/** Distinct (question, params) answers kept at once; the oldest fall out first. */
+export const ORACLE_CACHE_ENTRIES = 5_000;
 
-interface CacheEntry {
-  expires: number;
-  answer: Record<string, unknown>;
-}
+export type OracleAnswer = Record<string, unknown>;
+type Compute = () => Promise<OracleAnswer>;
 
-/** A small TTL cache with in-flight de-duplication, so a burst computes once. */
-export class AnswerCache {
-  private readonly entries = new Map<string, CacheEntry>();
-  private readonly inflight = new Map<string, Promise<Record<string, unknown>>>();
-  constructor(
-    private readonly clock: Clock,
-    private readonly ttlMs: number,
-    private readonly maxEntries = 5_000,
-  ) {}
+const asOf = z.object({ as_of_ms: z.number().int().describe("when the answer was computed (Unix ms); cached up to 10 s") });
 
-  async get(key: string, compute: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
-    const hit = this.entries.get(key);
-    if (hit && hit.expires > this.clock.now()) return hit.answer;
-    const running = this.inflight.get(key);
-    if (running) return running;
-    const p = compute()
-      .then((answer) => {
-        if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-        this.entries.set(key, { expires: this.clock.now() + this.ttlMs, answer });
-        return answer;
-      })
-      .finally(() => this.inflight.delete(key));
-    this.inflight.set(key, p);
-    return p;
-  }
-}
+/** What GET /v1/q returns. */
+export const OracleCatalogue = z.object({
+  price: z.string(),
+  price_atomic: z.string().regex(/^\d+$/),
+  cache_seconds: z.number().int(),
+  mcp_dispatcher: z.literal("service_q"),
+  questions: z.array(
+    z.object({
+      path: z.string(),
+      question: z.string(),
+      summary: z.string(),
+      source: z.string(),
+      available: z.boolean(),
+      params: z.array(
+        z.object({
+          name: z.string(),
+          required: z.boolean(),
+          description: z.string(),
+          allowed: z.array(z.string()).readonly().optional(),
+          default: z.string().optional(),
+          format: z.string().optional(),
+        }),
+      ),
+    }),
+  ),
+});
+export type OracleCatalogue = z.infer<typeof OracleCatalogue>;
 
-function paramsSchema(q: QuestionDef): z.ZodType {
-  const shape: Record<string, z.ZodType> = {};
+/** The dispatcher's input: one question path (with or without /v1/q/) and its parameters. */
+export const OracleDispatchInput = z
+  .object({
+    question: z.string().min(1).max(200).describe('question path, e.g. "xmr/height" (see GET /v1/q)'),
+    params: z.record(z.string(), z.string()).optional().describe("the question's parameters, by name"),
+  })
+  .strict();
+
+function paramsSchema(q: QuestionDef): z.ZodType<Record<string, string | undefined>> {
+  const shape: Record<string, z.ZodType<string | undefined>> = {};
   for (const p of q.params) {
-    let s: z.ZodType = p.allowed
+    let s: z.ZodType<string | undefined> = p.allowed
       ? z.enum(p.allowed as [string, ...string[]], { message: `${p.name} must be one of: ${p.allowed.join(", ")}` })
       : z.string().min(1).max(200);
     if (!p.required) s = p.default !== undefined ? s.default(p.default) : s.optional();
@@ -58,30 +73,64 @@ function paramsSchema(q: QuestionDef): z.ZodType {
   return z.object(shape).strict();
 }
 
+/** The published answer of a question: its own fields plus as_of_ms. */
+function answerSchema(q: QuestionDef): z.ZodObject {
+  return q.answer.extend(asOf.shape);
+}
+
 export interface OracleRegistry {
   questions: readonly QuestionDef[];
-  routes: RouteDef[];
-  catalogue(): Record<string, unknown>;
-  ask(path: string, params: Record<string, string | undefined>): Promise<Record<string, unknown>>;
+  /** One paid GET route per question. */
+  routes: AnyRouteDef[];
+  /** The `service_q` dispatcher: an MCP tool with no HTTP route of its own. */
+  tools: AnyToolOnlyDef[];
+  catalogue(): OracleCatalogue;
+  ask(path: string, params: Record<string, string | undefined>): Promise<OracleAnswer>;
 }
 
 export function createOracleRegistry(questions: readonly QuestionDef[], clock: Clock): OracleRegistry {
   const byPath = new Map(questions.map((q) => [q.path, q]));
   if (byPath.size !== questions.length) throw new Error("duplicate oracle question path");
-  const cache = new AnswerCache(clock, ORACLE_CACHE_MS);
+  // fetch() de-duplicates concurrent misses of one key; a rejected compute is not kept.
+  const cache = new LRUCache<string, OracleAnswer, Compute>({
+    max: ORACLE_CACHE_ENTRIES,
+    // lru-cache keeps an entry while its age is <= ttl; an answer expires when 10 s have passed.
+    ttl: ORACLE_CACHE_MS - 1,
+    // The injected clock decides expiry (tests move it); resolution 0 so a moved clock is seen at once.
+    perf: clock,
+    ttlResolution: 0,
+    fetchMethod: (_key, _stale, { context }) => context(),
+  });
 
-  async function answer(q: QuestionDef, params: Record<string, string | undefined>): Promise<Record<string, unknown>> {
+  async function answer(q: QuestionDef, params: Record<string, string | undefined>): Promise<OracleAnswer> {
     const key = `${q.path}?${Object.keys(params)
       .sort()
       .map((k) => `${k}=${params[k] ?? ""}`)
       .join("&")}`;
-    return cache.get(key, async () => {
-      const body = await q.answerQuestion(params);
-      return { ...body, as_of_ms: clock.now() };
-    });
+    const compute: Compute = async () => ({ ...(await q.answerQuestion(params)), as_of_ms: clock.now() });
+    const value = await cache.fetch(key, { context: compute });
+    // fetch() yields undefined only when the entry is evicted mid-flight; answer directly then.
+    return value ?? compute();
   }
 
-  const routes: RouteDef[] = questions.map((q) =>
+  function find(path: string): QuestionDef {
+    const q = byPath.get(path.replace(/^\/?(v1\/q\/)?/, ""));
+    if (!q) throw notFound("unknown_question", `No oracle question "${path}". See GET /v1/q.`);
+    return q;
+  }
+
+  async function ask(path: string, params: Record<string, string | undefined>): Promise<OracleAnswer> {
+    const q = find(path);
+    const parsed = paramsSchema(q).safeParse(params);
+    if (!parsed.success) {
+      throw badRequest("invalid_input", "The question's parameters are invalid.", {
+        issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+      });
+    }
+    return answer(q, parsed.data);
+  }
+
+  const routes: AnyRouteDef[] = questions.map((q) =>
     defineRoute({
       method: "GET",
       path: `/v1/q/${q.path}`,
@@ -89,51 +138,53 @@ export function createOracleRegistry(questions: readonly QuestionDef[], clock: C
       summary: q.summary,
       tags: ["oracle"],
       input: paramsSchema(q),
-      output: q.answer,
+      output: answerSchema(q),
       price: ORACLE_PRICE_ATOMIC,
       readOnly: true,
-      handler: (input) => answer(q, input as Record<string, string | undefined>),
+      handler: (input) => answer(q, input),
     }),
   );
+
+  const answers = questions.map(answerSchema);
+  const anyAnswer: z.ZodType<OracleAnswer> =
+    answers.length === 0 ? asOf : answers.length === 1 ? answers[0]! : z.union([answers[0]!, ...answers.slice(1)]);
+  const tools: AnyToolOnlyDef[] = [
+    defineTool({
+      operationId: "oracleDispatch",
+      mcpTool: "service_q",
+      summary: "Ask any Penny Oracle question (/v1/q/*) by path with its parameters; free over MCP",
+      tags: ["oracle"],
+      input: OracleDispatchInput,
+      output: anyAnswer,
+      handler: ({ question, params }) => ask(question, params ?? {}),
+    }),
+  ];
 
   return {
     questions,
     routes,
-    catalogue() {
-      return {
-        price: "$0.001",
-        price_atomic: ORACLE_PRICE_ATOMIC.toString(),
-        cache_seconds: ORACLE_CACHE_MS / 1000,
-        mcp_dispatcher: "service_q",
-        questions: questions.map((q) => ({
-          path: `/v1/q/${q.path}`,
-          question: q.path,
-          summary: q.summary,
-          source: q.source,
-          available: q.available(),
-          params: q.params.map((p) => ({
-            name: p.name,
-            required: p.required,
-            description: p.description,
-            ...(p.allowed ? { allowed: p.allowed } : {}),
-            ...(p.default !== undefined ? { default: p.default } : {}),
-            ...(p.format ? { format: p.format } : {}),
-          })),
+    tools,
+    catalogue: () => ({
+      price: "$0.001",
+      price_atomic: ORACLE_PRICE_ATOMIC.toString(),
+      cache_seconds: ORACLE_CACHE_MS / 1000,
+      mcp_dispatcher: "service_q",
+      questions: questions.map((q) => ({
+        path: `/v1/q/${q.path}`,
+        question: q.path,
+        summary: q.summary,
+        source: q.source,
+        available: q.available(),
+        params: q.params.map((p) => ({
+          name: p.name,
+          required: p.required,
+          description: p.description,
+          ...(p.allowed ? { allowed: p.allowed } : {}),
+          ...(p.default !== undefined ? { default: p.default } : {}),
+          ...(p.format ? { format: p.format } : {}),
         })),
-      };
-    },
-    async ask(path, params) {
-      const q = byPath.get(path.replace(/^\/?(v1\/q\/)?/, ""));
-      if (!q) {
-        throw notFound("unknown_question", `No oracle question "${path}". See GET /v1/q.`);
-      }
-      const parsed = paramsSchema(q).safeParse(params);
-      if (!parsed.success) {
-        throw badRequest("invalid_input", "The question's parameters are invalid.", {
-          issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
-        });
-      }
-      return answer(q, parsed.data as Record<string, string | undefined>);
-    },
+      })),
+    }),
+    ask,
   };
 }

@@ -1,9 +1,9 @@
 /** The free catalogue of Penny Oracle questions. */
 import { z } from "zod";
-import { defineRoute, type RouteDef } from "../http/route-table.js";
-import type { OracleRegistry } from "./registry.js";
+import { defineRoute, type AnyRouteDef } from "../http/route-table.js";
+import { OracleCatalogue, type OracleRegistry } from "./registry.js";
 
-export function oracleRoutes(oracle: OracleRegistry): RouteDef[] {
+export function oracleRoutes(oracle: OracleRegistry): AnyRouteDef[] {
   return [
     defineRoute({
       method: "GET",
@@ -12,8 +12,8 @@ export function oracleRoutes(oracle: OracleRegistry): RouteDef[] {
       summary: "Catalogue of every /v1/q/* question: inputs, allowed values, price and availability",
       tags: ["oracle"],
       input: z.object({}).strict(),
-      output: z.object({ questions: z.array(z.object({ path: z.string() }).passthrough()) }).passthrough(),
-      handler: async () => oracle.catalogue() as { questions: { path: string }[] },
+      output: OracleCatalogue,
+      handler: async () => oracle.catalogue(),
     }),
   ];
 }

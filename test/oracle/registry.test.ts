@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ManualClock } from "../../src/core/clock.js";
 import { unavailable } from "../../src/core/errors.js";
-import { createOracleRegistry, ORACLE_PRICE_ATOMIC } from "../../src/oracle/registry.js";
+import { createOracleRegistry, ORACLE_CACHE_ENTRIES, ORACLE_PRICE_ATOMIC } from "../../src/oracle/registry.js";
 import type { QuestionDef } from "../../src/oracle/question.js";
 
 function question(overrides: Partial<QuestionDef> = {}): QuestionDef & { calls: number } {
@@ -55,6 +55,18 @@ describe("oracle question registry", () => {
     expect(q.calls).toBe(1);
   });
 
+  it("keeps a bounded number of answers: the least recently used falls out first", async () => {
+    const q = question();
+    const reg = createOracleRegistry([q], new ManualClock());
+    await reg.ask("test/echo", { addr: "first" });
+    for (let i = 0; i < ORACLE_CACHE_ENTRIES; i++) await reg.ask("test/echo", { addr: `a${i}` });
+    expect(q.calls).toBe(ORACLE_CACHE_ENTRIES + 1);
+    await reg.ask("test/echo", { addr: `a${ORACLE_CACHE_ENTRIES - 1}` }); // still cached
+    expect(q.calls).toBe(ORACLE_CACHE_ENTRIES + 1);
+    await reg.ask("test/echo", { addr: "first" }); // evicted: computed again
+    expect(q.calls).toBe(ORACLE_CACHE_ENTRIES + 2);
+  });
+
   it("never caches a failure: a source that is down answers its error each time", async () => {
     let down = true;
     const q = question({
@@ -80,7 +92,7 @@ describe("oracle question registry", () => {
   it("lists inputs, allowed values, price and availability in the free catalogue", () => {
     let up = false;
     const reg = createOracleRegistry([question({ available: () => up })], new ManualClock());
-    const cat = reg.catalogue() as { price: string; questions: Record<string, unknown>[] };
+    const cat = reg.catalogue();
     expect(cat.price).toBe("$0.001");
     expect(cat.questions[0]).toMatchObject({
       path: "/v1/q/test/echo",
@@ -91,6 +103,6 @@ describe("oracle question registry", () => {
       ],
     });
     up = true;
-    expect((reg.catalogue() as { questions: { available: boolean }[] }).questions[0].available).toBe(true);
+    expect(reg.catalogue().questions[0]!.available).toBe(true);
   });
 });

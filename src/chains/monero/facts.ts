@@ -1,18 +1,15 @@
 /**
- * Monero chain facts for the Penny Oracle (/v1/q/xmr/*) and Monero's line in
- * /v1/health. Every answer comes from the daemon at the time of asking (the
- * registry caches 10 s); a down daemon is a 502, an absent one a 503: never
- * stale data. Money is in piconero as decimal strings, plus XMR strings.
+ * Monero chain facts: plain functions over the daemon that the Penny Oracle
+ * (/v1/q/xmr/*, declared in oracle/questions/monero.ts) and /v1/health call.
+ * Every fact comes from the daemon at the time of asking; a down daemon is a
+ * 502, an absent one a 503: never stale data. Money is in piconero as
+ * decimal strings, plus XMR strings. Field names are the published answer's.
  */
-import { z } from "zod";
 import type { Clock } from "../../core/clock.js";
-import { badRequest } from "../../core/errors.js";
-import { formatXmr, parseXmr } from "../../core/money.js";
-import type { QuestionDef } from "../../oracle/question.js";
+import { formatXmr } from "../../core/money.js";
 import type { MoneroDaemon } from "./daemon-client.js";
 
 export { PICONERO_PER_XMR, formatXmr, parseXmr } from "../../core/money.js";
-
 /** A typical 2-in/2-out transaction is about 1.5 kB; the fee estimate is quoted for this size. */
 export const TYPICAL_TX_BYTES = 1500n;
 export const FEE_PRIORITIES = ["slow", "normal", "fast", "fastest"] as const;
@@ -24,61 +21,60 @@ export function quantizedFee(bytes: bigint, perByte: bigint, mask: bigint): bigi
   return ((raw + m - 1n) / m) * m;
 }
 
-const money = z.string().regex(/^\d+$/).describe("piconero, decimal string");
-const xmr = z.string().regex(/^\d+(\.\d{1,12})?$/).describe("XMR, decimal string");
-const hex32 = z.string().regex(/^[0-9a-f]{64}$/);
+export interface MoneroHeightFacts {
+  /** Height of the newest block (block count − 1). */
+  height: number;
+  block_count: number;
+  /** Best height known from peers; equals height once synchronized. */
+  target_height: number;
+  synchronized: boolean;
+  busy_syncing: boolean;
+  blocks_behind: number;
+  top_block_hash: string;
+  network: string;
+}
 
-export const xmrHeightAnswer = z.object({
-  height: z.number().int().describe("height of the newest block (block count − 1)"),
-  block_count: z.number().int(),
-  target_height: z.number().int().describe("best height known from peers; equals height once synchronized"),
-  synchronized: z.boolean(),
-  busy_syncing: z.boolean(),
-  blocks_behind: z.number().int(),
-  top_block_hash: z.string(),
-  network: z.string(),
-});
+export interface MoneroMempoolFacts {
+  tx_count: number;
+  height: number;
+}
 
-export const xmrMempoolAnswer = z.object({
-  tx_count: z.number().int().describe("transactions waiting in the daemon's pool"),
-  height: z.number().int(),
-});
+export interface MoneroFeeFacts {
+  fee_per_byte_piconero: string;
+  /** Per 1024 bytes. */
+  fee_per_kb_piconero: string;
+  fee_per_byte_xmr: string;
+  fee_per_kb_xmr: string;
+  quantization_mask_piconero: string;
+  /** The daemon's base (lowest-priority) fee, what wallets use by default. */
+  priority: "slow";
+}
 
-export const xmrFeeAnswer = z.object({
-  fee_per_byte_piconero: money,
-  fee_per_kb_piconero: money.describe("per 1024 bytes"),
-  fee_per_byte_xmr: xmr,
-  fee_per_kb_xmr: xmr,
-  quantization_mask_piconero: money,
-  priority: z.literal("slow").describe("the daemon's base (lowest-priority) fee, what wallets use by default"),
-});
+export interface MoneroFeeLevel {
+  piconero: string;
+  xmr: string;
+  per_byte_piconero: string;
+}
 
-const feeLevel = z.object({ piconero: money, xmr, per_byte_piconero: money });
-export const xmrFeeEstimateAnswer = z.object({
-  tx_size_bytes: z.number().int(),
-  slow: feeLevel,
-  normal: feeLevel,
-  fast: feeLevel,
-  fastest: feeLevel,
-  quantization_mask_piconero: money,
-});
+export type MoneroFeeEstimateFacts = { tx_size_bytes: number; quantization_mask_piconero: string } & Record<
+  (typeof FEE_PRIORITIES)[number],
+  MoneroFeeLevel
+>;
 
-export const xmrLastBlockAnswer = z.object({
-  height: z.number().int(),
-  timestamp: z.number().int().describe("Unix seconds, as the miner set it"),
-  age_s: z.number().int().describe("seconds since timestamp (0 if the timestamp is in the future)"),
-  hash: hex32,
-  difficulty: z.string().regex(/^\d+$/),
-  size: z.number().int().describe("block size in bytes"),
-  weight: z.number().int(),
-  tx_count: z.number().int().describe("non-coinbase transactions in the block"),
-  reward_piconero: money,
-  reward_xmr: xmr,
-});
-
-export interface MoneroFactsDeps {
-  daemon: MoneroDaemon;
-  clock: Clock;
+export interface MoneroLastBlockFacts {
+  height: number;
+  /** Unix seconds, as the miner set it. */
+  timestamp: number;
+  /** Seconds since timestamp (0 if the timestamp is in the future). */
+  age_s: number;
+  hash: string;
+  difficulty: string;
+  size: number;
+  weight: number;
+  /** Non-coinbase transactions in the block. */
+  tx_count: number;
+  reward_piconero: string;
+  reward_xmr: string;
 }
 
 /** Whether the daemon is configured and its last call (if any) succeeded. */
@@ -87,115 +83,82 @@ export function moneroAvailable(daemon: MoneroDaemon): boolean {
   return daemon.status().lastOk !== false;
 }
 
-export function moneroQuestions({ daemon, clock }: MoneroFactsDeps): QuestionDef[] {
-  const available = () => moneroAvailable(daemon);
-  const height: QuestionDef = {
-    path: "xmr/height",
-    summary: "Monero chain height and sync state",
-    source: "monero",
-    params: [],
-    answer: xmrHeightAnswer,
-    available,
-    answerQuestion: async (_p, signal) => {
-      const info = await daemon.getInfo(signal);
-      const top = info.height - 1;
-      // monerod reports target_height 0 when it considers itself synchronized.
-      const target = info.targetHeight > 0 ? Math.max(info.targetHeight - 1, top) : top;
-      return xmrHeightAnswer.parse({
-        height: top,
-        block_count: info.height,
-        target_height: target,
-        synchronized: info.synchronized,
-        busy_syncing: info.busySyncing,
-        blocks_behind: target - top,
-        top_block_hash: info.topBlockHash,
-        network: info.nettype,
-      });
-    },
+/** Chain height and sync state from one get_info. */
+export async function moneroHeightFacts(daemon: MoneroDaemon, signal?: AbortSignal): Promise<MoneroHeightFacts> {
+  const info = await daemon.getInfo(signal);
+  const top = info.height - 1;
+  // monerod reports target_height 0 when it considers itself synchronized.
+  const target = info.targetHeight > 0 ? Math.max(info.targetHeight - 1, top) : top;
+  return {
+    height: top,
+    block_count: info.height,
+    target_height: target,
+    synchronized: info.synchronized,
+    busy_syncing: info.busySyncing,
+    blocks_behind: target - top,
+    top_block_hash: info.topBlockHash,
+    network: info.nettype,
   };
-  const mempool: QuestionDef = {
-    path: "xmr/mempool",
-    summary: "Count of pending Monero transactions",
-    source: "monero",
-    params: [],
-    answer: xmrMempoolAnswer,
-    available,
-    answerQuestion: async (_p, signal) => {
-      const info = await daemon.getInfo(signal);
-      return xmrMempoolAnswer.parse({ tx_count: info.txPoolSize, height: info.height - 1 });
-    },
-  };
-  const fee: QuestionDef = {
-    path: "xmr/fee",
-    summary: "Recommended Monero fee per byte in piconero, also per kB",
-    source: "monero",
-    params: [],
-    answer: xmrFeeAnswer,
-    available,
-    answerQuestion: async (_p, signal) => {
-      const est = await daemon.getFeeEstimate(signal);
-      const perKb = est.fee * 1024n;
-      return xmrFeeAnswer.parse({
-        fee_per_byte_piconero: est.fee.toString(),
-        fee_per_kb_piconero: perKb.toString(),
-        fee_per_byte_xmr: formatXmr(est.fee),
-        fee_per_kb_xmr: formatXmr(perKb),
-        quantization_mask_piconero: est.quantizationMask.toString(),
-        priority: "slow",
-      });
-    },
-  };
-  const feeEstimate: QuestionDef = {
-    path: "xmr/fee-estimate",
-    summary: "Total fee for a typical 1500-byte Monero transaction at slow/normal/fast/fastest, in piconero and XMR",
-    source: "monero",
-    params: [],
-    answer: xmrFeeEstimateAnswer,
-    available,
-    answerQuestion: async (_p, signal) => {
-      const est = await daemon.getFeeEstimate(signal);
-      const levels: Record<string, unknown> = {};
-      FEE_PRIORITIES.forEach((name, i) => {
-        // Older daemons return one fee only; higher priorities then reuse the highest known.
-        const perByte = est.fees[Math.min(i, est.fees.length - 1)]!;
-        const total = quantizedFee(TYPICAL_TX_BYTES, perByte, est.quantizationMask);
-        levels[name] = { piconero: total.toString(), xmr: formatXmr(total), per_byte_piconero: perByte.toString() };
-      });
-      return xmrFeeEstimateAnswer.parse({
-        tx_size_bytes: Number(TYPICAL_TX_BYTES),
-        ...levels,
-        quantization_mask_piconero: est.quantizationMask.toString(),
-      });
-    },
-  };
-  const lastBlock: QuestionDef = {
-    path: "xmr/last-block",
-    summary: "Timestamp, age, hash, difficulty and size of the latest Monero block",
-    source: "monero",
-    params: [],
-    answer: xmrLastBlockAnswer,
-    available,
-    answerQuestion: async (_p, signal) => {
-      const h = await daemon.getLastBlockHeader(signal);
-      const age = Math.max(0, Math.floor(clock.now() / 1000) - h.timestamp);
-      return xmrLastBlockAnswer.parse({
-        height: h.height,
-        timestamp: h.timestamp,
-        age_s: age,
-        hash: h.hash,
-        difficulty: h.difficulty.toString(),
-        size: h.blockSize,
-        weight: h.blockWeight,
-        tx_count: h.numTxes,
-        reward_piconero: h.reward.toString(),
-        reward_xmr: formatXmr(h.reward),
-      });
-    },
-  };
-  return [height, mempool, fee, feeEstimate, lastBlock];
 }
 
-export interface MoneroHealth {
+/** Transactions waiting in the daemon's pool. */
+export async function moneroMempoolFacts(daemon: MoneroDaemon, signal?: AbortSignal): Promise<MoneroMempoolFacts> {
+  const info = await daemon.getInfo(signal);
+  return { tx_count: info.txPoolSize, height: info.height - 1 };
+}
+
+/** The base fee per byte and per kB. */
+export async function moneroFeeFacts(daemon: MoneroDaemon, signal?: AbortSignal): Promise<MoneroFeeFacts> {
+  const est = await daemon.getFeeEstimate(signal);
+  const perKb = est.fee * 1024n;
+  return {
+    fee_per_byte_piconero: est.fee.toString(),
+    fee_per_kb_piconero: perKb.toString(),
+    fee_per_byte_xmr: formatXmr(est.fee),
+    fee_per_kb_xmr: formatXmr(perKb),
+    quantization_mask_piconero: est.quantizationMask.toString(),
+    priority: "slow",
+  };
+}
+
+/** The total fee of a typical transaction at each priority. */
+export async function moneroFeeEstimateFacts(daemon: MoneroDaemon, signal?: AbortSignal): Promise<MoneroFeeEstimateFacts> {
+  const est = await daemon.getFeeEstimate(signal);
+  const level = (i: number): MoneroFeeLevel => {
+    // Older daemons return one fee only; higher priorities then reuse the highest known.
+    const perByte = est.fees[Math.min(i, est.fees.length - 1)]!;
+    const total = quantizedFee(TYPICAL_TX_BYTES, perByte, est.quantizationMask);
+    return { piconero: total.toString(), xmr: formatXmr(total), per_byte_piconero: perByte.toString() };
+  };
+  return {
+    tx_size_bytes: Number(TYPICAL_TX_BYTES),
+    slow: level(0),
+    normal: level(1),
+    fast: level(2),
+    fastest: level(3),
+    quantization_mask_piconero: est.quantizationMask.toString(),
+  };
+}
+
+/** The newest block's header; its age is measured on the injected clock. */
+export async function moneroLastBlockFacts(daemon: MoneroDaemon, clock: Clock, signal?: AbortSignal): Promise<MoneroLastBlockFacts> {
+  const h = await daemon.getLastBlockHeader(signal);
+  return {
+    height: h.height,
+    timestamp: h.timestamp,
+    age_s: Math.max(0, Math.floor(clock.now() / 1000) - h.timestamp),
+    hash: h.hash,
+    difficulty: h.difficulty.toString(),
+    size: h.blockSize,
+    weight: h.blockWeight,
+    tx_count: h.numTxes,
+    reward_piconero: h.reward.toString(),
+    reward_xmr: formatXmr(h.reward),
+  };
+}
+
+// A type alias (not an interface) so it fits a health line's open record of details.
+export type MoneroHealth = {
   configured: boolean;
   available: boolean;
   /** Top block height when reachable. */
@@ -203,7 +166,7 @@ export interface MoneroHealth {
   synchronized?: boolean;
   network?: string;
   error?: string;
-}
+};
 
 /** Monero's entry in /v1/health: one get_info with a short deadline. Never throws. */
 export async function moneroHealth(daemon: MoneroDaemon, opts: { timeoutMs?: number } = {}): Promise<MoneroHealth> {

@@ -4,7 +4,6 @@ import { describe, expect, it } from "vitest";
 import { generateMnemonic, mnemonicToSeedSync } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
 import { ServiceError } from "../../../src/core/errors.js";
-import { createRateLimiter } from "../../../src/core/rate-limit.js";
 import { buildRouter } from "../../../src/http/router.js";
 import type { RequestContext } from "../../../src/http/route-table.js";
 import type { Paywall } from "../../../src/x402/paywall.js";
@@ -156,8 +155,7 @@ describe("derive-viewkey route", () => {
       log: pino({ level: "silent" }),
       site: { baseUrl: "http://127.0.0.1" },
       trustProxyHops: 0,
-      generalLimiter: createRateLimiter({ kind: "memory" }, "general", 1000, 60),
-      routeLimiters: new Map([["deriveViewkey", createRateLimiter({ kind: "memory" }, "deriveViewkey", 6, 60)]]),
+      rateLimits: { store: { kind: "memory" }, generalPerMinute: 1000 },
     });
     const post = (body: unknown) => app.request("/v1/private/derive-viewkey", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     let r = await post({ chain: "zcash", seed: SECRET, account: 1, network: "testnet" });

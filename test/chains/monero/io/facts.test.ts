@@ -2,7 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../../../src/core/clock.js";
 import { ServiceError } from "../../../../src/core/errors.js";
 import { MoneroDaemonClient, createMoneroDaemon } from "../../../../src/chains/monero/daemon-client.js";
-import { formatXmr, moneroHealth, moneroQuestions, parseXmr, quantizedFee } from "../../../../src/chains/monero/facts.js";
+import {
+  formatXmr,
+  moneroFeeEstimateFacts,
+  moneroFeeFacts,
+  moneroHealth,
+  moneroHeightFacts,
+  moneroLastBlockFacts,
+  moneroMempoolFacts,
+  parseXmr,
+  quantizedFee,
+} from "../../../../src/chains/monero/facts.js";
+import { moneroQuestions } from "../../../../src/oracle/questions/monero.js";
 import type { QuestionDef } from "../../../../src/oracle/question.js";
 import { startTestMonerod } from "./helpers.js";
 
@@ -27,7 +38,7 @@ describe("Monero oracle facts against the simulated monerod", () => {
   const ask = async (path: string) => {
     const def = q.get(path)!;
     const answer = await def.answerQuestion({});
-    def.answer.parse(answer); // the declared schema describes the real answer
+    expect(def.answer.strict().parse(answer)).toEqual(answer); // the declared schema describes the whole real answer
     return answer;
   };
 
@@ -82,6 +93,15 @@ describe("Monero oracle facts against the simulated monerod", () => {
     const a = await ask("xmr/last-block");
     expect(a).toMatchObject({ height: d.height(), hash: header.hash, timestamp: header.timestamp, age_s: 75, difficulty: "120000", tx_count: 2, reward_xmr: "0.60006" });
     expect((a as { size: number }).size).toBeGreaterThan(0);
+  });
+
+  it("the plain fact functions give exactly the oracle's answers", async () => {
+    clock.set(Date.UTC(2026, 0, 1));
+    expect(await moneroHeightFacts(client)).toEqual(await ask("xmr/height"));
+    expect(await moneroMempoolFacts(client)).toEqual(await ask("xmr/mempool"));
+    expect(await moneroFeeFacts(client)).toEqual(await ask("xmr/fee"));
+    expect(await moneroFeeEstimateFacts(client)).toEqual(await ask("xmr/fee-estimate"));
+    expect(await moneroLastBlockFacts(client, clock)).toEqual(await ask("xmr/last-block"));
   });
 
   it("health: configured and available with the height", async () => {

@@ -1,0 +1,105 @@
+/**
+ * The middleware every request passes, in order: request id, client IP and a
+ * child logger (plus one debug line per request); CORS; the general per-IP
+ * limit; the body limit. They run before any route, so even a 404 carries a
+ * request id and CORS headers, and a flood is refused before any parsing.
+ */
+import type { Context, Hono } from "hono";
+import { cors } from "hono/cors";
+import { bodyLimit } from "hono/body-limit";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import { ServiceError } from "../core/errors.js";
+import type { RateLimiter } from "../core/rate-limit.js";
+import { errorResponse, type HttpEnv } from "./respond.js";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface MiddlewareDeps {
+  log: Logger;
+  /** Proxies of our own in front of the service: X-Forwarded-For entries to skip from the right. */
+  trustProxyHops: number;
+  generalLimiter: RateLimiter;
+}
+
+function clientIp(c: Context, trustProxyHops: number): string {
+  let socketIp = "unknown";
+  try {
+    socketIp = getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    // app.request() in tests has no socket.
+  }
+  if (trustProxyHops > 0) {
+    const chain = (c.req.header("x-forwarded-for") ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+    // The last `hops` entries were appended by our own proxies; the one before them is the client.
+    const idx = chain.length - trustProxyHops;
+    if (idx >= 0 && chain[idx]) return chain[idx];
+  }
+  return socketIp;
+}
+
+export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): void {
+  app.use("*", async (c, next) => {
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    c.set("requestId", requestId);
+    c.set("ip", clientIp(c, deps.trustProxyHops));
+    c.set("log", deps.log.child({ requestId }));
+    const started = performance.now();
+    await next();
+    c.res.headers.set("X-Request-Id", requestId);
+    c.get("log").debug(
+      { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
+      "request",
+    );
+  });
+
+  // CORS. Preflights go through hono's cors(); on every other request the two
+  // headers it would add are set with c.header() before the handler runs.
+  // (cors() writes them through c.res, which makes an empty placeholder
+  // response; Hono then rebuilds the handler's response on top of it, reading
+  // its body as a stream, so @hono/node-server loses its fast write path.)
+  const corsOptions = {
+    origin: "*",
+    allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+    allowHeaders: ["Content-Type", "PAYMENT-SIGNATURE", "X-PAYMENT", "x-watch-token", "Access-Control-Expose-Headers"],
+    exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Retry-After", "X-Request-Id"],
+  };
+  const corsPreflight = cors(corsOptions);
+  const exposeHeaders = corsOptions.exposeHeaders.join(",");
+  app.use("*", async (c, next) => {
+    if (c.req.method === "OPTIONS") return corsPreflight(c, next);
+    c.header("Access-Control-Allow-Origin", corsOptions.origin);
+    c.header("Access-Control-Expose-Headers", exposeHeaders);
+    await next();
+  });
+
+  // General per-IP limit, before any work.
+  app.use("*", async (c, next) => {
+    if (c.req.method === "OPTIONS") return next();
+    const r = await deps.generalLimiter.consume(c.get("ip"));
+    if (!r.allowed) {
+      return errorResponse(
+        c,
+        new ServiceError(429, "rate_limited", `Too many requests: at most ${r.limit} per minute per IP.`, { limit: r.limit }, {
+          "Retry-After": String(r.retryAfterSeconds),
+        }),
+      );
+    }
+    return next();
+  });
+
+  // Bodies over 64 KB are refused while streaming, whether or not Content-Length is sent.
+  // GET and HEAD never carry a body; they skip the check, because reading
+  // `c.req.raw.body` makes @hono/node-server build a full Request (AbortController,
+  // stream) for every request: about a fifth of the CPU of a free GET.
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => errorResponse(c, new ServiceError(413, "payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`)),
+  });
+  app.use("*", (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
+}

@@ -1,0 +1,218 @@
+/**
+ * The shared checks every route gets for free, driven by the route table on
+ * the real app over the devnet: OpenAPI has the operation; bad input (invalid
+ * JSON, a wrong-typed field) is a 400 error envelope, never a 500 or a stack;
+ * paid routes answer 402 with a decodable PAYMENT-REQUIRED header for valid
+ * input without payment; free rate-limited routes answer 429 with Retry-After
+ * after `points` calls; free GET routes answer 2xx with a body their own
+ * output schema accepts. Valid inputs come from FIXTURES, keyed by
+ * operationId: a route without one fails here, so a new route comes with one.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodePaymentRequiredHeader } from "@x402/core/http";
+import type { AnyRouteDef } from "../../src/http/route-table.js";
+import { priceOf } from "../../src/http/router.js";
+import { startWatchStack, type WatchStack } from "../helpers/stack.js";
+
+/** A route's input as one object, as the router assembles it (path params, header fields and body/query). */
+type Input = Record<string, unknown>;
+
+interface State {
+  alice: { address: string; viewKey: string };
+  hookUrl: string;
+  watchId: string;
+  watchToken: string;
+}
+
+interface Fixture {
+  valid(st: State): Input;
+  /** Input with one wrong-typed or out-of-range field; null when the route takes no input to get wrong. */
+  invalid: ((st: State) => Input) | null;
+}
+
+const PHRASE12 = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
+const noInput: Fixture = { valid: () => ({}), invalid: () => ({ bogus: "1" }) };
+const lenientNoInput: Fixture = { valid: () => ({}), invalid: null };
+const topup: Fixture = {
+  valid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken }),
+  invalid: (st) => ({ watchId: 42, watchToken: st.watchToken }),
+};
+const watchById: Fixture = {
+  valid: (st) => ({ id: st.watchId, watchToken: st.watchToken }),
+  invalid: (st) => ({ id: "not-a-uuid", watchToken: st.watchToken }),
+};
+
+const FIXTURES: Record<string, Fixture> = {
+  index: noInput,
+  paywallInfo: noInput,
+  openapi: noInput,
+  x402Discovery: noInput,
+  health: noInput,
+  oracleCatalogue: noInput,
+  q_xmr_height: noInput,
+  q_xmr_mempool: noInput,
+  q_xmr_fee: noInput,
+  q_xmr_fee_estimate: noInput,
+  q_xmr_last_block: noInput,
+  privateWatchInfo: lenientNoInput,
+  privateWatchHealth: lenientNoInput,
+  privateWatchSnippets: { valid: () => ({ lang: "python" }), invalid: () => ({ lang: "cobol" }) },
+  privateWatchCreate: {
+    valid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey, webhookUrl: st.hookUrl }),
+    invalid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey, webhookUrl: st.hookUrl, birthdayHeight: "soon" }),
+  },
+  privateTopup: topup,
+  privateTopup1: topup,
+  privateTopup5: topup,
+  privateTopupCustom: {
+    valid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, amountAtomic: "250000" }),
+    invalid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, amountAtomic: true }),
+  },
+  privateWatchStatus: watchById,
+  privateWatchCancel: watchById,
+  privateWatchTest: watchById,
+  privateHistorical: {
+    valid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey }),
+    invalid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey, birthdayHeight: "genesis" }),
+  },
+  deriveViewkey: {
+    valid: () => ({ chain: "zcash", seed: PHRASE12 }),
+    invalid: () => ({ chain: "zcash", seed: PHRASE12, account: "one" }),
+  },
+};
+
+const oasPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}");
+
+function fixtureOf(route: AnyRouteDef): Fixture {
+  const f = FIXTURES[route.operationId];
+  if (!f) throw new Error(`no fixture for ${route.operationId} (${route.method} ${route.path}): add one to FIXTURES`);
+  return f;
+}
+
+describe("every route in the table gets the shared checks", () => {
+  let s: WatchStack;
+  let st: State;
+  let routes: readonly AnyRouteDef[];
+
+  /** Sends a route's input the way a client would: path params in the URL, mapped headers, the rest as JSON body or query. */
+  async function send(route: AnyRouteDef, input: Input, opts: { rawBody?: string } = {}): Promise<Response> {
+    const rest: Input = { ...input };
+    const path = route.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => {
+      const v = rest[name];
+      delete rest[name];
+      return encodeURIComponent(String(v));
+    });
+    const headers: Record<string, string> = {};
+    for (const [header, field] of Object.entries(route.headerInputs ?? {})) {
+      if (rest[field] !== undefined) headers[header] = String(rest[field]);
+      delete rest[field];
+    }
+    if (route.method === "POST") {
+      headers["content-type"] = "application/json";
+      return fetch(`${s.url}${path}`, { method: "POST", headers, body: opts.rawBody ?? JSON.stringify(rest) });
+    }
+    const query = new URLSearchParams(Object.entries(rest).map(([k, v]): [string, string] => [k, String(v)])).toString();
+    return fetch(`${s.url}${path}${query ? `?${query}` : ""}`, { method: route.method, headers });
+  }
+
+  /** The one error envelope, with no stack trace anywhere in it. */
+  async function expectEnvelope(r: Response, status: number, label: string): Promise<{ error: { code: string; message: string } }> {
+    const text = await r.text();
+    expect(r.status, `${label}: ${text}`).toBe(status);
+    const body = JSON.parse(text) as { error: { code: string; message: string } };
+    expect(body, label).toMatchObject({ error: { code: expect.stringMatching(/^[a-z0-9_]+$/), message: expect.any(String) } });
+    expect(text, label).not.toMatch(/at .*\.[jt]s:\d+|node_modules/);
+    return body;
+  }
+
+  beforeAll(async () => {
+    s = await startWatchStack({ https: false, env: { RATE_LIMIT_PER_MINUTE: "100000" } });
+    routes = s.t.app.routes;
+    const alice = s.wallets[0]!;
+    const hookUrl = s.receiver.hookUrl("/every-route");
+    const created = await s.paid("/v1/private/watch", { chain: "monero", address: alice.address, viewKey: alice.viewKey, webhookUrl: hookUrl });
+    expect(created.status, JSON.stringify(created.json)).toBeLessThan(300);
+    s.receiver.registerSecret(created.json.watchId, created.json.webhookSecret);
+    st = { alice: { address: alice.address, viewKey: alice.viewKey! }, hookUrl, watchId: created.json.watchId, watchToken: created.json.watchToken };
+  });
+  afterAll(async () => s?.close());
+
+  it("every route has a fixture, and every fixture a route", () => {
+    const ops = routes.map((r) => r.operationId);
+    expect(ops.filter((op) => !FIXTURES[op]), "routes without a fixture in FIXTURES").toEqual([]);
+    expect(Object.keys(FIXTURES).filter((op) => !ops.includes(op)), "fixtures without a route").toEqual([]);
+    // The fixtures are valid inputs by the route's own schema, and the invalid ones are not.
+    for (const r of routes) {
+      const f = fixtureOf(r);
+      expect(r.input.safeParse(f.valid(st)).success, `${r.operationId} valid fixture`).toBe(true);
+      if (f.invalid) expect(r.input.safeParse(f.invalid(st)).success, `${r.operationId} invalid fixture`).toBe(false);
+      else expect(r.input.safeParse({}).success, `${r.operationId} takes no required input`).toBe(true);
+    }
+  });
+
+  it("OpenAPI has each operation under its method and path", async () => {
+    const doc = (await (await fetch(`${s.url}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
+    for (const r of routes) {
+      expect(doc.paths[oasPath(r.path)]?.[r.method.toLowerCase()]?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
+    }
+  });
+
+  it("bad input is a 400 error envelope: invalid JSON on POST, a wrong-typed field anywhere", async () => {
+    for (const r of routes) {
+      const f = fixtureOf(r);
+      if (r.method === "POST") {
+        const body = await expectEnvelope(await send(r, f.valid(st), { rawBody: "{not json" }), 400, `${r.operationId} invalid JSON`);
+        expect(body.error.code).toBe("invalid_json");
+      }
+      if (f.invalid) {
+        const body = await expectEnvelope(await send(r, f.invalid(st)), 400, `${r.operationId} wrong-typed field`);
+        expect(body.error.code).toBe("invalid_input");
+      }
+    }
+  });
+
+  it("paid routes answer valid input without payment with 402 and a decodable PAYMENT-REQUIRED", async () => {
+    const paid = routes.filter((r) => r.price !== undefined);
+    expect(paid.length).toBeGreaterThan(0);
+    for (const r of paid) {
+      const input = fixtureOf(r).valid(st);
+      const res = await send(r, input);
+      expect(res.status, `${r.operationId}: ${await res.clone().text()}`).toBe(402);
+      const header = res.headers.get("payment-required");
+      expect(header, r.operationId).toBeTruthy();
+      const required = decodePaymentRequiredHeader(header!);
+      expect(required.x402Version).toBe(2);
+      expect(required.accepts[0]!.amount, r.operationId).toBe(priceOf(r, r.input.parse(input))!.toString());
+      expect(required.resource.url, r.operationId).toContain(r.path.replace(/:.*$/, ""));
+    }
+  });
+
+  it("free rate-limited routes answer 429 with Retry-After after `points` calls", async () => {
+    const limited = routes.filter((r) => r.price === undefined && r.rateLimit);
+    expect(limited.length).toBeGreaterThan(0);
+    for (const r of limited) {
+      const input = fixtureOf(r).valid(st);
+      for (let i = 0; i < r.rateLimit!.points; i++) {
+        const ok = await send(r, input);
+        expect(ok.status, `${r.operationId} call ${i + 1}: ${await ok.text()}`).toBeLessThan(400);
+      }
+      const res = await send(r, input);
+      const body = await expectEnvelope(res, 429, `${r.operationId} after ${r.rateLimit!.points} calls`);
+      expect(body.error.code).toBe("rate_limited");
+      expect(Number(res.headers.get("retry-after")), r.operationId).toBeGreaterThan(0);
+    }
+  });
+
+  it("free GET routes answer 2xx with a body their own output schema accepts", async () => {
+    const freeGets = routes.filter((r) => r.method === "GET" && r.price === undefined);
+    expect(freeGets.length).toBeGreaterThan(0);
+    for (const r of freeGets) {
+      const res = await send(r, fixtureOf(r).valid(st));
+      const text = await res.text();
+      expect(res.status, `${r.operationId}: ${text}`).toBe(r.successStatus ?? 200);
+      if ((r.mimeType ?? "application/json") !== "application/json") continue;
+      const parsed = r.output.safeParse(JSON.parse(text));
+      expect(parsed.success, `${r.operationId}: ${parsed.success ? "" : JSON.stringify(parsed.error.issues)}`).toBe(true);
+    }
+  });
+});
