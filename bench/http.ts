@@ -487,7 +487,7 @@ const INCLUSIVE: [string, RegExp][] = [
   ["paywall (src/x402/paywall.ts)", /paywall\.ts$/],
   ["@x402/core (header encode/decode)", /@x402\/core/],
   ["local facilitator", /local-facilitator\.ts$/],
-  ["devnet EVM node (src/devnet/evm.ts)", /devnet\/evm\.ts$/],
+  ["devnet EVM node (src/devnet/evm*.ts, jsonrpc-server.ts)", /devnet\/(evm(-[a-z]+)?|jsonrpc-server)\.ts$/],
   ["viem", /node_modules\/viem\//],
   ["PGlite", /@electric-sql\/pglite/],
   ["garbage collector", /^\(garbage collector\)/],
