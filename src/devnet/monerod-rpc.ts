@@ -206,7 +206,6 @@ export function monerodProtocol(chain: DevnetMoneroChain, { blockSeconds }: { bl
       weight: t.blob.length,
     }));
 
-
   const routes: Record<string, PlainRoute> = {
     "POST /get_info": () => info(),
     "POST /get_height": () => ({ ...base(), hash: chain.top().built.hash, height: chain.blocks.length }),

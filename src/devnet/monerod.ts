@@ -13,8 +13,9 @@
  * Devnet-only endpoints: POST /devnet/send {address, amount_piconero},
  * POST /devnet/mine {blocks}, POST /devnet/reorg {depth}, GET /devnet/wallets.
  * Addresses use the Monero testnet prefixes (never mainnet). The chain lives
- * in memory; the ready wallets come from a seed kept under
- * <dataDir>/devnet/monero-wallets.json (created on first start).
+ * in memory and, unless persistChain is off, in
+ * <dataDir>/devnet/monero-chain.jsonl; the ready wallets come from a seed
+ * kept under <dataDir>/devnet/monero-wallets.json (created on first start).
  *
  * The parts: monerod-wallets.ts (the ready wallets), monerod-chain.ts (blocks,
  * pool, send/mine/reorg), monerod-chain-file.ts (the chain on disk),
