@@ -236,7 +236,7 @@ export async function startJsonRpcServer(options: JsonRpcServerOptions): Promise
     };
     if (options.cors) {
       res.setHeader("Access-Control-Allow-Origin", "*");
-      res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+      res.setHeader("Access-Control-Allow-Methods", "POST, OPTIONS");
       res.setHeader("Access-Control-Allow-Headers", "content-type");
       if (req.method === "OPTIONS") {
         req.resume();
