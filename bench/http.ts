@@ -257,7 +257,7 @@ async function inProcess(): Promise<InProcess> {
     lines.push(s);
     process.stderr.write(`${s}\n`);
   };
-  const { loadConfig } = await import("../src/config.js");
+  const { applyConfigOverlay, loadConfig } = await import("../src/config.js");
   const { startDevnet } = await import("../src/devnet/index.js");
   const { createApp } = await import("../src/app.js");
   const { createPaywall } = await import("../src/x402/paywall.js");
@@ -272,8 +272,9 @@ async function inProcess(): Promise<InProcess> {
   const log = pino({ level: "warn" });
   const devnet = await startDevnet({ dataDir: dir, blockSeconds: 20, log });
   try {
-    const config = loadConfig({ DATA_DIR: dir, DEVNET: "on", LOG_LEVEL: "warn", PORT: "0", RATE_LIMIT_PER_MINUTE: "100000000" });
-    const app = await createApp(config, { devnet, log });
+    const parsed = loadConfig({ DATA_DIR: dir, DEVNET: "on", LOG_LEVEL: "warn", PORT: "0", RATE_LIMIT_PER_MINUTE: "100000000" });
+    const config = applyConfigOverlay(parsed, devnet.configOverlay);
+    const app = await createApp(config, { log });
 
     // Count RPC calls by method (viem's http transport uses global fetch).
     const rpc = new Map<string, { n: number; ms: number }>();
@@ -485,7 +486,7 @@ const INCLUSIVE: [string, RegExp][] = [
   ["paywall (src/x402/paywall.ts)", /paywall\.ts$/],
   ["@x402/core (header encode/decode)", /@x402\/core/],
   ["local facilitator", /local-facilitator\.ts$/],
-  ["devnet EVM node (src/devnet/evm.ts)", /devnet\/evm\.ts$/],
+  ["devnet EVM node (src/devnet/evm*.ts, jsonrpc-server.ts)", /devnet\/(evm(-[a-z]+)?|jsonrpc-server)\.ts$/],
   ["viem", /node_modules\/viem\//],
   ["PGlite", /@electric-sql\/pglite/],
   ["garbage collector", /^\(garbage collector\)/],

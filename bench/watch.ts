@@ -27,7 +27,7 @@ import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import pino from "pino";
 import { ManualClock } from "../src/core/clock.js";
-import { loadConfig } from "../src/config.js";
+import { applyConfigOverlay, loadConfig } from "../src/config.js";
 import { createApp, type App } from "../src/app.js";
 import { openDatabase, type DatabaseHandle } from "../src/db/connection.js";
 import { migrateToLatest } from "../src/db/migrate.js";
@@ -239,7 +239,7 @@ async function run(handle: DatabaseHandle) {
   const receiverHttp = await startReceiver({ https: false });
   const receiverHttps = await startReceiver({ https: true });
   const clock = new ManualClock(Date.now());
-  const config = loadConfig({
+  const parsed = loadConfig({
     DEVNET: "off",
     DATA_DIR: os.tmpdir(),
     PORT: "0",
@@ -250,7 +250,8 @@ async function run(handle: DatabaseHandle) {
     WORKER_BATCH_SIZE: process.env.BATCH ?? "500",
     ...(process.env.MONERO_SCAN_THREADS ? { MONERO_SCAN_THREADS: process.env.MONERO_SCAN_THREADS } : {}),
   });
-  const app = await createApp(config, { devnet, clock, log, database: handle });
+  const config = applyConfigOverlay(parsed, devnet.configOverlay);
+  const app = await createApp(config, { clock, log, database: handle });
   const inst = instrument(app);
 
   // 8 wallets: the devnet's alice/bob/carol plus 5 more derived the same way (all testnet).

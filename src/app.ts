@@ -21,7 +21,6 @@ import type { QuestionDef } from "./oracle/question.js";
 import { createPaywall, type Paywall, type PaymentTerms } from "./x402/paywall.js";
 import { createFacilitator, type FacilitatorSettings } from "./x402/facilitators.js";
 import { USDC } from "./x402/networks.js";
-import type { DevnetHandle } from "./devnet/index.js";
 import { SecretBox } from "./core/secretbox.js";
 import { createWebhookSender } from "./webhooks/deliver.js";
 import type { Resolver } from "./webhooks/url-guard.js";
@@ -42,8 +41,6 @@ export const VERSION = "1.0.0";
 export interface AppOptions {
   clock?: Clock;
   log?: Logger;
-  /** A running devnet whose upstreams and secrets this app uses. */
-  devnet?: DevnetHandle;
   /** An already-open database (tests share one); otherwise opened from config. */
   database?: DatabaseHandle;
   /** Routes added by the caller (tests); they join the one table like any other. */
@@ -74,11 +71,7 @@ export interface App {
   close(): Promise<void>;
 }
 
-function facilitatorSettings(config: Config, devnet: DevnetHandle | undefined): FacilitatorSettings {
-  if (devnet) {
-    // The devnet always settles on its own chain, whatever mode is configured.
-    return { mode: "local", rpcUrl: devnet.evmUrl, privateKey: devnet.facilitatorKey, network: "eip155:84532" };
-  }
+function facilitatorSettings(config: Config): FacilitatorSettings {
   switch (config.FACILITATOR_MODE) {
     case "cdp":
       return { mode: "cdp", apiKeyId: config.CDP_API_KEY_ID, apiKeySecret: config.CDP_API_KEY_SECRET };
@@ -99,7 +92,6 @@ function facilitatorSettings(config: Config, devnet: DevnetHandle | undefined): 
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
-  const devnet = opts.devnet;
   const database =
     opts.database ??
     (await openDatabase({
@@ -115,17 +107,17 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     baseUrl: config.PUBLIC_URL?.replace(/\/$/, "") ?? `http://${config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST}:${config.PORT}`,
   };
 
-  const facilitator = await createFacilitator(facilitatorSettings(config, devnet));
-  const network = devnet ? "eip155:84532" : config.X402_NETWORK;
-  const payTo = devnet?.payTo ?? config.PAY_TO;
+  const facilitator = await createFacilitator(facilitatorSettings(config));
+  const network = config.X402_NETWORK;
+  const payTo = config.PAY_TO;
   const terms: PaymentTerms | null = payTo
     ? { usdc: USDC[network], payTo: payTo as `0x${string}`, maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS }
     : null;
   const paywall = createPaywall({ db: database.db, facilitator: facilitator.client, terms, clock, log });
 
-  // Monero: the configured daemon, or the devnet's; without either, facts answer 503 chain_not_configured.
-  const moneroNetwork = devnet ? "testnet" : config.MONERO_NETWORK;
-  const moneroDaemon = createMoneroDaemon(devnet?.moneroUrl ?? config.MONERO_DAEMON_URL);
+  // Monero: the configured daemon (the devnet's in devnet mode); without one, facts answer 503 chain_not_configured.
+  const moneroNetwork = config.MONERO_NETWORK;
+  const moneroDaemon = createMoneroDaemon(config.MONERO_DAEMON_URL);
   // Large ticks are scanned on worker threads (started only when a tick first needs them).
   const scanThreads = config.MONERO_SCAN_THREADS ?? os.availableParallelism();
   const moneroScanPool = moneroDaemon.configured && scanThreads > 0 ? new MoneroScanPool({ threads: scanThreads }) : undefined;
@@ -149,7 +141,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   });
 
   const scanners: Partial<Record<ChainId, ChainScanner>> = opts.scanners ?? (moneroScanner ? { monero: moneroScanner } : {});
-  const masterKey = devnet?.masterKey ?? config.MASTER_KEY;
+  const masterKey = config.MASTER_KEY;
   const urlPolicy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
   const watch: WatchDeps = {
     db: database.db,
@@ -180,11 +172,11 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...metaRoutes(() => routes, {
       site,
       paywall,
-      facilitatorMode: devnet ? "local" : config.FACILITATOR_MODE,
+      facilitatorMode: config.FACILITATOR_MODE,
       facilitatorUrl: facilitator.label,
       db: database.db,
       dbKind: database.kind,
-      devnet: Boolean(devnet),
+      devnet: config.devnet,
       healthChecks,
       startedAt: clock.now(),
       now: () => clock.now(),

@@ -1,9 +1,14 @@
-/** The one start-up banner: where the service is, what it runs on, and whether money is real. */
+/**
+ * The one start-up banner: where the service is, what it runs on, and
+ * whether money is real. Devnet mode is read from the config (the CLI put
+ * the devnet's upstream URLs there); only the number of funded payers comes
+ * from the devnet itself, through the caller.
+ */
 import type { App } from "./app.js";
-import type { DevnetHandle } from "./devnet/index.js";
 
-export function startupBanner(o: { role: string; url?: string; app: App; devnet?: DevnetHandle }): string {
-  const { app, devnet } = o;
+export function startupBanner(o: { role: string; url?: string; app: App; devnetPayers?: number }): string {
+  const { app } = o;
+  const config = app.config;
   const terms = app.paywall.terms;
   const lines: string[] = [];
   lines.push(`Vigil ${o.role}${o.url ? ` listening on ${o.url}` : ""}`);
@@ -15,14 +20,14 @@ export function startupBanner(o: { role: string; url?: string; app: App; devnet?
   } else {
     lines.push("  payments  NOT CONFIGURED: set PAY_TO; paid routes answer 503 paywall_not_configured");
   }
-  if (devnet) {
+  if (config.devnet) {
     lines.push("");
     lines.push("  DEVNET MODE: no upstream is configured, so simulated chains run on loopback. No real money moves.");
-    lines.push(`    EVM / USDC (Base Sepolia, chain 84532)  ${devnet.evmUrl}`);
-    lines.push(`    monerod (simulated)                     ${devnet.moneroUrl}`);
-    lines.push(`    funded x402 payers: ${devnet.payers.length} accounts of the "test … junk" mnemonic, 1,000 USDC each`);
+    lines.push(`    EVM / USDC (Base Sepolia, chain 84532)  ${config.EVM_RPC_URL}`);
+    lines.push(`    monerod (simulated)                     ${config.MONERO_DAEMON_URL}`);
+    lines.push(`    funded x402 payers: ${o.devnetPayers ?? 0} accounts of the "test … junk" mnemonic, 1,000 USDC each`);
     lines.push(`    watch wallets:      npx vigil devnet wallets`);
-    if (app.config.WEBHOOK_ALLOW_HTTP || app.config.WEBHOOK_ALLOW_PRIVATE) {
+    if (config.WEBHOOK_ALLOW_HTTP || config.WEBHOOK_ALLOW_PRIVATE) {
       lines.push("");
       lines.push("  WARNING: webhook URL checks are relaxed (plain HTTP and private/loopback receivers are allowed).");
       lines.push("           Never run a public service with WEBHOOK_ALLOW_HTTP or WEBHOOK_ALLOW_PRIVATE.");

@@ -1,9 +1,13 @@
 /**
  * vigil serve | api | worker | migrate | devnet | pay | zcash | monero
- * The only place that reads process.env (through loadConfig).
+ * The only place that reads process.env (through loadConfig), and the only
+ * production module that starts the devnet: in devnet mode it runs the
+ * simulated upstreams and lays their settings over the config before the
+ * app is built, so the app itself never knows it runs on a devnet.
  */
-import { loadConfig, ConfigError, type Config } from "./config.js";
+import { applyConfigOverlay, loadConfig, ConfigError, type Config } from "./config.js";
 import { createLogger } from "./core/logger.js";
+import type { PayCliPayer } from "./x402/pay-cli.js";
 
 const USAGE = `Usage: vigil <command> [options]
 
@@ -55,19 +59,28 @@ function onShutdown(fn: () => Promise<void>): void {
   process.on("SIGTERM", () => stop("SIGTERM"));
 }
 
+/** VIGIL_PAYER_KEY pays on any network; without it, the first funded devnet account pays on the devnet's. */
+async function payerKey(configured: string | undefined): Promise<PayCliPayer> {
+  if (configured) return { privateKey: (configured.startsWith("0x") ? configured : `0x${configured}`) as `0x${string}` };
+  const { devnetPayerKey } = await import("./devnet/index.js");
+  const { DEVNET_NETWORK } = await import("./devnet/evm.js");
+  return { privateKey: devnetPayerKey(0), networks: [DEVNET_NETWORK] };
+}
+
 async function run(role: "serve" | "api" | "worker"): Promise<void> {
-  const cfg = config();
-  const log = createLogger(cfg.LOG_LEVEL);
-  const { startDevnet } = cfg.devnet ? await import("./devnet/index.js") : { startDevnet: undefined };
-  const devnet = startDevnet ? await startDevnet({ dataDir: cfg.dataDir, blockSeconds: cfg.DEVNET_BLOCK_SECONDS, log }) : undefined;
+  const parsed = config();
+  const log = createLogger(parsed.LOG_LEVEL);
+  const { startDevnet } = parsed.devnet ? await import("./devnet/index.js") : { startDevnet: undefined };
+  const devnet = startDevnet ? await startDevnet({ dataDir: parsed.dataDir, blockSeconds: parsed.DEVNET_BLOCK_SECONDS, log }) : undefined;
+  const cfg = devnet ? applyConfigOverlay(parsed, devnet.configOverlay) : parsed;
   const { createApp } = await import("./app.js");
   const { startWorkers } = await import("./workers.js");
-  const app = await createApp(cfg, { devnet, log });
+  const app = await createApp(cfg, { log });
   const url = role === "worker" ? undefined : await app.listen();
   // Graceful order: stop claiming leases, finish the tick in flight, then close HTTP and storage.
   const workers = role === "api" ? undefined : startWorkers(app);
   const { startupBanner } = await import("./banner.js");
-  process.stdout.write(startupBanner({ role, url, app, devnet }));
+  process.stdout.write(startupBanner({ role, url, app, devnetPayers: devnet?.payers.length }));
   onShutdown(async () => {
     await workers?.stop();
     await app.close();
@@ -99,7 +112,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case "pay": {
       const { runPayCli } = await import("./x402/pay-cli.js");
-      return runPayCli(rest, io, process.env);
+      return runPayCli(rest, io, await payerKey(process.env.VIGIL_PAYER_KEY));
     }
     case "zcash": {
       const { runZcashCli } = await import("./chains/zcash/cli.js");

@@ -76,11 +76,38 @@ export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_
   readonly WEBHOOK_ALLOW_PRIVATE: boolean;
   /** Absolute DATA_DIR. */
   readonly dataDir: string;
-  /** Whether the built-in devnet runs in this process. */
+  /** Whether the built-in devnet runs in this process (shown in `/`, `/v1/health` and the banner). */
   readonly devnet: boolean;
 };
 
 export class ConfigError extends Error {}
+
+/**
+ * Settings supplied at start-up by something the CLI runs next to the app
+ * (the devnet: its loopback upstreams and generated secrets). They replace
+ * the parsed values key by key, so the app reads one Config and never asks
+ * where a setting came from. Derived defaults (webhook switches, poll
+ * interval, confirmations) are not recomputed: they stay as parsed.
+ */
+export type ConfigOverlay = Partial<
+  Pick<
+    Config,
+    | "MONERO_DAEMON_URL"
+    | "MONERO_NETWORK"
+    | "FACILITATOR_MODE"
+    | "EVM_RPC_URL"
+    | "FACILITATOR_PRIVATE_KEY"
+    | "X402_NETWORK"
+    | "PAY_TO"
+    | "MASTER_KEY"
+    | "devnet"
+  >
+>;
+
+/** The config with the overlay's settings in place of the parsed ones. */
+export function applyConfigOverlay(config: Config, overlay: ConfigOverlay): Config {
+  return Object.freeze({ ...config, ...overlay });
+}
 
 /** Parses settings; throws ConfigError naming each bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

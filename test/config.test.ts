@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.js";
+import { applyConfigOverlay, ConfigError, loadConfig } from "../src/config.js";
 
 describe("configuration", () => {
   it("has working defaults and turns the devnet on when no upstream is configured", () => {
@@ -33,5 +33,23 @@ describe("configuration", () => {
     expect(() => loadConfig({ DEVNET: "off", FACILITATOR_MODE: "http" })).toThrow(/FACILITATOR_URL/);
     expect(() => loadConfig({ DEVNET: "off", FACILITATOR_MODE: "local" })).toThrow(/EVM_RPC_URL/);
     expect(() => loadConfig({ DEVNET: "off", PAY_TO: "0x1111111111111111111111111111111111111111" })).toThrow(/CDP_API_KEY_ID/);
+  });
+});
+
+describe("the configuration overlay", () => {
+  it("replaces exactly the keys it names and keeps the derived defaults as parsed", () => {
+    const parsed = loadConfig({ DEVNET: "off", FACILITATOR_MODE: "http", FACILITATOR_URL: "https://facilitator.example" });
+    const c = applyConfigOverlay(parsed, {
+      devnet: true,
+      FACILITATOR_MODE: "local",
+      EVM_RPC_URL: "http://127.0.0.1:1",
+      X402_NETWORK: "eip155:84532",
+    });
+    expect(c).toMatchObject({ devnet: true, FACILITATOR_MODE: "local", EVM_RPC_URL: "http://127.0.0.1:1", X402_NETWORK: "eip155:84532" });
+    // Untouched keys, including the ones derived from DEVNET at parse time, stay as parsed.
+    expect(c.FACILITATOR_URL).toBe("https://facilitator.example");
+    expect(c).toMatchObject({ WEBHOOK_ALLOW_HTTP: false, WEBHOOK_ALLOW_PRIVATE: false, WATCH_POLL_SECONDS: 180, MONERO_CONFIRMATIONS: 10 });
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(parsed.devnet).toBe(false);
   });
 });

@@ -2,7 +2,10 @@
  * The built-in devnet: simulated upstreams on loopback (an EVM chain with
  * USDC for x402, a Monero daemon), plus the secrets a local service needs
  * (pay-to address, facilitator gas key, master key), generated once under
- * DATA_DIR/devnet. Production code reaches this only through the CLI.
+ * DATA_DIR/devnet. Production code reaches this only through the CLI, which
+ * applies `configOverlay` to the parsed config before building the app: the
+ * app sees ordinary settings (upstream URLs, keys, networks) and never asks
+ * whether they point at a devnet.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -10,8 +13,9 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { mnemonicToAccount } from "viem/accounts";
 import { bytesToHex } from "viem";
-import { DEVNET_MNEMONIC, startDevnetEvm } from "./evm.js";
-import { startDevnetMonerod } from "./monerod.js";
+import type { ConfigOverlay } from "../config.js";
+import { DEVNET_MNEMONIC, DEVNET_NETWORK, startDevnetEvm } from "./evm.js";
+import { DEVNET_MONERO_NETWORK, startDevnetMonerod } from "./monerod.js";
 
 export { DEVNET_MNEMONIC };
 
@@ -37,6 +41,8 @@ export interface DevnetHandle {
   payers: { address: string; privateKey: `0x${string}`; usdcAtomic: string }[];
   wallets: DevnetWallet[];
   stateFile: string;
+  /** The settings that point the app at this devnet; they win over the parsed ones. */
+  configOverlay: Required<ConfigOverlay>;
   /** Test hooks into the simulated chains. */
   evm: Awaited<ReturnType<typeof startDevnetEvm>>;
   monerod: Awaited<ReturnType<typeof startDevnetMonerod>>;
@@ -46,6 +52,11 @@ export interface DevnetHandle {
 function keyAt(index: number): `0x${string}` {
   const acct = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: index });
   return bytesToHex(acct.getHdKey().privateKey!);
+}
+
+/** Private key of a funded devnet payer (mnemonic index 0..9); `vigil pay` uses the first by default. */
+export function devnetPayerKey(index = 0): `0x${string}` {
+  return keyAt(index);
 }
 
 /** A 32-byte hex secret stored under the devnet folder, created on first use. */
@@ -69,12 +80,14 @@ export async function startDevnet(opts: {
   const evm = await startDevnetEvm({ host, port: 0 });
   const monerod = await startDevnetMonerod({ host, port: 0, dataDir: opts.dataDir, blockSeconds: opts.blockSeconds, log: opts.log });
   const payTo = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address;
+  const facilitatorKey = keyAt(18);
+  const masterKey = persistentSecret(dir, "master.key");
   const handle: DevnetHandle = {
     evmUrl: evm.url,
     moneroUrl: monerod.url,
     payTo,
-    facilitatorKey: keyAt(18),
-    masterKey: persistentSecret(dir, "master.key"),
+    facilitatorKey,
+    masterKey,
     payers: evm.accounts.map((a) => ({
       address: a.address,
       privateKey: a.privateKey as `0x${string}`,
@@ -82,6 +95,18 @@ export async function startDevnet(opts: {
     })),
     wallets: monerod.wallets.map((w) => ({ ...w })),
     stateFile: path.join(dir, "devnet.json"),
+    configOverlay: {
+      devnet: true,
+      MONERO_DAEMON_URL: monerod.url,
+      MONERO_NETWORK: DEVNET_MONERO_NETWORK,
+      // The devnet always settles on its own chain, whatever facilitator mode is configured.
+      FACILITATOR_MODE: "local",
+      EVM_RPC_URL: evm.url,
+      FACILITATOR_PRIVATE_KEY: facilitatorKey,
+      X402_NETWORK: DEVNET_NETWORK,
+      PAY_TO: payTo,
+      MASTER_KEY: masterKey,
+    },
     evm,
     monerod,
     close: async () => {

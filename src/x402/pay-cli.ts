@@ -1,17 +1,20 @@
 /**
- * `vigil pay <METHOD> <URL> [json]`: calls a route, paying its 402 with
- * VIGIL_PAYER_KEY or, by default, the first funded devnet account (a devnet
- * key can only pay on the devnet's Base Sepolia network).
+ * `vigil pay <METHOD> <URL> [json]`: calls a route, paying its 402 with the
+ * key the CLI hands in (VIGIL_PAYER_KEY, or the first funded devnet account,
+ * which is restricted to the devnet's Base Sepolia network).
  */
-import { mnemonicToAccount } from "viem/accounts";
-import { bytesToHex } from "viem";
-import { createPayer } from "./payer.js";
+import { createPayer, type PayerOptions } from "./payer.js";
 import { decodePaymentResponseHeader } from "@x402/core/http";
-import { DEVNET_MNEMONIC } from "../devnet/evm.js";
 
 type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
 
-export async function runPayCli(args: string[], io: Io, env: Record<string, string | undefined>): Promise<number> {
+/** Who pays: a private key, and the only networks it may pay on (absent: any the route offers). */
+export interface PayCliPayer {
+  privateKey: `0x${string}`;
+  networks?: PayerOptions["networks"];
+}
+
+export async function runPayCli(args: string[], io: Io, payerKey: PayCliPayer): Promise<number> {
   const [methodRaw, url, json] = args;
   const method = methodRaw?.toUpperCase();
   if (!method || !url || !["GET", "POST", "DELETE"].includes(method)) {
@@ -26,10 +29,7 @@ export async function runPayCli(args: string[], io: Io, env: Record<string, stri
       return 2;
     }
   }
-  const key = env.VIGIL_PAYER_KEY
-    ? ((env.VIGIL_PAYER_KEY.startsWith("0x") ? env.VIGIL_PAYER_KEY : `0x${env.VIGIL_PAYER_KEY}`) as `0x${string}`)
-    : bytesToHex(mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 0 }).getHdKey().privateKey!);
-  const payer = createPayer(key, env.VIGIL_PAYER_KEY ? {} : { networks: ["eip155:84532"] });
+  const payer = createPayer(payerKey.privateKey, payerKey.networks ? { networks: payerKey.networks } : {});
   const res = await payer.payFetch(url, {
     method,
     ...(json !== undefined ? { body: json, headers: { "content-type": "application/json" } } : {}),

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pino from "pino";
-import { loadConfig } from "../../src/config.js";
+import { applyConfigOverlay, loadConfig, type ConfigOverlay } from "../../src/config.js";
 import { createApp, type App, type AppOptions } from "../../src/app.js";
 import { openTestDatabase, type TestDatabase } from "./db.js";
 
@@ -20,12 +20,19 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export interface TestAppOptions extends Omit<AppOptions, "database"> {
+  /** A running devnet: its settings are laid over the parsed config, as the CLI does in devnet mode. */
+  devnet?: { configOverlay: ConfigOverlay };
+}
+
 /** Starts the app on a loopback port with the given environment (defaults: devnet off). */
-export async function startTestApp(env: Record<string, string>, opts: Omit<AppOptions, "database"> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string>, opts: TestAppOptions = {}): Promise<TestApp> {
   const db = await openTestDatabase();
   const dataDir = tempDir();
-  const config = loadConfig({ DEVNET: "off", DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", ...env });
-  const app = await createApp(config, { log: silentLog, ...opts, database: db });
+  const { devnet, ...appOptions } = opts;
+  const parsed = loadConfig({ DEVNET: "off", DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", ...env });
+  const config = devnet ? applyConfigOverlay(parsed, devnet.configOverlay) : parsed;
+  const app = await createApp(config, { log: silentLog, ...appOptions, database: db });
   const url = await app.listen();
   return {
     app,
