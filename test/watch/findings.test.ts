@@ -11,8 +11,8 @@ import { diffOutputs, FINAL_CONFIRMATIONS, readKnownOutputs, type KnownOutput } 
 const key = (o: { txid: string; index: string }) => `${o.txid}:${o.index}`;
 const keys = (list: readonly { txid: string; index: string }[]) => list.map(key).sort();
 
-/** One scan: a tip below FINAL_CONFIRMATIONS (nothing is deep enough to be forgotten) and its outputs. */
-const scanArb = (maxTip = FINAL_CONFIRMATIONS - 1) =>
+/** One scan and its outputs, the tip low enough that no output (lowest height 0) reaches FINAL_CONFIRMATIONS and is forgotten. */
+const scanArb = (maxTip = FINAL_CONFIRMATIONS - 2) =>
   fc.integer({ min: 1, max: maxTip }).chain((tip) =>
     fc
       .uniqueArray(
