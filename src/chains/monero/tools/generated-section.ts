@@ -27,6 +27,7 @@ export interface GeneratedSection {
 export const MONERO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 const beginPrefix = (name: string): string => `// BEGIN GENERATED ${name} (`;
+const beginLine = (name: string, generator: string): string => `${beginPrefix(name)}${generator}): edit the generator, not this section\n`;
 const endLine = (name: string): string => `// END GENERATED ${name}\n`;
 
 /** The section's text as committed in `source`; null when its markers are missing or out of order. */
@@ -45,8 +46,7 @@ export function replaceSection(source: string, section: GeneratedSection, genera
   if (current === null) throw new Error(`${section.file}: no generated section "${section.name}"`);
   const begin = source.indexOf(beginPrefix(section.name));
   const bodyStart = source.indexOf("\n", begin) + 1;
-  const beginMarker = `${beginPrefix(section.name)}${generator}): edit the generator, not this section\n`;
-  return source.slice(0, begin) + beginMarker + section.text + source.slice(bodyStart + current.length);
+  return source.slice(0, begin) + beginLine(section.name, generator) + section.text + source.slice(bodyStart + current.length);
 }
 
 /**
@@ -68,7 +68,7 @@ export function runWhenMain(moduleUrl: string, sections: () => GeneratedSection[
   for (const s of sections()) {
     const file = path.join(MONERO_DIR, s.file);
     if (mode === "--print") {
-      process.stdout.write(`${beginPrefix(s.name)}${generator}): edit the generator, not this section\n${s.text}${endLine(s.name)}`);
+      process.stdout.write(beginLine(s.name, generator) + s.text + endLine(s.name));
       continue;
     }
     const source = fs.readFileSync(file, "utf8");
