@@ -4,9 +4,10 @@
  * stays below 2^53 and plain JS number arithmetic is exact; 144 limb products
  * per multiplication (vs 256 with 16-bit limbs) and no bigint allocation.
  * Reduction: carry the high columns, fold them with 2^264 ≡ 2^9·19 = 9728,
- * then one carry pass and a short second one. feMul/feSqr are unrolled,
- * written by tools/gen-field25519.ts from exactly that schoolbook scheme (the
- * BEGIN/END GENERATED section; a test checks it matches the generator).
+ * then one carry pass and a short second one. feAdd/feSub/feMul/feSqr are
+ * unrolled, written by tools/gen-field25519.ts from exactly that schoolbook
+ * scheme (the BEGIN/END GENERATED sections; a test checks they match the
+ * generator).
  *
  * Limb bounds: feMul/feSqr outputs have limbs in [0, 2^22) (limb 1 may exceed
  * that by < 2^13); inputs may be sums or differences of a few such values (|limb| <
@@ -61,6 +62,7 @@ export function feToBigint(a: Fe): bigint {
   return ((v % P) + P) % P;
 }
 
+// BEGIN GENERATED add and subtract (tools/gen-field25519.ts): edit the generator, not this section
 export function feAdd(o: Fe, a: Fe, b: Fe): void {
   o[0] = a[0]! + b[0]!; o[1] = a[1]! + b[1]!; o[2] = a[2]! + b[2]!; o[3] = a[3]! + b[3]!;
   o[4] = a[4]! + b[4]!; o[5] = a[5]! + b[5]!; o[6] = a[6]! + b[6]!; o[7] = a[7]! + b[7]!;
@@ -72,6 +74,7 @@ export function feSub(o: Fe, a: Fe, b: Fe): void {
   o[4] = a[4]! - b[4]!; o[5] = a[5]! - b[5]!; o[6] = a[6]! - b[6]!; o[7] = a[7]! - b[7]!;
   o[8] = a[8]! - b[8]!; o[9] = a[9]! - b[9]!; o[10] = a[10]! - b[10]!; o[11] = a[11]! - b[11]!;
 }
+// END GENERATED add and subtract
 
 const packT = new Float64Array(LIMBS);
 const packU = new Float64Array(LIMBS);

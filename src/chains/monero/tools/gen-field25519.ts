@@ -1,7 +1,7 @@
 /**
- * Writes the generated section of ../field25519.ts: feMul and feSqr on 12
- * limbs of 22 bits, unrolled from the schoolbook scheme that file's header
- * describes:
+ * Writes the generated sections of ../field25519.ts: limb-wise feAdd/feSub,
+ * and feMul/feSqr on 12 limbs of 22 bits, unrolled from the schoolbook scheme
+ * that file's header describes:
  *   1. columns t_k = Σ_{i+j=k} a_i·b_j, k = 0..22 (squaring doubles the
  *      cross terms a_i·a_j, i < j, and keeps each a_i² once);
  *   2. carry the high columns t_11..t_22 into 22-bit limbs, the last carry
@@ -51,6 +51,16 @@ function reduceAndStore(): string[] {
   ];
 }
 
+/** feAdd/feSub: limb by limb, no carry (callers keep |limb| < 2^24; feMul/feSqr absorb it). */
+function addSubtractSection(): string {
+  const limbwise = (name: string, op: string): string[] => [
+    `export function ${name}(o: Fe, a: Fe, b: Fe): void {`,
+    ...range(0, LIMBS / 4).map((row) => `  ${range(4 * row, 4 * row + 4).map((i) => `o[${i}] = a[${i}]! ${op} b[${i}]!;`).join(" ")}`),
+    "}",
+  ];
+  return [...limbwise("feAdd", "+"), "", ...limbwise("feSub", "-")].map((l) => `${l}\n`).join("");
+}
+
 function multiplySquareSection(): string {
   const columns = (square: boolean): string[] => range(0, 2 * LIMBS - 1).map((k) => `  let t${k} = ${column(k, square)};`);
   const lines = [
@@ -71,7 +81,10 @@ function multiplySquareSection(): string {
 }
 
 export function field25519Sections(): GeneratedSection[] {
-  return [{ file: "field25519.ts", name: "multiply and square", text: multiplySquareSection() }];
+  return [
+    { file: "field25519.ts", name: "add and subtract", text: addSubtractSection() },
+    { file: "field25519.ts", name: "multiply and square", text: multiplySquareSection() },
+  ];
 }
 
 runWhenMain(import.meta.url, field25519Sections);
