@@ -2,7 +2,8 @@
  * npx tsx bench/hex.ts — the scanner's per-output byte work, hand-written
  * helpers side by side with @noble's, in one run on one core:
  *
- *   bytesToHex(32 bytes)       every (watch, output) spend-key lookup (scan.ts)
+ *   bytesToHex(32 bytes)       the spend-key lookup after a view-tag hit (scan.ts),
+ *                              right after a P − s·G point multiplication
  *   hex → bytes, 32-byte key   keys and ids from JSON-RPC answers
  *   hex → bytes, 2 KiB blob    every transaction blob the daemon returns (scanner.ts)
  *   concatBytes(32 + 1 bytes)  D ‖ varint(i) for every Hs(D ‖ i)
