@@ -5,6 +5,7 @@
  */
 import type { Config } from "../config.js";
 import { createLogger } from "../core/logger.js";
+import { formatAtomic, UNITS } from "../core/money.js";
 import { devnetMoneroMine, devnetMoneroSend, devnetMoneroWallets, deriveDevnetWallets } from "./monerod.js";
 import { readDevnetState, startDevnet } from "./index.js";
 import fs from "node:fs";
@@ -46,7 +47,7 @@ export async function runDevnetCli(argv: string[], io: Io, config: () => Config)
           `  monerod (testnet, a block every ${cfg.DEVNET_BLOCK_SECONDS} s)             ${devnet.moneroUrl}`,
           "",
           "Funded x402 payers (the well-known 'test … junk' mnemonic, m/44'/60'/0'/0/i):",
-          ...devnet.payers.map((p) => `  ${p.address}  ${p.privateKey}  ${Number(BigInt(p.usdcAtomic) / 1_000_000n)} USDC`),
+          ...devnet.payers.map((p) => `  ${p.address}  ${p.privateKey}  ${formatAtomic(BigInt(p.usdcAtomic), UNITS.usdc)} USDC`),
           "",
           "Monero wallets (address + view key):",
           ...devnet.wallets.map((w) => `  ${w.label}: ${w.address}\n    view key ${w.viewKey}`),

@@ -13,6 +13,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { formatUsd } from "../core/money.js";
 
 /** USDC per network; the payer pays nothing else. */
 const PAYABLE_USDC = {
@@ -56,12 +57,6 @@ export interface Payer {
   payFetch(url: string | URL, init?: RequestInit): Promise<Response>;
 }
 
-function atomicToDollars(atomic: bigint): string {
-  const whole = atomic / 1_000_000n;
-  const frac = (atomic % 1_000_000n).toString().padStart(6, "0");
-  return `$${whole}.${frac}`;
-}
-
 export function createPayer(privateKey: Hex, options: PayerOptions = {}): Payer {
   const account = privateKeyToAccount(privateKey);
   const cap = options.maxAmountAtomic ?? DEFAULT_MAX_PAYMENT_ATOMIC;
@@ -81,7 +76,8 @@ export function createPayer(privateKey: Hex, options: PayerOptions = {}): Payer 
         }),
     ],
     spendControls: {
-      maxAmountPerPayment: atomicToDollars(cap),
+      // A dollar string ("$0.10"); x402 parses it back to the same atomic cap.
+      maxAmountPerPayment: formatUsd(cap),
       allowedAssets: networks.map((network) => ({
         network,
         asset: PAYABLE_USDC[network],

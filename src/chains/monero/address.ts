@@ -1,6 +1,10 @@
-/** Monero address codec: varint tag ‖ spend ‖ view [‖ payment id] ‖ Keccak checksum[0..4], base58. */
+/**
+ * Monero address codec: varint tag ‖ spend ‖ view [‖ payment id] ‖ Keccak
+ * checksum[0..4], in Monero's block-wise base58 (8-byte blocks, each a
+ * fixed-width base58 number; not Bitcoin's), which @scure/base provides.
+ */
+import { base58xmr } from "@scure/base";
 import { badRequest } from "../../core/errors.js";
-import { base58Decode, base58Encode } from "./base58.js";
 import { checkKey, keccak } from "./crypto.js";
 import { ByteReader, bytesToHex, concatBytes, encodeVarint, equalBytes, hexToBytesStrict } from "./encoding.js";
 import type { DecodedAddress, MoneroAddressKind, MoneroNetwork, ParseResult } from "./types.js";
@@ -21,6 +25,15 @@ for (const network of Object.keys(ADDRESS_TAGS) as MoneroNetwork[]) {
 
 const CHECKSUM_SIZE = 4;
 
+/** Null on any malformed input (bad block length, bad character, block overflow); the library throws instead. */
+function base58Decode(s: string): Uint8Array | null {
+  try {
+    return base58xmr.decode(s);
+  } catch {
+    return null;
+  }
+}
+
 export function encodeAddress(
   network: MoneroNetwork,
   kind: MoneroAddressKind,
@@ -32,7 +45,7 @@ export function encodeAddress(
   if ((kind === "integrated") !== (paymentId !== undefined)) throw new RangeError("payment id goes with integrated addresses only");
   if (paymentId && paymentId.length !== 8) throw new RangeError("payment id must be 8 bytes");
   const payload = concatBytes(encodeVarint(ADDRESS_TAGS[network][kind]), spendPublicKey, viewPublicKey, paymentId ?? new Uint8Array(0));
-  return base58Encode(concatBytes(payload, keccak(payload).subarray(0, CHECKSUM_SIZE)));
+  return base58xmr.encode(concatBytes(payload, keccak(payload).subarray(0, CHECKSUM_SIZE)));
 }
 
 /** Decodes and checks an address of any network; never throws. */

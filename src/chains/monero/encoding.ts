@@ -1,44 +1,25 @@
-/** Byte helpers shared by the Monero modules: hex, Monero varints, a bounds-checked reader. */
+/**
+ * Byte helpers shared by the Monero modules. Hex and byte-array helpers are
+ * noble's, the same copy the Zcash modules use. bench/hex.ts: hex decoding
+ * (every transaction blob) ~7× faster than the former hand-written helper;
+ * bytesToHex ~10 ns slower per 32-byte key, paid only after a view-tag hit
+ * beside a point multiplication (bench:monero shows no change). This file
+ * adds what noble lacks: a hex decoder that answers null instead of
+ * throwing, Monero varints and a bounds-checked reader.
+ */
+import { hexToBytes } from "@noble/hashes/utils.js";
 
-const HEX_RE = /^(?:[0-9a-fA-F]{2})*$/;
+export { bytesToHex, concatBytes, hexToBytes } from "@noble/hashes/utils.js";
+export { equalBytes } from "@noble/curves/utils.js";
 
+/** Hex (either case, even length) to bytes; null on anything else, for input that comes from outside. */
 export function hexToBytesStrict(hex: string): Uint8Array | null {
-  if (typeof hex !== "string" || !HEX_RE.test(hex)) return null;
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
-export function hexToBytes(hex: string): Uint8Array {
-  const b = hexToBytesStrict(hex);
-  if (!b) throw new Error("invalid hex");
-  return b;
-}
-
-const HEX_TABLE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-export function bytesToHex(bytes: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < bytes.length; i++) s += HEX_TABLE[bytes[i]!];
-  return s;
-}
-
-export function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
+  if (typeof hex !== "string") return null;
+  try {
+    return hexToBytes(hex);
+  } catch {
+    return null;
   }
-  return out;
-}
-
-export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d |= a[i]! ^ b[i]!;
-  return d === 0;
 }
 
 /** Monero varint: 7 bits per byte, least significant group first, high bit = more follow. */

@@ -1,39 +1,14 @@
 /**
  * Byte and bit helpers with Zcash's conventions: integers are little-endian,
- * bit strings are LSB-first within each byte (LEOS2BSP).
+ * bit strings are LSB-first within each byte (LEOS2BSP). Hex and byte-array
+ * helpers are noble's, re-exported so the Zcash modules keep one import.
  */
+import { concatBytes } from "@noble/hashes/utils.js";
 
-export function hexToBytes(hex: string): Uint8Array {
-  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) throw new Error("invalid hex");
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
-export function bytesToHex(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += b.toString(16).padStart(2, "0");
-  return s;
-}
-
-export function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  let len = 0;
-  for (const p of parts) len += p.length;
-  const out = new Uint8Array(len);
-  let off = 0;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.length;
-  }
-  return out;
-}
-
-export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
-  return diff === 0;
-}
+export { bytesToHex, concatBytes, hexToBytes } from "@noble/hashes/utils.js";
+export { equalBytes } from "@noble/curves/utils.js";
+/** Personalisation strings and HRPs as bytes; throws on a non-ASCII character. */
+export { asciiToBytes as asciiBytes } from "@noble/curves/utils.js";
 
 /** LEOS2IP: little-endian bytes to a non-negative integer. */
 export function leBytesToBigint(bytes: Uint8Array): bigint {
@@ -83,16 +58,6 @@ export function bytesToBitsLE(bytes: Uint8Array): number[] {
   const bits: number[] = new Array(bytes.length * 8);
   for (let i = 0; i < bytes.length; i++) for (let j = 0; j < 8; j++) bits[8 * i + j] = (bytes[i] >> j) & 1;
   return bits;
-}
-
-export function asciiBytes(s: string): Uint8Array {
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c > 0x7f) throw new Error("non-ASCII string");
-    out[i] = c;
-  }
-  return out;
 }
 
 /** Bitcoin-style CompactSize, as used by ZIP 316 item headers. */
