@@ -31,8 +31,6 @@ export const PER_DELIVERY = 5000n;
 export const LOW_CREDIT_THRESHOLD = 50000n;
 /** Creation fee = opening credit of a paid watch (USD 0.10). */
 export const CREATE_CREDIT = 100000n;
-/** Atomic units per USD (USDC has 6 decimals). */
-export const ATOMIC_PER_USD = 1_000_000n;
 
 export interface MeterState {
   /** Remaining credit, atomic USDC. Never negative. */

@@ -154,7 +154,7 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
       method: "POST",
       path: offer.path,
       operationId: offer.operationId,
-      summary: `Add $${(offer.cents / 100).toFixed(2)} of credit to a watch (about ${offer.idleDays} idle days)`,
+      summary: `Add ${formatUsd(usdCents(offer.cents))} of credit to a watch (about ${offer.idleDays} idle days)`,
       tags: ["private-watch"],
       ...(offer.mcpTool ? { mcpTool: offer.mcpTool } : {}),
       input: WatchAuthInput,
