@@ -36,7 +36,7 @@ import { createMoneroHistorical } from "./chains/monero/historical.js";
 import { moneroHistoricalScan } from "./watch/historical-route.js";
 import { scheduleZcashKeyWarmUp } from "./watch/derive-viewkey-route.js";
 import { coinRoutes, SERVICE_WALLET_SINK_PATH } from "./checkout/routes.js";
-import { coinQuoteSubscriber, type CoinDeps } from "./checkout/quotes.js";
+import { coinQuoteSubscriber, cryptoTopupOffer, type CoinDeps } from "./checkout/quotes.js";
 import { createRateSource, fixedProviders, httpProvider, parsePriceSources } from "./checkout/prices.js";
 
 export const VERSION = "1.0.0";
@@ -185,7 +185,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const moduleRoutes: AnyRouteDef[] = [
     ...oracleRoutes(oracle),
     ...oracle.routes,
-    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) } }),
+    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin) }),
     ...coinRoutes(coin),
     ...(opts.extraRoutes ?? []),
   ];

@@ -318,6 +318,20 @@ export async function createCoinWatch({ ctx, input }: { ctx: CoinCtx; input: Wat
   });
 }
 
+/** What the info guide says under `crypto_topup` (and whether the snippets guide offers paying in coin). */
+export function cryptoTopupOffer(deps: Pick<CoinDeps, "wallets" | "watch">) {
+  const chains = (Object.keys(deps.wallets) as PayChain[]).filter((c) => deps.watch.scanners[c]);
+  return {
+    available: chains.length > 0,
+    min_usd_cents: COIN_TOPUP_MIN_CENTS,
+    max_usd_cents: COIN_TOPUP_MAX_CENTS,
+    note:
+      chains.length > 0
+        ? `Pay in ${chains.join(", ")}: POST /v1/private/topup-crypto for a quote (rate locked ${QUOTE_TTL_MS / 60_000} minutes), or POST /v1/private/watch-crypto to create a watch on grace credit with its quote; send the exact amount; the credit lands after the quote's confirmations.`
+        : "Top-ups paid in XMR/ZEC are not offered by this deployment (no receiving wallet configured).",
+  };
+}
+
 // ---------------------------------------------------------------------------
 // Settlement: the scan subscriber.
 

@@ -57,7 +57,7 @@ export function coinRoutes(deps: CoinDeps): AnyRouteDef[] {
     defineRoute({
       method: "POST",
       path: "/v1/private/topup-crypto",
-      operationId: "privateTopupCrypto",
+      operationId: "coinTopupQuote",
       summary: "Quote a watch top-up paid in XMR (USD 2 to 500): send the exact amount to payTo; the credit lands after the stated confirmations",
       description:
         "Free. The USD rate is locked for 15 minutes. Monero quotes are told apart by the amount's last six digits: send exactly `amount.atomic` piconero in one payment. Poll GET /v1/private/topup-crypto/{quoteId}.",
@@ -66,16 +66,14 @@ export function coinRoutes(deps: CoinDeps): AnyRouteDef[] {
       input: TopupCryptoInput,
       output: QuoteSchema,
       successStatus: 201,
-      rateLimit: { points: 20, windowSeconds: 60 },
       handler: (input, ctx) => createTopupQuote({ ctx: ctxOf(ctx.db), input }),
     }),
     defineRoute({
       method: "GET",
       path: "/v1/private/topup-crypto/:quoteId",
-      operationId: "privateTopupCryptoStatus",
+      operationId: "coinTopupQuoteStatus",
       summary: "A coin top-up quote: pending → confirming → settled (or expired)",
       tags: ["private-watch"],
-      mcpTool: "service_private_watch_topup_crypto_status",
       input: z.object({ quoteId: z.string().uuid(), watchToken: z.string().max(256).optional() }),
       headerInputs: { "x-watch-token": "watchToken" },
       output: QuoteSchema,
@@ -84,12 +82,11 @@ export function coinRoutes(deps: CoinDeps): AnyRouteDef[] {
     defineRoute({
       method: "POST",
       path: "/v1/private/watch-crypto",
-      operationId: "privateWatchCreateCrypto",
+      operationId: "coinWatchCreate",
       summary: "Create a watch paid in coin: live at once on about one day of grace credit, with a quote whose payment buys its credit",
       description:
         "Free; rate-limited per IP. `payWith` defaults to the watched chain, `amountUsdCents` to the minimum (200). An unpaid watch stops when its grace credit runs out, like any watch at zero.",
       tags: ["private-watch"],
-      mcpTool: "service_private_watch_create_crypto",
       input: WatchCryptoInput,
       output: CoinWatchOutput,
       successStatus: 201,

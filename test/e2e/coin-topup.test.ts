@@ -213,6 +213,13 @@ describe("coin top-up quotes (Monero)", () => {
     }
   });
 
+  it("is offered by the info guide (crypto_topup) and the snippets guide", async () => {
+    const info = await s.call("GET", "/v1/private/info");
+    expect(info.json.crypto_topup).toMatchObject({ available: true, min_usd_cents: 200, max_usd_cents: 50_000 });
+    const snippets = await s.call("GET", "/v1/private/snippets");
+    expect(snippets.json.create.pay_in_coin.available).toBe(true);
+  });
+
   it("is an MCP tool (service_private_watch_topup_crypto) on the topup-crypto route", () => {
     const tools = mcpTools(s.t.app.table);
     const tool = tools.find((t) => t.name === "service_private_watch_topup_crypto");
