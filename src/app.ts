@@ -173,6 +173,14 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     walletWebhook: () =>
       config.COIN_WEBHOOK_URL ? { url: config.COIN_WEBHOOK_URL, ownSink: false } : { url: `${site.baseUrl}${SERVICE_WALLET_SINK_PATH}`, ownSink: true },
   };
+  if (coin.wallets.monero && scanners.monero) {
+    // A receiving wallet that cannot be watched is a start-up error, not a 400 for the first payer.
+    try {
+      scanners.monero.validateWatchKey(coin.wallets.monero.address, coin.wallets.monero.viewKey);
+    } catch (e) {
+      throw new Error(`COIN_XMR_ADDRESS / COIN_XMR_VIEW_KEY: ${(e as Error).message}`);
+    }
+  }
   watch.scanSubscribers = [coinQuoteSubscriber(coin)];
 
   const questions: QuestionDef[] = [...moneroQuestions({ daemon: moneroDaemon, clock })];

@@ -77,7 +77,16 @@ export const ConfigSchema = z.object({
    * USD price providers, a JSON list: [{"coin":"xmr","url":"https://…","field":"monero.usd"}, …].
    * With several for a coin the median is used and a provider straying from it is dropped.
    */
-  PRICE_SOURCES: z.string().optional(),
+  PRICE_SOURCES: z
+    .string()
+    .refine((v) => {
+      try {
+        return Array.isArray(JSON.parse(v));
+      } catch {
+        return false;
+      }
+    }, 'must be a JSON list like [{"coin":"xmr","url":"https://…","field":"monero.usd"}]')
+    .optional(),
   /** Fixed USD prices instead of (or besides) providers, e.g. "xmr=150.25,zec=32.1" (offline setups). */
   PRICE_FIXED_USD: z.string().regex(/^\s*(xmr|zec)=\d+(\.\d+)?\s*(,\s*(xmr|zec)=\d+(\.\d+)?\s*)*$/, 'must read like "xmr=150.25,zec=32.1"').optional(),
   /** How long a fetched price stays fresh (seconds). */
@@ -153,6 +162,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (c.FACILITATOR_MODE === "cdp" && !devnet && c.PAY_TO && !(c.CDP_API_KEY_ID && c.CDP_API_KEY_SECRET)) {
     throw new ConfigError(
       "Invalid configuration:\n  CDP_API_KEY_ID, CDP_API_KEY_SECRET: both required when FACILITATOR_MODE=cdp (the hosted facilitator refuses unauthenticated calls)",
+    );
+  }
+  if (Boolean(c.COIN_XMR_ADDRESS) !== Boolean(c.COIN_XMR_VIEW_KEY)) {
+    throw new ConfigError("Invalid configuration:\n  COIN_XMR_ADDRESS, COIN_XMR_VIEW_KEY: set both (the service's receiving wallet) or neither");
+  }
+  if (c.COIN_XMR_ADDRESS && !devnet && !c.PUBLIC_URL && !c.COIN_WEBHOOK_URL) {
+    throw new ConfigError(
+      "Invalid configuration:\n  PUBLIC_URL or COIN_WEBHOOK_URL: one is required with COIN_XMR_ADDRESS (the receiving wallet's watch delivers its webhooks there)",
     );
   }
   return Object.freeze({

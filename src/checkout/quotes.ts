@@ -149,9 +149,13 @@ export function quoteView(q: QuoteRow, nowMs: number): QuoteView {
 async function ensureServiceWallet(ctx: CoinCtx, chain: PayChain): Promise<void> {
   const wallet = walletFor(ctx.deps, chain);
   const known = await ctx.db.selectFrom("coin_wallets").select("watch_id").where("chain", "=", chain).where("address", "=", wallet.address).executeTakeFirst();
+  // A watch that was retired or removed is replaced, scanning again from where the old one started.
+  let birthdayHeight: number | undefined;
   if (known) {
-    const w = await ctx.db.selectFrom("watches").select("status").where("id", "=", known.watch_id).executeTakeFirst();
+    const w = await ctx.db.selectFrom("watches").select(["status", "start_height"]).where("id", "=", known.watch_id).executeTakeFirst();
     if (w?.status === "active") return;
+    birthdayHeight = w?.start_height;
+    ctx.deps.watch.log.error({ chain, watchId: known.watch_id, status: w?.status ?? "deleted" }, "the service wallet's watch is not active: replacing it");
     await ctx.db.deleteFrom("coin_wallets").where("chain", "=", chain).where("address", "=", wallet.address).execute();
   }
   const hook = ctx.deps.walletWebhook();
@@ -160,7 +164,7 @@ async function ensureServiceWallet(ctx: CoinCtx, chain: PayChain): Promise<void>
   await withTransaction(ctx.db, async (trx) => {
     const created = await createWatch({
       ctx: { deps: watchDeps, db: trx },
-      input: { chain, address: wallet.address, viewKey: wallet.viewKey, webhookUrl: hook.url },
+      input: { chain, address: wallet.address, viewKey: wallet.viewKey, webhookUrl: hook.url, ...(birthdayHeight !== undefined ? { birthdayHeight } : {}) },
       opening: { creditAtomic: SERVICE_WALLET_CREDIT, funding: "service" },
     });
     const inserted = await trx

@@ -168,6 +168,55 @@ describe("coin top-up quotes (Monero)", () => {
     expect((await db().selectFrom("coin_receipts").select("disposition").where("txid", "=", txid).executeTakeFirstOrThrow()).disposition).toBe("unmatched");
   }, 120_000);
 
+  it("a payment up to a day after expiry still settles; a second payment of the amount is not credited again", async () => {
+    const w = await userWatch("bob");
+    const q = (await quote(w, 400)).json;
+    s.advance(15 * 60_000 + 3_600_000); // an hour late
+    expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("expired");
+    s.devnet.monerod.send(q.payTo, BigInt(q.amount.atomic));
+    s.devnet.monerod.mine(CONFIRMATIONS);
+    await nextTick();
+    expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("settled");
+    expect((await coinTopups(w.watchId)).map((t) => t.amount_atomic)).toEqual(["4000000"]);
+
+    const twice = s.devnet.monerod.send(q.payTo, BigInt(q.amount.atomic));
+    s.devnet.monerod.mine(CONFIRMATIONS);
+    await nextTick();
+    expect(await coinTopups(w.watchId)).toHaveLength(1);
+    expect((await db().selectFrom("coin_receipts").select("disposition").where("txid", "=", twice).executeTakeFirstOrThrow()).disposition).toBe("unmatched");
+  }, 120_000);
+
+  it("an underpayment is not matched; the exact payment that follows settles the quote", async () => {
+    const w = await userWatch("carol");
+    const q = (await quote(w, 200)).json;
+    const short = s.devnet.monerod.send(q.payTo, BigInt(q.amount.atomic) - 1_000_000n);
+    s.devnet.monerod.mine(CONFIRMATIONS);
+    await nextTick();
+    expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("pending");
+    expect((await db().selectFrom("coin_receipts").select("disposition").where("txid", "=", short).executeTakeFirstOrThrow()).disposition).toBe("unmatched");
+    s.devnet.monerod.send(q.payTo, BigInt(q.amount.atomic));
+    s.devnet.monerod.mine(CONFIRMATIONS);
+    await nextTick();
+    expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("settled");
+    expect(await coinTopups(w.watchId)).toHaveLength(1);
+  }, 120_000);
+
+  it("a settled payment reorged out stays credited and is listed for the operator", async () => {
+    const w = await userWatch("alice");
+    const q = (await quote(w, 200)).json;
+    const txid = s.devnet.monerod.send(q.payTo, BigInt(q.amount.atomic));
+    s.devnet.monerod.mine(CONFIRMATIONS);
+    await nextTick();
+    expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("settled");
+    s.devnet.monerod.reorg(CONFIRMATIONS);
+    await nextTick();
+    expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("settled");
+    expect(await coinTopups(w.watchId)).toHaveLength(1);
+    expect(await db().selectFrom("coin_receipts").select(["disposition", "quote_id"]).where("txid", "=", txid).execute()).toEqual([
+      { disposition: "reorged_after_settlement", quote_id: q.quoteId },
+    ]);
+  }, 120_000);
+
   it("refuses out-of-bounds amounts and bad credentials with nothing written", async () => {
     const w = await userWatch("bob");
     const before = await quoteCount();
@@ -257,6 +306,22 @@ describe("a watch created in coin", () => {
     expect((await getQuote(c.payment.quoteId, c.watchToken)).json.status).toBe("settled");
     const topups = await coinTopups(c.watchId);
     expect(topups.map((t) => t.amount_atomic)).toEqual(["2000000"]);
+  }, 120_000);
+
+  it("unpaid, stops when its grace credit runs out, like any watch at zero", async () => {
+    const alice = wallet("alice");
+    const r = await s.call("POST", "/v1/private/watch-crypto", {
+      body: { chain: "monero", address: alice.address, viewKey: alice.viewKey, webhookUrl: s.receiver.hookUrl("/coin-unpaid"), amountUsdCents: 300 },
+    });
+    expect(r.status, JSON.stringify(r.json)).toBe(201);
+    s.receiver.registerSecret(r.json.watchId, r.json.webhookSecret);
+    const q = (await getQuote(r.json.payment.quoteId, r.json.watchToken)).json;
+    expect(q.credit).toEqual({ usdCents: 300, atomic: "3000000" });
+    s.advance(2 * 86_400_000);
+    await s.tick();
+    const status = await s.call("GET", `/v1/private/watch/${r.json.watchId}`, { token: r.json.watchToken });
+    expect(status.json).toMatchObject({ status: "paused", credit: { remaining_atomic: "0" } });
+    expect((await getQuote(q.quoteId, r.json.watchToken)).json.status).toBe("expired");
   }, 120_000);
 
   it("refuses out-of-bounds amounts with nothing written", async () => {
