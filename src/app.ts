@@ -35,6 +35,9 @@ import { moneroQuestions } from "./oracle/questions/monero.js";
 import { createMoneroHistorical } from "./chains/monero/historical.js";
 import { moneroHistoricalScan } from "./watch/historical-route.js";
 import { scheduleZcashKeyWarmUp } from "./watch/derive-viewkey-route.js";
+import { coinRoutes, SERVICE_WALLET_SINK_PATH } from "./checkout/routes.js";
+import { coinQuoteSubscriber, cryptoTopupOffer, type CoinDeps } from "./checkout/quotes.js";
+import { createRateSource, fixedProviders, httpProvider, parsePriceSources } from "./checkout/prices.js";
 
 export const VERSION = "1.0.0";
 
@@ -155,6 +158,31 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     pollSeconds: config.WATCH_POLL_SECONDS,
   };
 
+  // Paying in coin: USD prices, the service's receiving wallets, and the subscriber that settles quotes.
+  const rates = createRateSource({
+    providers: [...parsePriceSources(config.PRICE_SOURCES).map((src) => httpProvider(src)), ...fixedProviders(config.PRICE_FIXED_USD)],
+    clock,
+    cacheSeconds: config.PRICE_CACHE_SECONDS,
+    onProviderError: (name, e) => log.warn({ provider: name, err: (e as Error).message }, "price provider failed"),
+  });
+  const coin: CoinDeps = {
+    watch,
+    rates,
+    wallets: config.COIN_XMR_ADDRESS && config.COIN_XMR_VIEW_KEY ? { monero: { address: config.COIN_XMR_ADDRESS, viewKey: config.COIN_XMR_VIEW_KEY } } : {},
+    confirmations: { monero: config.MONERO_CONFIRMATIONS },
+    walletWebhook: () =>
+      config.COIN_WEBHOOK_URL ? { url: config.COIN_WEBHOOK_URL, ownSink: false } : { url: `${site.baseUrl}${SERVICE_WALLET_SINK_PATH}`, ownSink: true },
+  };
+  if (coin.wallets.monero && scanners.monero) {
+    // A receiving wallet that cannot be watched is a start-up error, not a 400 for the first payer.
+    try {
+      scanners.monero.validateWatchKey(coin.wallets.monero.address, coin.wallets.monero.viewKey);
+    } catch (e) {
+      throw new Error(`COIN_XMR_ADDRESS / COIN_XMR_VIEW_KEY: ${(e as Error).message}`);
+    }
+  }
+  watch.scanSubscribers = [coinQuoteSubscriber(coin)];
+
   const questions: QuestionDef[] = [...moneroQuestions({ daemon: moneroDaemon, clock })];
   const healthChecks: HealthCheck[] = [
     { name: "monero", check: () => moneroHealth(moneroDaemon) },
@@ -165,7 +193,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const moduleRoutes: AnyRouteDef[] = [
     ...oracleRoutes(oracle),
     ...oracle.routes,
-    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) } }),
+    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin) }),
+    ...coinRoutes(coin),
     ...(opts.extraRoutes ?? []),
   ];
   routes.push(
@@ -234,6 +263,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         await new Promise<void>((resolve) => server!.close(() => resolve()));
       }
       await watch.sender.close();
+      await rates.close();
       await moneroScanPool?.close();
       if (ownsDatabase) await database.close();
     },

@@ -67,6 +67,30 @@ export const ConfigSchema = z.object({
   /** Worker threads that scan large ticks (0 = on the main thread). Default: one per CPU, started on first need. */
   MONERO_SCAN_THREADS: z.coerce.number().int().min(0).max(64).optional(),
   HISTORICAL_MAX_BLOCKS: z.coerce.number().int().min(1).default(20_000),
+
+  /** The service's own Monero receiving wallet for coin payments (primary address + private view key). */
+  COIN_XMR_ADDRESS: z.string().min(1).optional(),
+  COIN_XMR_VIEW_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters").optional(),
+  /** Where the service wallet's watch sends its webhooks; default: the service's own sink route under PUBLIC_URL. */
+  COIN_WEBHOOK_URL: url.optional(),
+  /**
+   * USD price providers, a JSON list: [{"coin":"xmr","url":"https://…","field":"monero.usd"}, …].
+   * With several for a coin the median is used and a provider straying from it is dropped.
+   */
+  PRICE_SOURCES: z
+    .string()
+    .refine((v) => {
+      try {
+        return Array.isArray(JSON.parse(v));
+      } catch {
+        return false;
+      }
+    }, 'must be a JSON list like [{"coin":"xmr","url":"https://…","field":"monero.usd"}]')
+    .optional(),
+  /** Fixed USD prices instead of (or besides) providers, e.g. "xmr=150.25,zec=32.1" (offline setups). */
+  PRICE_FIXED_USD: z.string().regex(/^\s*(xmr|zec)=\d+(\.\d+)?\s*(,\s*(xmr|zec)=\d+(\.\d+)?\s*)*$/, 'must read like "xmr=150.25,zec=32.1"').optional(),
+  /** How long a fetched price stays fresh (seconds). */
+  PRICE_CACHE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
 });
 
 export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "WATCH_POLL_SECONDS">> & {
@@ -100,6 +124,9 @@ export type ConfigOverlay = Partial<
     | "X402_NETWORK"
     | "PAY_TO"
     | "MASTER_KEY"
+    | "COIN_XMR_ADDRESS"
+    | "COIN_XMR_VIEW_KEY"
+    | "PRICE_SOURCES"
     | "devnet"
   >
 >;
@@ -135,6 +162,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (c.FACILITATOR_MODE === "cdp" && !devnet && c.PAY_TO && !(c.CDP_API_KEY_ID && c.CDP_API_KEY_SECRET)) {
     throw new ConfigError(
       "Invalid configuration:\n  CDP_API_KEY_ID, CDP_API_KEY_SECRET: both required when FACILITATOR_MODE=cdp (the hosted facilitator refuses unauthenticated calls)",
+    );
+  }
+  if (Boolean(c.COIN_XMR_ADDRESS) !== Boolean(c.COIN_XMR_VIEW_KEY)) {
+    throw new ConfigError("Invalid configuration:\n  COIN_XMR_ADDRESS, COIN_XMR_VIEW_KEY: set both (the service's receiving wallet) or neither");
+  }
+  if (c.COIN_XMR_ADDRESS && !devnet && !c.PUBLIC_URL && !c.COIN_WEBHOOK_URL) {
+    throw new ConfigError(
+      "Invalid configuration:\n  PUBLIC_URL or COIN_WEBHOOK_URL: one is required with COIN_XMR_ADDRESS (the receiving wallet's watch delivers its webhooks there)",
     );
   }
   return Object.freeze({

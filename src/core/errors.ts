@@ -56,6 +56,7 @@ export const ERROR_CODES = {
   invalid_watch_token: { status: 401, description: "Unknown watch or wrong watch token: the same answer for both, so nothing is revealed." },
   // 404: not found
   not_found: { status: 404, description: "No route has this method and path." },
+  quote_not_found: { status: 404, description: "No coin quote by this id belongs to the watch (the same answer for a wrong token)." },
   unknown_question: { status: 404, description: "The oracle has no question by this name." },
   // 405: other method
   method_not_allowed: { status: 405, description: "The path exists for other methods; the `Allow` header lists them." },
@@ -72,10 +73,14 @@ export const ERROR_CODES = {
   // 502: an upstream answered badly or not at all
   chain_rpc_failed: { status: 502, description: "The chain node could not be reached or answered badly." },
   chain_network_mismatch: { status: 502, description: "The chain node runs another network than the one this service watches." },
+  price_provider_failed: { status: 502, description: "A USD price provider could not be reached or answered badly (it then gives no price; clients see price_unavailable)." },
   facilitator_unavailable: { status: 502, description: "The x402 facilitator could not be reached; nothing was charged." },
   // 503: a dependency is not configured
   chain_not_configured: { status: 503, description: "This server has no node (or scanner) for the chain." },
   paywall_not_configured: { status: 503, description: "This server has no PAY_TO address configured, so paid routes are disabled." },
+  price_unavailable: { status: 503, description: "No fresh USD price of the coin: the price providers are unreachable or disagree; retry shortly." },
+  quote_collision: { status: 503, description: "No free amount tag was found for a coin quote (too many open quotes at once); retry shortly." },
+  coin_payments_not_configured: { status: 503, description: "This server has no receiving wallet (or no scanner) for paying in this coin." },
   master_key_not_configured: { status: 503, description: "This server has no MASTER_KEY, so watches cannot be created." },
   // 504: a bounded job ran out of time
   scan_timeout: { status: 504, description: "The historical scan ran out of time; `details.scanned_through` says how far it got: narrow the range and retry." },

@@ -84,7 +84,56 @@ export interface WebhookOutboxTable {
   delivered_at: Date | null;
 }
 
+export interface CoinWalletsTable {
+  chain: string;
+  address: string;
+  watch_id: string;
+  created_at: Generated<Date>;
+}
+
+export type CoinQuoteStatus = "pending" | "confirming" | "settled" | "expired" | "cancelled";
+
+export interface CoinQuotesTable {
+  id: string;
+  watch_id: string;
+  purpose: "topup" | "watch-crypto";
+  chain: "monero" | "zcash";
+  pay_to: string;
+  amount_atomic: string | bigint;
+  memo: string | null;
+  usd_cents: number;
+  credit_atomic: string | bigint;
+  rate_num: string;
+  rate_den: string;
+  confirmations: number;
+  status: Generated<CoinQuoteStatus>;
+  seen_txid: string | null;
+  seen_index: string | null;
+  seen_at: Date | null;
+  settled_at: Date | null;
+  credited_atomic: string | bigint | null;
+  expires_at: Date;
+  reserved_until: Date;
+  created_at: Generated<Date>;
+}
+
+export interface CoinReceiptsTable {
+  chain: string;
+  txid: string;
+  output_index: string;
+  address: string;
+  amount_atomic: string | bigint;
+  quote_id: string | null;
+  disposition: "matched" | "unmatched" | "reorged" | "reorged_after_settlement" | "watch_gone";
+  note: string | null;
+  first_seen_at: Date;
+  updated_at: Date;
+}
+
 export interface DB {
+  coin_wallets: CoinWalletsTable;
+  coin_quotes: CoinQuotesTable;
+  coin_receipts: CoinReceiptsTable;
   payments: PaymentsTable;
   rate_limits: RateLimitsTable;
   watches: WatchesTable;

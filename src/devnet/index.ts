@@ -9,13 +9,15 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { mnemonicToAccount } from "viem/accounts";
 import { bytesToHex } from "viem";
 import type { ConfigOverlay } from "../config.js";
 import { DEVNET_MNEMONIC, DEVNET_NETWORK, startDevnetEvm } from "./evm.js";
 import { DEVNET_MONERO_NETWORK, startDevnetMonerod } from "./monerod.js";
+import { deriveDevnetWallets, loadOrCreateSeed, type DevnetMoneroWallet } from "./monerod-wallets.js";
+import { startDevnetPrices, type DevnetPrices } from "./prices.js";
 
 export { DEVNET_MNEMONIC };
 
@@ -40,12 +42,16 @@ export interface DevnetHandle {
   /** Funded x402 payers (USDC) and ready-to-watch coin wallets. */
   payers: { address: string; privateKey: `0x${string}`; usdcAtomic: string }[];
   wallets: DevnetWallet[];
+  /** The service's own receiving wallet for coin payments (COIN_XMR_ADDRESS / COIN_XMR_VIEW_KEY). */
+  serviceWallet: DevnetMoneroWallet;
   stateFile: string;
   /** The settings that point the app at this devnet; they win over the parsed ones. */
   configOverlay: Required<ConfigOverlay>;
   /** Test hooks into the simulated chains. */
   evm: Awaited<ReturnType<typeof startDevnetEvm>>;
   monerod: Awaited<ReturnType<typeof startDevnetMonerod>>;
+  /** The simulated USD price providers. */
+  prices: DevnetPrices;
   close(): Promise<void>;
 }
 
@@ -79,6 +85,11 @@ export async function startDevnet(opts: {
   const host = opts.host ?? "127.0.0.1";
   const evm = await startDevnetEvm({ host, port: 0 });
   const monerod = await startDevnetMonerod({ host, port: 0, dataDir: opts.dataDir, blockSeconds: opts.blockSeconds, log: opts.log });
+  const prices = await startDevnetPrices({ host });
+  // The service wallet comes from its own seed, derived from the wallets' seed: not one of the ready wallets.
+  const walletSeed = loadOrCreateSeed(opts.dataDir).seed;
+  const serviceSeed = createHash("sha256").update(`${walletSeed}:vigil-service-wallet`).digest("hex");
+  const serviceWallet = { ...deriveDevnetWallets(serviceSeed, DEVNET_MONERO_NETWORK)[0]!, label: "service" };
   const payTo = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address;
   const facilitatorKey = keyAt(18);
   const masterKey = persistentSecret(dir, "master.key");
@@ -94,6 +105,7 @@ export async function startDevnet(opts: {
       usdcAtomic: evm.usdcBalanceOf(a.address).toString(),
     })),
     wallets: monerod.wallets.map((w) => ({ ...w })),
+    serviceWallet,
     stateFile: path.join(dir, "devnet.json"),
     configOverlay: {
       devnet: true,
@@ -106,11 +118,15 @@ export async function startDevnet(opts: {
       X402_NETWORK: DEVNET_NETWORK,
       PAY_TO: payTo,
       MASTER_KEY: masterKey,
+      COIN_XMR_ADDRESS: serviceWallet.address,
+      COIN_XMR_VIEW_KEY: serviceWallet.viewKey,
+      PRICE_SOURCES: prices.sources,
     },
     evm,
     monerod,
+    prices,
     close: async () => {
-      await Promise.allSettled([evm.close(), monerod.close()]);
+      await Promise.allSettled([evm.close(), monerod.close(), prices.close()]);
       try {
         const cur = JSON.parse(fs.readFileSync(handle.stateFile, "utf8")) as { pid?: number };
         if (cur.pid === process.pid) fs.unlinkSync(handle.stateFile);

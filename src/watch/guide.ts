@@ -53,7 +53,7 @@ export type WatchGuide = z.infer<typeof WatchGuideSchema>;
 
 export function describeWatchProduct(
   deps: Pick<WatchDeps, "scanners" | "pollSeconds">,
-  table: { prices: WatchGuidePrices; topupPaths: readonly string[] },
+  table: { prices: WatchGuidePrices; topupPaths: readonly string[]; cryptoTopup?: WatchGuide["crypto_topup"] | undefined },
 ): WatchGuide {
   return {
     product: "private-watch",
@@ -80,7 +80,7 @@ export function describeWatchProduct(
       usdc: table.topupPaths.map((p) => `POST ${p}`),
       auth: "watchId and watchToken in the JSON body",
     },
-    crypto_topup: {
+    crypto_topup: table.cryptoTopup ?? {
       available: false,
       min_usd_cents: 200,
       max_usd_cents: 50000,

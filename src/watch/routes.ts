@@ -13,7 +13,7 @@ import { CREATE_CREDIT } from "./meter.js";
 import { CUSTOM_TOPUP_MAX, CUSTOM_TOPUP_MIN, CUSTOM_TOPUP_PATH, FIXED_TOPUPS, type FixedTopupOffer } from "./topups.js";
 import { deriveViewkeyRoute } from "./derive-viewkey-route.js";
 import { historicalRoute, type HistoricalScans } from "./historical-route.js";
-import { describeWatchProduct, WatchGuideSchema, type WatchGuidePrices } from "./guide.js";
+import { describeWatchProduct, WatchGuideSchema, type WatchGuide, type WatchGuidePrices } from "./guide.js";
 import {
   cancelWatch,
   checkCreateWatch,
@@ -127,6 +127,8 @@ const HealthOutput = z.object({
 export interface WatchRouteOptions {
   /** Historical scans by chain; an absent chain answers 503 chain_not_configured. */
   historical: HistoricalScans;
+  /** Paying in coin, as the coin module offers it (absent: not offered); shown by the info and snippets guides. */
+  cryptoTopup?: WatchGuide["crypto_topup"];
 }
 
 /** Every /v1/private route: watch operations, the historical scan and the Zcash key derivation. */
@@ -238,7 +240,7 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
       mcpTool: "service_private_watch_info",
       input: z.object({}),
       output: WatchGuideSchema,
-      handler: async () => describeWatchProduct(deps, { prices, topupPaths: topupRoutes.map((r) => r.path) }),
+      handler: async () => describeWatchProduct(deps, { prices, topupPaths: topupRoutes.map((r) => r.path), cryptoTopup: opts.cryptoTopup }),
     }),
     defineRoute({
       method: "GET",
@@ -258,7 +260,8 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
       tags: ["private-watch"],
       input: z.object({ lang: z.enum(SNIPPET_LANGUAGES).optional() }),
       output: SnippetsGuideSchema,
-      handler: async (input, ctx) => snippetsGuide(ctx.baseUrl, input.lang),
+      handler: async (input, ctx) =>
+        snippetsGuide(ctx.baseUrl, input.lang, opts.cryptoTopup?.available ? { available: true, note: opts.cryptoTopup.note } : undefined),
     }),
     historical,
     deriveViewkeyRoute,

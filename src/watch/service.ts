@@ -7,12 +7,13 @@
  * routes and the MCP tools adapt these functions; they hold no logic of their own.
  */
 import { randomUUID } from "node:crypto";
-import { sql } from "kysely";
+import { sql, type Selectable } from "kysely";
 import { z } from "zod";
 import { conflict, unauthorized, unavailable } from "../core/errors.js";
 import { hashToken, newToken, tokenMatches } from "../core/tokens.js";
 import { withTransaction } from "../db/transaction.js";
 import type { Queryable } from "../db/types.js";
+import type { WatchesTable } from "../db/schema.js";
 import { checkWebhookUrl } from "../webhooks/url-guard.js";
 import { generateWebhookSecret } from "../webhooks/sign.js";
 import {
@@ -199,46 +200,62 @@ export async function checkTopup({ ctx, input }: Op<WatchAuthInput>): Promise<vo
 
 /** Adds `amountAtomic` of credit (the price paid); a paused watch wakes up and says so with status_change. */
 export async function topupWatch({ ctx, input }: Op<WatchAuthInput & { amountAtomic: bigint }>) {
-  const { deps } = ctx;
-  const amount = input.amountAtomic;
   return withTransaction(ctx.db, async (trx) => {
     const w = await authorizedWatch(trx, input.watchId, input.watchToken, true);
     if (w.status === "dead")
       throw conflict("watch_dead", "This watch was retired after 50 consecutive failed deliveries; create a new watch instead.");
-    const nowMs = deps.clock.now();
-    const drained = applyIdleDrain(meterOf(w), nowMs);
-    const wasPaused = drained.state.creditAtomic === 0n;
-    const topped = applyTopup(drained.state, amount, nowMs, "top-up");
-    const meter = topped.state;
-    const expiresAt = expiresAtFor(meter, nowMs);
-    const entries = [...drained.entries, ...topped.entries];
-    await trx.insertInto("watch_ledger").values(ledgerRows(w.id, entries, ctx.paymentRef ?? null)).execute();
-    await trx
-      .updateTable("watches")
-      .set({ ...meterColumns(meter), expires_at: expiresAt, ...(wasPaused ? { next_poll_at: new Date(nowMs) } : {}) })
-      .where("id", "=", w.id)
-      .execute();
-    if (wasPaused) {
-      const snap = snapshotOf(w.snapshot, w.start_height);
-      await insertEvents(trx, [
-        {
-          watchId: w.id,
-          billable: true,
-          body: eventBody({ id: w.id, chain: w.chain, address: w.address }, "status_change", snap, snap, meter, deps.clock, {
-            status: { previous: "paused", current: "active", reason: "credit topped up" },
-          }),
-        },
-      ]);
-    }
-    return {
-      watchId: w.id,
-      addedAtomic: amount.toString(),
-      creditAtomic: meter.creditAtomic.toString(),
-      expiresAt: expiresAt.toISOString(),
-      credit: creditBlock(meter, deps.clock),
-      lowCreditRearmed: amount >= LOW_CREDIT_THRESHOLD,
-    };
+    return addCredit(ctx, trx, w, input.amountAtomic, "top-up");
   });
+}
+
+/**
+ * Adds credit paid outside x402 (a settled coin quote), with no token: the
+ * caller proved the payment. Joins the caller's transaction. Null when the
+ * watch can take no credit (gone, cancelled or dead); the caller records why.
+ */
+export async function creditWatch({ ctx, input }: Op<{ watchId: string; amountAtomic: bigint; reason: string }>) {
+  return withTransaction(ctx.db, async (trx) => {
+    const w = await trx.selectFrom("watches").selectAll().where("id", "=", input.watchId).forUpdate().executeTakeFirst();
+    if (!w || w.status !== "active") return null;
+    return addCredit(ctx, trx, w, input.amountAtomic, input.reason);
+  });
+}
+
+async function addCredit(ctx: WatchCtx, trx: Queryable, w: Selectable<WatchesTable>, amount: bigint, reason: string) {
+  const { deps } = ctx;
+  const nowMs = deps.clock.now();
+  const drained = applyIdleDrain(meterOf(w), nowMs);
+  const wasPaused = drained.state.creditAtomic === 0n;
+  const topped = applyTopup(drained.state, amount, nowMs, reason);
+  const meter = topped.state;
+  const expiresAt = expiresAtFor(meter, nowMs);
+  const entries = [...drained.entries, ...topped.entries];
+  await trx.insertInto("watch_ledger").values(ledgerRows(w.id, entries, ctx.paymentRef ?? null)).execute();
+  await trx
+    .updateTable("watches")
+    .set({ ...meterColumns(meter), expires_at: expiresAt, ...(wasPaused ? { next_poll_at: new Date(nowMs) } : {}) })
+    .where("id", "=", w.id)
+    .execute();
+  if (wasPaused) {
+    const snap = snapshotOf(w.snapshot, w.start_height);
+    await insertEvents(trx, [
+      {
+        watchId: w.id,
+        billable: true,
+        body: eventBody({ id: w.id, chain: w.chain, address: w.address }, "status_change", snap, snap, meter, deps.clock, {
+          status: { previous: "paused", current: "active", reason: "credit topped up" },
+        }),
+      },
+    ]);
+  }
+  return {
+    watchId: w.id,
+    addedAtomic: amount.toString(),
+    creditAtomic: meter.creditAtomic.toString(),
+    expiresAt: expiresAt.toISOString(),
+    credit: creditBlock(meter, deps.clock),
+    lowCreditRearmed: amount >= LOW_CREDIT_THRESHOLD,
+  };
 }
 
 /** The watch as its token holder sees it (GET /v1/private/watch/:id). */

@@ -177,7 +177,7 @@ export const SnippetsGuideSchema = z.object({
   headers: z.object({ signature: z.string(), watch_id: z.string(), event: z.string() }),
   verify: z.object({ node: ReceiverSnippetSchema.optional(), python: ReceiverSnippetSchema.optional(), php: ReceiverSnippetSchema.optional() }),
   create: z.object({
-    pay_in_coin: z.object({ available: z.literal(false), note: z.string() }),
+    pay_in_coin: z.object({ available: z.boolean(), note: z.string() }),
     pay_in_usdc: z.object({
       method: z.literal("POST"),
       url: z.string(),
@@ -197,7 +197,7 @@ export type SnippetsGuide = z.infer<typeof SnippetsGuideSchema>;
  * The guide served by `GET /v1/private/snippets`. `lang` narrows `verify` to
  * one language; `languages` always lists all of them.
  */
-export function snippetsGuide(baseUrl: string, lang?: SnippetLanguage): SnippetsGuide {
+export function snippetsGuide(baseUrl: string, lang?: SnippetLanguage, payInCoin?: { available: boolean; note: string }): SnippetsGuide {
   const base = baseUrl.replace(/\/+$/, "");
   const verify: Partial<Record<SnippetLanguage, ReceiverSnippet>> = {};
   for (const l of SNIPPET_LANGUAGES) if (lang === undefined || lang === l) verify[l] = { ...RECEIVER_SNIPPETS[l] };
@@ -216,7 +216,7 @@ export function snippetsGuide(baseUrl: string, lang?: SnippetLanguage): Snippets
     headers: { signature: HEADER_SIGNATURE, watch_id: HEADER_WATCH_ID, event: HEADER_EVENT },
     verify,
     create: {
-      pay_in_coin: {
+      pay_in_coin: payInCoin ?? {
         available: false,
         note: "Paying for a watch in XMR or ZEC (POST /v1/private/watch-crypto) is not offered by this deployment yet: pay in USDC.",
       },

@@ -22,6 +22,7 @@ interface State {
   hookUrl: string;
   watchId: string;
   watchToken: string;
+  quoteId: string;
 }
 
 interface Fixture {
@@ -75,6 +76,19 @@ const FIXTURES: Record<string, Fixture> = {
     valid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey }),
     invalid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey, birthdayHeight: "genesis" }),
   },
+  coinTopupQuote: {
+    valid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, chain: "monero", amountUsdCents: 200 }),
+    invalid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, chain: "monero", amountUsdCents: 199 }),
+  },
+  coinTopupQuoteStatus: {
+    valid: (st) => ({ quoteId: st.quoteId, watchToken: st.watchToken }),
+    invalid: (st) => ({ quoteId: "not-a-uuid", watchToken: st.watchToken }),
+  },
+  coinWatchCreate: {
+    valid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey, webhookUrl: st.hookUrl }),
+    invalid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey, webhookUrl: st.hookUrl, amountUsdCents: "lots" }),
+  },
+  coinWalletEvents: lenientNoInput,
   deriveViewkey: {
     valid: () => ({ chain: "zcash", seed: PHRASE12 }),
     invalid: () => ({ chain: "zcash", seed: PHRASE12, account: "one" }),
@@ -133,7 +147,15 @@ describe("every route in the table gets the shared checks", () => {
     const created = await s.paid("/v1/private/watch", { chain: "monero", address: alice.address, viewKey: alice.viewKey, webhookUrl: hookUrl });
     expect(created.status, JSON.stringify(created.json)).toBeLessThan(300);
     s.receiver.registerSecret(created.json.watchId, created.json.webhookSecret);
-    st = { alice: { address: alice.address, viewKey: alice.viewKey! }, hookUrl, watchId: created.json.watchId, watchToken: created.json.watchToken };
+    const quoted = await s.call("POST", "/v1/private/topup-crypto", { body: { watchId: created.json.watchId, watchToken: created.json.watchToken, amountUsdCents: 200 } });
+    expect(quoted.status, JSON.stringify(quoted.json)).toBe(201);
+    st = {
+      alice: { address: alice.address, viewKey: alice.viewKey! },
+      hookUrl,
+      watchId: created.json.watchId,
+      watchToken: created.json.watchToken,
+      quoteId: quoted.json.quoteId,
+    };
   });
   afterAll(async () => s?.close());
 

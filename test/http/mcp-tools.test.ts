@@ -5,7 +5,7 @@ import { ServiceError } from "../../src/core/errors.js";
 import { startTestApp, silentLog, type TestApp } from "../helpers/app.js";
 import { startTestMonerod } from "../chains/monero/io/helpers.js";
 
-// The spec's MCP tools for the operations that exist today (flash-loan providers and crypto top-ups come later).
+// The spec's MCP tools for the operations that exist today (flash-loan providers come later).
 const SPEC_TOOLS_TODAY = [
   "service_health",
   "service_paywall_info",
@@ -13,6 +13,7 @@ const SPEC_TOOLS_TODAY = [
   "service_private_watch_info",
   "service_private_watch_create",
   "service_private_watch_topup",
+  "service_private_watch_topup_crypto",
   "service_private_watch_historical",
   "service_private_watch_derive_viewkey",
   "service_private_watch_status",
