@@ -35,6 +35,8 @@ import { moneroQuestions } from "./oracle/questions/monero.js";
 import { createMoneroHistorical } from "./chains/monero/historical.js";
 import { moneroHistoricalScan } from "./watch/historical-route.js";
 import { scheduleZcashKeyWarmUp } from "./watch/derive-viewkey-route.js";
+import { boardRoutes } from "./board/routes.js";
+import { boardCatalogue } from "./board/boards.js";
 
 export const VERSION = "1.0.0";
 
@@ -166,6 +168,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...oracleRoutes(oracle),
     ...oracle.routes,
     ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) } }),
+    ...boardRoutes({ clock, boards: boardCatalogue(config.BOARDS) }),
     ...(opts.extraRoutes ?? []),
   ];
   routes.push(

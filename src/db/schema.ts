@@ -84,10 +84,41 @@ export interface WebhookOutboxTable {
   delivered_at: Date | null;
 }
 
+export interface NoticesTable {
+  id: string;
+  board: string;
+  handle: string;
+  title: string;
+  body: string;
+  url: string | null;
+  contact: string | null;
+  /** jsonb array of strings. */
+  tags: string[] | string;
+  owner_token_hash: Buffer;
+  status: "live" | "removed";
+  created_ms: string | bigint;
+  updated_ms: string | bigint;
+  weight_atomic: string | bigint;
+  boosts_count: number;
+  score_anchor: number;
+  score_anchor_ms: string | bigint;
+}
+
+export interface NoticeBoostsTable {
+  id: string;
+  notice_id: string;
+  amount_atomic: string | bigint;
+  payer: string;
+  payment_nonce: string;
+  created_ms: string | bigint;
+}
+
 export interface DB {
   payments: PaymentsTable;
   rate_limits: RateLimitsTable;
   watches: WatchesTable;
   watch_ledger: WatchLedgerTable;
   webhook_outbox: WebhookOutboxTable;
+  notices: NoticesTable;
+  notice_boosts: NoticeBoostsTable;
 }

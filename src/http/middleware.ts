@@ -65,7 +65,7 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
   // its body as a stream, so @hono/node-server loses its fast write path.)
   const corsOptions = {
     origin: "*",
-    allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+    allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
     allowHeaders: ["Content-Type", "PAYMENT-SIGNATURE", "X-PAYMENT", "x-watch-token", "Access-Control-Expose-Headers"],
     exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Retry-After", "X-Request-Id"],
   };
