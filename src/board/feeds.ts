@@ -2,7 +2,7 @@
  * A board's top notices as RSS 2.0 and JSON Feed 1.1, rendered with `feed`.
  * Every text is escaped for where it lands: item descriptions are HTML, so
  * the body is HTML-escaped (line breaks become <br>); titles sit in CDATA as
- * plain text, with any "]]>" split across two CDATA sections. The feed's
+ * plain text (the XML writer splits any "]]>" across two CDATA sections). The feed's
  * dates come from the notices (never "now"), so an unchanged board renders
  * the same bytes and keeps its ETag.
  *
@@ -15,15 +15,20 @@ import type { Board } from "./boards.js";
 import { noticePath, type Notice } from "./service.js";
 import { escapeHtml } from "./text.js";
 
-const cdataSafe = (s: string) => s.replace(/]]>/g, "]]]]><![CDATA[>");
-
 function bodyHtml(n: Notice): string {
   const parts = [escapeHtml(n.body).replace(/\r?\n/g, "<br>")];
   if (n.url) parts.push(`<a href="${escapeHtml(n.url)}">${escapeHtml(n.url)}</a>`);
   return parts.join("<br>");
 }
 
-function buildFeed(baseUrl: string, board: Board, notices: readonly Notice[], escapeTitles: boolean): Feed {
+// The XML writer `feed` uses splits only the first "]]>" of a CDATA section and turns a literal
+// "&amp;" in text back into "&": titles and handles pass through it with these stand-ins, which
+// are put back in the finished XML. Both are control characters that no stored text contains
+// (text.ts refuses them).
+const CDATA_END = "\u0001";
+const AMP = "\u0002";
+
+function buildFeed(baseUrl: string, board: Board, notices: readonly Notice[], forXml: boolean): Feed {
   const updated = notices.reduce((m, n) => Math.max(m, n.updated_ms, n.created_ms), 0);
   const feed = new Feed({
     id: `${baseUrl}/v1/board/${board.id}`,
@@ -39,12 +44,12 @@ function buildFeed(baseUrl: string, board: Board, notices: readonly Notice[], es
     const item: Item = {
       id: n.id,
       guid: n.id,
-      title: escapeTitles ? cdataSafe(n.title) : n.title,
+      title: forXml ? n.title.replaceAll("]]>", CDATA_END) : n.title,
       link: `${baseUrl}${noticePath(n.board, n.id)}`,
       date: new Date(n.updated_ms),
       published: new Date(n.created_ms),
       description: bodyHtml(n),
-      author: [{ name: escapeTitles ? escapeHtml(n.handle) : n.handle }],
+      author: [{ name: forXml ? n.handle.replaceAll("&", AMP) : n.handle }],
       category: n.tags.map((t) => ({ name: t })),
     };
     feed.addItem(item);
@@ -53,7 +58,7 @@ function buildFeed(baseUrl: string, board: Board, notices: readonly Notice[], es
 }
 
 export function renderRss(baseUrl: string, board: Board, notices: readonly Notice[]): string {
-  return buildFeed(baseUrl, board, notices, true).rss2();
+  return buildFeed(baseUrl, board, notices, true).rss2().replaceAll(CDATA_END, "]]]]><![CDATA[>").replaceAll(AMP, "&amp;");
 }
 
 export function renderJsonFeed(baseUrl: string, board: Board, notices: readonly Notice[]): string {
