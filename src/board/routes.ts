@@ -101,7 +101,7 @@ export function boardRoutes(deps: BoardDeps): AnyRouteDef[] {
       operationId: kind === "rss" ? "boardFeedRss" : "boardFeedJson",
       summary: kind === "rss" ? "A board's top 50 notices as RSS 2.0" : "A board's top 50 notices as JSON Feed 1.1",
       tags: ["board"],
-      input: z.object({ board: BoardId }),
+      input: z.object({ board: BoardId }).strict(),
       output: z.string(),
       mimeType: kind === "rss" ? "application/rss+xml" : "application/feed+json",
       etag: true,

@@ -32,7 +32,7 @@ describe("notice boards end to end", () => {
     vi.setSystemTime(clock.now());
   };
 
-  async function call(method: string, path: string, o: { body?: unknown; rawBody?: BodyInit; headers?: Record<string, string>; ip?: string } = {}) {
+  async function call(method: string, path: string, o: { body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string>; ip?: string } = {}) {
     const headers: Record<string, string> = { "x-forwarded-for": o.ip ?? "198.51.100.1", ...o.headers };
     if (o.body !== undefined || o.rawBody !== undefined) headers["content-type"] = "application/json";
     const r = await fetch(`${t.url}${path}`, { method, headers, body: o.rawBody ?? (o.body === undefined ? undefined : JSON.stringify(o.body)) });
@@ -175,7 +175,7 @@ describe("notice boards end to end", () => {
   it("lets the owner edit and remove a notice, and nobody else", async () => {
     const p = await post("agent-services", { title: "Original title", body: "Original body" });
     const path = `/v1/board/agent-services/${p.json.id}`;
-    for (const headers of [{}, { "x-notice-token": "nt_wrong" }]) {
+    for (const headers of [{}, { "x-notice-token": "nt_wrong" }] as Record<string, string>[]) {
       const e = await call("PATCH", path, { body: { title: "Hijacked title" }, headers });
       expect(e.status).toBe(401);
       expect(e.json.error.code).toBe("invalid_notice_token");
