@@ -294,6 +294,22 @@ describe("notice boards end to end", () => {
     expect(index.json.boards.find((x: { id: string }) => x.id === "bounties")).toMatchObject({ paid: 1 });
   });
 
+  it("counts two boosts paid at the same moment by different payers", async () => {
+    const n = await post("agent-services", { title: "Boosted twice at once", body: "x" });
+    const other = createPayer(devnet.payers[1]!.privateKey, { networks: ["eip155:84532"] });
+    const [r1, r2] = await Promise.all([
+      boost("agent-services", n.json.id, "300000"),
+      other
+        .payFetch(`${t.url}/v1/board/agent-services/${n.json.id}/boost`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ amountAtomic: "200000" }) })
+        .then(async (r) => ({ status: r.status, json: (await r.json()) as any })),
+    ]);
+    expect([r1.status, r2.status]).toEqual([200, 200]);
+    const got = (await call("GET", `/v1/board/agent-services/${n.json.id}`)).json.notice;
+    expect(got).toMatchObject({ weight_atomic: "500000", boosts_count: 2 });
+    const rows = await t.db.db.selectFrom("notice_boosts").select("payer").where("notice_id", "=", n.json.id).execute();
+    expect(new Set(rows.map((r) => r.payer.toLowerCase()))).toEqual(new Set([payer.address.toLowerCase(), other.address.toLowerCase()]));
+  });
+
   it("decays boosts over injected time: a newer smaller boost overtakes an older larger one", async () => {
     const a = await post("data-requests", { title: "Boosted long ago", body: "a" });
     const b = await post("data-requests", { title: "Boosted later", body: "b" });
