@@ -66,8 +66,8 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
   const corsOptions = {
     origin: "*",
     allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
-    allowHeaders: ["Content-Type", "PAYMENT-SIGNATURE", "X-PAYMENT", "x-watch-token", "Access-Control-Expose-Headers"],
-    exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Retry-After", "X-Request-Id"],
+    allowHeaders: ["Content-Type", "PAYMENT-SIGNATURE", "X-PAYMENT", "x-watch-token", "x-notice-token", "If-None-Match", "Access-Control-Expose-Headers"],
+    exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Retry-After", "X-Request-Id", "ETag"],
   };
   const corsPreflight = cors(corsOptions);
   const exposeHeaders = corsOptions.exposeHeaders.join(",");

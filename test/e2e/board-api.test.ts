@@ -260,6 +260,19 @@ describe("notice boards end to end", () => {
     expect((await call("GET", "/v1/board/announcements", { headers: { "if-none-match": before[0]! } })).status).toBe(200);
   });
 
+  it("lets browsers edit with the token header and read the ETag (CORS)", async () => {
+    const pre = await fetch(`${t.url}/v1/board/bounties/00000000-0000-4000-8000-000000000000`, {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example", "access-control-request-method": "PATCH", "access-control-request-headers": "x-notice-token, if-none-match, content-type" },
+    });
+    expect(pre.status).toBeLessThan(300);
+    expect(pre.headers.get("access-control-allow-methods")).toContain("PATCH");
+    expect(pre.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("x-notice-token");
+    expect(pre.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("if-none-match");
+    const get = await fetch(`${t.url}/v1/board`, { headers: { origin: "https://app.example" } });
+    expect(get.headers.get("access-control-expose-headers")).toContain("ETag");
+  });
+
   it("quotes the caller's amount in the 402, and a paid boost records the payment and raises the rank", async () => {
     const older = await post("bounties", { title: "Older notice", body: "posted first" });
     advance(60_000);
