@@ -200,10 +200,17 @@ export function boardRoutes(deps: BoardDeps): AnyRouteDef[] {
       method: "PATCH",
       path: "/v1/board/:board/:id",
       operationId: "boardEdit",
-      summary: "Edit your notice (header x-notice-token): any of title, body, handle, url, contact, tags",
+      summary: "Edit your notice (header x-notice-token): any of title, body, handle, url, contact, tags (null clears url or contact)",
       tags: ["board"],
       input: NoticeFieldsInput.partial()
-        .extend({ board: BoardId, id: z.string().uuid(), ownerToken: z.string().max(256).optional() })
+        .extend({
+          // null clears the optional fields.
+          url: UrlSchema.nullable().optional(),
+          contact: ContactSchema.nullable().optional(),
+          board: BoardId,
+          id: z.string().uuid(),
+          ownerToken: z.string().max(256).optional(),
+        })
         .strict()
         .refine((v) => ["title", "body", "handle", "url", "contact", "tags"].some((k) => v[k as keyof typeof v] !== undefined), {
           message: "give at least one of title, body, handle, url, contact, tags",

@@ -295,13 +295,19 @@ function checkOwner(row: { owner_token_hash: Buffer }, token: string | undefined
   }
 }
 
-export async function editNotice({ ctx, input }: Op<Partial<NoticeFields> & { board: string; id: string; ownerToken?: string | undefined }>) {
+export interface NoticeEdit extends Partial<Omit<NoticeFields, "url" | "contact">> {
+  /** null clears. */
+  url?: string | null | undefined;
+  contact?: string | null | undefined;
+}
+
+export async function editNotice({ ctx, input }: Op<NoticeEdit & { board: string; id: string; ownerToken?: string | undefined }>) {
   boardOf(ctx, input.board);
   return withTransaction(ctx.db, async (trx) => {
     const tctx = { ...ctx, db: trx };
     const row = await findLive(tctx, input.board, input.id, true);
     checkOwner(row, input.ownerToken);
-    const changes: Partial<Record<"title" | "body" | "handle" | "url" | "contact" | "tags", string>> = {};
+    const changes: { title?: string; body?: string; handle?: string; url?: string | null; contact?: string | null; tags?: string } = {};
     if (input.title !== undefined) changes.title = input.title;
     if (input.body !== undefined) changes.body = input.body;
     if (input.handle !== undefined) changes.handle = input.handle;

@@ -192,6 +192,11 @@ describe("notice boards end to end", () => {
     const ok = await call("PATCH", path, { body: { title: "Edited title", tags: ["edited"] }, headers: { "x-notice-token": p.json.ownerToken } });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.json.notice).toMatchObject({ title: "Edited title", body: "Original body", tags: ["edited"] });
+    const withUrl = await call("PATCH", path, { body: { url: "https://example.org/", contact: "me@example.org" }, headers: { "x-notice-token": p.json.ownerToken } });
+    expect(withUrl.json.notice).toMatchObject({ url: "https://example.org/", contact: "me@example.org" });
+    const cleared = await call("PATCH", path, { body: { url: null, contact: null }, headers: { "x-notice-token": p.json.ownerToken } });
+    expect(cleared.json.notice).toMatchObject({ url: null, contact: null, title: "Edited title" });
+    expect((await call("PATCH", path, { body: { url: "javascript:alert(1)" }, headers: { "x-notice-token": p.json.ownerToken } })).status).toBe(400);
     const del = await call("DELETE", path, { headers: { "x-notice-token": p.json.ownerToken } });
     expect(del.json).toEqual({ id: p.json.id, removed: true, by: "owner" });
     expect((await call("GET", path)).status).toBe(404);
