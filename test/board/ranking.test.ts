@@ -100,7 +100,7 @@ describe("ranking", () => {
     const a: RankInput = { id: "a", createdMs: T0, weightAtomic: 1_000_000n, ...applyBoost({ anchor: 0, anchorMs: T0 }, 1_000_000n, T0) };
     const b: RankInput = { id: "b", createdMs: T0, weightAtomic: 1_000_000n, ...applyBoost({ anchor: 0, anchorMs: T0 }, 1_000_000n, T0 + 7 * DAY) };
     expect(rankNotices([a, b], T0 + 8 * DAY).map((n) => n.id)).toEqual(["b", "a"]);
-    // Half of a's weight after one half-life: a 600_000 boost at a's time now still loses to a.
+    // One half-life after its boost, a holds half its weight.
     expect(decayedScore(a, T0 + 7 * DAY)).toBeCloseTo(500_000, 6);
     expect(rankingTime(T0 + 59_999)).toBe(T0);
     expect(rankingTime(T0 + 60_000)).toBe(T0 + 60_000);
