@@ -38,6 +38,8 @@ import { scheduleZcashKeyWarmUp } from "./watch/derive-viewkey-route.js";
 import { coinRoutes, SERVICE_WALLET_SINK_PATH } from "./checkout/routes.js";
 import { coinQuoteSubscriber, cryptoTopupOffer, type CoinDeps } from "./checkout/quotes.js";
 import { createRateSource, fixedProviders, httpProvider, parsePriceSources } from "./checkout/prices.js";
+import { boardRoutes } from "./board/routes.js";
+import { boardCatalogue } from "./board/boards.js";
 
 export const VERSION = "1.0.0";
 
@@ -195,6 +197,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...oracle.routes,
     ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin) }),
     ...coinRoutes(coin),
+    ...boardRoutes({ clock, boards: boardCatalogue(config.BOARDS) }),
     ...(opts.extraRoutes ?? []),
   ];
   routes.push(

@@ -91,6 +91,14 @@ export const ConfigSchema = z.object({
   PRICE_FIXED_USD: z.string().regex(/^\s*(xmr|zec)=\d+(\.\d+)?\s*(,\s*(xmr|zec)=\d+(\.\d+)?\s*)*$/, 'must read like "xmr=150.25,zec=32.1"').optional(),
   /** How long a fetched price stays fresh (seconds). */
   PRICE_CACHE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** The notice boards, comma-separated ids (docs/boards.md); order is the order of GET /v1/board. */
+  BOARDS: z
+    .string()
+    .default("seneschal-features,data-requests,agent-services,bounties,announcements")
+    .transform((v) => v.split(",").map((id) => id.trim()).filter((id) => id !== ""))
+    .refine((ids) => ids.length > 0 && ids.length <= 50, "between 1 and 50 board ids")
+    .refine((ids) => ids.every((id) => /^[a-z0-9][a-z0-9-]{1,38}$/.test(id) && id !== "leaderboard"), "each id matches ^[a-z0-9][a-z0-9-]{1,38}$ and is not 'leaderboard'")
+    .refine((ids) => new Set(ids).size === ids.length, "board ids must be distinct"),
 });
 
 export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "WATCH_POLL_SECONDS">> & {

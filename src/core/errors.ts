@@ -54,10 +54,13 @@ export const ERROR_CODES = {
   address_not_in_ufvk: { status: 400, description: "The Zcash address is not derived from the unified full viewing key." },
   // 401: missing or wrong credential
   invalid_watch_token: { status: 401, description: "Unknown watch or wrong watch token: the same answer for both, so nothing is revealed." },
+  invalid_notice_token: { status: 401, description: "Editing or removing a notice needs its owner token in `x-notice-token`; it was missing or wrong." },
   // 404: not found
   not_found: { status: 404, description: "No route has this method and path." },
   quote_not_found: { status: 404, description: "No coin quote by this id belongs to the watch (the same answer for a wrong token)." },
   unknown_question: { status: 404, description: "The oracle has no question by this name." },
+  unknown_board: { status: 404, description: "No notice board has this id; `GET /v1/board` lists them." },
+  notice_not_found: { status: 404, description: "No live notice has this id on this board (never posted, removed, or expired)." },
   // 405: other method
   method_not_allowed: { status: 405, description: "The path exists for other methods; the `Allow` header lists them." },
   // 409: conflicting state

@@ -130,6 +130,35 @@ export interface CoinReceiptsTable {
   updated_at: Date;
 }
 
+export interface NoticesTable {
+  id: string;
+  board: string;
+  handle: string;
+  title: string;
+  body: string;
+  url: string | null;
+  contact: string | null;
+  /** jsonb array of strings. */
+  tags: string[] | string;
+  owner_token_hash: Buffer;
+  status: "live" | "removed";
+  created_ms: string | bigint;
+  updated_ms: string | bigint;
+  weight_atomic: string | bigint;
+  boosts_count: number;
+  score_anchor: number;
+  score_anchor_ms: string | bigint;
+}
+
+export interface NoticeBoostsTable {
+  id: string;
+  notice_id: string;
+  amount_atomic: string | bigint;
+  payer: string;
+  payment_nonce: string;
+  created_ms: string | bigint;
+}
+
 export interface DB {
   coin_wallets: CoinWalletsTable;
   coin_quotes: CoinQuotesTable;
@@ -139,4 +168,6 @@ export interface DB {
   watches: WatchesTable;
   watch_ledger: WatchLedgerTable;
   webhook_outbox: WebhookOutboxTable;
+  notices: NoticesTable;
+  notice_boosts: NoticeBoostsTable;
 }

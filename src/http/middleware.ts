@@ -65,9 +65,9 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
   // its body as a stream, so @hono/node-server loses its fast write path.)
   const corsOptions = {
     origin: "*",
-    allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
-    allowHeaders: ["Content-Type", "PAYMENT-SIGNATURE", "X-PAYMENT", "x-watch-token", "Access-Control-Expose-Headers"],
-    exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Retry-After", "X-Request-Id"],
+    allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
+    allowHeaders: ["Content-Type", "PAYMENT-SIGNATURE", "X-PAYMENT", "x-watch-token", "x-notice-token", "If-None-Match", "Access-Control-Expose-Headers"],
+    exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Retry-After", "X-Request-Id", "ETag"],
   };
   const corsPreflight = cors(corsOptions);
   const exposeHeaders = corsOptions.exposeHeaders.join(",");

@@ -94,7 +94,7 @@ export function buildOpenApi(routes: readonly AnyRouteDef[], opts: { baseUrl: st
       ...(r.tags ? { tags: r.tags } : {}),
       responses: {},
     };
-    if (r.method === "POST") {
+    if (r.method === "POST" || r.method === "PATCH") {
       op.requestBody = {
         required: true,
         content: {

@@ -1,6 +1,6 @@
 /**
  * A route's input, as one object: the query string (GET/DELETE) or the JSON
- * body (POST), then path params and mapped headers on top; validated with the
+ * body (POST/PATCH), then path params and mapped headers on top; validated with the
  * route's schema. Anything wrong is a 400 (`invalid_json`, `invalid_input`)
  * naming each issue, before any rate limit, precheck or payment.
  */
@@ -11,7 +11,7 @@ import type { AnyRouteDef } from "./route-table.js";
 
 export async function readRawInput(c: Context, route: AnyRouteDef): Promise<Record<string, unknown>> {
   let raw: Record<string, unknown> = {};
-  if (route.method === "POST") {
+  if (route.method === "POST" || route.method === "PATCH") {
     const text = await c.req.text();
     if (text.trim() !== "") {
       let parsed: unknown;

@@ -3,6 +3,7 @@
  * the first middleware, the one error envelope, and how a handler's result
  * becomes a response (JSON, or a RawBody with its own content type).
  */
+import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import type { Logger } from "pino";
 import { ServiceError, errorBody } from "../core/errors.js";
@@ -16,9 +17,26 @@ export function errorResponse(c: Context, err: ServiceError): Response {
   return c.json(errorBody(err), err.status as 400, headers);
 }
 
-export function render(c: Context, result: unknown, status: number, headers: Record<string, string>): Response {
-  if (result instanceof RawBody) {
-    return c.body(result.body, status as 200, { ...headers, "Content-Type": result.contentType });
+/**
+ * `conditional`: the route answers with a strong ETag of the body's bytes, and
+ * a request whose If-None-Match names it (or `*`) gets 304 with no body.
+ */
+export function render(c: Context, result: unknown, status: number, headers: Record<string, string>, conditional?: { ifNoneMatch: string | undefined }): Response {
+  const raw = result instanceof RawBody;
+  const body = raw ? result.body : JSON.stringify(result);
+  const contentType = raw ? result.contentType : "application/json";
+  if (!conditional) {
+    return raw ? c.body(body, status as 200, { ...headers, "Content-Type": contentType }) : c.json(result as object, status as 200, headers);
   }
-  return c.json(result as object, status as 200, headers);
+  const etag = `"${createHash("sha256").update(body, "utf8").digest("base64url").slice(0, 32)}"`;
+  const withTag = { ...headers, ETag: etag };
+  if (etagMatches(conditional.ifNoneMatch, etag)) return c.body(null, 304, withTag);
+  return c.body(body, status as 200, { ...withTag, "Content-Type": raw ? contentType : "application/json" });
+}
+
+/** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): W/ prefixes are ignored. */
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
 }

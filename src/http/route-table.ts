@@ -13,7 +13,7 @@ import { formatUsd } from "../core/money.js";
 
 export type { PaymentInfo };
 
-export type HttpMethod = "GET" | "POST" | "DELETE";
+export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
 
 export interface RequestContext {
   requestId: string;
@@ -58,8 +58,8 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O extends z.ZodType =
   description?: string;
   tags?: string[];
   /**
-   * Input, one object: for GET/DELETE from the query string, for POST from
-   * the JSON body; path params and mapped headers are merged in on top.
+   * Input, one object: for GET/DELETE from the query string, for POST/PATCH
+   * from the JSON body; path params and mapped headers are merged in on top.
    */
   input: S;
   /** Header name (lower case) → input field, e.g. {"x-watch-token": "watchToken"}. */
@@ -73,6 +73,11 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O extends z.ZodType =
   mimeType?: string;
   successStatus?: 200 | 201;
   rateLimit?: RouteRateLimit;
+  /**
+   * Free reads whose answer clients poll (boards, feeds): the answer carries a
+   * strong ETag of its bytes, and a matching If-None-Match gets 304 with no body.
+   */
+  etag?: boolean;
   /**
    * The paid work writes nothing to the database: the paywall then runs it
    * outside a transaction (no connection held during slow upstream calls)

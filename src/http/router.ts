@@ -65,7 +65,8 @@ async function serveRoute(c: Context<HttpEnv>, route: AnyRouteDef, deps: RouterD
   if (route.precheck) await route.precheck(input, ctx);
   const price = priceOf(route, input);
   if (price === undefined) {
-    return render(c, await route.handler(input, ctx), status, {});
+    const conditional = route.etag ? { ifNoneMatch: c.req.header("if-none-match") } : undefined;
+    return render(c, await route.handler(input, ctx), status, {}, conditional);
   }
 
   const url = new URL(c.req.url);

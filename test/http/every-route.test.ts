@@ -13,6 +13,8 @@ import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { AnyRouteDef } from "../../src/http/route-table.js";
 import { priceOf } from "../../src/http/router.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
+import { boardCatalogue } from "../../src/board/boards.js";
+import { postNotice } from "../../src/board/service.js";
 
 /** A route's input as one object, as the router assembles it (path params, header fields and body/query). */
 type Input = Record<string, unknown>;
@@ -23,6 +25,9 @@ interface State {
   watchId: string;
   watchToken: string;
   quoteId: string;
+  /** A live notice on the `bounties` board and its owner token. */
+  noticeId: string;
+  noticeToken: string;
 }
 
 interface Fixture {
@@ -93,6 +98,31 @@ const FIXTURES: Record<string, Fixture> = {
     valid: () => ({ chain: "zcash", seed: PHRASE12 }),
     invalid: () => ({ chain: "zcash", seed: PHRASE12, account: "one" }),
   },
+  boardList: noInput,
+  boardLeaderboard: { valid: () => ({ limit: "5" }), invalid: () => ({ limit: "0" }) },
+  boardFeedRss: { valid: () => ({ board: "bounties" }), invalid: () => ({ board: "bounties", bogus: "1" }) },
+  boardFeedJson: { valid: () => ({ board: "bounties" }), invalid: () => ({ board: "bounties", bogus: "1" }) },
+  boardRead: { valid: () => ({ board: "bounties" }), invalid: () => ({ board: "bounties", limit: "1000" }) },
+  boardPost: {
+    valid: () => ({ board: "bounties", title: "Every route", body: "A notice from the shared checks." }),
+    invalid: () => ({ board: "bounties", title: 42, body: "x" }),
+  },
+  boardNotice: {
+    valid: (st) => ({ board: "bounties", id: st.noticeId }),
+    invalid: () => ({ board: "bounties", id: "not-a-uuid" }),
+  },
+  boardEdit: {
+    valid: (st) => ({ board: "bounties", id: st.noticeId, ownerToken: st.noticeToken, title: "Edited by the shared checks" }),
+    invalid: (st) => ({ board: "bounties", id: st.noticeId, ownerToken: st.noticeToken, title: 42 }),
+  },
+  boardRemove: {
+    valid: (st) => ({ board: "bounties", id: st.noticeId, ownerToken: st.noticeToken }),
+    invalid: (st) => ({ board: "bounties", id: "not-a-uuid", ownerToken: st.noticeToken }),
+  },
+  boardBoost: {
+    valid: (st) => ({ board: "bounties", id: st.noticeId, amountAtomic: "150000" }),
+    invalid: (st) => ({ board: "bounties", id: st.noticeId, amountAtomic: true }),
+  },
 };
 
 const oasPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}");
@@ -121,9 +151,9 @@ describe("every route in the table gets the shared checks", () => {
       if (rest[field] !== undefined) headers[header] = String(rest[field]);
       delete rest[field];
     }
-    if (route.method === "POST") {
+    if (route.method === "POST" || route.method === "PATCH") {
       headers["content-type"] = "application/json";
-      return fetch(`${s.url}${path}`, { method: "POST", headers, body: opts.rawBody ?? JSON.stringify(rest) });
+      return fetch(`${s.url}${path}`, { method: route.method, headers, body: opts.rawBody ?? JSON.stringify(rest) });
     }
     const query = new URLSearchParams(Object.entries(rest).map(([k, v]): [string, string] => [k, String(v)])).toString();
     return fetch(`${s.url}${path}${query ? `?${query}` : ""}`, { method: route.method, headers });
@@ -149,12 +179,19 @@ describe("every route in the table gets the shared checks", () => {
     s.receiver.registerSecret(created.json.watchId, created.json.webhookSecret);
     const quoted = await s.call("POST", "/v1/private/topup-crypto", { body: { watchId: created.json.watchId, watchToken: created.json.watchToken, amountUsdCents: 200 } });
     expect(quoted.status, JSON.stringify(quoted.json)).toBe(201);
+    // The fixture notice is written by the operation itself, so the post route's per-IP limit stays whole for its own check.
+    const notice = await postNotice({
+      ctx: { deps: { clock: s.clock, boards: boardCatalogue(s.t.app.config.BOARDS) }, db: s.t.db.db },
+      input: { board: "bounties", title: "Fixture notice", body: "For the shared checks." },
+    });
     st = {
       alice: { address: alice.address, viewKey: alice.viewKey! },
       hookUrl,
       watchId: created.json.watchId,
       watchToken: created.json.watchToken,
       quoteId: quoted.json.quoteId,
+      noticeId: notice.id,
+      noticeToken: notice.ownerToken,
     };
   });
   afterAll(async () => s?.close());

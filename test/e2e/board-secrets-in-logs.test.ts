@@ -1,0 +1,48 @@
+/**
+ * A notice's owner token never reaches the logs: the whole request path runs
+ * at trace level into a captured stream while a notice is posted, edited with
+ * its token (in the header, and once wrongly in the body), refused with a
+ * wrong token, and removed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Writable } from "node:stream";
+import pino from "pino";
+import { REDACT_PATHS } from "../../src/core/logger.js";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+
+describe("notice owner tokens never appear in logs", () => {
+  let t: TestApp;
+  const lines: string[] = [];
+
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
+    const log = pino({ level: "trace", redact: { paths: REDACT_PATHS, censor: "[redacted]" } }, sink);
+    t = await startTestApp({}, { log });
+  });
+  afterAll(async () => t?.close());
+
+  it("keeps the owner token out of every log line", async () => {
+    const json = { "content-type": "application/json" };
+    const posted = await fetch(`${t.url}/v1/board/bounties`, { method: "POST", headers: json, body: JSON.stringify({ title: "Secret keeper", body: "x" }) });
+    expect(posted.status).toBe(201);
+    const { id, ownerToken } = (await posted.json()) as { id: string; ownerToken: string };
+    const path = `${t.url}/v1/board/bounties/${id}`;
+    const inBody = await fetch(path, { method: "PATCH", headers: json, body: JSON.stringify({ title: "Token in body", ownerToken }) });
+    expect(inBody.status).toBe(401);
+    const edited = await fetch(path, { method: "PATCH", headers: { ...json, "x-notice-token": ownerToken }, body: JSON.stringify({ title: "Edited title" }) });
+    expect(edited.status).toBe(200);
+    expect((await fetch(path, { method: "DELETE", headers: { "x-notice-token": `${ownerToken}x` } })).status).toBe(401);
+    expect((await fetch(path, { method: "DELETE", headers: { "x-notice-token": ownerToken } })).status).toBe(200);
+
+    const text = lines.join("");
+    expect(lines.length).toBeGreaterThan(0);
+    expect(text).toContain(id);
+    expect(text).not.toContain(ownerToken);
+    expect(text).not.toContain(ownerToken.slice(3));
+  });
+});
