@@ -56,7 +56,7 @@ export const ERROR_CODES = {
   invalid_watch_token: { status: 401, description: "Unknown watch or wrong watch token: the same answer for both, so nothing is revealed." },
   // 404: not found
   not_found: { status: 404, description: "No route has this method and path." },
-  unknown_question: { status: 404, description: "The oracle has no question by this name." },
+  unknown_question: { status: 404, description: "The oracle has no question by this name; `details.valid_questions` lists the ones it has." },
   // 405: other method
   method_not_allowed: { status: 405, description: "The path exists for other methods; the `Allow` header lists them." },
   // 409: conflicting state
