@@ -18,7 +18,7 @@ import { serverCard } from "./card.js";
 export const MCP_PATH = "/mcp";
 export const SERVER_CARD_PATH = "/.well-known/mcp/server-card.json";
 
-/** Answers one Streamable HTTP request (POST with JSON-RPC; GET and DELETE get the transport's 405). */
+/** Answers one Streamable HTTP POST (JSON-RPC messages; the answer is JSON, not an event stream). */
 export async function handleMcpRequest(service: McpService, request: Request, caller: { requestId: string; ip: string; log: Logger }): Promise<Response> {
   const server = service.server(caller);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -36,7 +36,17 @@ export async function handleMcpRequest(service: McpService, request: Request, ca
 /** Mounts the MCP endpoint at `paths` of an app that has the shared middleware. */
 export function mountMcp(app: Hono<HttpEnv>, service: McpService, paths: readonly string[] = [MCP_PATH]): void {
   for (const path of paths) {
-    app.on(["POST", "GET", "DELETE"], path, (c) => handleMcpRequest(service, c.req.raw, { requestId: c.get("requestId"), ip: c.get("ip"), log: c.get("log") }));
+    // Stateless: no server-sent event stream to open (GET) and no session to end (DELETE).
+    app.on(["GET", "DELETE"], path, (c) =>
+      c.json({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this MCP server is stateless; POST JSON-RPC messages." }, id: null }, 405, {
+        Allow: "POST",
+      }),
+    );
+    app.post(path, async (c) => {
+      const res = await handleMcpRequest(service, c.req.raw, { requestId: c.get("requestId"), ip: c.get("ip"), log: c.get("log") });
+      // Through the context, so the headers the middleware prepared (CORS) are kept.
+      return c.newResponse(res.body, { status: res.status, headers: res.headers });
+    });
   }
 }
 
