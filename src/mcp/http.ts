@@ -45,7 +45,7 @@ export function mountMcp(app: Hono<HttpEnv>, service: McpService, paths: readonl
     app.post(path, async (c) => {
       const res = await handleMcpRequest(service, c.req.raw, { requestId: c.get("requestId"), ip: c.get("ip"), log: c.get("log") });
       // Through the context, so the headers the middleware prepared (CORS) are kept.
-      return c.newResponse(res.body, { status: res.status, headers: res.headers });
+      return c.newResponse(res.body, res);
     });
   }
 }
