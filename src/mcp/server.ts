@@ -5,6 +5,7 @@
  * request, or the stdio client). The transports live in `http.ts` and
  * `stdio.ts`.
  */
+import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -32,11 +33,14 @@ export interface McpServiceDeps {
   dispatchPerMinute: number;
 }
 
+/** Who a server serves: an HTTP request (its request id), or a stdio client (a fresh id per call). */
+export type ServerCaller = Omit<CallerInfo, "requestId"> & { requestId?: string };
+
 export interface McpService {
   tools: readonly PublishedTool[];
   version: string;
   /** A server for one caller, with the tools registered. */
-  server(caller: CallerInfo): Server;
+  server(caller: ServerCaller): Server;
   /** Calls one tool directly (the same path as a tools/call request). */
   call(name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, caller: CallerInfo): Promise<CallToolResult>;
 }
@@ -63,7 +67,7 @@ export function createMcpService(deps: McpServiceDeps): McpService {
     return callTool(callDeps, published, args, meta, caller);
   }
 
-  function server(caller: CallerInfo): Server {
+  function server(caller: ServerCaller): Server {
     const s = new Server(
       { name: MCP_SERVER_NAME, version: deps.version, title: "Vigil" },
       {
@@ -75,7 +79,10 @@ export function createMcpService(deps: McpServiceDeps): McpService {
       },
     );
     s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
-    s.setRequestHandler(CallToolRequestSchema, async (req) => call(req.params.name, req.params.arguments, req.params._meta, caller));
+    // A stdio client makes many calls on one connection: each gets its own request id (for the logs and internal_error).
+    s.setRequestHandler(CallToolRequestSchema, async (req) =>
+      call(req.params.name, req.params.arguments, req.params._meta, { ...caller, requestId: caller.requestId ?? randomUUID() }),
+    );
     return s;
   }
 

@@ -30,7 +30,7 @@ function onClosed(transport: StdioServerTransport): Promise<void> {
 /** Serves this process's tools over stdio. */
 export async function serveMcpStdio(service: McpService, log: Logger): Promise<StdioHandle> {
   const transport = new StdioServerTransport();
-  const server = service.server({ requestId: "stdio", ip: "stdio", log });
+  const server = service.server({ ip: "stdio", log });
   const closed = onClosed(transport);
   process.stdin.once("end", () => void server.close());
   await server.connect(transport);
