@@ -111,7 +111,8 @@ export async function callTool(
       minValiditySeconds: entry.minValiditySeconds,
     });
     if (outcome.kind === "payment_required") {
-      const rest = { method: entry.method, url: `${deps.site.baseUrl}${entry.path}` };
+      const path = entry.path.replace(/:([A-Za-z_]+)/g, (_m: string, k: string) => encodeURIComponent(String((input as Record<string, unknown>)[k] ?? `:${k}`)));
+      const rest = { method: entry.method, url: `${deps.site.baseUrl}${path}` };
       return {
         isError: true,
         structuredContent: outcome.paymentRequired as unknown as Record<string, unknown>,
