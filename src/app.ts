@@ -72,7 +72,7 @@ export interface App {
   site: { baseUrl: string };
   /** The MCP server over the table (at /mcp, and on MCP_PORT when set). */
   mcp: McpService;
-  /** Base URL of the MCP server's own port once listening (MCP_PORT set), else undefined. */
+  /** Bound address of the MCP server's own port once listening (MCP_PORT set), else undefined. */
   mcpSite: { baseUrl: string | undefined };
   /** Starts the HTTP server; resolves with its URL. */
   listen(): Promise<string>;
@@ -243,8 +243,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       });
       mcpServer = serve({ fetch: mcpApp.fetch, port, hostname: config.HOST }, (info) => {
         const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
-        mcpSiteUrl.baseUrl = `http://${host}:${info.port}`;
-        mcpSite.baseUrl = mcpSiteUrl.baseUrl;
+        mcpSite.baseUrl = `http://${host}:${info.port}`;
+        // The card advertises the address agents reach (MCP_PUBLIC_URL behind a proxy).
+        mcpSiteUrl.baseUrl = config.MCP_PUBLIC_URL?.replace(/\/$/, "") ?? mcpSite.baseUrl;
         resolve();
       });
       mcpServer.once("error", reject);

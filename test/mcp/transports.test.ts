@@ -42,6 +42,7 @@ describe("MCP transports", () => {
       FACILITATOR_MODE: "http",
       FACILITATOR_URL: "http://127.0.0.1:9",
       MCP_PORT: "0",
+      MCP_PUBLIC_URL: "https://mcp.vigil.test/",
       MCP_Q_PER_MINUTE: String(Q_PER_MINUTE),
     });
     const client = await httpClient(`${t.url}/mcp`);
@@ -91,7 +92,7 @@ describe("MCP transports", () => {
     expect(card.tools.find((x) => x.name === "service_private_watch_create")?.price).toBe("$0.10");
   });
 
-  it("serves the same tools on its own port (MCP_PORT) at / and /mcp, with its own card", async () => {
+  it("serves the same tools on its own port (MCP_PORT) at / and /mcp, with a card naming MCP_PUBLIC_URL", async () => {
     const base = t.app.mcpSite.baseUrl!;
     expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(base).not.toBe(t.url);
@@ -103,7 +104,8 @@ describe("MCP transports", () => {
       await client.close();
     }
     const card = ServerCard.parse(await (await fetch(`${base}/.well-known/mcp/server-card.json`)).json());
-    expect(card.transport.url).toBe(`${base}/mcp`);
+    // Its card names the public address (MCP_PUBLIC_URL); the API's card names the API's /mcp.
+    expect(card.transport.url).toBe("https://mcp.vigil.test/mcp");
     expect((await fetch(`${base}/v1/health`)).status).toBe(404);
   });
 
