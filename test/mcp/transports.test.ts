@@ -123,6 +123,19 @@ describe("MCP transports", () => {
     await client.close();
   });
 
+  it("applies a route's own rate limit to its tool (derive-viewkey)", async () => {
+    const route = t.app.routes.find((r) => r.mcpTool === "service_private_watch_derive_viewkey")!;
+    const points = route.rateLimit!.points;
+    const client = await httpClient(`${t.url}/mcp`);
+    const derive = () =>
+      client.callTool({ name: "service_private_watch_derive_viewkey", arguments: { chain: "zcash", seed: "abandon ".repeat(11) + "about", network: "testnet" } }) as Promise<CallToolResult>;
+    for (let i = 0; i < points; i++) expect((await derive()).isError, `call ${i + 1}`).toBeFalsy();
+    const over = await derive();
+    expect(errorCode(over)).toBe("rate_limited");
+    expect(over._meta?.["vigil/status"]).toBe(429);
+    await client.close();
+  });
+
   it("vigil mcp serves the same tools over stdio in-process", async () => {
     const dataDir = tempDir("vigil-mcp-stdio-");
     const client = new Client({ name: "vigil-test", version: "1.0.0" });
