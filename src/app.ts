@@ -40,6 +40,10 @@ import { coinQuoteSubscriber, cryptoTopupOffer, type CoinDeps } from "./checkout
 import { createRateSource, fixedProviders, httpProvider, parsePriceSources } from "./checkout/prices.js";
 import { boardRoutes } from "./board/routes.js";
 import { boardCatalogue } from "./board/boards.js";
+import { createMcpService, type McpService } from "./mcp/server.js";
+import { mcpRoutes } from "./mcp/routes.js";
+import { buildMcpApp, mountMcp } from "./mcp/http.js";
+import { createRateLimiter } from "./core/rate-limit.js";
 
 export const VERSION = "1.0.0";
 
@@ -71,6 +75,10 @@ export interface App {
   clock: Clock;
   /** Public base URL (set from the bound address once listening, unless PUBLIC_URL is given). */
   site: { baseUrl: string };
+  /** The MCP server over the table (at /mcp, and on MCP_PORT when set). */
+  mcp: McpService;
+  /** Bound address of the MCP server's own port once listening (MCP_PORT set), else undefined. */
+  mcpSite: { baseUrl: string | undefined };
   /** Starts the HTTP server; resolves with its URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -192,12 +200,15 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const oracle = createOracleRegistry(questions, clock);
 
   const routes: AnyRouteDef[] = [];
+  // Built from the whole table below; the server card route reads it per request.
+  let mcp: McpService | undefined;
   const moduleRoutes: AnyRouteDef[] = [
     ...oracleRoutes(oracle),
     ...oracle.routes,
     ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin) }),
     ...coinRoutes(coin),
     ...boardRoutes({ clock, boards: boardCatalogue(config.BOARDS) }),
+    ...mcpRoutes(() => mcp!, site),
     ...(opts.extraRoutes ?? []),
   ];
   routes.push(
@@ -237,8 +248,40 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     trustProxyHops: config.TRUST_PROXY_HOPS,
     rateLimits: { store, generalPerMinute: config.RATE_LIMIT_PER_MINUTE },
   });
+  mcp = createMcpService({
+    table,
+    paywall,
+    db: database.db,
+    log,
+    site,
+    version: VERSION,
+    rateLimits: { store, generalPerMinute: config.RATE_LIMIT_PER_MINUTE },
+    dispatchPerMinute: config.MCP_Q_PER_MINUTE,
+  });
+  mountMcp(hono, mcp);
+  const mcpSite: { baseUrl: string | undefined } = { baseUrl: undefined };
 
   let server: ServerType | undefined;
+  let mcpServer: ServerType | undefined;
+  const listenMcp = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      const mcpSiteUrl = { baseUrl: "" };
+      const mcpApp = buildMcpApp({
+        service: mcp,
+        log,
+        trustProxyHops: config.TRUST_PROXY_HOPS,
+        generalLimiter: createRateLimiter(store, "rl_general", config.RATE_LIMIT_PER_MINUTE, 60),
+        site: mcpSiteUrl,
+      });
+      mcpServer = serve({ fetch: mcpApp.fetch, port, hostname: config.HOST }, (info) => {
+        const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
+        mcpSite.baseUrl = `http://${host}:${info.port}`;
+        // The card advertises the address agents reach (MCP_PUBLIC_URL behind a proxy).
+        mcpSiteUrl.baseUrl = config.MCP_PUBLIC_URL?.replace(/\/$/, "") ?? mcpSite.baseUrl;
+        resolve();
+      });
+      mcpServer.once("error", reject);
+    });
   return {
     config,
     hono,
@@ -251,8 +294,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     log,
     clock,
     site,
+    mcp,
+    mcpSite,
     listen: () =>
-      new Promise((resolve, reject) => {
+      new Promise<string>((resolve, reject) => {
         server = serve({ fetch: hono.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
           const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
           const url = `http://${host}:${info.port}`;
@@ -260,8 +305,14 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
           resolve(url);
         });
         server.once("error", reject);
+      }).then(async (url) => {
+        if (config.MCP_PORT !== undefined) await listenMcp(config.MCP_PORT);
+        return url;
       }),
     close: async () => {
+      if (mcpServer) {
+        await new Promise<void>((resolve) => mcpServer!.close(() => resolve()));
+      }
       if (server) {
         await new Promise<void>((resolve) => server!.close(() => resolve()));
       }

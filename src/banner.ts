@@ -15,6 +15,9 @@ export function startupBanner(o: { role: string; url?: string; app: App; devnetP
   lines.push(
     `  storage   ${app.database.kind === "pglite" ? `PGlite (embedded) in ${app.config.dataDir}/pglite` : "PostgreSQL (DATABASE_URL)"}`,
   );
+  if (o.url) {
+    lines.push(`  mcp       ${o.url}/mcp${app.mcpSite.baseUrl ? ` and ${app.mcpSite.baseUrl}/mcp` : ""} (Streamable HTTP; stdio: npx vigil mcp --url ${o.url})`);
+  }
   if (terms) {
     lines.push(`  payments  x402 exact, USDC on ${terms.usdc.network}, payTo ${terms.payTo}`);
   } else {

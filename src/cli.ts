@@ -15,6 +15,8 @@ const USAGE = `Usage: vigil <command> [options]
   api                   HTTP API only
   worker                background workers only (watch polling, webhook delivery)
   migrate               apply database migrations and exit
+  mcp [--url URL]       MCP server on stdin/stdout: in-process (with background workers),
+                        or relaying to the running API at URL (its /mcp)
   devnet                run the simulated upstreams alone and print their URLs and test wallets
   devnet wallets [--json]            list the devnet's ready-made wallets
   devnet send monero <address> <XMR> send devnet coins to an address  [--devnet URL]
@@ -88,6 +90,40 @@ async function run(role: "serve" | "api" | "worker"): Promise<void> {
   });
 }
 
+/** `vigil mcp`: stdout carries MCP messages only, so every log line goes to stderr. */
+async function runMcpStdio(args: string[]): Promise<void> {
+  const urlAt = args.indexOf("--url");
+  const url = urlAt >= 0 ? args[urlAt + 1] : undefined;
+  if (urlAt >= 0 && !url) throw new Error("--url needs the API's URL");
+  const parsed = url ? undefined : config();
+  const pino = (await import("pino")).default;
+  const log = createLogger(parsed?.LOG_LEVEL ?? process.env.LOG_LEVEL ?? "warn", pino.destination(2));
+  const { proxyMcpStdio, serveMcpStdio } = await import("./mcp/stdio.js");
+  if (url) {
+    const relay = await proxyMcpStdio(url, log);
+    await relay.closed;
+    process.exit(0);
+  }
+  const cfg0 = parsed!;
+  const { startDevnet } = cfg0.devnet ? await import("./devnet/index.js") : { startDevnet: undefined };
+  const devnet = startDevnet ? await startDevnet({ dataDir: cfg0.dataDir, blockSeconds: cfg0.DEVNET_BLOCK_SECONDS, log }) : undefined;
+  const cfg = devnet ? applyConfigOverlay(cfg0, devnet.configOverlay) : cfg0;
+  const { createApp } = await import("./app.js");
+  const { startWorkers } = await import("./workers.js");
+  const app = await createApp(cfg, { log });
+  const workers = startWorkers(app);
+  const shutdown = async () => {
+    await workers.stop();
+    await app.close();
+    await devnet?.close();
+  };
+  onShutdown(shutdown);
+  const stdio = await serveMcpStdio(app.mcp, log);
+  await stdio.closed;
+  await shutdown();
+  process.exit(0);
+}
+
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   switch (cmd) {
@@ -96,6 +132,9 @@ async function main(argv: string[]): Promise<number> {
     case "worker":
       await run(cmd);
       return -1; // keeps running
+    case "mcp":
+      await runMcpStdio(rest);
+      return -1; // runs until stdin closes
     case "migrate": {
       const cfg = config();
       const { openDatabase } = await import("./db/connection.js");

@@ -48,6 +48,12 @@ export const ConfigSchema = z.object({
   /** Number of reverse proxies in front of the service whose X-Forwarded-For is trusted (0 = none). */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  /** MCP server on a port of its own as well as at /mcp of the API (absent = /mcp only). */
+  MCP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Public URL of the MCP port ({mcp_url}), for its server card. Default http://HOST:MCP_PORT */
+  MCP_PUBLIC_URL: url.optional(),
+  /** Calls of the free MCP oracle dispatcher (service_q) allowed per client IP per minute. */
+  MCP_Q_PER_MINUTE: z.coerce.number().int().min(1).default(30),
 
   /** 32-byte hex key that encrypts view keys at rest. Generated under DATA_DIR in devnet. */
   MASTER_KEY: hexKey.optional(),

@@ -58,7 +58,7 @@ export const ERROR_CODES = {
   // 404: not found
   not_found: { status: 404, description: "No route has this method and path." },
   quote_not_found: { status: 404, description: "No coin quote by this id belongs to the watch (the same answer for a wrong token)." },
-  unknown_question: { status: 404, description: "The oracle has no question by this name." },
+  unknown_question: { status: 404, description: "The oracle has no question by this name; `details.valid_questions` lists the ones it has." },
   unknown_board: { status: 404, description: "No notice board has this id; `GET /v1/board` lists them." },
   notice_not_found: { status: 404, description: "No live notice has this id on this board (never posted, removed, or expired)." },
   // 405: other method

@@ -66,8 +66,20 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
   const corsOptions = {
     origin: "*",
     allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
-    allowHeaders: ["Content-Type", "PAYMENT-SIGNATURE", "X-PAYMENT", "x-watch-token", "x-notice-token", "If-None-Match", "Access-Control-Expose-Headers"],
-    exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Retry-After", "X-Request-Id", "ETag"],
+    // Mcp-*: browser agents on the MCP endpoint (Streamable HTTP) send and read these.
+    allowHeaders: [
+      "Content-Type",
+      "PAYMENT-SIGNATURE",
+      "X-PAYMENT",
+      "x-watch-token",
+      "x-notice-token",
+      "If-None-Match",
+      "Access-Control-Expose-Headers",
+      "Mcp-Protocol-Version",
+      "Mcp-Session-Id",
+      "Last-Event-ID",
+    ],
+    exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Retry-After", "X-Request-Id", "ETag", "Mcp-Session-Id", "Mcp-Protocol-Version"],
   };
   const corsPreflight = cors(corsOptions);
   const exposeHeaders = corsOptions.exposeHeaders.join(",");

@@ -11,7 +11,7 @@
 import { z } from "zod";
 import { LRUCache } from "lru-cache";
 import type { Clock } from "../core/clock.js";
-import { badRequest, notFound } from "../core/errors.js";
+import { badRequest, ServiceError } from "../core/errors.js";
 import { defineRoute, defineTool, type AnyRouteDef, type AnyToolOnlyDef } from "../http/route-table.js";
 import type { QuestionDef } from "./question.js";
 
@@ -115,7 +115,10 @@ export function createOracleRegistry(questions: readonly QuestionDef[], clock: C
 
   function find(path: string): QuestionDef {
     const q = byPath.get(path.replace(/^\/?(v1\/q\/)?/, ""));
-    if (!q) throw notFound("unknown_question", `No oracle question "${path}". See GET /v1/q.`);
+    if (!q)
+      throw new ServiceError(404, "unknown_question", `No oracle question "${path}". See GET /v1/q.`, {
+        valid_questions: questions.map((x) => x.path),
+      });
     return q;
   }
 

@@ -53,6 +53,7 @@ const FIXTURES: Record<string, Fixture> = {
   paywallInfo: noInput,
   openapi: noInput,
   x402Discovery: noInput,
+  mcpServerCard: noInput,
   health: noInput,
   oracleCatalogue: noInput,
   q_xmr_height: noInput,

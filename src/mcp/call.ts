@@ -1,0 +1,160 @@
+/**
+ * One MCP tool call, the way the router serves one HTTP request:
+ *   validate the arguments with the route's input schema → rate limit (the
+ *   route's own limit; the free dispatcher's per-client limit) → precheck →
+ *   free: run; paid: the same paywall as HTTP, with the x402 payload taken
+ *   from the request's `_meta["x402/payment"]` → the tool result.
+ *
+ * Results: the REST answer as structured content (and as JSON text);
+ * errors as `isError` with the REST error envelope as JSON text (no
+ * structured content, which clients would check against the output schema);
+ * an unpaid call as `isError` with the PaymentRequired object as structured
+ * content and text (x402 MCP transport), plus the REST endpoint to pay at
+ * instead. The paywall's nonce rows are shared by both transports, so an
+ * authorisation is settled once across HTTP and MCP.
+ */
+import type { z } from "zod";
+import type { Logger } from "pino";
+import { encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentPayload } from "@x402/core/types";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ServiceError, errorBody } from "../core/errors.js";
+import type { RateLimiter } from "../core/rate-limit.js";
+import type { Database } from "../db/types.js";
+import type { Paywall } from "../x402/paywall.js";
+import { isToolOnly, RawBody, type RequestContext } from "../http/route-table.js";
+import { enforceRouteLimit, type RateLimiters } from "../http/rate-limits.js";
+import { priceOf } from "../http/router.js";
+import type { PublishedTool } from "./tools.js";
+
+/** `_meta` key of the signed payment (a PaymentPayload object; a base64 header string is accepted too). */
+export const PAYMENT_META_KEY = "x402/payment";
+/** `_meta` key of the settlement answer on a paid result. */
+export const PAYMENT_RESPONSE_META_KEY = "x402/payment-response";
+
+export interface CallDeps {
+  paywall: Paywall;
+  db: Database;
+  site: { baseUrl: string };
+  limiters: RateLimiters;
+  /** Per-client limit of the free dispatcher (tool-only entries). */
+  dispatchLimiter: RateLimiter;
+  dispatchPerMinute: number;
+}
+
+export interface CallerInfo {
+  requestId: string;
+  /** Client IP (HTTP), or "stdio" for a local client. */
+  ip: string;
+  log: Logger;
+}
+
+function errorResult(err: ServiceError): CallToolResult {
+  const body = errorBody(err);
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }], _meta: { "vigil/status": err.status } };
+}
+
+function okResult(result: unknown, meta?: Record<string, unknown>): CallToolResult {
+  if (result instanceof RawBody) return { content: [{ type: "text", text: result.body }], ...(meta ? { _meta: meta } : {}) };
+  return {
+    content: [{ type: "text", text: JSON.stringify(result) }],
+    structuredContent: result as Record<string, unknown>,
+    ...(meta ? { _meta: meta } : {}),
+  };
+}
+
+/** The payment header the paywall reads, from the request's `_meta`. */
+function paymentHeader(meta: Record<string, unknown> | undefined): string | undefined {
+  const p = meta?.[PAYMENT_META_KEY];
+  if (p === undefined || p === null) return undefined;
+  if (typeof p === "string") return p;
+  // Any other shape goes to the paywall too, which refuses it with a reason (invalid_payment_payload).
+  return encodePaymentSignatureHeader(p as PaymentPayload);
+}
+
+export async function callTool(
+  deps: CallDeps,
+  published: PublishedTool,
+  args: Record<string, unknown> | undefined,
+  meta: Record<string, unknown> | undefined,
+  caller: CallerInfo,
+): Promise<CallToolResult> {
+  const ctx: RequestContext = {
+    requestId: caller.requestId,
+    ip: caller.ip,
+    db: deps.db,
+    log: caller.log,
+    baseUrl: deps.site.baseUrl,
+    surface: "mcp",
+  };
+  try {
+    const entry = published.entry;
+    if (isToolOnly(entry)) {
+      const input = parseArguments(entry.input, args);
+      await limitDispatch(deps, caller.ip);
+      return okResult(await entry.handler(input, ctx));
+    }
+    const input = parseArguments(entry.input, args);
+    await enforceRouteLimit(deps.limiters, entry, caller.ip);
+    if (entry.precheck) await entry.precheck(input, ctx);
+    const price = published.paid ? priceOf(entry, input) : undefined;
+    if (price === undefined) return okResult(await entry.handler(input, ctx));
+
+    const name = published.tool.name;
+    const outcome = await deps.paywall.run({
+      route: `${entry.method} ${entry.path}`,
+      resource: { url: `mcp://tool/${name}`, description: entry.summary, mimeType: entry.mimeType ?? "application/json" },
+      amount: price,
+      header: paymentHeader(meta),
+      work: (trx, payment) => entry.handler(input, { ...ctx, db: trx, payment }),
+      readOnly: entry.readOnly,
+      minValiditySeconds: entry.minValiditySeconds,
+    });
+    if (outcome.kind === "payment_required") {
+      const path = entry.path.replace(/:([A-Za-z_]+)/g, (_m: string, k: string) => encodeURIComponent(String((input as Record<string, unknown>)[k] ?? `:${k}`)));
+      const rest = { method: entry.method, url: `${deps.site.baseUrl}${path}` };
+      return {
+        isError: true,
+        structuredContent: outcome.paymentRequired as unknown as Record<string, unknown>,
+        content: [
+          { type: "text", text: JSON.stringify(outcome.paymentRequired) },
+          {
+            type: "text",
+            text: `Payment required (${outcome.paymentRequired.error ?? "payment_required"}): sign the terms above and call again with the payload in _meta["${PAYMENT_META_KEY}"], or use the REST endpoint ${rest.method} ${rest.url} with x402.`,
+          },
+        ],
+        _meta: {
+          "vigil/status": 402,
+          "vigil/rest": rest,
+          ...(outcome.settleResponse ? { [PAYMENT_RESPONSE_META_KEY]: outcome.settleResponse } : {}),
+        },
+      };
+    }
+    return okResult(outcome.result, { [PAYMENT_RESPONSE_META_KEY]: outcome.settleResponse });
+  } catch (e) {
+    if (e instanceof ServiceError) return errorResult(e);
+    caller.log.error({ err: { message: (e as Error).message, stack: (e as Error).stack }, tool: published.tool.name }, "unhandled error in MCP tool");
+    return errorResult(new ServiceError(500, "internal_error", "An internal error occurred.", { requestId: caller.requestId }));
+  }
+}
+
+/** The tool's arguments through its REST input schema: the same 400 `invalid_input` and issues as HTTP. */
+function parseArguments(schema: z.ZodType, args: Record<string, unknown> | undefined): unknown {
+  const parsed = schema.safeParse(args ?? {});
+  if (parsed.success) return parsed.data;
+  throw new ServiceError(400, "invalid_input", "The tool arguments are invalid.", {
+    issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+  });
+}
+
+async function limitDispatch(deps: CallDeps, ip: string): Promise<void> {
+  const r = await deps.dispatchLimiter.consume(ip);
+  if (!r.allowed) {
+    throw new ServiceError(
+      429,
+      "rate_limited",
+      `Too many free oracle questions over MCP: at most ${deps.dispatchPerMinute} per minute per client. Each question is also sold over HTTP (GET /v1/q/...).`,
+      { limit: deps.dispatchPerMinute, window_seconds: 60, retry_after_seconds: r.retryAfterSeconds },
+    );
+  }
+}
