@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpTools } from "../../src/http/mcp-tools.js";
 import { isToolOnly, type AnyToolOnlyDef, type RequestContext } from "../../src/http/route-table.js";
@@ -47,6 +49,13 @@ describe("the MCP tool list is derived from the table", () => {
 
   it("has exactly the spec's tool names for today's operations", () => {
     expect(mcpTools(t.app.table).map((tool) => tool.name).sort()).toEqual([...SPEC_TOOLS_TODAY].sort());
+  });
+
+  it("docs/mcp.md lists exactly the tools the table publishes", () => {
+    const doc = fs.readFileSync(path.resolve(import.meta.dirname, "../../docs/mcp.md"), "utf8");
+    const section = doc.slice(doc.indexOf("The tools that exist today:"), doc.indexOf("\n\n", doc.indexOf("The tools that exist today:")));
+    const listed = [...section.matchAll(/`(service_[a-z_]+)`/g)].map((m) => m[1]);
+    expect(listed.sort()).toEqual(mcpTools(t.app.table).map((tool) => tool.name).sort());
   });
 
   it("operation ids are unique across the whole table, tool-only entries included", () => {
