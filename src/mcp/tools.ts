@@ -85,7 +85,7 @@ function description(entry: TableEntry, d: McpToolDescriptor, paid: boolean, opt
     parts.push("Free.");
   }
   if (!isToolOnly(entry)) {
-    parts.push(`REST: ${entry.method} ${entry.path}.`);
+    parts.push(`REST: ${entry.method} ${entry.path.replace(/:([A-Za-z_]+)/g, "{$1}")}.`);
     const creds = Object.values(entry.headerInputs ?? {});
     if (creds.length > 0) parts.push(`Needs ${creds.join(", ")} (returned once when the watch is created).`);
   }

@@ -21,6 +21,15 @@ const SPEC_TOOLS_TODAY = [
   "service_private_watch_status",
   "service_private_watch_cancel",
   "service_private_watch_test",
+  // Boards: named in the spec's style (service_<product>_<operation>).
+  "service_board_list",
+  "service_board_leaderboard",
+  "service_board_read",
+  "service_board_post",
+  "service_board_notice",
+  "service_board_edit",
+  "service_board_remove",
+  "service_board_boost",
 ];
 
 describe("the MCP tool list is derived from the table", () => {

@@ -96,7 +96,7 @@ describe.each(transports)("MCP over $name", (transport) => {
       } else {
         expect(tool.outputSchema, tool.name).toEqual({ type: "object", ...rest });
       }
-      expect(tool.description, tool.name).toMatch(paid ? /Costs \$\d+\.\d+ in USDC/ : /Free/);
+      expect(tool.description, tool.name).toMatch(paid ? /Costs \$\d+\.\d+(-\$\d+\.\d+)? in USDC/ : /Free/);
       expect(tool.annotations?.readOnlyHint, tool.name).toBe(isToolOnly(entry) || entry.method === "GET" || Boolean(entry.readOnly));
     }
     const byName = new Map(tools.map((t) => [t.name, t]));
