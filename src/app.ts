@@ -35,6 +35,10 @@ import { moneroQuestions } from "./oracle/questions/monero.js";
 import { createMoneroHistorical } from "./chains/monero/historical.js";
 import { moneroHistoricalScan } from "./watch/historical-route.js";
 import { scheduleZcashKeyWarmUp } from "./watch/derive-viewkey-route.js";
+import { EthRpc, splitRpcUrls } from "./chains/ethereum/rpc.js";
+import { ethereumQuestions } from "./oracle/questions/ethereum.js";
+import { flashloanRoutes } from "./oracle/flashloan-routes.js";
+import type { EthereumFollowerDeps } from "./oracle/ethereum-follower.js";
 
 export const VERSION = "1.0.0";
 
@@ -61,6 +65,8 @@ export interface App {
   oracle: OracleRegistry;
   paywall: Paywall;
   watch: WatchDeps;
+  /** What the Ethereum follower job needs (workers.ts). */
+  ethereum: EthereumFollowerDeps;
   database: DatabaseHandle;
   log: Logger;
   clock: Clock;
@@ -155,7 +161,17 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     pollSeconds: config.WATCH_POLL_SECONDS,
   };
 
-  const questions: QuestionDef[] = [...moneroQuestions({ daemon: moneroDaemon, clock })];
+  // Ethereum: the configured node(s), tried in order; without one, its questions answer 503 chain_not_configured.
+  const ethRpc = new EthRpc({
+    urls: splitRpcUrls(config.ETH_RPC_URL),
+    onFailover: (f) => log.warn({ from: f.from, to: f.to, reason: f.reason }, "ethereum node failed; trying the next"),
+  });
+  const ethereum: EthereumFollowerDeps = { db: database.db, rpc: ethRpc, retention: config.ETH_RETENTION_BLOCKS, batch: 64 };
+
+  const questions: QuestionDef[] = [
+    ...moneroQuestions({ daemon: moneroDaemon, clock }),
+    ...ethereumQuestions({ rpc: ethRpc, db: database.db, clock, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS }),
+  ];
   const healthChecks: HealthCheck[] = [
     { name: "monero", check: () => moneroHealth(moneroDaemon) },
   ];
@@ -165,6 +181,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const moduleRoutes: AnyRouteDef[] = [
     ...oracleRoutes(oracle),
     ...oracle.routes,
+    ...flashloanRoutes({ rpc: ethRpc, clock }),
     ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) } }),
     ...(opts.extraRoutes ?? []),
   ];
@@ -215,6 +232,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     oracle,
     paywall,
     watch,
+    ethereum,
     database,
     log,
     clock,
@@ -235,6 +253,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       }
       await watch.sender.close();
       await moneroScanPool?.close();
+      await ethRpc.close();
       if (ownsDatabase) await database.close();
     },
   };

@@ -11,6 +11,7 @@ import os from "node:os";
 import type { App } from "./app.js";
 import { startJobs, type Job } from "./core/jobs.js";
 import { runWatchTick, type TickStats } from "./watch/tick.js";
+import { ethereumFollowerJob } from "./oracle/ethereum-follower.js";
 
 /** Seconds a tick's watch leases last; a tick must finish its batch within them. */
 const WATCH_LEASE_SECONDS = 120;
@@ -40,7 +41,10 @@ export function watchTickJob(app: App, tick: () => Promise<TickStats>, idleSleep
 
 /** Every job a worker process runs. */
 export function backgroundJobs(app: App, watchTick: () => Promise<TickStats>, idleSleepMs: number): Job[] {
-  return [watchTickJob(app, watchTick, idleSleepMs)];
+  return [
+    watchTickJob(app, watchTick, idleSleepMs),
+    ...(app.ethereum.rpc.configured ? [ethereumFollowerJob(app.ethereum, 2_000)] : []),
+  ];
 }
 
 export function startWorkers(app: App, opts: { idleSleepMs?: number; autostart?: boolean } = {}): Workers {

@@ -84,10 +84,26 @@ export interface WebhookOutboxTable {
   delivered_at: Date | null;
 }
 
+export interface EthHeadersTable {
+  chain_id: string;
+  number: string;
+  hash: string;
+  parent_hash: string;
+  timestamp_s: string;
+  base_fee_wei: string;
+  gas_used: string;
+  gas_limit: string;
+  blob_gas_used: string | null;
+  excess_blob_gas: string | null;
+  miner: string;
+  stored_at: Generated<Date>;
+}
+
 export interface DB {
   payments: PaymentsTable;
   rate_limits: RateLimitsTable;
   watches: WatchesTable;
   watch_ledger: WatchLedgerTable;
   webhook_outbox: WebhookOutboxTable;
+  eth_headers: EthHeadersTable;
 }

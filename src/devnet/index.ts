@@ -16,6 +16,7 @@ import { bytesToHex } from "viem";
 import type { ConfigOverlay } from "../config.js";
 import { DEVNET_MNEMONIC, DEVNET_NETWORK, startDevnetEvm } from "./evm.js";
 import { DEVNET_MONERO_NETWORK, startDevnetMonerod } from "./monerod.js";
+import { startDevnetEthereum, type DevnetEthereum } from "./ethereum.js";
 
 export { DEVNET_MNEMONIC };
 
@@ -46,6 +47,8 @@ export interface DevnetHandle {
   /** Test hooks into the simulated chains. */
   evm: Awaited<ReturnType<typeof startDevnetEvm>>;
   monerod: Awaited<ReturnType<typeof startDevnetMonerod>>;
+  /** The simulated Ethereum L1; absent when a real ETH_RPC_URL replaces it. */
+  ethereum: DevnetEthereum | undefined;
   close(): Promise<void>;
 }
 
@@ -73,12 +76,15 @@ export async function startDevnet(opts: {
   host?: string;
   blockSeconds: number;
   log?: Logger;
+  /** A configured ETH_RPC_URL: it replaces only the Ethereum simulator (payments stay on the devnet). */
+  ethRpcUrl?: string;
 }): Promise<DevnetHandle> {
   const dir = path.join(opts.dataDir, "devnet");
   fs.mkdirSync(dir, { recursive: true });
   const host = opts.host ?? "127.0.0.1";
   const evm = await startDevnetEvm({ host, port: 0 });
   const monerod = await startDevnetMonerod({ host, port: 0, dataDir: opts.dataDir, blockSeconds: opts.blockSeconds, log: opts.log });
+  const ethereum = opts.ethRpcUrl ? undefined : await startDevnetEthereum({ host });
   const payTo = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address;
   const facilitatorKey = keyAt(18);
   const masterKey = persistentSecret(dir, "master.key");
@@ -99,6 +105,7 @@ export async function startDevnet(opts: {
       devnet: true,
       MONERO_DAEMON_URL: monerod.url,
       MONERO_NETWORK: DEVNET_MONERO_NETWORK,
+      ETH_RPC_URL: opts.ethRpcUrl ?? ethereum!.url,
       // The devnet always settles on its own chain, whatever facilitator mode is configured.
       FACILITATOR_MODE: "local",
       EVM_RPC_URL: evm.url,
@@ -109,8 +116,9 @@ export async function startDevnet(opts: {
     },
     evm,
     monerod,
+    ethereum,
     close: async () => {
-      await Promise.allSettled([evm.close(), monerod.close()]);
+      await Promise.allSettled([evm.close(), monerod.close(), ...(ethereum ? [ethereum.close()] : [])]);
       try {
         const cur = JSON.parse(fs.readFileSync(handle.stateFile, "utf8")) as { pid?: number };
         if (cur.pid === process.pid) fs.unlinkSync(handle.stateFile);
