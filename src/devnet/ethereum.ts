@@ -67,6 +67,8 @@ export interface DevnetEthereum {
   block(n: bigint): DevnetBlock | undefined;
   /** Produces `count` blocks now, one slot apart after the head. */
   mine(count?: number): DevnetBlock;
+  /** Replaces the newest `depth` blocks by others (a reorg) and adds one more, so the head moves up by one. */
+  reorg(depth: number): DevnetBlock;
   setBalance(symbol: string, holder: string, amount: bigint): void;
   setPremium(pool: string, bps: number): void;
   /** Makes every request fail in the given way (null: healthy again). */
@@ -109,6 +111,8 @@ export async function startDevnetEthereum(opts: {
   const blocks: DevnetBlock[] = [];
   const byHash = new Map<string, DevnetBlock>();
   let burst = 0;
+  /** Changes the hashes of blocks produced after a reorg, so the replacements differ. */
+  let fork = 0;
 
   const premiums = new Map<string, bigint>();
   for (const p of FLASHLOAN_PROVIDERS) if (p.feeCall) premiums.set(p.feeCall.to, p.id === "sparklend" ? 0n : 5n);
@@ -151,7 +155,7 @@ export async function startDevnetEthereum(opts: {
     const target = Number(params.targetBlobs);
     const max = Number(params.maxBlobs);
     const blobs = Math.min(max, Math.max(0, Math.round(target * (0.55 + random() * 0.9))));
-    const body = `${number}:${parent?.hash ?? "genesis"}:${timestamp}:${gasUsed}:${blobs}`;
+    const body = `${number}:${parent?.hash ?? "genesis"}:${timestamp}:${gasUsed}:${blobs}:${fork}`;
     const b: DevnetBlock = {
       number,
       hash: keccak256(toHex(body)),
@@ -175,6 +179,12 @@ export async function startDevnetEthereum(opts: {
   const mine = (count = 1) => {
     for (let i = 0; i < count; i++) produce(blocks[blocks.length - 1]!.timestamp + blockSeconds);
     return blocks[blocks.length - 1]!;
+  };
+  const reorg = (depth: number) => {
+    const keep = blocks.length - Math.min(depth, blocks.length - 1);
+    for (const b of blocks.splice(keep)) byHash.delete(b.hash);
+    fork++;
+    return mine(depth + 1);
   };
   const catchUp = () => {
     const nowS = Math.floor(now() / 1000);
@@ -278,6 +288,7 @@ export async function startDevnetEthereum(opts: {
     head: () => blocks[blocks.length - 1]!,
     block: (n) => blocks.find((b) => b.number === n),
     mine,
+    reorg,
     setBalance,
     setPremium: (pool, bps) => premiums.set(pool.toLowerCase(), BigInt(bps)),
     setFailure: (mode) => {

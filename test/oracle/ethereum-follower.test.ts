@@ -12,7 +12,7 @@ import { forkSchedule } from "../../src/chains/ethereum/fees.js";
 import { baseFeeFacts } from "../../src/chains/ethereum/facts.js";
 import { startDevnetEthereum, type DevnetEthereum } from "../../src/devnet/ethereum.js";
 import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
-import { countHeaders, latestHeader } from "../../src/oracle/ethereum-store.js";
+import { countHeaders, headerAt, latestHeader } from "../../src/oracle/ethereum-store.js";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { ServiceError } from "../../src/core/errors.js";
 
@@ -123,6 +123,31 @@ describe("follower", () => {
     expect(tip?.number).toBe(sim.head().number);
     expect(tip?.baseFeePerGas).toBe(sim.head().baseFeePerGas);
     broken.setFailure(null);
+    await rpc.close();
+  });
+
+  it("a reorg replaces the stored blocks from the fork point", async () => {
+    const rpc = new EthRpc({ urls: [sim.url] });
+    const deps = { db: db.db, rpc, retention: 100, batch: 64 };
+    while ((await followEthereumOnce(deps)).more);
+    const before = (await latestHeader(db.db, 1337))!;
+    const head = sim.reorg(3);
+    expect(head.number).toBe(before.number + 1n);
+    const results = [];
+    let r;
+    do {
+      r = await followEthereumOnce(deps);
+      results.push(r);
+    } while (r.more && results.length < 20);
+    expect(results.some((x) => x.reorgFrom !== null)).toBe(true);
+    const tip = (await latestHeader(db.db, 1337))!;
+    expect(tip.hash).toBe(head.hash);
+    // Every stored block links to the one below it.
+    for (let n = tip.number; n > tip.number - 10n; n--) {
+      const [a, b] = await Promise.all([headerAt(db.db, 1337, n), headerAt(db.db, 1337, n - 1n)]);
+      expect(a!.parentHash).toBe(b!.hash);
+      expect(a!.hash).toBe(sim.block(n)!.hash);
+    }
     await rpc.close();
   });
 
