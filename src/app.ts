@@ -36,6 +36,7 @@ import { createMoneroHistorical } from "./chains/monero/historical.js";
 import { moneroHistoricalScan } from "./watch/historical-route.js";
 import { scheduleZcashKeyWarmUp } from "./watch/derive-viewkey-route.js";
 import { EthRpc, splitRpcUrls } from "./chains/ethereum/rpc.js";
+import { ethereumHealth } from "./chains/ethereum/facts.js";
 import { ethereumQuestions } from "./oracle/questions/ethereum.js";
 import { flashloanRoutes } from "./oracle/flashloan-routes.js";
 import type { EthereumFollowerDeps } from "./oracle/ethereum-follower.js";
@@ -174,6 +175,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   ];
   const healthChecks: HealthCheck[] = [
     { name: "monero", check: () => moneroHealth(moneroDaemon) },
+    { name: "ethereum", check: () => ethereumHealth(ethRpc) },
   ];
   const oracle = createOracleRegistry(questions, clock);
 

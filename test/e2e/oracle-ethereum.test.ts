@@ -45,6 +45,11 @@ describe("Ethereum questions on the devnet", () => {
     expect(byPath.get("data-freshness").params[0]).toMatchObject({ name: "source", allowed: ["eth_rpc"] });
   });
 
+  it("/v1/health reports the Ethereum node", async () => {
+    const r = await s.call("GET", "/v1/health");
+    expect(r.json.upstreams.ethereum).toMatchObject({ configured: true, available: true, network: "eip155:1337" });
+  });
+
   it("base-fee: 402 unpaid, then a paid answer equal to the fee math on the simulator's head", async () => {
     expect((await s.call("GET", "/v1/q/base-fee")).status).toBe(402);
     const r = await paidGet("/v1/q/base-fee");

@@ -105,3 +105,17 @@ export async function checkCandidate(
   }
   return { provider: p, feeBps, available };
 }
+
+export type EthereumHealth = { configured: boolean; available: boolean; height?: number; network?: string; error?: string };
+
+/** Ethereum's entry in /v1/health: the chain id and head, with a short deadline. Never throws. */
+export async function ethereumHealth(rpc: EthRpc, opts: { timeoutMs?: number } = {}): Promise<EthereumHealth> {
+  if (!rpc.configured) return { configured: false, available: false };
+  try {
+    const signal = AbortSignal.timeout(opts.timeoutMs ?? 3_000);
+    const [chainId, head] = await Promise.all([rpc.chainId(signal), rpc.blockNumber(signal)]);
+    return { configured: true, available: true, height: Number(head), network: `eip155:${chainId}` };
+  } catch (e) {
+    return { configured: true, available: false, error: e instanceof Error ? e.message : String(e) };
+  }
+}
