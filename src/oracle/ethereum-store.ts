@@ -68,6 +68,12 @@ export async function latestHeader(db: Queryable, chainId: number): Promise<Stor
   return r ? fromRow(r as Row) : null;
 }
 
+/** The newest stored header of any chain (when the node cannot tell its chain id). */
+export async function latestHeaderAnyChain(db: Queryable): Promise<StoredHeader | null> {
+  const r = await db.selectFrom("eth_headers").select(columns).orderBy("timestamp_s", "desc").limit(1).executeTakeFirst();
+  return r ? fromRow(r as Row) : null;
+}
+
 export async function headerAt(db: Queryable, chainId: number, number: bigint): Promise<StoredHeader | null> {
   const r = await db
     .selectFrom("eth_headers")

@@ -99,7 +99,8 @@ describe("Ethereum questions on the devnet", () => {
   it("data-freshness: paid, fresh after ingestion", async () => {
     const r = await paidGet("/v1/q/data-freshness?source=eth_rpc");
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ source: "eth_rpc", configured: true, fresh: true, stored_blocks: expect.any(Number) });
+    expect(r.json).toMatchObject({ source: "eth_rpc", configured: true, fresh: true, stored_blocks: expect.any(Number), node_reachable: true });
+    expect(r.json.node_head - r.json.head_block).toBeLessThanOrEqual(1);
     expect(r.json.age_s).toBeLessThanOrEqual(r.json.max_age_s);
   });
 
@@ -128,8 +129,12 @@ describe("Ethereum questions on the devnet", () => {
     expect((err as ServiceError).status).toBe(503);
     expect((err as ServiceError).code).toBe("source_stale");
     expect((err as ServiceError).details).toMatchObject({ source: "eth_rpc" });
+    // The node goes down too: freshness still answers from the stored data and says the node is unreachable.
+    s.devnet.ethereum!.setFailure("http503");
     const fresh = await s.t.app.oracle.ask("data-freshness", { source: "eth_rpc" });
-    expect(fresh).toMatchObject({ fresh: false });
+    expect(fresh).toMatchObject({ fresh: false, node_reachable: false, node_head: null });
+    expect(fresh.age_s).toBeGreaterThan(fresh.max_age_s as number);
+    s.devnet.ethereum!.setFailure(null);
   });
 });
 

@@ -14,7 +14,7 @@ import { forkSchedule } from "../../chains/ethereum/fees.js";
 import { baseFeeFacts, checkCandidate, readOnchainFees } from "../../chains/ethereum/facts.js";
 import { ASSETS, candidatesFor, FLASHLOAN_CHAINS, pickCheapest, resolveAsset } from "../../chains/ethereum/flashloans.js";
 import type { EthRpc } from "../../chains/ethereum/rpc.js";
-import { countHeaders, latestHeader } from "../ethereum-store.js";
+import { countHeaders, latestHeader, latestHeaderAnyChain } from "../ethereum-store.js";
 import type { QuestionDef } from "../question.js";
 
 const wei = z.string().regex(/^\d+$/).describe("wei, decimal integer string");
@@ -61,6 +61,8 @@ export const dataFreshnessAnswer = z.object({
   max_age_s: z.number().int(),
   head_block: z.number().int().nullable(),
   stored_blocks: z.number().int(),
+  node_reachable: z.boolean().describe("whether the node answered eth_blockNumber for this answer (stored data can still be fresh without it)"),
+  node_head: z.number().int().nullable().describe("the node's head now; node_head − head_block is the follower's lag in blocks"),
 });
 
 export interface EthereumQuestionDeps {
@@ -152,10 +154,21 @@ export function ethereumQuestions(deps: EthereumQuestionDeps): QuestionDef[] {
       available: () => true,
       answerQuestion: async (_p, signal) => {
         if (!rpc.configured) {
-          return dataFreshnessAnswer.parse({ source: "eth_rpc", configured: false, age_s: null, fresh: false, max_age_s: maxAgeSeconds, head_block: null, stored_blocks: 0 });
+          return dataFreshnessAnswer.parse({
+            source: "eth_rpc",
+            configured: false,
+            age_s: null,
+            fresh: false,
+            max_age_s: maxAgeSeconds,
+            head_block: null,
+            stored_blocks: 0,
+            node_reachable: false,
+            node_head: null,
+          });
         }
-        const schedule = await scheduleOf(rpc, signal);
-        const head = await latestHeader(db, schedule.chainId);
+        // The follower may run elsewhere: freshness is the stored data's, even while this process cannot reach the node.
+        const [chainId, nodeHead] = await Promise.all([rpc.chainId(signal).catch(() => null), rpc.blockNumber(signal).catch(() => null)]);
+        const head = chainId === null ? await latestHeaderAnyChain(db) : await latestHeader(db, chainId);
         const age = head ? Math.max(0, nowS() - head.timestamp) : null;
         return dataFreshnessAnswer.parse({
           source: "eth_rpc",
@@ -164,7 +177,9 @@ export function ethereumQuestions(deps: EthereumQuestionDeps): QuestionDef[] {
           fresh: age !== null && age <= maxAgeSeconds,
           max_age_s: maxAgeSeconds,
           head_block: head ? Number(head.number) : null,
-          stored_blocks: await countHeaders(db, schedule.chainId),
+          stored_blocks: head ? await countHeaders(db, head.chainId) : 0,
+          node_reachable: nodeHead !== null,
+          node_head: nodeHead === null ? null : Number(nodeHead),
         });
       },
     },
