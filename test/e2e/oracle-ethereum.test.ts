@@ -16,6 +16,7 @@ import { AAVE_V3_CORE_POOL } from "../../src/chains/ethereum/flashloans.js";
 import { startDevnet } from "../../src/devnet/index.js";
 import { tempDir } from "../helpers/app.js";
 import { ServiceError } from "../../src/core/errors.js";
+import { backgroundJobs } from "../../src/workers.js";
 
 let s: WatchStack;
 
@@ -43,6 +44,15 @@ describe("Ethereum questions on the devnet", () => {
       expect.objectContaining({ name: "chain", allowed: ["ethereum"], default: "ethereum" }),
     ]);
     expect(byPath.get("data-freshness").params[0]).toMatchObject({ name: "source", allowed: ["eth_rpc"] });
+  });
+
+  it("the worker's job list carries the follower, which catches up with a new block", async () => {
+    const job = backgroundJobs(s.t.app, async () => ({}) as never, 1000).find((j) => j.name === "ethereum follower");
+    expect(job).toBeDefined();
+    const head = s.devnet.ethereum!.mine(1);
+    while ((await job!.run(new AbortController().signal)).more);
+    const r = await s.t.app.oracle.ask("data-freshness", { source: "eth_rpc" });
+    expect(r.head_block).toBeGreaterThanOrEqual(Number(head.number));
   });
 
   it("/v1/health reports the Ethereum node", async () => {
