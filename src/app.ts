@@ -167,7 +167,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     urls: splitRpcUrls(config.ETH_RPC_URL),
     onFailover: (f) => log.warn({ from: f.from, to: f.to, reason: f.reason }, "ethereum node failed; trying the next"),
   });
-  const ethereum: EthereumFollowerDeps = { db: database.db, rpc: ethRpc, retention: config.ETH_RETENTION_BLOCKS, batch: 64 };
+  const ethereum: EthereumFollowerDeps = {
+    db: database.db,
+    rpc: ethRpc,
+    retention: config.ETH_RETENTION_BLOCKS,
+    batch: 64,
+    warn: (info, message) => log.warn(info, message),
+  };
 
   const questions: QuestionDef[] = [
     ...moneroQuestions({ daemon: moneroDaemon, clock }),

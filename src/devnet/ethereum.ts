@@ -17,7 +17,7 @@
  * demand, set balances and premiums, make the node fail.
  */
 import { keccak256, toHex } from "viem";
-import { nextBaseFee, nextExcessBlobGas, blobParamsAt, FORK_SCHEDULES, GAS_PER_BLOB } from "../chains/ethereum/fees.js";
+import { blobBaseFee, nextBaseFee, nextExcessBlobGas, blobParamsAt, FORK_SCHEDULES, GAS_PER_BLOB } from "../chains/ethereum/fees.js";
 import {
   AAVE_V3_CORE_DATA_PROVIDER,
   ASSETS,
@@ -71,6 +71,8 @@ export interface DevnetEthereum {
   reorg(depth: number): DevnetBlock;
   setBalance(symbol: string, holder: string, amount: bigint): void;
   setPremium(pool: string, bps: number): void;
+  /** Adds this many wei to the next-block fees eth_feeHistory reports (a node on other fork rules). */
+  setFeeHistorySkew(wei: bigint): void;
   /** Makes every request fail in the given way (null: healthy again). */
   setFailure(mode: FailureMode): void;
   /** Requests answered per method (failures injected before dispatch are not counted). */
@@ -240,6 +242,26 @@ export async function startDevnetEthereum(opts: {
     return "0x";
   };
 
+  let skew = 0n;
+  const feeHistory = (p: unknown[]) => {
+    const count = Number(BigInt(String(p[0])));
+    const newest = lookup(p[1]);
+    if (!newest || count < 1 || count > 1024) throw new JsonRpcError(-32602, "invalid fee history range");
+    const first = blocks[0]!.number;
+    const from = newest.number - BigInt(count) + 1n < first ? first : newest.number - BigInt(count) + 1n;
+    const range = blocks.slice(Number(from - first), Number(newest.number - first) + 1);
+    const childTs = newest.timestamp + blockSeconds;
+    const childParams = blobParamsAt(SCHEDULE, childTs)!;
+    const blobFee = (b: DevnetBlock) => blobBaseFee(b.excessBlobGas, blobParamsAt(SCHEDULE, b.timestamp)!);
+    return {
+      oldestBlock: hex(from),
+      baseFeePerGas: [...range.map((b) => hex(b.baseFeePerGas)), hex(nextBaseFee(newest) + skew)],
+      gasUsedRatio: range.map((b) => Number(b.gasUsed) / Number(b.gasLimit)),
+      baseFeePerBlobGas: [...range.map((b) => hex(blobFee(b))), hex(blobBaseFee(nextExcessBlobGas(newest, childParams), childParams) + skew)],
+      blobGasUsedRatio: range.map((b) => Number(b.blobGasUsed) / Number(BigInt(blobParamsAt(SCHEDULE, b.timestamp)!.maxBlobs) * GAS_PER_BLOB)),
+    };
+  };
+
   let failure: FailureMode = null;
   const calls = new Map<string, number>();
   const server = await startJsonRpcServer({
@@ -274,6 +296,7 @@ export async function startDevnetEthereum(opts: {
             return b ? blockJson(b) : null;
           },
           eth_call: (p) => ethCall(p),
+          eth_feeHistory: (p) => feeHistory(p),
         },
       },
     },
@@ -290,6 +313,9 @@ export async function startDevnetEthereum(opts: {
     mine,
     reorg,
     setBalance,
+    setFeeHistorySkew: (wei) => {
+      skew = wei;
+    },
     setPremium: (pool, bps) => premiums.set(pool.toLowerCase(), BigInt(bps)),
     setFailure: (mode) => {
       failure = mode;

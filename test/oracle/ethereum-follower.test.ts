@@ -126,6 +126,26 @@ describe("follower", () => {
     await rpc.close();
   });
 
+  it("checks its projection against the node's eth_feeHistory and warns when a fork is missing from the table", async () => {
+    const warnings: string[] = [];
+    const rpc = new EthRpc({ urls: [sim.url] });
+    const deps = { db: db.db, rpc, retention: 100, batch: 64, warn: (_i: Record<string, unknown>, m: string) => warnings.push(m) };
+    sim.mine(1);
+    let r;
+    do r = await followEthereumOnce(deps);
+    while (r.more);
+    expect(r.scheduleCheck).toBe("match");
+    expect(warnings).toEqual([]);
+    sim.setFeeHistorySkew(1n);
+    sim.mine(1);
+    do r = await followEthereumOnce(deps);
+    while (r.more);
+    expect(r.scheduleCheck).toBe("mismatch");
+    expect(warnings[0]).toContain("fork schedule table");
+    sim.setFeeHistorySkew(0n);
+    await rpc.close();
+  });
+
   it("a reorg replaces the stored blocks from the fork point", async () => {
     const rpc = new EthRpc({ urls: [sim.url] });
     const deps = { db: db.db, rpc, retention: 100, batch: 64 };

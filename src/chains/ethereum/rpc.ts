@@ -167,6 +167,27 @@ export class EthRpc {
     }
   }
 
+  /**
+   * The node's own fees for the block after `head` (eth_feeHistory's extra
+   * last entry), or null when the node does not serve fee history. viem's
+   * formatter drops the blob fields, so the raw answer is parsed here.
+   */
+  async nodeNextFees(head: bigint, signal?: AbortSignal): Promise<{ baseFee: bigint; blobBaseFee: bigint | null } | null> {
+    let raw: unknown;
+    try {
+      raw = await this.call("eth_feeHistory", ["0x1", `0x${head.toString(16)}`, []], signal);
+    } catch (e) {
+      if (e instanceof UpstreamError && e.rpcCode !== undefined) return null;
+      throw e;
+    }
+    const h = this.parse(
+      "eth_feeHistory",
+      z.object({ baseFeePerGas: z.array(quantity).length(2), baseFeePerBlobGas: z.array(quantity).length(2).optional() }),
+      raw,
+    );
+    return { baseFee: h.baseFeePerGas[1]!, blobBaseFee: h.baseFeePerBlobGas?.[1] ?? null };
+  }
+
   /** eth_call at the latest block; returns the raw return data. */
   async ethCall(to: string, callData: string, signal?: AbortSignal): Promise<string> {
     return this.parse("eth_call", data, await this.call("eth_call", [{ to, data: callData }, "latest"], signal));
