@@ -132,6 +132,21 @@ describe("Ethereum questions on the devnet", () => {
     expect(JSON.stringify(bad.json.error.details)).toContain("chain must be one of: ethereum");
   });
 
+  it("answers are cached 10 s on the injected clock, then recomputed from the newer head", async () => {
+    s.advance(11_000); // past any answer cached by the tests above
+    const first = await s.t.app.oracle.ask("base-fee", {});
+    const mined = s.devnet.ethereum!.mine(1);
+    while ((await followEthereumOnce(s.t.app.ethereum)).more);
+    s.advance(9_000);
+    const cached = await s.t.app.oracle.ask("base-fee", {});
+    expect(cached).toEqual(first);
+    s.advance(1_000);
+    const fresh = await s.t.app.oracle.ask("base-fee", {});
+    expect(fresh.as_of_ms).toBe(first.as_of_ms + 10_000);
+    expect(fresh.block).toBeGreaterThanOrEqual(Number(mined.number));
+    expect(first.block).toBeLessThan(Number(mined.number));
+  });
+
   it("stale data answers 503 source_stale, never an old fee passed off as fresh", async () => {
     s.advance(10 * 60_000);
     const err = await s.t.app.oracle.ask("base-fee", {}).catch((e: unknown) => e);
