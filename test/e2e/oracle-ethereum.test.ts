@@ -142,7 +142,7 @@ describe("Ethereum questions on the devnet", () => {
     expect(cached).toEqual(first);
     s.advance(1_000);
     const fresh = await s.t.app.oracle.ask("base-fee", {});
-    expect(fresh.as_of_ms).toBe(first.as_of_ms + 10_000);
+    expect(fresh.as_of_ms).toBe((first.as_of_ms as number) + 10_000);
     expect(fresh.block).toBeGreaterThanOrEqual(Number(mined.number));
     expect(first.block).toBeLessThan(Number(mined.number));
   });
