@@ -44,6 +44,11 @@ import { createMcpService, type McpService } from "./mcp/server.js";
 import { mcpRoutes } from "./mcp/routes.js";
 import { buildMcpApp, mountMcp } from "./mcp/http.js";
 import { createRateLimiter } from "./core/rate-limit.js";
+import { EthRpc, splitRpcUrls } from "./chains/ethereum/rpc.js";
+import { ethereumHealth } from "./chains/ethereum/facts.js";
+import { ethereumQuestions } from "./oracle/questions/ethereum.js";
+import { flashloanRoutes } from "./oracle/flashloan-routes.js";
+import type { EthereumFollowerDeps } from "./oracle/ethereum-follower.js";
 
 export const VERSION = "1.0.0";
 
@@ -70,6 +75,8 @@ export interface App {
   oracle: OracleRegistry;
   paywall: Paywall;
   watch: WatchDeps;
+  /** What the Ethereum follower job needs (workers.ts). */
+  ethereum: EthereumFollowerDeps;
   database: DatabaseHandle;
   log: Logger;
   clock: Clock;
@@ -193,9 +200,26 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   }
   watch.scanSubscribers = [coinQuoteSubscriber(coin)];
 
-  const questions: QuestionDef[] = [...moneroQuestions({ daemon: moneroDaemon, clock })];
+  // Ethereum: the configured node(s), tried in order; without one, its questions answer 503 chain_not_configured.
+  const ethRpc = new EthRpc({
+    urls: splitRpcUrls(config.ETH_RPC_URL),
+    onFailover: (f) => log.warn({ from: f.from, to: f.to, reason: f.reason }, "ethereum node failed; trying the next"),
+  });
+  const ethereum: EthereumFollowerDeps = {
+    db: database.db,
+    rpc: ethRpc,
+    retention: config.ETH_RETENTION_BLOCKS,
+    batch: 64,
+    warn: (info, message) => log.warn(info, message),
+  };
+
+  const questions: QuestionDef[] = [
+    ...moneroQuestions({ daemon: moneroDaemon, clock }),
+    ...ethereumQuestions({ rpc: ethRpc, db: database.db, clock, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS }),
+  ];
   const healthChecks: HealthCheck[] = [
     { name: "monero", check: () => moneroHealth(moneroDaemon) },
+    { name: "ethereum", check: () => ethereumHealth(ethRpc) },
   ];
   const oracle = createOracleRegistry(questions, clock);
 
@@ -205,6 +229,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const moduleRoutes: AnyRouteDef[] = [
     ...oracleRoutes(oracle),
     ...oracle.routes,
+    ...flashloanRoutes({ rpc: ethRpc, clock }),
     ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin) }),
     ...coinRoutes(coin),
     ...boardRoutes({ clock, boards: boardCatalogue(config.BOARDS) }),
@@ -290,6 +315,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     oracle,
     paywall,
     watch,
+    ethereum,
     database,
     log,
     clock,
@@ -319,6 +345,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await watch.sender.close();
       await rates.close();
       await moneroScanPool?.close();
+      await ethRpc.close();
       if (ownsDatabase) await database.close();
     },
   };

@@ -105,6 +105,15 @@ export const ConfigSchema = z.object({
     .refine((ids) => ids.length > 0 && ids.length <= 50, "between 1 and 50 board ids")
     .refine((ids) => ids.every((id) => /^[a-z0-9][a-z0-9-]{1,38}$/.test(id) && id !== "leaderboard"), "each id matches ^[a-z0-9][a-z0-9-]{1,38}$ and is not 'leaderboard'")
     .refine((ids) => new Set(ids).size === ids.length, "board ids must be distinct"),
+  /** Ethereum execution JSON-RPC; several URLs comma-separated are tried in order (fail-over). */
+  ETH_RPC_URL: z
+    .string()
+    .refine((v) => v.split(",").map((s) => s.trim()).filter(Boolean).every((s) => z.string().url().safeParse(s).success), "must be one or more http(s) URLs, comma-separated")
+    .optional(),
+  /** Ethereum headers kept by the follower (default 7200, one day of 12 s slots). */
+  ETH_RETENTION_BLOCKS: z.coerce.number().int().min(16).max(1_000_000).default(7200),
+  /** Oldest head (seconds) the Ethereum fee answers accept before answering 503 source_stale. */
+  ETH_MAX_AGE_SECONDS: z.coerce.number().int().min(12).max(86_400).default(120),
 });
 
 export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "WATCH_POLL_SECONDS">> & {
@@ -132,6 +141,7 @@ export type ConfigOverlay = Partial<
     Config,
     | "MONERO_DAEMON_URL"
     | "MONERO_NETWORK"
+    | "ETH_RPC_URL"
     | "FACILITATOR_MODE"
     | "EVM_RPC_URL"
     | "FACILITATOR_PRIVATE_KEY"
@@ -163,7 +173,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const c = parsed.data;
-  const upstreamConfigured = Boolean(c.MONERO_DAEMON_URL || c.EVM_RPC_URL || c.FACILITATOR_URL || c.PAY_TO);
+  const upstreamConfigured = Boolean(c.MONERO_DAEMON_URL || c.ETH_RPC_URL || c.EVM_RPC_URL || c.FACILITATOR_URL || c.PAY_TO);
   const devnet = c.DEVNET === "on" || (c.DEVNET === "auto" && !upstreamConfigured);
   if (c.FACILITATOR_MODE === "http" && !c.FACILITATOR_URL && !devnet) {
     throw new ConfigError("Invalid configuration:\n  FACILITATOR_URL: required when FACILITATOR_MODE=http");

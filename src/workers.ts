@@ -12,6 +12,7 @@ import type { App } from "./app.js";
 import { startJobs, type Job } from "./core/jobs.js";
 import { runWatchTick, type TickStats } from "./watch/tick.js";
 import { boardPurgeJob } from "./board/purge.js";
+import { ethereumFollowerJob } from "./oracle/ethereum-follower.js";
 
 /** Seconds a tick's watch leases last; a tick must finish its batch within them. */
 const WATCH_LEASE_SECONDS = 120;
@@ -41,7 +42,11 @@ export function watchTickJob(app: App, tick: () => Promise<TickStats>, idleSleep
 
 /** Every job a worker process runs. */
 export function backgroundJobs(app: App, watchTick: () => Promise<TickStats>, idleSleepMs: number): Job[] {
-  return [watchTickJob(app, watchTick, idleSleepMs), boardPurgeJob({ db: app.database.db, clock: app.clock })];
+  return [
+    watchTickJob(app, watchTick, idleSleepMs),
+    boardPurgeJob({ db: app.database.db, clock: app.clock }),
+    ...(app.ethereum.rpc.configured ? [ethereumFollowerJob(app.ethereum, 2_000)] : []),
+  ];
 }
 
 export function startWorkers(app: App, opts: { idleSleepMs?: number; autostart?: boolean } = {}): Workers {

@@ -77,6 +77,7 @@ export const ERROR_CODES = {
   chain_rpc_failed: { status: 502, description: "The chain node could not be reached or answered badly." },
   chain_network_mismatch: { status: 502, description: "The chain node runs another network than the one this service watches." },
   price_provider_failed: { status: 502, description: "A USD price provider could not be reached or answered badly (it then gives no price; clients see price_unavailable)." },
+  chain_schedule_unknown: { status: 502, description: "The Ethereum node reports a chain id this service has no fork schedule for; `details.chainId` names it." },
   facilitator_unavailable: { status: 502, description: "The x402 facilitator could not be reached; nothing was charged." },
   // 503: a dependency is not configured
   chain_not_configured: { status: 503, description: "This server has no node (or scanner) for the chain." },
@@ -85,6 +86,7 @@ export const ERROR_CODES = {
   quote_collision: { status: 503, description: "No free amount tag was found for a coin quote (too many open quotes at once); retry shortly." },
   coin_payments_not_configured: { status: 503, description: "This server has no receiving wallet (or no scanner) for paying in this coin." },
   master_key_not_configured: { status: 503, description: "This server has no MASTER_KEY, so watches cannot be created." },
+  source_stale: { status: 503, description: "The ingested data behind the answer is missing or older than its limit; `details.source` names the source and `details.age_s` its age. Stale data is never passed off as fresh." },
   // 504: a bounded job ran out of time
   scan_timeout: { status: 504, description: "The historical scan ran out of time; `details.scanned_through` says how far it got: narrow the range and retry." },
 } as const satisfies Record<string, ErrorCodeInfo>;

@@ -8,6 +8,7 @@
  *   xmr       12        piconero
  *   zec       8         zatoshi
  *   usdCents  2         US cent (request fields such as amountUsdCents)
+ *   gwei      9         wei (Ethereum fees: wei counts shown as exact gwei strings)
  *
  * Parsing refuses signs, exponents, separators and more decimals than the
  * unit has, with a 400 `invalid_amount`, so a typo never becomes money.
@@ -31,6 +32,7 @@ export const UNITS = {
   xmr: unit("XMR", 12),
   zec: unit("ZEC", 8),
   usdCents: unit("USD", 2),
+  gwei: unit("gwei", 9),
 } as const satisfies Record<string, MoneyUnit>;
 
 export type UnitName = keyof typeof UNITS;
@@ -85,6 +87,9 @@ export const parseXmr = (text: string): bigint => parseAtomic(text, UNITS.xmr);
 export const formatZec = (zatoshi: bigint): string => formatAtomic(zatoshi, UNITS.zec);
 /** "0.0001" ZEC → zatoshi. */
 export const parseZec = (text: string): bigint => parseAtomic(text, UNITS.zec);
+
+/** Wei → "0.0625" gwei (exact, trailing zeros trimmed; 1 wei = "0.000000001"). */
+export const formatGwei = (wei: bigint): string => formatAtomic(wei, UNITS.gwei);
 
 /** "$0.10" style display of atomic USDC: at least two decimals, no trailing noise ("$0.001"). */
 export function formatUsd(atomic: bigint): string {

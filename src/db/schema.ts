@@ -159,6 +159,21 @@ export interface NoticeBoostsTable {
   created_ms: string | bigint;
 }
 
+export interface EthHeadersTable {
+  chain_id: string;
+  number: string;
+  hash: string;
+  parent_hash: string;
+  timestamp_s: string;
+  base_fee_wei: string;
+  gas_used: string;
+  gas_limit: string;
+  blob_gas_used: string | null;
+  excess_blob_gas: string | null;
+  miner: string;
+  stored_at: Generated<Date>;
+}
+
 export interface DB {
   coin_wallets: CoinWalletsTable;
   coin_quotes: CoinQuotesTable;
@@ -170,4 +185,5 @@ export interface DB {
   webhook_outbox: WebhookOutboxTable;
   notices: NoticesTable;
   notice_boosts: NoticeBoostsTable;
+  eth_headers: EthHeadersTable;
 }

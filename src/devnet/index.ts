@@ -18,6 +18,7 @@ import { DEVNET_MNEMONIC, DEVNET_NETWORK, startDevnetEvm } from "./evm.js";
 import { DEVNET_MONERO_NETWORK, startDevnetMonerod } from "./monerod.js";
 import { deriveDevnetWallets, loadOrCreateSeed, type DevnetMoneroWallet } from "./monerod-wallets.js";
 import { startDevnetPrices, type DevnetPrices } from "./prices.js";
+import { startDevnetEthereum, type DevnetEthereum } from "./ethereum.js";
 
 export { DEVNET_MNEMONIC };
 
@@ -52,6 +53,8 @@ export interface DevnetHandle {
   monerod: Awaited<ReturnType<typeof startDevnetMonerod>>;
   /** The simulated USD price providers. */
   prices: DevnetPrices;
+  /** The simulated Ethereum L1; absent when a real ETH_RPC_URL replaces it. */
+  ethereum: DevnetEthereum | undefined;
   close(): Promise<void>;
 }
 
@@ -79,6 +82,8 @@ export async function startDevnet(opts: {
   host?: string;
   blockSeconds: number;
   log?: Logger;
+  /** A configured ETH_RPC_URL: it replaces only the Ethereum simulator (payments stay on the devnet). */
+  ethRpcUrl?: string;
 }): Promise<DevnetHandle> {
   const dir = path.join(opts.dataDir, "devnet");
   fs.mkdirSync(dir, { recursive: true });
@@ -90,6 +95,7 @@ export async function startDevnet(opts: {
   const walletSeed = loadOrCreateSeed(opts.dataDir).seed;
   const serviceSeed = createHash("sha256").update(`${walletSeed}:vigil-service-wallet`).digest("hex");
   const serviceWallet = { ...deriveDevnetWallets(serviceSeed, DEVNET_MONERO_NETWORK)[0]!, label: "service" };
+  const ethereum = opts.ethRpcUrl ? undefined : await startDevnetEthereum({ host });
   const payTo = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address;
   const facilitatorKey = keyAt(18);
   const masterKey = persistentSecret(dir, "master.key");
@@ -111,6 +117,7 @@ export async function startDevnet(opts: {
       devnet: true,
       MONERO_DAEMON_URL: monerod.url,
       MONERO_NETWORK: DEVNET_MONERO_NETWORK,
+      ETH_RPC_URL: opts.ethRpcUrl ?? ethereum!.url,
       // The devnet always settles on its own chain, whatever facilitator mode is configured.
       FACILITATOR_MODE: "local",
       EVM_RPC_URL: evm.url,
@@ -125,8 +132,9 @@ export async function startDevnet(opts: {
     evm,
     monerod,
     prices,
+    ethereum,
     close: async () => {
-      await Promise.allSettled([evm.close(), monerod.close(), prices.close()]);
+      await Promise.allSettled([evm.close(), monerod.close(), prices.close(), ...(ethereum ? [ethereum.close()] : [])]);
       try {
         const cur = JSON.parse(fs.readFileSync(handle.stateFile, "utf8")) as { pid?: number };
         if (cur.pid === process.pid) fs.unlinkSync(handle.stateFile);

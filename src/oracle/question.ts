@@ -27,6 +27,11 @@ export interface QuestionDef<P extends Record<string, string | undefined> = Reco
   params: readonly QuestionParam[];
   /** Schema of the flat JSON answer (without as_of_ms, which the registry adds to it). */
   answer: z.ZodObject;
+  /**
+   * Refuses parameters the schema cannot judge alone (e.g. an asset not in a
+   * catalogue) with a 400, before payment and before the cache.
+   */
+  check?: (params: P) => void;
   /** Whether the source is configured/reachable right now (for the catalogue). */
   available: () => boolean;
   /**

@@ -130,6 +130,7 @@ export function createOracleRegistry(questions: readonly QuestionDef[], clock: C
         issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
       });
     }
+    q.check?.(parsed.data);
     return answer(q, parsed.data);
   }
 
@@ -144,6 +145,7 @@ export function createOracleRegistry(questions: readonly QuestionDef[], clock: C
       output: answerSchema(q),
       price: ORACLE_PRICE_ATOMIC,
       readOnly: true,
+      ...(q.check ? { precheck: async (input: Record<string, string | undefined>) => q.check!(input) } : {}),
       handler: (input) => answer(q, input),
     }),
   );

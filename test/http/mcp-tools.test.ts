@@ -7,10 +7,11 @@ import { ServiceError } from "../../src/core/errors.js";
 import { startTestApp, silentLog, type TestApp } from "../helpers/app.js";
 import { startTestMonerod } from "../chains/monero/io/helpers.js";
 
-// The spec's MCP tools for the operations that exist today (flash-loan providers come later).
+// The spec's MCP tools for the operations that exist today, plus the boards' (checkout and feed tools come later).
 const SPEC_TOOLS_TODAY = [
   "service_health",
   "service_paywall_info",
+  "service_flashloan_providers",
   "service_q",
   "service_private_watch_info",
   "service_private_watch_create",

@@ -1,0 +1,329 @@
+/**
+ * The devnet's Ethereum L1: a simulated execution JSON-RPC on loopback with
+ * its own chain id (1337, a development chain, never mainnet's), producing a
+ * block every `blockSeconds` with realistic fee dynamics:
+ *   - gas demand reacts to price (fuller blocks when the base fee is below
+ *     its reference, emptier above) plus noise and occasional bursts, and the
+ *     base fee follows EIP-1559 from the chain's own blocks;
+ *   - blob demand does the same around the target, and the excess blob gas
+ *     follows EIP-4844 with EIP-7918's reserve price under the newest
+ *     schedule (BPO2 from genesis); the genesis excess puts the blob fee
+ *     near its reserve floor as on mainnet.
+ * It serves what the service reads: eth_chainId, eth_blockNumber,
+ * eth_getBlockByNumber/-ByHash, and eth_call for the flash-loan contracts at
+ * their mainnet addresses (Aave's FLASHLOAN_PREMIUM_TOTAL and reserve flags,
+ * token balances of the zero-fee providers, DssFlash's max()). Randomness is
+ * seeded, so a devnet's history is reproducible. Test hooks: mine blocks on
+ * demand, set balances and premiums, make the node fail.
+ */
+import { keccak256, toHex } from "viem";
+import { blobBaseFee, nextBaseFee, nextExcessBlobGas, blobParamsAt, FORK_SCHEDULES, GAS_PER_BLOB } from "../chains/ethereum/fees.js";
+import {
+  AAVE_V3_CORE_DATA_PROVIDER,
+  ASSETS,
+  DSS_FLASH,
+  FLASHLOAN_PROVIDERS,
+  SELECTOR_BALANCE_OF,
+  SELECTOR_DSS_FLASH_MAX,
+  SELECTOR_FLASHLOAN_PREMIUM_TOTAL,
+  SELECTOR_GET_FLASHLOAN_ENABLED,
+  SELECTOR_GET_PAUSED,
+} from "../chains/ethereum/flashloans.js";
+import { JsonRpcError, startJsonRpcServer } from "./jsonrpc-server.js";
+
+export const DEVNET_ETH_CHAIN_ID = 1337;
+const SCHEDULE = FORK_SCHEDULES[DEVNET_ETH_CHAIN_ID]!;
+const GAS_LIMIT = 45_000_000n;
+/** Base fee the demand model gravitates to (wei). */
+const REFERENCE_BASE_FEE = 2_000_000_000;
+const GENESIS_BASE_FEE = 1_500_000_000n;
+/** Puts the genesis blob fee near the EIP-7918 floor of the genesis base fee. */
+const GENESIS_EXCESS_BLOB_GAS = 210_000_000n;
+const FEE_RECIPIENTS = [
+  "0x95222290dd7278aa3ddd389cc1e1d165cc4bafe5",
+  "0x4838b106fce9647bdf1e7877bf73ce8b0bad5f97",
+  "0x1f9090aae28b8a3dceadf281b0f12828e676c326",
+];
+
+export interface DevnetBlock {
+  number: bigint;
+  hash: string;
+  parentHash: string;
+  timestamp: number;
+  baseFeePerGas: bigint;
+  gasUsed: bigint;
+  gasLimit: bigint;
+  blobGasUsed: bigint;
+  excessBlobGas: bigint;
+  miner: string;
+}
+
+export type FailureMode = null | "http503" | "garbage" | "hang";
+
+export interface DevnetEthereum {
+  url: string;
+  chainId: number;
+  head(): DevnetBlock;
+  block(n: bigint): DevnetBlock | undefined;
+  /** Produces `count` blocks now, one slot apart after the head. */
+  mine(count?: number): DevnetBlock;
+  /** Replaces the newest `depth` blocks by others (a reorg) and adds one more, so the head moves up by one. */
+  reorg(depth: number): DevnetBlock;
+  setBalance(symbol: string, holder: string, amount: bigint): void;
+  setPremium(pool: string, bps: number): void;
+  /** Adds this many wei to the next-block fees eth_feeHistory reports (a node on other fork rules). */
+  setFeeHistorySkew(wei: bigint): void;
+  /** Makes every request fail in the given way (null: healthy again). */
+  setFailure(mode: FailureMode): void;
+  /** Requests answered per method (failures injected before dispatch are not counted). */
+  calls: Map<string, number>;
+  close(): Promise<void>;
+}
+
+/** mulberry32: small, seeded, good enough for traffic noise. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const hex = (v: bigint | number) => `0x${v.toString(16)}`;
+const word = (v: bigint) => `0x${v.toString(16).padStart(64, "0")}`;
+
+export async function startDevnetEthereum(opts: {
+  host?: string;
+  port?: number;
+  blockSeconds?: number;
+  /** Blocks produced at start (history), the last one about now. */
+  history?: number;
+  seed?: number;
+  /** Produce blocks on a timer (default true); tests mine by hand. */
+  autoMine?: boolean;
+  now?: () => number;
+}): Promise<DevnetEthereum> {
+  const blockSeconds = opts.blockSeconds ?? 12;
+  const now = opts.now ?? Date.now;
+  const random = seeded(opts.seed ?? 1337);
+  const history = opts.history ?? 256;
+  const blocks: DevnetBlock[] = [];
+  const byHash = new Map<string, DevnetBlock>();
+  let burst = 0;
+  /** Changes the hashes of blocks produced after a reorg, so the replacements differ. */
+  let fork = 0;
+
+  const premiums = new Map<string, bigint>();
+  for (const p of FLASHLOAN_PROVIDERS) if (p.feeCall) premiums.set(p.feeCall.to, p.id === "sparklend" ? 0n : 5n);
+  const balances = new Map<string, bigint>();
+  const setBalance = (symbol: string, holder: string, amount: bigint) => {
+    const asset = ASSETS[symbol.toUpperCase()];
+    if (!asset) throw new Error(`unknown asset ${symbol}`);
+    balances.set(`${asset.address}:${holder.toLowerCase()}`, amount);
+  };
+  const e18 = 10n ** 18n;
+  const holders = Object.fromEntries(
+    FLASHLOAN_PROVIDERS.filter((p) => p.liquidity.kind === "balance").map((p) => [p.id, (p.liquidity as { holder: string }).holder]),
+  );
+  // Zero-fee liquidity for the majors; GHO has none there, so only Aave lends it (at its premium).
+  setBalance("WETH", holders["balancer-v2"]!, 4_200n * e18);
+  setBalance("WETH", holders["balancer-v3"]!, 1_900n * e18);
+  setBalance("WETH", holders["uniswap-v4"]!, 9_500n * e18);
+  setBalance("WETH", holders["morpho-blue"]!, 31_000n * e18);
+  setBalance("USDC", holders["balancer-v2"]!, 12_000_000n * 10n ** 6n);
+  setBalance("USDC", holders["uniswap-v4"]!, 48_000_000n * 10n ** 6n);
+  setBalance("USDC", holders["morpho-blue"]!, 310_000_000n * 10n ** 6n);
+  setBalance("WBTC", holders["morpho-blue"]!, 4_100n * 10n ** 8n);
+  setBalance("USDT", holders["uniswap-v4"]!, 22_000_000n * 10n ** 6n);
+  setBalance("WSTETH", holders["balancer-v2"]!, 2_600n * e18);
+  setBalance("WSTETH", holders["morpho-blue"]!, 51_000n * e18);
+
+  function produce(timestamp: number): DevnetBlock {
+    const parent = blocks[blocks.length - 1];
+    const number = parent ? parent.number + 1n : 0n;
+    const baseFeePerGas = parent ? nextBaseFee(parent) : GENESIS_BASE_FEE;
+    const params = blobParamsAt(SCHEDULE, timestamp)!;
+    const excessBlobGas = parent ? nextExcessBlobGas(parent, params) : GENESIS_EXCESS_BLOB_GAS;
+    // Demand: fuller blocks when gas is cheap, a burst of full blocks now and then (a mint, a liquidation cascade).
+    if (burst === 0 && random() < 0.02) burst = 3 + Math.floor(random() * 6);
+    const pressure = Math.log(REFERENCE_BASE_FEE / Number(baseFeePerGas)) * 0.35;
+    let utilisation = burst > 0 ? 0.97 + random() * 0.03 : 0.5 + pressure + (random() - 0.5) * 0.45;
+    if (burst > 0) burst--;
+    utilisation = Math.min(1, Math.max(0.05, utilisation));
+    const gasUsed = (GAS_LIMIT * BigInt(Math.round(utilisation * 1_000_000))) / 1_000_000n;
+    const target = Number(params.targetBlobs);
+    const max = Number(params.maxBlobs);
+    const blobs = Math.min(max, Math.max(0, Math.round(target * (0.55 + random() * 0.9))));
+    const body = `${number}:${parent?.hash ?? "genesis"}:${timestamp}:${gasUsed}:${blobs}:${fork}`;
+    const b: DevnetBlock = {
+      number,
+      hash: keccak256(toHex(body)),
+      parentHash: parent?.hash ?? `0x${"0".repeat(64)}`,
+      timestamp,
+      baseFeePerGas,
+      gasUsed,
+      gasLimit: GAS_LIMIT,
+      blobGasUsed: BigInt(blobs) * GAS_PER_BLOB,
+      excessBlobGas,
+      miner: FEE_RECIPIENTS[Number(number % BigInt(FEE_RECIPIENTS.length))]!,
+    };
+    blocks.push(b);
+    byHash.set(b.hash, b);
+    return b;
+  }
+
+  const startS = Math.floor(now() / 1000);
+  for (let i = history - 1; i >= 0; i--) produce(startS - i * blockSeconds);
+
+  const mine = (count = 1) => {
+    for (let i = 0; i < count; i++) produce(blocks[blocks.length - 1]!.timestamp + blockSeconds);
+    return blocks[blocks.length - 1]!;
+  };
+  const reorg = (depth: number) => {
+    const keep = blocks.length - Math.min(depth, blocks.length - 1);
+    for (const b of blocks.splice(keep)) byHash.delete(b.hash);
+    fork++;
+    return mine(depth + 1);
+  };
+  const catchUp = () => {
+    const nowS = Math.floor(now() / 1000);
+    while (blocks[blocks.length - 1]!.timestamp + blockSeconds <= nowS) mine(1);
+  };
+
+  const blockJson = (b: DevnetBlock) => ({
+    number: hex(b.number),
+    hash: b.hash,
+    parentHash: b.parentHash,
+    timestamp: hex(b.timestamp),
+    baseFeePerGas: hex(b.baseFeePerGas),
+    gasUsed: hex(b.gasUsed),
+    gasLimit: hex(b.gasLimit),
+    blobGasUsed: hex(b.blobGasUsed),
+    excessBlobGas: hex(b.excessBlobGas),
+    miner: b.miner,
+    difficulty: "0x0",
+    extraData: toHex("vigil devnet"),
+    nonce: "0x0000000000000000",
+    sha3Uncles: "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347",
+    transactions: [],
+    uncles: [],
+    withdrawals: [],
+  });
+
+  const lookup = (tag: unknown): DevnetBlock | null => {
+    const head = blocks[blocks.length - 1]!;
+    if (tag === "latest" || tag === "pending" || tag === "safe" || tag === "finalized") return head;
+    if (tag === "earliest") return blocks[0]!;
+    if (typeof tag !== "string" || !/^0x[0-9a-f]+$/i.test(tag)) throw new JsonRpcError(-32602, "invalid block tag");
+    const n = BigInt(tag);
+    const first = blocks[0]!.number;
+    return n < first || n > head.number ? null : blocks[Number(n - first)]!;
+  };
+
+  const ethCall = (params: unknown[]): string => {
+    const call = params[0] as { to?: unknown; data?: unknown; input?: unknown } | undefined;
+    const to = typeof call?.to === "string" ? call.to.toLowerCase() : "";
+    const data = String(call?.data ?? call?.input ?? "0x").toLowerCase();
+    const selector = data.slice(0, 10);
+    const arg = data.length >= 74 ? `0x${data.slice(34, 74)}` : "";
+    if (selector === SELECTOR_FLASHLOAN_PREMIUM_TOTAL && premiums.has(to)) return word(premiums.get(to)!);
+    if (to === AAVE_V3_CORE_DATA_PROVIDER && selector === SELECTOR_GET_FLASHLOAN_ENABLED) {
+      return word(Object.values(ASSETS).some((a) => a.address === arg) ? 1n : 0n);
+    }
+    if (to === AAVE_V3_CORE_DATA_PROVIDER && selector === SELECTOR_GET_PAUSED) return word(0n);
+    if (to === DSS_FLASH && selector === SELECTOR_DSS_FLASH_MAX) return word(500_000_000n * e18);
+    if (selector === SELECTOR_BALANCE_OF && Object.values(ASSETS).some((a) => a.address === to)) {
+      return word(balances.get(`${to}:${arg}`) ?? 0n);
+    }
+    // No code at that address (or an unknown function): empty return data, as a node answers.
+    return "0x";
+  };
+
+  let skew = 0n;
+  const feeHistory = (p: unknown[]) => {
+    const count = Number(BigInt(String(p[0])));
+    const newest = lookup(p[1]);
+    if (!newest || count < 1 || count > 1024) throw new JsonRpcError(-32602, "invalid fee history range");
+    const first = blocks[0]!.number;
+    const from = newest.number - BigInt(count) + 1n < first ? first : newest.number - BigInt(count) + 1n;
+    const range = blocks.slice(Number(from - first), Number(newest.number - first) + 1);
+    const childTs = newest.timestamp + blockSeconds;
+    const childParams = blobParamsAt(SCHEDULE, childTs)!;
+    const blobFee = (b: DevnetBlock) => blobBaseFee(b.excessBlobGas, blobParamsAt(SCHEDULE, b.timestamp)!);
+    return {
+      oldestBlock: hex(from),
+      baseFeePerGas: [...range.map((b) => hex(b.baseFeePerGas)), hex(nextBaseFee(newest) + skew)],
+      gasUsedRatio: range.map((b) => Number(b.gasUsed) / Number(b.gasLimit)),
+      baseFeePerBlobGas: [...range.map((b) => hex(blobFee(b))), hex(blobBaseFee(nextExcessBlobGas(newest, childParams), childParams) + skew)],
+      blobGasUsedRatio: range.map((b) => Number(b.blobGasUsed) / Number(BigInt(blobParamsAt(SCHEDULE, b.timestamp)!.maxBlobs) * GAS_PER_BLOB)),
+    };
+  };
+
+  let failure: FailureMode = null;
+  const calls = new Map<string, number>();
+  const server = await startJsonRpcServer({
+    host: opts.host,
+    port: opts.port ?? 0,
+    maxBodyBytes: 1024 * 1024,
+    intercept: () => {
+      if (failure === "http503") return { status: 503, body: { error: "node unavailable" } };
+      if (failure === "garbage") return { status: 200, body: "<html>gateway error</html>" };
+      return undefined;
+    },
+    rpc: {
+      maxBatch: 100,
+      onCall: (method) => calls.set(method, (calls.get(method) ?? 0) + 1),
+      run: async (call) => {
+        // A hanging node answers after the client's deadline.
+        if (failure === "hang") await new Promise((r) => setTimeout(r, 30_000).unref());
+        return call();
+      },
+      methods: {
+        params: "positional",
+        table: {
+          eth_chainId: () => hex(DEVNET_ETH_CHAIN_ID),
+          net_version: () => String(DEVNET_ETH_CHAIN_ID),
+          eth_blockNumber: () => hex(blocks[blocks.length - 1]!.number),
+          eth_getBlockByNumber: (p) => {
+            const b = lookup(p[0]);
+            return b ? blockJson(b) : null;
+          },
+          eth_getBlockByHash: (p) => {
+            const b = byHash.get(String(p[0]).toLowerCase());
+            return b ? blockJson(b) : null;
+          },
+          eth_call: (p) => ethCall(p),
+          eth_feeHistory: (p) => feeHistory(p),
+        },
+      },
+    },
+  });
+
+  const timer = opts.autoMine === false ? undefined : setInterval(catchUp, 1000);
+  timer?.unref();
+
+  return {
+    url: server.url,
+    chainId: DEVNET_ETH_CHAIN_ID,
+    head: () => blocks[blocks.length - 1]!,
+    block: (n) => blocks.find((b) => b.number === n),
+    mine,
+    reorg,
+    setBalance,
+    setFeeHistorySkew: (wei) => {
+      skew = wei;
+    },
+    setPremium: (pool, bps) => premiums.set(pool.toLowerCase(), BigInt(bps)),
+    setFailure: (mode) => {
+      failure = mode;
+    },
+    calls,
+    close: async () => {
+      if (timer) clearInterval(timer);
+      await server.close();
+    },
+  };
+}

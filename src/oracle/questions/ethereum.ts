@@ -1,0 +1,187 @@
+/**
+ * The Ethereum questions of the Penny Oracle: /v1/q/base-fee (from the
+ * follower's stored head and the pure fee math), /v1/q/cheapest-flashloan
+ * (the reviewed catalogue with Aave's premium and each candidate's liquidity
+ * read on chain) and /v1/q/data-freshness (how old each ingested source is).
+ * Gwei values are exact decimal strings (wei / 10^9, trailing zeros
+ * trimmed), with the wei integers beside them; no float anywhere.
+ */
+import { z } from "zod";
+import type { Clock } from "../../core/clock.js";
+import { badRequest, upstreamFailed, unavailable } from "../../core/errors.js";
+import type { Queryable } from "../../db/types.js";
+import { forkSchedule } from "../../chains/ethereum/fees.js";
+import { baseFeeFacts, checkCandidate, readOnchainFees } from "../../chains/ethereum/facts.js";
+import { ASSETS, candidatesFor, FLASHLOAN_CHAINS, pickCheapest, resolveAsset } from "../../chains/ethereum/flashloans.js";
+import type { EthRpc } from "../../chains/ethereum/rpc.js";
+import { countHeaders, latestHeader, latestHeaderAnyChain } from "../ethereum-store.js";
+import type { QuestionDef } from "../question.js";
+
+const wei = z.string().regex(/^\d+$/).describe("wei, decimal integer string");
+const gwei = z.string().regex(/^\d+(\.\d{1,9})?$/).describe("gwei, exact decimal string");
+const address = z.string().regex(/^0x[0-9a-f]{40}$/);
+
+export const baseFeeAnswer = z.object({
+  block: z.number().int().describe("number of the newest stored block (the head the follower last saw)"),
+  block_timestamp: z.number().int().describe("its timestamp, Unix seconds"),
+  source_age_s: z.number().int().describe("seconds between that timestamp and the answer"),
+  chain_id: z.number().int(),
+  base_fee_wei: wei,
+  base_fee_gwei: gwei,
+  blob_base_fee_wei: wei.nullable(),
+  blob_base_fee_gwei: gwei.nullable().describe("null before Cancun"),
+  gas_used_ratio: z.string().regex(/^\d+(\.\d+)?$/).describe("gasUsed / gasLimit of the head (eth_feeHistory's gasUsedRatio; 0.5 = at target), 6 decimals, rounded down"),
+  next_base_fee_wei: wei,
+  next_base_fee_gwei: gwei,
+  next_blob_base_fee_wei: wei.nullable(),
+  next_blob_base_fee_gwei: gwei.nullable().describe("blob base fee of the next block under the schedule active one slot after the head"),
+  fork: z.string().nullable().describe("blob fork whose rules priced the head"),
+  next_fork: z.string().nullable(),
+});
+
+export const cheapestFlashloanAnswer = z.object({
+  found: z.boolean().describe("whether a provider can lend the asset now"),
+  asset: z.string().describe("catalogued symbol"),
+  asset_address: address,
+  chain: z.string(),
+  provider: z.string().nullable(),
+  provider_id: z.string().nullable(),
+  fee_bps: z.number().int().nullable().describe("basis points (1 bp = 0.01 %)"),
+  address: address.nullable().describe("contract the borrower calls"),
+  candidates_checked: z.number().int(),
+});
+
+export const ETH_SOURCES = ["eth_rpc"] as const;
+
+export const dataFreshnessAnswer = z.object({
+  source: z.enum(ETH_SOURCES),
+  configured: z.boolean(),
+  age_s: z.number().int().nullable().describe("seconds since the newest ingested item (eth_rpc: the stored head's timestamp); null when none yet"),
+  fresh: z.boolean().describe("age_s within the limit the answers enforce"),
+  max_age_s: z.number().int(),
+  head_block: z.number().int().nullable(),
+  stored_blocks: z.number().int(),
+  node_reachable: z.boolean().describe("whether the node answered eth_blockNumber for this answer (stored data can still be fresh without it)"),
+  node_head: z.number().int().nullable().describe("the node's head now; node_head − head_block is the follower's lag in blocks"),
+});
+
+export interface EthereumQuestionDeps {
+  rpc: EthRpc;
+  db: Queryable;
+  clock: Clock;
+  /** Oldest head (seconds) the fee answers accept before answering 503 source_stale. */
+  maxAgeSeconds: number;
+}
+
+async function scheduleOf(rpc: EthRpc, signal?: AbortSignal) {
+  const chainId = await rpc.chainId(signal);
+  const schedule = forkSchedule(chainId);
+  if (!schedule) throw upstreamFailed("chain_schedule_unknown", `No fork schedule for Ethereum chain id ${chainId}.`, { chainId });
+  return schedule;
+}
+
+export function ethereumQuestions(deps: EthereumQuestionDeps): QuestionDef[] {
+  const { rpc, db, clock, maxAgeSeconds } = deps;
+  const available = () => rpc.configured;
+  const nowS = () => Math.floor(clock.now() / 1000);
+  const assetList = Object.keys(ASSETS);
+
+  const knownAsset = (text: string | undefined) => {
+    const asset = resolveAsset(text ?? "");
+    if (!asset) {
+      throw badRequest("invalid_input", "The question's parameters are invalid.", {
+        issues: [{ path: "asset", message: `asset must be one of: ${assetList.join(", ")} (or one of their 0x-addresses)` }],
+      });
+    }
+    return asset;
+  };
+
+  return [
+    {
+      path: "base-fee",
+      summary: "Ethereum latest base fee and blob base fee with the next block's projection (EIP-1559, EIP-4844, EIP-7918)",
+      source: "ethereum",
+      params: [],
+      answer: baseFeeAnswer,
+      available,
+      answerQuestion: async (_p, signal) => {
+        const schedule = await scheduleOf(rpc, signal);
+        const head = await latestHeader(db, schedule.chainId);
+        if (!head) throw unavailable("source_stale", "No Ethereum block has been ingested yet.", { source: "eth_rpc", age_s: null });
+        const age = Math.max(0, nowS() - head.timestamp);
+        if (age > maxAgeSeconds) {
+          throw unavailable("source_stale", `The newest Ethereum block is ${age} s old (limit ${maxAgeSeconds} s).`, { source: "eth_rpc", age_s: age, block: Number(head.number) });
+        }
+        return baseFeeAnswer.parse({ ...baseFeeFacts(head, schedule), source_age_s: age });
+      },
+    },
+    {
+      path: "cheapest-flashloan",
+      summary: "Cheapest flash-loan provider that can lend the asset now: provider, fee in bps, contract address",
+      source: "ethereum",
+      params: [
+        { name: "asset", required: true, description: `token symbol or its 0x-address; catalogued: ${assetList.join(", ")}`, format: "symbol or 0x-address" },
+        { name: "chain", required: false, description: "chain of the loan", allowed: FLASHLOAN_CHAINS, default: "ethereum" },
+      ],
+      answer: cheapestFlashloanAnswer,
+      available,
+      check: (p) => void knownAsset(p.asset),
+      answerQuestion: async (p, signal) => {
+        const asset = knownAsset(p.asset);
+        const candidates = candidatesFor(asset.symbol);
+        const fees = await readOnchainFees(rpc, candidates, signal);
+        const checked = (await Promise.all(candidates.map((c) => checkCandidate(rpc, c, asset.symbol, fees, signal)))).filter((c) => c !== null);
+        const best = pickCheapest(checked);
+        return cheapestFlashloanAnswer.parse({
+          found: best !== null,
+          asset: asset.symbol,
+          asset_address: asset.address,
+          chain: p.chain ?? "ethereum",
+          provider: best?.provider.name ?? null,
+          provider_id: best?.provider.id ?? null,
+          fee_bps: best?.feeBps ?? null,
+          address: best?.provider.address ?? null,
+          candidates_checked: checked.length,
+        });
+      },
+    },
+    {
+      path: "data-freshness",
+      summary: "How old an ingested data source is (eth_rpc: the follower's newest Ethereum block)",
+      source: "internal",
+      params: [{ name: "source", required: true, description: "ingested source id", allowed: ETH_SOURCES }],
+      answer: dataFreshnessAnswer,
+      available: () => true,
+      answerQuestion: async (_p, signal) => {
+        if (!rpc.configured) {
+          return dataFreshnessAnswer.parse({
+            source: "eth_rpc",
+            configured: false,
+            age_s: null,
+            fresh: false,
+            max_age_s: maxAgeSeconds,
+            head_block: null,
+            stored_blocks: 0,
+            node_reachable: false,
+            node_head: null,
+          });
+        }
+        // The follower may run elsewhere: freshness is the stored data's, even while this process cannot reach the node.
+        const [chainId, nodeHead] = await Promise.all([rpc.chainId(signal).catch(() => null), rpc.blockNumber(signal).catch(() => null)]);
+        const head = chainId === null ? await latestHeaderAnyChain(db) : await latestHeader(db, chainId);
+        const age = head ? Math.max(0, nowS() - head.timestamp) : null;
+        return dataFreshnessAnswer.parse({
+          source: "eth_rpc",
+          configured: true,
+          age_s: age,
+          fresh: age !== null && age <= maxAgeSeconds,
+          max_age_s: maxAgeSeconds,
+          head_block: head ? Number(head.number) : null,
+          stored_blocks: head ? await countHeaders(db, head.chainId) : 0,
+          node_reachable: nodeHead !== null,
+          node_head: nodeHead === null ? null : Number(nodeHead),
+        });
+      },
+    },
+  ];
+}
