@@ -4,6 +4,7 @@
  * to that API), against the whole devnet stack: the same tools, schemas,
  * payments and errors on both transports.
  */
+import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -151,9 +152,13 @@ describe.each(transports)("MCP over $name", (transport) => {
       questions: { question: string; path: string; params: { name: string; required: boolean; allowed?: string[]; default?: string }[] }[];
     };
     expect(catalogue.questions.length).toBeGreaterThan(0);
+    // The Ethereum answers stand on stored headers: let the follower catch up first.
+    while ((await followEthereumOnce(s.t.app.ethereum)).more);
+    // A valid value for each required free-form parameter (enumerations take their first allowed value).
+    const EXAMPLES: Record<string, string> = { asset: "USDC" };
     for (const q of catalogue.questions) {
       const params: Record<string, string> = {};
-      for (const p of q.params) if (p.required) params[p.name] = p.allowed?.[0] ?? p.default ?? "";
+      for (const p of q.params) if (p.required) params[p.name] = p.allowed?.[0] ?? p.default ?? EXAMPLES[p.name] ?? "";
       const r = await call(client, "service_q", { question: q.question, params });
       expect(r.isError, q.question).toBeFalsy();
       const route = httpRoutes(s.t.app.table).find((x) => x.path === q.path)!;
