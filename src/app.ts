@@ -47,6 +47,9 @@ import { createRateLimiter } from "./core/rate-limit.js";
 import { EthRpc, splitRpcUrls } from "./chains/ethereum/rpc.js";
 import { ethereumHealth } from "./chains/ethereum/facts.js";
 import { ethereumQuestions } from "./oracle/questions/ethereum.js";
+import { createZebrad } from "./chains/zcash/zebrad.js";
+import { zcashHealth } from "./chains/zcash/facts.js";
+import { zcashQuestions } from "./oracle/questions/zcash.js";
 import { flashloanRoutes } from "./oracle/flashloan-routes.js";
 import type { EthereumFollowerDeps } from "./oracle/ethereum-follower.js";
 
@@ -213,12 +216,17 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     warn: (info, message) => log.warn(info, message),
   };
 
+  // Zcash: zebrad for chain facts; without it, the /v1/q/zec/* questions answer 503 chain_not_configured.
+  const zebrad = createZebrad({ url: config.ZEBRAD_URL, network: config.ZCASH_NETWORK });
+
   const questions: QuestionDef[] = [
     ...moneroQuestions({ daemon: moneroDaemon, clock }),
     ...ethereumQuestions({ rpc: ethRpc, db: database.db, clock, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS }),
+    ...zcashQuestions({ zebrad, clock }),
   ];
   const healthChecks: HealthCheck[] = [
     { name: "monero", check: () => moneroHealth(moneroDaemon) },
+    { name: "zcash", check: () => zcashHealth(zebrad) },
     { name: "ethereum", check: () => ethereumHealth(ethRpc) },
   ];
   const oracle = createOracleRegistry(questions, clock);
@@ -346,6 +354,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await rates.close();
       await moneroScanPool?.close();
       await ethRpc.close();
+      await zebrad.close();
       if (ownsDatabase) await database.close();
     },
   };

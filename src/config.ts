@@ -105,6 +105,10 @@ export const ConfigSchema = z.object({
     .refine((ids) => ids.length > 0 && ids.length <= 50, "between 1 and 50 board ids")
     .refine((ids) => ids.every((id) => /^[a-z0-9][a-z0-9-]{1,38}$/.test(id) && id !== "leaderboard"), "each id matches ^[a-z0-9][a-z0-9-]{1,38}$ and is not 'leaderboard'")
     .refine((ids) => new Set(ids).size === ids.length, "board ids must be distinct"),
+  /** zebrad JSON-RPC (Zcash chain facts); absent = the /v1/q/zec/* questions answer 503 chain_not_configured. */
+  ZEBRAD_URL: url.optional(),
+  /** The Zcash network this service serves; a zebrad on another network is refused (502 chain_network_mismatch). Devnet: testnet. */
+  ZCASH_NETWORK: z.enum(["mainnet", "testnet", "regtest"]).default("mainnet"),
   /** Ethereum execution JSON-RPC; several URLs comma-separated are tried in order (fail-over). */
   ETH_RPC_URL: z
     .string()
@@ -142,6 +146,8 @@ export type ConfigOverlay = Partial<
     | "MONERO_DAEMON_URL"
     | "MONERO_NETWORK"
     | "ETH_RPC_URL"
+    | "ZEBRAD_URL"
+    | "ZCASH_NETWORK"
     | "FACILITATOR_MODE"
     | "EVM_RPC_URL"
     | "FACILITATOR_PRIVATE_KEY"

@@ -40,13 +40,14 @@ export async function runDevnetCli(argv: string[], io: Io, config: () => Config)
   switch (sub) {
     case undefined: {
       const log = createLogger(cfg.LOG_LEVEL);
-      const devnet = await startDevnet({ dataDir: cfg.dataDir, blockSeconds: cfg.DEVNET_BLOCK_SECONDS, log, ethRpcUrl: cfg.ETH_RPC_URL });
+      const devnet = await startDevnet({ dataDir: cfg.dataDir, blockSeconds: cfg.DEVNET_BLOCK_SECONDS, log, ethRpcUrl: cfg.ETH_RPC_URL, zebradUrl: cfg.ZEBRAD_URL, zcashNetwork: cfg.ZCASH_NETWORK });
       io.stdout.write(
         [
           "Vigil devnet: simulated upstreams on loopback. No real money moves.",
           `  EVM JSON-RPC (Base Sepolia, chain 84532, USDC ${devnet.evm.usdcAddress})  ${devnet.evmUrl}`,
           `  monerod (testnet, a block every ${cfg.DEVNET_BLOCK_SECONDS} s)             ${devnet.moneroUrl}`,
           `  Ethereum L1 (chain ${DEVNET_ETH_CHAIN_ID}, a block every 12 s)                   ${devnet.ethereum?.url ?? cfg.ETH_RPC_URL}`,
+          `  zebrad (Zcash testnet past NU6.3, a block every ${cfg.DEVNET_BLOCK_SECONDS} s)  ${devnet.zebrad?.url ?? cfg.ZEBRAD_URL}`,
           "",
           "Funded x402 payers (the well-known 'test … junk' mnemonic, m/44'/60'/0'/0/i):",
           ...devnet.payers.map((p) => `  ${p.address}  ${p.privateKey}  ${formatAtomic(BigInt(p.usdcAtomic), UNITS.usdc)} USDC`),

@@ -1,6 +1,6 @@
 /**
  * The built-in devnet: simulated upstreams on loopback (an EVM chain with
- * USDC for x402, a Monero daemon), plus the secrets a local service needs
+ * USDC for x402, a Monero daemon, an Ethereum L1, a zebrad), plus the secrets a local service needs
  * (pay-to address, facilitator gas key, master key), generated once under
  * DATA_DIR/devnet. Production code reaches this only through the CLI, which
  * applies `configOverlay` to the parsed config before building the app: the
@@ -19,6 +19,8 @@ import { DEVNET_MONERO_NETWORK, startDevnetMonerod } from "./monerod.js";
 import { deriveDevnetWallets, loadOrCreateSeed, type DevnetMoneroWallet } from "./monerod-wallets.js";
 import { startDevnetPrices, type DevnetPrices } from "./prices.js";
 import { startDevnetEthereum, type DevnetEthereum } from "./ethereum.js";
+import { DEVNET_ZCASH_NETWORK, startDevnetZebrad, type DevnetZebrad } from "./zebrad.js";
+import type { ZcashNetwork } from "../chains/zcash/network.js";
 
 export { DEVNET_MNEMONIC };
 
@@ -55,6 +57,8 @@ export interface DevnetHandle {
   prices: DevnetPrices;
   /** The simulated Ethereum L1; absent when a real ETH_RPC_URL replaces it. */
   ethereum: DevnetEthereum | undefined;
+  /** The simulated zebrad (Zcash chain facts); absent when a real ZEBRAD_URL replaces it. */
+  zebrad: DevnetZebrad | undefined;
   close(): Promise<void>;
 }
 
@@ -84,6 +88,9 @@ export async function startDevnet(opts: {
   log?: Logger;
   /** A configured ETH_RPC_URL: it replaces only the Ethereum simulator (payments stay on the devnet). */
   ethRpcUrl?: string;
+  /** A configured ZEBRAD_URL: it replaces only the zebrad simulator, on the configured ZCASH_NETWORK. */
+  zebradUrl?: string;
+  zcashNetwork?: ZcashNetwork;
 }): Promise<DevnetHandle> {
   const dir = path.join(opts.dataDir, "devnet");
   fs.mkdirSync(dir, { recursive: true });
@@ -96,6 +103,7 @@ export async function startDevnet(opts: {
   const serviceSeed = createHash("sha256").update(`${walletSeed}:vigil-service-wallet`).digest("hex");
   const serviceWallet = { ...deriveDevnetWallets(serviceSeed, DEVNET_MONERO_NETWORK)[0]!, label: "service" };
   const ethereum = opts.ethRpcUrl ? undefined : await startDevnetEthereum({ host });
+  const zebrad = opts.zebradUrl ? undefined : await startDevnetZebrad({ host, blockSeconds: opts.blockSeconds, log: opts.log });
   const payTo = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address;
   const facilitatorKey = keyAt(18);
   const masterKey = persistentSecret(dir, "master.key");
@@ -118,6 +126,8 @@ export async function startDevnet(opts: {
       MONERO_DAEMON_URL: monerod.url,
       MONERO_NETWORK: DEVNET_MONERO_NETWORK,
       ETH_RPC_URL: opts.ethRpcUrl ?? ethereum!.url,
+      ZEBRAD_URL: opts.zebradUrl ?? zebrad!.url,
+      ZCASH_NETWORK: zebrad ? DEVNET_ZCASH_NETWORK : (opts.zcashNetwork ?? DEVNET_ZCASH_NETWORK),
       // The devnet always settles on its own chain, whatever facilitator mode is configured.
       FACILITATOR_MODE: "local",
       EVM_RPC_URL: evm.url,
@@ -133,8 +143,15 @@ export async function startDevnet(opts: {
     monerod,
     prices,
     ethereum,
+    zebrad,
     close: async () => {
-      await Promise.allSettled([evm.close(), monerod.close(), prices.close(), ...(ethereum ? [ethereum.close()] : [])]);
+      await Promise.allSettled([
+        evm.close(),
+        monerod.close(),
+        prices.close(),
+        ...(ethereum ? [ethereum.close()] : []),
+        ...(zebrad ? [zebrad.close()] : []),
+      ]);
       try {
         const cur = JSON.parse(fs.readFileSync(handle.stateFile, "utf8")) as { pid?: number };
         if (cur.pid === process.pid) fs.unlinkSync(handle.stateFile);
