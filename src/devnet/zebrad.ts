@@ -12,7 +12,7 @@
  * value from Orchard to Ironwood in ZIP 318-style fixed denominations, and
  * shields a little transparent value into Ironwood, so the migration readout
  * climbs block by block while the supply grows by the subsidy only. A
- * mempool fills with transactions between blocks and empties into the next.
+ * mempool gains 1–5 transactions after each block and empties into the next.
  * Deterministic: every choice comes from a PRNG seeded by the height.
  *
  * Devnet-only: POST /devnet/zcash/mine {blocks}, POST /devnet/zcash/mempool
@@ -137,7 +137,7 @@ export class DevnetZcashChain {
     for (let i = 0; i < n; i++) {
       const now = Math.max(Math.floor(this.clock.now() / 1000), this.tip().time + 1);
       out.push(this.build(now).hash);
-      this.arrive(Math.floor(prng(this.tip().height ^ 0x5eed)() * 4));
+      this.arrive(1 + Math.floor(prng(this.tip().height ^ 0x5eed)() * 5));
     }
     return out;
   }
@@ -389,6 +389,7 @@ export async function startDevnetZebrad(opts: StartDevnetZebradOptions): Promise
     },
   });
 
+  opts.log?.info({ url: server.url, network, height: chain.tip().height }, "devnet zebrad listening");
   const timer = opts.blockSeconds > 0 ? setInterval(() => chain.mine(1), opts.blockSeconds * 1000) : undefined;
   timer?.unref();
 

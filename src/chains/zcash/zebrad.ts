@@ -317,8 +317,10 @@ export class Zebrad {
   async getBlock(hashOrHeight: string | number, signal?: AbortSignal): Promise<ZebradBlock> {
     await this.ensureNetwork(signal);
     const block = await this.call("getblock", [String(hashOrHeight), 1], parseBlock, signal);
-    if (typeof hashOrHeight === "number" && block.height !== hashOrHeight) {
-      throw this.client.error("zebrad answered getblock with another block", { call: "getblock", asked: hashOrHeight, got: block.height });
+    const other = typeof hashOrHeight === "number" ? block.height !== hashOrHeight : block.hash !== hashOrHeight.toLowerCase();
+    if (other) {
+      this.client.noteFailure("getblock answered another block");
+      throw this.client.error("zebrad answered getblock with another block", { call: "getblock", asked: String(hashOrHeight), got: block.hash });
     }
     return block;
   }

@@ -14,6 +14,7 @@ import { createZebrad, ZCASH_POOLS, type Zebrad } from "../../../src/chains/zcas
 import { zcashHealth, zecHeightFacts, zecLastBlockFacts, zecMempoolFacts, zecPoolsFacts } from "../../../src/chains/zcash/facts.js";
 import { ManualClock } from "../../../src/core/clock.js";
 import { ServiceError } from "../../../src/core/errors.js";
+import { startJsonRpcServer } from "../../../src/devnet/jsonrpc-server.js";
 import { DEVNET_ZCASH_START_HEIGHT, DEVNET_ZCASH_SUBSIDY, startDevnetZebrad, type DevnetZebrad } from "../../../src/devnet/zebrad.js";
 
 let sim: DevnetZebrad;
@@ -217,6 +218,31 @@ describe("failures", () => {
       } finally {
         await c.close();
       }
+    }
+  });
+
+  it("a node answering getblock with another block than asked is a 502", async () => {
+    const rpc = async (method: string, params: unknown[]) => {
+      const r = await fetch(sim.url, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+      return ((await r.json()) as { result: unknown }).result;
+    };
+    const info = await rpc("getblockchaininfo", []);
+    const parent = await rpc("getblock", [String(sim.height() - 1), 1]);
+    const liar = await startJsonRpcServer({
+      maxBodyBytes: 65_536,
+      rpc: { methods: { params: "positional", table: { getblockchaininfo: () => info, getblock: () => parent } } },
+    });
+    const c = createZebrad({ url: liar.url, network: "testnet", attempts: 1 });
+    try {
+      for (const ask of [sim.chain.tip().hash, sim.height()]) {
+        const e = await failure(c.getBlock(ask));
+        expect(e.status).toBe(502);
+        expect(e.message).toContain("another block");
+      }
+      expect(await c.getBlock(sim.height() - 1)).toMatchObject({ height: sim.height() - 1 });
+    } finally {
+      await c.close();
+      await liar.close();
     }
   });
 
