@@ -59,7 +59,7 @@ export function checkoutRoutes(deps: CheckoutDeps): AnyRouteDef[] {
       summary: "Checkout: exact-amount XMR invoices paid to the merchant's own watched wallet; endpoints, fees, limits",
       tags: ["checkout"],
       mcpTool: "service_checkout_info",
-      input: z.object({}),
+      input: z.object({}).strict(),
       output: SummarySchema,
       handler: async () => ({
         product: "checkout" as const,
@@ -153,7 +153,7 @@ export function checkoutRoutes(deps: CheckoutDeps): AnyRouteDef[] {
       operationId: "checkoutPayPage",
       summary: "The hosted pay page (HTML): open it at /pay/#<invoiceId>",
       tags: ["checkout"],
-      input: z.object({}),
+      input: z.object({}).strict(),
       output: z.string(),
       mimeType: "text/html",
       handler: async (_input, ctx) => new RawBody(payPageHtml(ctx.baseUrl), "text/html; charset=utf-8"),
