@@ -17,9 +17,9 @@
 export const INVOICE_STATUSES = ["pending", "confirming", "paid", "underpaid", "expired", "cancelled"] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
-/** The webhook events an invoice sends (signed with its watch's secret, through the watch outbox). */
-export const INVOICE_EVENTS = ["invoice_seen", "invoice_paid", "invoice_underpaid", "invoice_expired"] as const;
-export type InvoiceEvent = (typeof INVOICE_EVENTS)[number];
+import type { InvoiceEvent } from "../watch/events.js";
+
+export { INVOICE_EVENTS, type InvoiceEvent } from "../watch/events.js";
 
 export interface InvoiceState {
   status: InvoiceStatus;
