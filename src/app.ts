@@ -38,7 +38,7 @@ import { scheduleZcashKeyWarmUp } from "./watch/derive-viewkey-route.js";
 import { coinRoutes, SERVICE_WALLET_SINK_PATH } from "./checkout/routes.js";
 import { coinQuoteSubscriber, cryptoTopupOffer, type CoinDeps } from "./checkout/quotes.js";
 import { checkoutRoutes } from "./checkout/checkout-routes.js";
-import { invoiceSubscriber, type CheckoutDeps } from "./checkout/invoices.js";
+import { checkoutOffer, invoiceSubscriber, type CheckoutDeps } from "./checkout/invoices.js";
 import { PAY_PAGE_PATH } from "./checkout/pay-page.js";
 import { createRateSource, fixedProviders, httpProvider, parsePriceSources } from "./checkout/prices.js";
 import { boardRoutes } from "./board/routes.js";
@@ -237,7 +237,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...oracleRoutes(oracle),
     ...oracle.routes,
     ...flashloanRoutes({ rpc: ethRpc, clock }),
-    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin) }),
+    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout) }),
     ...coinRoutes(coin),
     ...checkoutRoutes(checkout),
     ...boardRoutes({ clock, boards: boardCatalogue(config.BOARDS) }),

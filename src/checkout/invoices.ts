@@ -24,7 +24,7 @@ import { applyIdleDrain, chargeSettlementFee, type LedgerEntry } from "../watch/
 import { expiresAtFor, meterColumns, meterOf, newNonce, snapshotOf } from "../watch/model.js";
 import { LATE_PAYMENT_GRACE_MS, TAG_MODULUS, taggedAmount, type CoinDeps, type PayChain } from "./quotes.js";
 import { formatRate, type Coin } from "./prices.js";
-import { stepInvoice, type InvoiceEvent, type InvoiceInput, type InvoiceState } from "./invoice-state.js";
+import { INVOICE_EVENTS, stepInvoice, type InvoiceEvent, type InvoiceInput, type InvoiceState } from "./invoice-state.js";
 
 /** Bounds of the spec ("Limits"). */
 export const INVOICE_MIN_CENTS = 25;
@@ -504,5 +504,17 @@ export function invoiceExpiryJob(deps: CheckoutDeps, db: Queryable, intervalMs =
     name: "checkout-invoice-expiry",
     intervalMs,
     run: async () => ({ more: (await expireInvoices(deps, db)).more }),
+  };
+}
+
+/** What the snippets guide says under `checkout`. */
+export function checkoutOffer(deps: CheckoutDeps) {
+  const available = Boolean(deps.coin.watch.scanners.monero);
+  return {
+    available,
+    events: [...INVOICE_EVENTS],
+    note: available
+      ? "Checkout invoices (Monero): POST /v1/checkout/invoices; their webhooks go to the watch's webhookUrl, signed with the same webhookSecret and verified with the same code. See GET /v1/checkout."
+      : "Checkout invoices are not offered by this deployment (no Monero scanner).",
   };
 }

@@ -218,6 +218,8 @@ describe("checkout invoices (Monero)", () => {
     const r = await s.call("GET", "/v1/checkout");
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ product: "checkout", fees: { settlementFeeAtomic: "20000" }, limits: { amountUsdCents: { min: 25 }, ttlMinutes: { min: 5, max: 1440, default: 30 } } });
+    const snippets = await s.call("GET", "/v1/private/snippets");
+    expect(snippets.json.checkout).toMatchObject({ available: true, events: ["invoice_seen", "invoice_paid", "invoice_underpaid", "invoice_expired"] });
     const page = await fetch(`${s.t.url}/pay/`);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toContain("text/html");
