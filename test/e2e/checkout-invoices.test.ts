@@ -120,6 +120,27 @@ describe("checkout invoices (Monero)", () => {
     expect(events.filter((e) => e.endsWith(":b"))).toEqual(["invoice_seen:b", "invoice_paid:b"]);
   }, 120_000);
 
+  it("while confirming, the public view counts confirmations; a reorg sends the invoice back to pending, and mined again it is paid once", async () => {
+    const m = await merchant("carol");
+    const inv = (await invoice({ watchId: m.watchId, watchToken: m.watchToken, amountUsdCents: 700 })).json;
+    const amount = BigInt(inv.amount.atomic);
+    s.devnet.monerod.send(inv.payTo, amount);
+    s.devnet.monerod.mine(1);
+    await nextTick();
+    expect(await status(inv.invoiceId)).toMatchObject({ status: "confirming", confirmations: { required: CONFIRMATIONS, seen: 1 } });
+    s.devnet.monerod.reorg(1); // the payment's block goes; the devnet drops its transaction
+    await nextTick();
+    expect(await status(inv.invoiceId)).toMatchObject({ status: "pending", received: null, confirmations: { seen: null } });
+    expect(await fees(m.watchId)).toEqual([]);
+    s.devnet.monerod.send(inv.payTo, amount);
+    s.devnet.monerod.mine(CONFIRMATIONS);
+    await nextTick();
+    await nextTick();
+    expect((await status(inv.invoiceId)).status).toBe("paid");
+    expect(await fees(m.watchId)).toHaveLength(1);
+    expect(invoiceHooks(m.watchId).map((h) => h.event)).toEqual(["invoice_seen", "invoice_seen", "invoice_paid"]);
+  }, 120_000);
+
   it("TTL elapsed unpaid → expired with invoice_expired; a payment within the late day still pays it", async () => {
     const m = await merchant("carol");
     const inv = (await invoice({ watchId: m.watchId, watchToken: m.watchToken, amountUsdCents: 300, ttlMinutes: 5, orderId: "late-1" })).json;
