@@ -37,6 +37,9 @@ import { moneroHistoricalScan } from "./watch/historical-route.js";
 import { scheduleZcashKeyWarmUp } from "./watch/derive-viewkey-route.js";
 import { coinRoutes, SERVICE_WALLET_SINK_PATH } from "./checkout/routes.js";
 import { coinQuoteSubscriber, cryptoTopupOffer, type CoinDeps } from "./checkout/quotes.js";
+import { checkoutRoutes } from "./checkout/checkout-routes.js";
+import { checkoutOffer, invoiceSubscriber, type CheckoutDeps } from "./checkout/invoices.js";
+import { PAY_PAGE_PATH } from "./checkout/pay-page.js";
 import { createRateSource, fixedProviders, httpProvider, parsePriceSources } from "./checkout/prices.js";
 import { boardRoutes } from "./board/routes.js";
 import { boardCatalogue } from "./board/boards.js";
@@ -80,6 +83,8 @@ export interface App {
   watch: WatchDeps;
   /** What the Ethereum follower job needs (workers.ts). */
   ethereum: EthereumFollowerDeps;
+  /** What the checkout invoice expiry job needs (workers.ts). */
+  checkout: CheckoutDeps;
   database: DatabaseHandle;
   log: Logger;
   clock: Clock;
@@ -201,7 +206,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       throw new Error(`COIN_XMR_ADDRESS / COIN_XMR_VIEW_KEY: ${(e as Error).message}`);
     }
   }
-  watch.scanSubscribers = [coinQuoteSubscriber(coin)];
+  // Checkout: invoices settle on the merchants' own watches, on the same seam.
+  const checkout: CheckoutDeps = { coin, payUrl: () => config.PAY_URL ?? `${site.baseUrl}${PAY_PAGE_PATH}` };
+  watch.scanSubscribers = [coinQuoteSubscriber(coin), invoiceSubscriber(checkout)];
 
   // Ethereum: the configured node(s), tried in order; without one, its questions answer 503 chain_not_configured.
   const ethRpc = new EthRpc({
@@ -238,8 +245,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...oracleRoutes(oracle),
     ...oracle.routes,
     ...flashloanRoutes({ rpc: ethRpc, clock }),
-    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin) }),
+    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout) }),
     ...coinRoutes(coin),
+    ...checkoutRoutes(checkout),
     ...boardRoutes({ clock, boards: boardCatalogue(config.BOARDS) }),
     ...mcpRoutes(() => mcp!, site),
     ...(opts.extraRoutes ?? []),
@@ -324,6 +332,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     paywall,
     watch,
     ethereum,
+    checkout,
     database,
     log,
     clock,

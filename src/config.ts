@@ -79,6 +79,8 @@ export const ConfigSchema = z.object({
   COIN_XMR_VIEW_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters").optional(),
   /** Where the service wallet's watch sends its webhooks; default: the service's own sink route under PUBLIC_URL. */
   COIN_WEBHOOK_URL: url.optional(),
+  /** The hosted pay page's address (payUrl = PAY_URL#<invoiceId>); default: the page the API serves, {PUBLIC_URL}/pay/. */
+  PAY_URL: url.optional(),
   /**
    * USD price providers, a JSON list: [{"coin":"xmr","url":"https://…","field":"monero.usd"}, …].
    * With several for a coin the median is used and a provider straying from it is dropped.

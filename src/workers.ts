@@ -13,6 +13,7 @@ import { startJobs, type Job } from "./core/jobs.js";
 import { runWatchTick, type TickStats } from "./watch/tick.js";
 import { boardPurgeJob } from "./board/purge.js";
 import { ethereumFollowerJob } from "./oracle/ethereum-follower.js";
+import { invoiceExpiryJob } from "./checkout/invoices.js";
 
 /** Seconds a tick's watch leases last; a tick must finish its batch within them. */
 const WATCH_LEASE_SECONDS = 120;
@@ -45,6 +46,7 @@ export function backgroundJobs(app: App, watchTick: () => Promise<TickStats>, id
   return [
     watchTickJob(app, watchTick, idleSleepMs),
     boardPurgeJob({ db: app.database.db, clock: app.clock }),
+    invoiceExpiryJob(app.checkout, app.database.db),
     ...(app.ethereum.rpc.configured ? [ethereumFollowerJob(app.ethereum, 2_000)] : []),
   ];
 }

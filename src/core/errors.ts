@@ -52,10 +52,17 @@ export const ERROR_CODES = {
   spending_key_not_viewing_key: { status: 400, description: "A spending key or seed phrase was given where a viewing key is needed: never share it." },
   unsupported_address: { status: 400, description: "A Zcash address kind this service does not support (Sprout)." },
   address_not_in_ufvk: { status: 400, description: "The Zcash address is not derived from the unified full viewing key." },
+  checkout_chain_mismatch: { status: 400, description: "The invoice's `chain` is not the chain of the watch it pays (an invoice pays the watched wallet)." },
+  checkout_auth_required: { status: 400, description: "Creating an invoice needs either `checkoutKey` or both `watchId` and `watchToken`, not both kinds." },
   // 401: missing or wrong credential
+  invalid_checkout_key: { status: 401, description: "Unknown, malformed or revoked checkout key." },
   invalid_watch_token: { status: 401, description: "Unknown watch or wrong watch token: the same answer for both, so nothing is revealed." },
   invalid_notice_token: { status: 401, description: "Editing or removing a notice needs its owner token in `x-notice-token`; it was missing or wrong." },
+  // 403: refused
+  checkout_key_cap_exceeded: { status: 403, description: "The invoice's `amountUsdCents` is above the checkout key's `maxAmountUsdCents`." },
   // 404: not found
+  invoice_not_found: { status: 404, description: "No checkout invoice has this id." },
+  checkout_key_not_found: { status: 404, description: "No live checkout key by this id belongs to the watch (the same answer for a wrong token)." },
   not_found: { status: 404, description: "No route has this method and path." },
   quote_not_found: { status: 404, description: "No coin quote by this id belongs to the watch (the same answer for a wrong token)." },
   unknown_question: { status: 404, description: "The oracle has no question by this name; `details.valid_questions` lists the ones it has." },
@@ -84,6 +91,8 @@ export const ERROR_CODES = {
   paywall_not_configured: { status: 503, description: "This server has no PAY_TO address configured, so paid routes are disabled." },
   price_unavailable: { status: 503, description: "No fresh USD price of the coin: the price providers are unreachable or disagree; retry shortly." },
   quote_collision: { status: 503, description: "No free amount tag was found for a coin quote (too many open quotes at once); retry shortly." },
+  invoice_tag_collision: { status: 503, description: "No free amount tag was found for an invoice on this wallet (too many open invoices at once); retry shortly." },
+  checkout_chain_unavailable: { status: 503, description: "Invoices on this chain are not offered yet (Zcash invoices wait for Zcash scanning), or the server has no scanner for it." },
   coin_payments_not_configured: { status: 503, description: "This server has no receiving wallet (or no scanner) for paying in this coin." },
   master_key_not_configured: { status: 503, description: "This server has no MASTER_KEY, so watches cannot be created." },
   source_stale: { status: 503, description: "The ingested data behind the answer is missing or older than its limit; `details.source` names the source and `details.age_s` its age. Stale data is never passed off as fresh." },

@@ -174,10 +174,53 @@ export interface EthHeadersTable {
   stored_at: Generated<Date>;
 }
 
+export interface CheckoutKeysTable {
+  id: string;
+  watch_id: string;
+  key_hash: Buffer;
+  label: string | null;
+  max_amount_usd_cents: number | null;
+  created_at: Generated<Date>;
+  revoked_at: Date | null;
+}
+
+export type InvoiceStatusColumn = "pending" | "confirming" | "paid" | "underpaid" | "expired" | "cancelled";
+
+export interface CheckoutInvoicesTable {
+  id: string;
+  watch_id: string;
+  key_id: string | null;
+  chain: "monero" | "zcash";
+  pay_to: string;
+  amount_atomic: string | bigint;
+  tag: string | bigint;
+  tag_open: Generated<boolean>;
+  usd_cents: number;
+  rate_num: string;
+  rate_den: string;
+  order_id: string | null;
+  description: string | null;
+  success_url: string | null;
+  confirmations: number;
+  status: Generated<InvoiceStatusColumn>;
+  received_atomic: string | bigint | null;
+  seen_txid: string | null;
+  seen_index: string | null;
+  seen_at: Date | null;
+  paid_at: Date | null;
+  fee_atomic: string | bigint | null;
+  expires_at: Date;
+  reserved_until: Date;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 export interface DB {
   coin_wallets: CoinWalletsTable;
   coin_quotes: CoinQuotesTable;
   coin_receipts: CoinReceiptsTable;
+  checkout_keys: CheckoutKeysTable;
+  checkout_invoices: CheckoutInvoicesTable;
   payments: PaymentsTable;
   rate_limits: RateLimitsTable;
   watches: WatchesTable;

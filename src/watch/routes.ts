@@ -129,6 +129,8 @@ export interface WatchRouteOptions {
   historical: HistoricalScans;
   /** Paying in coin, as the coin module offers it (absent: not offered); shown by the info and snippets guides. */
   cryptoTopup?: WatchGuide["crypto_topup"];
+  /** Checkout, as the checkout module offers it (absent: not offered); shown by the snippets guide. */
+  checkout?: { available: boolean; events: string[]; note: string };
 }
 
 /** Every /v1/private route: watch operations, the historical scan and the Zcash key derivation. */
@@ -261,7 +263,7 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
       input: z.object({ lang: z.enum(SNIPPET_LANGUAGES).optional() }),
       output: SnippetsGuideSchema,
       handler: async (input, ctx) =>
-        snippetsGuide(ctx.baseUrl, input.lang, opts.cryptoTopup?.available ? { available: true, note: opts.cryptoTopup.note } : undefined),
+        snippetsGuide(ctx.baseUrl, input.lang, opts.cryptoTopup?.available ? { available: true, note: opts.cryptoTopup.note } : undefined, opts.checkout),
     }),
     historical,
     deriveViewkeyRoute,

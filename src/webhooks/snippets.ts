@@ -188,7 +188,7 @@ export const SnippetsGuideSchema = z.object({
     }),
   }),
   test: z.object({ method: z.literal("POST"), url: z.string(), headers: z.record(z.string(), z.string()), note: z.string(), example: z.string() }),
-  checkout: z.object({ available: z.literal(false), events: z.array(z.string()), note: z.string() }),
+  checkout: z.object({ available: z.boolean(), events: z.array(z.string()), note: z.string() }),
   languages: z.array(z.enum(SNIPPET_LANGUAGES)),
 });
 export type SnippetsGuide = z.infer<typeof SnippetsGuideSchema>;
@@ -197,7 +197,12 @@ export type SnippetsGuide = z.infer<typeof SnippetsGuideSchema>;
  * The guide served by `GET /v1/private/snippets`. `lang` narrows `verify` to
  * one language; `languages` always lists all of them.
  */
-export function snippetsGuide(baseUrl: string, lang?: SnippetLanguage, payInCoin?: { available: boolean; note: string }): SnippetsGuide {
+export function snippetsGuide(
+  baseUrl: string,
+  lang?: SnippetLanguage,
+  payInCoin?: { available: boolean; note: string },
+  checkout?: SnippetsGuide["checkout"],
+): SnippetsGuide {
   const base = baseUrl.replace(/\/+$/, "");
   const verify: Partial<Record<SnippetLanguage, ReceiverSnippet>> = {};
   for (const l of SNIPPET_LANGUAGES) if (lang === undefined || lang === l) verify[l] = { ...RECEIVER_SNIPPETS[l] };
@@ -236,7 +241,7 @@ export function snippetsGuide(baseUrl: string, lang?: SnippetLanguage, payInCoin
       note: "Sends one synthetic_test delivery, signed exactly like a real one and not billed. Use it to check your receiver.",
       example: `curl -sS -X POST ${base}/v1/private/watch/<watchId>/test -H 'x-watch-token: <watchToken>'`,
     },
-    checkout: {
+    checkout: checkout ?? {
       available: false,
       events: ["invoice_seen", "invoice_paid", "invoice_underpaid", "invoice_expired"],
       note: "Checkout invoices are not offered by this deployment yet. When they are, their webhooks go to the watch's webhookUrl, signed with the same webhookSecret and verified with the same code.",

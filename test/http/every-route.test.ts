@@ -25,6 +25,9 @@ interface State {
   watchId: string;
   watchToken: string;
   quoteId: string;
+  /** A checkout invoice of the watch, and a checkout key of it. */
+  invoiceId: string;
+  keyId: string;
   /** A live notice on the `bounties` board and its owner token. */
   noticeId: string;
   noticeToken: string;
@@ -103,6 +106,22 @@ const FIXTURES: Record<string, Fixture> = {
     invalid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey, webhookUrl: st.hookUrl, amountUsdCents: "lots" }),
   },
   coinWalletEvents: lenientNoInput,
+  checkoutSummary: noInput,
+  checkoutPayPage: noInput,
+  checkoutInvoiceCreate: {
+    valid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, amountUsdCents: 100 }),
+    invalid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, amountUsdCents: "ten" }),
+  },
+  checkoutInvoiceList: {
+    valid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken }),
+    invalid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, status: "lost" }),
+  },
+  checkoutInvoiceStatus: { valid: (st) => ({ invoiceId: st.invoiceId }), invalid: () => ({ invoiceId: "not-a-uuid" }) },
+  checkoutKeyCreate: {
+    valid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, label: "every route" }),
+    invalid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, maxAmountUsdCents: "many" }),
+  },
+  checkoutKeyRevoke: { valid: (st) => ({ keyId: st.keyId, watchToken: st.watchToken }), invalid: (st) => ({ keyId: "not-a-uuid", watchToken: st.watchToken }) },
   deriveViewkey: {
     valid: () => ({ chain: "zcash", seed: PHRASE12 }),
     invalid: () => ({ chain: "zcash", seed: PHRASE12, account: "one" }),
@@ -188,6 +207,10 @@ describe("every route in the table gets the shared checks", () => {
     s.receiver.registerSecret(created.json.watchId, created.json.webhookSecret);
     const quoted = await s.call("POST", "/v1/private/topup-crypto", { body: { watchId: created.json.watchId, watchToken: created.json.watchToken, amountUsdCents: 200 } });
     expect(quoted.status, JSON.stringify(quoted.json)).toBe(201);
+    const invoiced = await s.call("POST", "/v1/checkout/invoices", { body: { watchId: created.json.watchId, watchToken: created.json.watchToken, amountUsdCents: 100 } });
+    expect(invoiced.status, JSON.stringify(invoiced.json)).toBe(201);
+    const keyed = await s.call("POST", "/v1/checkout/keys", { body: { watchId: created.json.watchId, watchToken: created.json.watchToken } });
+    expect(keyed.status, JSON.stringify(keyed.json)).toBe(201);
     // The fixture notice is written by the operation itself, so the post route's per-IP limit stays whole for its own check.
     const notice = await postNotice({
       ctx: { deps: { clock: s.clock, boards: boardCatalogue(s.t.app.config.BOARDS) }, db: s.t.db.db },
@@ -199,6 +222,8 @@ describe("every route in the table gets the shared checks", () => {
       watchId: created.json.watchId,
       watchToken: created.json.watchToken,
       quoteId: quoted.json.quoteId,
+      invoiceId: invoiced.json.invoiceId,
+      keyId: keyed.json.keyId,
       noticeId: notice.id,
       noticeToken: notice.ownerToken,
     };

@@ -7,7 +7,7 @@ import { ServiceError } from "../../src/core/errors.js";
 import { startTestApp, silentLog, type TestApp } from "../helpers/app.js";
 import { startTestMonerod } from "../chains/monero/io/helpers.js";
 
-// The spec's MCP tools for the operations that exist today, plus the boards' (checkout and feed tools come later).
+// The spec's MCP tools for the operations that exist today, plus the boards' and checkout's (feed tools come later).
 const SPEC_TOOLS_TODAY = [
   "service_health",
   "service_paywall_info",
@@ -31,6 +31,13 @@ const SPEC_TOOLS_TODAY = [
   "service_board_edit",
   "service_board_remove",
   "service_board_boost",
+  // Checkout (service_checkout_<operation>); the pay page is HTML, not a tool.
+  "service_checkout_info",
+  "service_checkout_invoice_create",
+  "service_checkout_invoice_list",
+  "service_checkout_invoice_status",
+  "service_checkout_key_create",
+  "service_checkout_key_revoke",
 ];
 
 describe("the MCP tool list is derived from the table", () => {

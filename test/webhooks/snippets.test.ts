@@ -148,7 +148,7 @@ describe("snippetsGuide", () => {
     expect(Object.keys(g.verify)).toEqual(["node", "python", "php"]);
     expect(Object.keys(g.create).sort()).toEqual(["pay_in_coin", "pay_in_usdc"]);
     expect(g.languages).toEqual(["node", "python", "php"]);
-    // Coin payment and checkout are not built yet: the guide says so instead of pointing at missing routes.
+    // Without the coin and checkout modules' offers the guide says they are not offered instead of pointing at missing routes.
     expect(g.create.pay_in_coin.available).toBe(false);
     expect(g.checkout.available).toBe(false);
     expect(g.create.pay_in_usdc.url).toBe("https://api.vigil.example/v1/private/watch");

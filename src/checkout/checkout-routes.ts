@@ -1,0 +1,162 @@
+/**
+ * Checkout over HTTP (and MCP): the summary, invoices, checkout keys and the
+ * hosted pay page. Each handler adapts one operation of invoices.ts.
+ */
+import { z } from "zod";
+import { defineRoute, RawBody, type AnyRouteDef } from "../http/route-table.js";
+import type { Queryable } from "../db/types.js";
+import {
+  CheckoutKeySchema,
+  createCheckoutKey,
+  createInvoice,
+  CreateInvoiceInput,
+  CreateKeyInput,
+  DESCRIPTION_MAX,
+  getPublicInvoice,
+  INVOICE_MIN_CENTS,
+  InvoiceListSchema,
+  KEY_LABEL_MAX,
+  listInvoices,
+  ListInvoicesInput,
+  ORDER_ID_MAX,
+  PublicInvoiceSchema,
+  revokeCheckoutKey,
+  RevokeKeyInput,
+  SETTLEMENT_FEE,
+  TTL_DEFAULT_MINUTES,
+  TTL_MAX_MINUTES,
+  TTL_MIN_MINUTES,
+  type CheckoutDeps,
+} from "./invoices.js";
+import { INVOICE_EVENTS } from "./invoice-state.js";
+import { PAY_PAGE_PATH, payPageHtml } from "./pay-page.js";
+
+const SummarySchema = z.object({
+  product: z.literal("checkout"),
+  about: z.string(),
+  chains: z.object({ monero: z.boolean(), zcash: z.boolean() }),
+  endpoints: z.array(z.object({ method: z.string(), path: z.string(), auth: z.string() })),
+  fees: z.object({ invoiceCreation: z.string(), keyCreation: z.string(), settlementFeeAtomic: z.string(), settlementFeeUsd: z.string() }),
+  limits: z.object({
+    amountUsdCents: z.object({ min: z.number().int() }),
+    ttlMinutes: z.object({ min: z.number().int(), max: z.number().int(), default: z.number().int() }),
+    orderIdMaxChars: z.number().int(),
+    descriptionMaxChars: z.number().int(),
+    keyLabelMaxChars: z.number().int(),
+    keyMaxAmountUsdCents: z.object({ min: z.number().int() }),
+  }),
+  events: z.array(z.string()),
+  payUrl: z.string(),
+});
+
+export function checkoutRoutes(deps: CheckoutDeps): AnyRouteDef[] {
+  const ctxOf = (db: Queryable) => ({ deps, db });
+  return [
+    defineRoute({
+      method: "GET",
+      path: "/v1/checkout",
+      operationId: "checkoutSummary",
+      summary: "Checkout: exact-amount XMR invoices paid to the merchant's own watched wallet; endpoints, fees, limits",
+      tags: ["checkout"],
+      mcpTool: "service_checkout_info",
+      input: z.object({}).strict(),
+      output: SummarySchema,
+      handler: async () => ({
+        product: "checkout" as const,
+        about:
+          "Non-custodial invoices: the buyer pays the merchant's own watched wallet; the watch's view key sees the payment; webhooks are signed with the watch's secret. A flat fee per paid invoice is debited from the watch credit.",
+        chains: { monero: Boolean(deps.coin.watch.scanners.monero), zcash: false },
+        endpoints: [
+          { method: "POST", path: "/v1/checkout/invoices", auth: "{watchId, watchToken} or {checkoutKey} in the body" },
+          { method: "GET", path: "/v1/checkout/invoices", auth: "header x-watch-token; query watchId, status" },
+          { method: "GET", path: "/v1/checkout/invoices/{invoiceId}", auth: "none (the id is the capability)" },
+          { method: "POST", path: "/v1/checkout/keys", auth: "{watchId, watchToken} in the body" },
+          { method: "DELETE", path: "/v1/checkout/keys/{keyId}", auth: "header x-watch-token" },
+        ],
+        fees: { invoiceCreation: "free", keyCreation: "free", settlementFeeAtomic: SETTLEMENT_FEE.toString(), settlementFeeUsd: "0.02" },
+        limits: {
+          amountUsdCents: { min: INVOICE_MIN_CENTS },
+          ttlMinutes: { min: TTL_MIN_MINUTES, max: TTL_MAX_MINUTES, default: TTL_DEFAULT_MINUTES },
+          orderIdMaxChars: ORDER_ID_MAX,
+          descriptionMaxChars: DESCRIPTION_MAX,
+          keyLabelMaxChars: KEY_LABEL_MAX,
+          keyMaxAmountUsdCents: { min: 1 },
+        },
+        events: [...INVOICE_EVENTS],
+        payUrl: deps.payUrl(),
+      }),
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/checkout/invoices",
+      operationId: "checkoutInvoiceCreate",
+      summary: "Create an invoice: an exact XMR amount paid to the watch's own address, rate locked for the TTL",
+      description:
+        "Free. Authenticate with `watchId` + `watchToken` (server side) or a `checkoutKey` (ck_…, safe in a storefront page). The amount's last six digits identify the invoice. Zcash invoices answer 503 until Zcash scanning exists.",
+      tags: ["checkout"],
+      mcpTool: "service_checkout_invoice_create",
+      input: CreateInvoiceInput,
+      output: PublicInvoiceSchema,
+      successStatus: 201,
+      handler: (input, ctx) => createInvoice({ ctx: ctxOf(ctx.db), input }),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/checkout/invoices",
+      operationId: "checkoutInvoiceList",
+      summary: "A watch's recent invoices (newest 50) with the delivery of their webhooks",
+      tags: ["checkout"],
+      mcpTool: "service_checkout_invoice_list",
+      input: ListInvoicesInput,
+      headerInputs: { "x-watch-token": "watchToken" },
+      output: InvoiceListSchema,
+      handler: (input, ctx) => listInvoices({ ctx: ctxOf(ctx.db), input }),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/checkout/invoices/:invoiceId",
+      operationId: "checkoutInvoiceStatus",
+      summary: "An invoice as its buyer sees it: amount, address, live status and confirmations (no secret of the watch)",
+      tags: ["checkout"],
+      mcpTool: "service_checkout_invoice_status",
+      input: z.object({ invoiceId: z.string().uuid() }),
+      output: PublicInvoiceSchema,
+      handler: (input, ctx) => getPublicInvoice({ ctx: ctxOf(ctx.db), input }),
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/checkout/keys",
+      operationId: "checkoutKeyCreate",
+      summary: "Mint a ck_ checkout key (shown once) that creates invoices for this watch only, optionally capped per invoice",
+      tags: ["checkout"],
+      mcpTool: "service_checkout_key_create",
+      input: CreateKeyInput,
+      output: CheckoutKeySchema,
+      successStatus: 201,
+      handler: (input, ctx) => createCheckoutKey({ ctx: ctxOf(ctx.db), input }),
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/checkout/keys/:keyId",
+      operationId: "checkoutKeyRevoke",
+      summary: "Revoke a checkout key at once (watch token in header x-watch-token)",
+      tags: ["checkout"],
+      mcpTool: "service_checkout_key_revoke",
+      input: RevokeKeyInput,
+      headerInputs: { "x-watch-token": "watchToken" },
+      output: z.object({ keyId: z.string(), revoked: z.literal(true), revokedAt: z.string() }),
+      handler: (input, ctx) => revokeCheckoutKey({ ctx: ctxOf(ctx.db), input }),
+    }),
+    defineRoute({
+      method: "GET",
+      path: PAY_PAGE_PATH,
+      operationId: "checkoutPayPage",
+      summary: "The hosted pay page (HTML): open it at /pay/#<invoiceId>",
+      tags: ["checkout"],
+      input: z.object({}).strict(),
+      output: z.string(),
+      mimeType: "text/html",
+      handler: async (_input, ctx) => new RawBody(payPageHtml(ctx.baseUrl), "text/html; charset=utf-8"),
+    }),
+  ];
+}

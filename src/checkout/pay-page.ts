@@ -1,0 +1,17 @@
+/**
+ * The hosted pay page: one static HTML file (web/pay/index.html, deployable to
+ * any static host) that reads the invoice id from the URL fragment and polls
+ * the public invoice route. Served by the API at /pay/ with the API's own
+ * base URL filled in; read from disk on first use.
+ */
+import { readFileSync } from "node:fs";
+
+export const PAY_PAGE_PATH = "/pay/";
+
+let cached: string | null = null;
+
+export function payPageHtml(apiBaseUrl: string): string {
+  cached ??= readFileSync(new URL("../../web/pay/index.html", import.meta.url), "utf8");
+  const esc = apiBaseUrl.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return cached.replace('<meta name="referrer" content="no-referrer">', `<meta name="referrer" content="no-referrer">\n<meta name="vigil-api" content="${esc}">`);
+}

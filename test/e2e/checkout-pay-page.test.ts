@@ -1,0 +1,81 @@
+/**
+ * The hosted pay page in real headless Chromium (Debian's chromium, driven by
+ * playwright-core) against the devnet: open the invoice's payUrl, see the
+ * amount and address, pay with a devnet send, mine, tick, and watch the page
+ * turn to paid and redirect to successUrl. Screenshots are kept in
+ * test-results/checkout-pay-page/.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { chromium, type Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CREATE_CREDIT } from "../../src/watch/meter.js";
+import { createWatch } from "../../src/watch/service.js";
+import { startWatchStack, type WatchStack } from "../helpers/stack.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const OUT = path.resolve(import.meta.dirname, "../../test-results/checkout-pay-page");
+const CONFIRMATIONS = 2;
+
+let s: WatchStack;
+let browser: Browser;
+beforeAll(async () => {
+  s = await startWatchStack({ https: false, env: { MONERO_CONFIRMATIONS: String(CONFIRMATIONS) } });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
+  });
+  fs.mkdirSync(OUT, { recursive: true });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await s?.close();
+});
+
+describe("the hosted pay page", () => {
+  it("shows the invoice, follows its status to paid, and redirects to successUrl", async () => {
+    const alice = s.wallets.find((w) => w.label === "alice")!;
+    const m = await createWatch({
+      ctx: { deps: s.t.app.watch, db: s.t.db.db },
+      input: { chain: "monero", address: alice.address, viewKey: alice.viewKey!, webhookUrl: s.receiver.hookUrl("/pay-page") },
+      opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
+    });
+    const successUrl = s.receiver.hookUrl("/thanks");
+    const r = await s.call("POST", "/v1/checkout/invoices", { body: { watchId: m.watchId, watchToken: m.watchToken, amountUsdCents: 999, description: "A <b>teapot</b>", successUrl } });
+    expect(r.status, JSON.stringify(r.json)).toBe(201);
+    const inv = r.json;
+
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } }); // a phone-sized screen
+    await page.goto(inv.payUrl);
+    await page.getByRole("status").filter({ hasText: "Waiting for payment" }).waitFor({ timeout: 15_000 });
+    expect(await page.locator("#amount").textContent()).toBe(`${inv.amount.display} XMR`);
+    expect(await page.locator("#payTo").textContent()).toBe(inv.payTo);
+    // Text, never markup: the description is shown as typed.
+    expect(await page.locator("#description").textContent()).toBe("A <b>teapot</b>");
+    expect(await page.locator("#description b").count()).toBe(0);
+    expect(await page.locator("#uri").getAttribute("href")).toBe(inv.uri);
+    await expect(page.getByRole("button", { name: "Copy address" }).isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: path.join(OUT, "1-pending.png") });
+
+    s.devnet.monerod.send(inv.payTo, BigInt(inv.amount.atomic));
+    s.advance(70_000);
+    await s.tick();
+    await page.getByRole("status").filter({ hasText: "Payment seen, confirming" }).waitFor({ timeout: 15_000 });
+    await page.screenshot({ path: path.join(OUT, "2-confirming.png") });
+
+    s.devnet.monerod.mine(CONFIRMATIONS);
+    s.advance(70_000);
+    await s.tick();
+    await page.getByRole("status").filter({ hasText: "Paid" }).waitFor({ timeout: 15_000 });
+    await page.screenshot({ path: path.join(OUT, "3-paid.png") });
+    await page.waitForURL(successUrl, { timeout: 15_000 });
+    await page.close();
+  }, 120_000);
+
+  it("an unknown invoice id says so", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${s.t.url}/pay/#00000000-0000-4000-8000-000000000000`);
+    await page.getByRole("alert").filter({ hasText: "No invoice has this id" }).waitFor({ timeout: 15_000 });
+    await page.close();
+  }, 60_000);
+});
