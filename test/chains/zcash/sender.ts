@@ -77,7 +77,12 @@ function actionBundle(outs: EncryptedOutput[], version: 5 | 6): Uint8Array {
 }
 
 /** Serializes a v5 or v6 transaction with the given shielded outputs and no transparent part. */
-export function buildTx(version: 5 | 6, parts: { sapling?: EncryptedOutput[]; orchard?: EncryptedOutput[]; ironwood?: EncryptedOutput[] }, branchId = 0xc2d6d0b4): Uint8Array {
+export function buildTx(
+  version: 5 | 6,
+  parts: { sapling?: EncryptedOutput[]; orchard?: EncryptedOutput[]; ironwood?: EncryptedOutput[]; vout?: { value: bigint; script: Uint8Array }[] },
+  branchId = 0xc2d6d0b4,
+): Uint8Array {
+  const vout = parts.vout ?? [];
   const sapling = parts.sapling ?? [];
   const out: Uint8Array[] = [
     u32le((0x80000000 | version) >>> 0),
@@ -86,7 +91,8 @@ export function buildTx(version: 5 | 6, parts: { sapling?: EncryptedOutput[]; or
     u32le(0),
     u32le(0),
     writeCompactSize(0),
-    writeCompactSize(0),
+    writeCompactSize(vout.length),
+    ...vout.flatMap((o) => [i64(o.value), writeCompactSize(o.script.length), o.script]),
     writeCompactSize(0),
     writeCompactSize(sapling.length),
   ];
@@ -100,3 +106,6 @@ export function buildTx(version: 5 | 6, parts: { sapling?: EncryptedOutput[]; or
   if (version === 6) out.push(actionBundle(parts.ironwood ?? [], version));
   return concatBytes(...out);
 }
+
+/** P2PKH scriptPubKey for a 20-byte key hash. */
+export const p2pkhScript = (hash: Uint8Array): Uint8Array => concatBytes(Uint8Array.of(0x76, 0xa9, 0x14), hash, Uint8Array.of(0x88, 0xac));
