@@ -169,3 +169,14 @@ describe("scanning never throws on mutated input", () => {
     );
   });
 });
+
+describe("v6 layout rules", () => {
+  it("an action bundle whose proof is not 2720 + 2272·n bytes is refused", () => {
+    const good = buildTx(6, { ironwood: [encryptAction(orchardAddressAt(orchardExt, 0n), 1n, encodeTextMemo(""), 0x03)] });
+    expect(parseTransaction(good).ironwood?.proofs.length).toBe(2720 + 2272);
+    // The same bundle serialized v5-style (proof of 100 bytes) under a v6 header.
+    const v5Style = buildTx(5, { orchard: [encryptAction(orchardAddressAt(orchardExt, 0n), 1n, encodeTextMemo(""), 0x02)] });
+    const asV6 = Uint8Array.of(0x06, 0, 0, 0x80, 0x98, 0xb6, 0x84, 0xd8, ...v5Style.subarray(8), 0);
+    expect(() => parseTransaction(asV6)).toThrow(/proof length/);
+  });
+});
