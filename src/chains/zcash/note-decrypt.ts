@@ -17,6 +17,7 @@ import { orchardIvkParts } from "./orchard-keys.js";
 import { orchardDiversifyHash, pallasExtract, pallasFromBytes, pallasMul, pallasToBytes, type PallasPoint } from "./pallas.js";
 import { blake2bPers, JUBJUB_R, PALLAS_P, prfExpand, toBaseOrchard, toScalarOrchard, toScalarSapling } from "./prf.js";
 import { saplingInternalDfvk, saplingIvk } from "./sapling-keys.js";
+import { orchardNullifier } from "./nullifier.js";
 import { sinsemillaCommit } from "./sinsemilla.js";
 import type { UnifiedFullViewingKey } from "./zip316.js";
 
@@ -33,6 +34,8 @@ export interface ScanKey {
   ivk: bigint;
   /** Diversifier key, to recover the diversifier index of a found note. */
   dk: Uint8Array;
+  /** Orchard nullifier key (same for both scopes): when present, found Orchard/Ironwood notes carry their nullifier. */
+  nk?: bigint;
 }
 
 /** The incoming keys a UFVK gives for trial decryption (a pool absent from the UFVK is simply not scanned). */
@@ -53,9 +56,10 @@ export function scanKeysFromUfvk(ufvk: UnifiedFullViewingKey): ScanKeys {
   }
   const orchard: ScanKey[] = [];
   if (ufvk.orchard) {
-    orchard.push({ scope: "external", ivk: ufvk.orchard.external.ivk, dk: ufvk.orchard.external.dk });
+    const nk = ufvk.orchard.fvk.nk;
+    orchard.push({ scope: "external", ivk: ufvk.orchard.external.ivk, dk: ufvk.orchard.external.dk, nk });
     const int = orchardIvkParts(ufvk.orchard.fvk, "internal");
-    if (int) orchard.push({ scope: "internal", ivk: int.ivk, dk: int.dk });
+    if (int) orchard.push({ scope: "internal", ivk: int.ivk, dk: int.dk, nk });
   }
   return { network: ufvk.network, sapling, orchard };
 }
@@ -86,6 +90,11 @@ export interface DecryptedNote {
   rseed: Uint8Array;
   /** The 512-byte memo field: only from a full (580-byte) ciphertext. */
   memo?: Uint8Array;
+  /**
+   * Orchard/Ironwood: the note's nullifier (needs the key's nk), to be looked for
+   * in the same pool's spends. Sapling nullifiers need the tree position: `saplingNullifier`.
+   */
+  nullifier?: Uint8Array;
 }
 
 // ---- heights and lead bytes ----
@@ -264,6 +273,7 @@ export function tryActionOutput(keys: ScanKeys, pool: "orchard" | "ironwood", ou
         ...(idx !== undefined ? { diversifierIndex: idx } : {}),
         rseed,
         ...(p.length >= 52 + MEMO_SIZE ? { memo: p.slice(52, 52 + MEMO_SIZE) } : {}),
+        ...(k.nk !== undefined ? { nullifier: orchardNullifier(k.nk, rhoInt, psi, cm) } : {}),
       };
     } catch {
       // not ours

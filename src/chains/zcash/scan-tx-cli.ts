@@ -21,7 +21,7 @@ export interface CliIo {
 
 export const SCAN_TX_USAGE = `usage: vigil zcash scan-tx < input.json
   input: {"hex": "<raw v4/v5/v6 transaction>", "ufvk": "<unified full viewing key>", "height"?: n, "gapLimit"?: n}
-  output: {"txid", "version", "notes": [{"pool", "outputIndex", "scope", "value" (zatoshi string), "memo" ({"text"}|{"hex"}|null), "diversifierIndex"?}]}`;
+  output: {"txid", "version", "notes": [{"pool", "outputIndex", "scope", "value" (zatoshi string), "memo" ({"text"}|{"hex"}|null), "diversifierIndex"?, "nullifier"? (Orchard/Ironwood)}]}`;
 
 const MAX_INPUT = 4 * 1024 * 1024;
 const MAX_GAP_LIMIT = 1000;
@@ -86,6 +86,7 @@ export async function runZcashScanTx(io: CliIo): Promise<number> {
       value: n.value.toString(),
       memo: n.memo,
       ...(n.diversifierIndex !== undefined ? { diversifierIndex: n.diversifierIndex.toString() } : {}),
+      ...(n.nullifier ? { nullifier: bytesToHex(n.nullifier) } : {}),
     })),
     diagnostics: {
       network: key.network,

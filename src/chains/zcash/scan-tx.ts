@@ -22,6 +22,8 @@ export interface ScannedNote {
   memo: DecodedMemo;
   /** Shielded: ZIP 32 diversifier index; transparent: the child index on the external chain. */
   diversifierIndex?: bigint;
+  /** Orchard/Ironwood: the nullifier that will mark this note spent (in its own pool). */
+  nullifier?: Uint8Array;
 }
 
 /** P2PKH script: OP_DUP OP_HASH160 <20> OP_EQUALVERIFY OP_CHECKSIG. */
@@ -49,6 +51,7 @@ export function scanTransaction(tx: ParsedTx, ufvk: UnifiedFullViewingKey, opts:
       value: n.value,
       memo: n.memo ? decodeMemo(n.memo) : null,
       ...(n.diversifierIndex !== undefined ? { diversifierIndex: n.diversifierIndex } : {}),
+      ...(n.nullifier ? { nullifier: n.nullifier } : {}),
     });
   }
   const order = { transparent: 0, sapling: 1, orchard: 2, ironwood: 3 };

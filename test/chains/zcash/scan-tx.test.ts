@@ -24,6 +24,7 @@ const other = decodeUfvk(encodeUfvk("mainnet", (() => {
   return { sapling: a.sapling, orchard: a.orchard };
 })()));
 
+const withoutNf = <T extends { nullifier?: unknown }>({ nullifier: _nf, ...rest }: T): Omit<T, "nullifier"> => rest;
 const saplingDefault = saplingDefaultAddress(acct.sapling);
 const orchardExt = orchardIvkParts(acct.orchard, "external")!;
 const orchardInt = orchardIvkParts(acct.orchard, "internal")!;
@@ -70,7 +71,8 @@ describe("round trip: notes encrypted to UFVK-derived addresses are found", () =
 
   it("v5: Sapling external and internal, Orchard at index 5, transparent child 3", () => {
     const notes = scanTransaction(parseTransaction(v5), ufvk, { height: 3_000_000 });
-    expect(notes).toEqual([
+    expect(notes.map((n) => n.nullifier?.length)).toEqual([undefined, undefined, undefined, 32]);
+    expect(notes.map(withoutNf)).toEqual([
       { pool: "transparent", outputIndex: 0, scope: "external", value: 1234n, memo: null, diversifierIndex: 3n },
       { pool: "sapling", outputIndex: 0, scope: "external", value: 150_000n, memo: { text: "invoice #42" }, diversifierIndex: saplingDefault.index },
       { pool: "sapling", outputIndex: 1, scope: "internal", value: 7n, memo: null, diversifierIndex: saplingDefaultAddress(saplingInternal).index },
@@ -87,7 +89,10 @@ describe("round trip: notes encrypted to UFVK-derived addresses are found", () =
   it("v6: Orchard (0x02) and Ironwood (0x03) with external and internal keys; binary memo as hex", () => {
     const tx = parseTransaction(v6);
     expect(tx.ironwood?.actions.length).toBe(3);
-    expect(scanTransaction(tx, ufvk)).toEqual([
+    const found = scanTransaction(tx, ufvk);
+    // Each Orchard-protocol note has its own nullifier (checked against vectors in nullifier.test.ts).
+    expect(new Set(found.map((n) => bytesToHex(n.nullifier!))).size).toBe(3);
+    expect(found.map(withoutNf)).toEqual([
       { pool: "orchard", outputIndex: 0, scope: "external", value: 5n, memo: { text: "old pool" }, diversifierIndex: 0n },
       { pool: "ironwood", outputIndex: 0, scope: "external", value: 40_000n, memo: { hex: `01${"00".repeat(510)}` }, diversifierIndex: 9n },
       { pool: "ironwood", outputIndex: 1, scope: "internal", value: 321n, memo: { text: "change" }, diversifierIndex: 0n },
@@ -115,9 +120,10 @@ describe("round trip: notes encrypted to UFVK-derived addresses are found", () =
   it("vigil zcash scan-tx prints the notes", async () => {
     const { code, out } = await cli(["scan-tx"], JSON.stringify({ hex: bytesToHex(v5), ufvk: ufvkString, height: 3_000_000 }));
     expect(code).toBe(0);
-    const r = JSON.parse(out) as { txid: string; notes: unknown[] };
+    const r = JSON.parse(out) as { txid: string; notes: { nullifier?: string }[] };
     expect(r.txid).toBe(transactionId(parseTransaction(v5)));
-    expect(r.notes).toEqual([
+    expect(r.notes[3].nullifier).toMatch(/^[0-9a-f]{64}$/);
+    expect(r.notes.map(withoutNf)).toEqual([
       { pool: "transparent", outputIndex: 0, scope: "external", value: "1234", memo: null, diversifierIndex: "3" },
       { pool: "sapling", outputIndex: 0, scope: "external", value: "150000", memo: { text: "invoice #42" }, diversifierIndex: saplingDefault.index.toString() },
       { pool: "sapling", outputIndex: 1, scope: "internal", value: "7", memo: null, diversifierIndex: saplingDefaultAddress(saplingInternal).index.toString() },
