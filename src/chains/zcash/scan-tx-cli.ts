@@ -95,7 +95,6 @@ export async function runZcashScanTx(io: CliIo): Promise<number> {
       saplingOutputs: tx.sapling.outputs.length,
       orchardActions: tx.orchard?.actions.length ?? 0,
       ironwoodActions: tx.ironwood?.actions.length ?? 0,
-      ...(tx.version === 6 ? { txidNote: "v6 (ZIP 229) transaction ids are not computed yet" } : {}),
       rawBytes: tx.raw.length,
       headerHex: bytesToHex(tx.raw.subarray(0, 4)),
     },

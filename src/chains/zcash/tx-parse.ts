@@ -165,6 +165,8 @@ function readActionBundle(r: Reader, version: 5 | 6, pool: string): ActionBundle
     outCiphertext: r.take(80, `a ${pool} outCiphertext`),
   }));
   const flags = r.u8(`${pool} flags`);
+  // ZIP 229: bits 3..7 of both flag bytes are reserved as 0 in v6.
+  if (version === 6 && (flags & 0xf8) !== 0) throw new TxParseError("invalid_field", `${pool} flags 0x${flags.toString(16)} set reserved bits.`);
   const valueBalance = r.i64(`${pool} value balance`);
   const anchor = r.take(32, `${pool} anchor`);
   const proofLen = r.compactSize(`${pool} proof bytes`);

@@ -9,7 +9,7 @@ import { saplingAddressAt, saplingDefaultAddress, saplingInternalDfvk } from "..
 import { scanTransaction } from "../../../src/chains/zcash/scan-tx.js";
 import { p2pkhHashAt } from "../../../src/chains/zcash/transparent.js";
 import { parseTransaction } from "../../../src/chains/zcash/tx-parse.js";
-import { transactionId } from "../../../src/chains/zcash/txid.js";
+import { authDigestHex, transactionId } from "../../../src/chains/zcash/txid.js";
 import { deriveAccountViewingKeys } from "../../../src/chains/zcash/zip32.js";
 import { decodeUfvk, encodeUfvk } from "../../../src/chains/zcash/zip316.js";
 import { buildTx, encryptAction, encryptSapling, p2pkhScript } from "./sender.js";
@@ -184,5 +184,56 @@ describe("v6 layout rules", () => {
     const v5Style = buildTx(5, { orchard: [encryptAction(orchardAddressAt(orchardExt, 0n), 1n, encodeTextMemo(""), 0x02)] });
     const asV6 = Uint8Array.of(0x06, 0, 0, 0x80, 0x98, 0xb6, 0x84, 0xd8, ...v5Style.subarray(8), 0);
     expect(() => parseTransaction(asV6)).toThrow(/proof length/);
+  });
+});
+
+describe("v6 transaction ids (ZIP 229)", () => {
+  const mk = (version: 5 | 6) =>
+    parseTransaction(
+      buildTx(version, {
+        sapling: [encryptSapling(saplingDefault.raw, 1n, encodeTextMemo(""))],
+        orchard: [encryptAction(orchardAddressAt(orchardExt, 0n), 1n, encodeTextMemo(""), 0x02)],
+        ...(version === 6 ? { ironwood: [encryptAction(orchardAddressAt(orchardExt, 1n), 2n, encodeTextMemo(""), 0x03)] } : {}),
+      }),
+    );
+  const withAnchor = (tx: ReturnType<typeof parseTransaction>, pool: "orchard" | "ironwood") => ({ ...tx, [pool]: { ...tx[pool]!, anchor: new Uint8Array(32).fill(7) } });
+
+  it("anchors are authorizing data in v6 and effecting data in v5", () => {
+    const v6 = mk(6);
+    for (const pool of ["orchard", "ironwood"] as const) {
+      const moved = withAnchor(v6, pool);
+      expect(transactionId(moved)).toBe(transactionId(v6));
+      expect(authDigestHex(moved)).not.toBe(authDigestHex(v6));
+    }
+    const v5 = mk(5);
+    const moved5 = withAnchor(v5, "orchard");
+    expect(transactionId(moved5)).not.toBe(transactionId(v5));
+    expect(authDigestHex(moved5)).toBe(authDigestHex(v5));
+  });
+
+  it("the Ironwood bundle is committed to: its value balance, flags and ciphertexts change the txid", () => {
+    const v6 = mk(6);
+    const iw = v6.ironwood!;
+    expect(transactionId({ ...v6, ironwood: { ...iw, valueBalance: 5n } })).not.toBe(transactionId(v6));
+    expect(transactionId({ ...v6, ironwood: { ...iw, flags: 1 } })).not.toBe(transactionId(v6));
+    const enc = iw.actions[0].encCiphertext.slice();
+    enc[300] ^= 1;
+    expect(transactionId({ ...v6, ironwood: { ...iw, actions: [{ ...iw.actions[0], encCiphertext: enc }] } })).not.toBe(transactionId(v6));
+    // Orchard and Ironwood digests use different personalisations: swapping the bundles changes the id.
+    expect(transactionId({ ...v6, orchard: iw, ironwood: v6.orchard })).not.toBe(transactionId(v6));
+    // Without an Ironwood bundle the id is still defined and differs.
+    const { ironwood: _drop, ...noIronwood } = v6;
+    expect(transactionId(noIronwood)).toMatch(/^[0-9a-f]{64}$/);
+    expect(transactionId(noIronwood)).not.toBe(transactionId(v6));
+  });
+
+  it("reserved flag bits are refused in v6", () => {
+    const raw = buildTx(6, { ironwood: [encryptAction(orchardAddressAt(orchardExt, 0n), 1n, encodeTextMemo(""), 0x03)] });
+    // The flags byte follows the single action: header (20) + 4 empty counts + Orchard count (1) + Ironwood count (1) + 820.
+    const at = 20 + 4 + 1 + 1 + 820;
+    expect(raw[at]).toBe(0x03);
+    const bad = raw.slice();
+    bad[at] = 0x0b;
+    expect(() => parseTransaction(bad)).toThrow(/reserved bits/);
   });
 });
