@@ -62,7 +62,14 @@ export async function runZcashCli(args: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${USAGE}\n`);
     return sub === undefined ? 2 : 0;
   }
-  if (sub === "scan-tx") return (await import("./scan-tx-cli.js")).runZcashScanTx(io);
+  if (sub === "scan-tx") {
+    const { runZcashScanTx, SCAN_TX_USAGE } = await import("./scan-tx-cli.js");
+    if (rest.includes("--help") || rest.includes("-h")) {
+      io.stdout.write(`${SCAN_TX_USAGE}\n`);
+      return 0;
+    }
+    return runZcashScanTx(io);
+  }
   if (sub !== "derive-ufvk") {
     io.stderr.write(`unknown zcash command "${sub}"\n\n${USAGE}\n`);
     return 2;

@@ -141,6 +141,11 @@ describe("vigil zcash scan-tx input handling", () => {
     expect(r.txid).toBe(bytesToHex(hexToBytes(str(row, "txid")).reverse()));
     expect(r.notes).toEqual([]);
   });
+  it("--help prints the usage", async () => {
+    const { code, out } = await cli(["scan-tx", "--help"], "");
+    expect(code).toBe(0);
+    expect(out).toContain('"ufvk"');
+  });
   it("bad JSON, missing fields, bad height, bad key and bad hex are clear errors", async () => {
     expect((await cli(["scan-tx"], "{")).code).toBe(2);
     expect(JSON.parse((await cli(["scan-tx"], JSON.stringify({ hex: "00" }))).err).error.message).toContain('"hex" and "ufvk"');
