@@ -22,6 +22,7 @@ const USAGE = `Usage: vigil <command> [options]
   devnet send monero <address> <XMR> send devnet coins to an address  [--devnet URL]
   pay <METHOD> <URL> [json]          call a paid route, paying with a devnet key or VIGIL_PAYER_KEY
   zcash derive-ufvk [--account N] [--network mainnet|testnet|regtest]   phrase on stdin
+  zcash scan-tx                      {"hex","ufvk","height"?} on stdin
   monero scan-tx                     {"hex","address","viewKey"} on stdin
 
 Settings come from environment variables: see docs/configuration.md.`;

@@ -17,7 +17,11 @@ export interface CliIo {
 const USAGE = `usage: vigil zcash derive-ufvk [--account N] [--network mainnet|testnet|regtest]
   Reads a BIP-39 seed phrase (12 or 24 words) from standard input and prints
   the account's unified full viewing key and related keys as JSON.
-  Example: vigil zcash derive-ufvk --account 0 < phrase.txt`;
+  Example: vigil zcash derive-ufvk --account 0 < phrase.txt
+
+usage: vigil zcash scan-tx < input.json
+  Reads {"hex": "<raw transaction>", "ufvk": "<UFVK>", "height"?: n} and prints
+  the transaction id and the notes it pays to that key.`;
 
 const MAX_STDIN = 4096;
 
@@ -57,6 +61,14 @@ export async function runZcashCli(args: string[], io: CliIo): Promise<number> {
   if (sub === undefined || sub === "help" || sub === "--help" || sub === "-h") {
     io.stdout.write(`${USAGE}\n`);
     return sub === undefined ? 2 : 0;
+  }
+  if (sub === "scan-tx") {
+    const { runZcashScanTx, SCAN_TX_USAGE } = await import("./scan-tx-cli.js");
+    if (rest.includes("--help") || rest.includes("-h")) {
+      io.stdout.write(`${SCAN_TX_USAGE}\n`);
+      return 0;
+    }
+    return runZcashScanTx(io);
   }
   if (sub !== "derive-ufvk") {
     io.stderr.write(`unknown zcash command "${sub}"\n\n${USAGE}\n`);
