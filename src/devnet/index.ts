@@ -19,6 +19,7 @@ import { DEVNET_MONERO_NETWORK, startDevnetMonerod } from "./monerod.js";
 import { deriveDevnetWallets, loadOrCreateSeed, type DevnetMoneroWallet } from "./monerod-wallets.js";
 import { startDevnetPrices, type DevnetPrices } from "./prices.js";
 import { startDevnetEthereum, type DevnetEthereum } from "./ethereum.js";
+import { startDevnetRelays, type DevnetRelays } from "./relays.js";
 
 export { DEVNET_MNEMONIC };
 
@@ -55,6 +56,8 @@ export interface DevnetHandle {
   prices: DevnetPrices;
   /** The simulated Ethereum L1; absent when a real ETH_RPC_URL replaces it. */
   ethereum: DevnetEthereum | undefined;
+  /** The simulated MEV-Boost relays; absent when a real RELAY_URLS replaces them. */
+  relays: DevnetRelays | undefined;
   close(): Promise<void>;
 }
 
@@ -84,6 +87,9 @@ export async function startDevnet(opts: {
   log?: Logger;
   /** A configured ETH_RPC_URL: it replaces only the Ethereum simulator (payments stay on the devnet). */
   ethRpcUrl?: string;
+  /** A configured RELAY_URLS (and its BUILDER_PUBKEYS): it replaces only the relay simulators. */
+  relayUrls?: string;
+  builderPubkeys?: string;
 }): Promise<DevnetHandle> {
   const dir = path.join(opts.dataDir, "devnet");
   fs.mkdirSync(dir, { recursive: true });
@@ -96,6 +102,7 @@ export async function startDevnet(opts: {
   const serviceSeed = createHash("sha256").update(`${walletSeed}:vigil-service-wallet`).digest("hex");
   const serviceWallet = { ...deriveDevnetWallets(serviceSeed, DEVNET_MONERO_NETWORK)[0]!, label: "service" };
   const ethereum = opts.ethRpcUrl ? undefined : await startDevnetEthereum({ host });
+  const relays = opts.relayUrls ? undefined : await startDevnetRelays({ host });
   const payTo = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address;
   const facilitatorKey = keyAt(18);
   const masterKey = persistentSecret(dir, "master.key");
@@ -118,6 +125,8 @@ export async function startDevnet(opts: {
       MONERO_DAEMON_URL: monerod.url,
       MONERO_NETWORK: DEVNET_MONERO_NETWORK,
       ETH_RPC_URL: opts.ethRpcUrl ?? ethereum!.url,
+      RELAY_URLS: opts.relayUrls ?? relays!.relayUrls,
+      BUILDER_PUBKEYS: relays ? relays.builderPubkeys : (opts.builderPubkeys ?? ""),
       // The devnet always settles on its own chain, whatever facilitator mode is configured.
       FACILITATOR_MODE: "local",
       EVM_RPC_URL: evm.url,
@@ -133,8 +142,9 @@ export async function startDevnet(opts: {
     monerod,
     prices,
     ethereum,
+    relays,
     close: async () => {
-      await Promise.allSettled([evm.close(), monerod.close(), prices.close(), ...(ethereum ? [ethereum.close()] : [])]);
+      await Promise.allSettled([evm.close(), monerod.close(), prices.close(), ...(ethereum ? [ethereum.close()] : []), ...(relays ? [relays.close()] : [])]);
       try {
         const cur = JSON.parse(fs.readFileSync(handle.stateFile, "utf8")) as { pid?: number };
         if (cur.pid === process.pid) fs.unlinkSync(handle.stateFile);
