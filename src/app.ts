@@ -48,6 +48,10 @@ import { EthRpc, splitRpcUrls } from "./chains/ethereum/rpc.js";
 import { ethereumHealth } from "./chains/ethereum/facts.js";
 import { ethereumQuestions } from "./oracle/questions/ethereum.js";
 import { flashloanRoutes } from "./oracle/flashloan-routes.js";
+import { builderQuestions, relayFreshnessSources } from "./oracle/questions/builders.js";
+import type { RelayPollerDeps } from "./oracle/relay-poller.js";
+import { parseRelayUrls, RelayClient } from "./chains/ethereum/relays.js";
+import { parseBuilderPubkeys } from "./chains/ethereum/builders.js";
 import type { EthereumFollowerDeps } from "./oracle/ethereum-follower.js";
 
 export const VERSION = "1.0.0";
@@ -77,6 +81,8 @@ export interface App {
   watch: WatchDeps;
   /** What the Ethereum follower job needs (workers.ts). */
   ethereum: EthereumFollowerDeps;
+  /** What the relay poller job needs (workers.ts); no relays when RELAY_URLS is unset. */
+  relays: RelayPollerDeps;
   database: DatabaseHandle;
   log: Logger;
   clock: Clock;
@@ -213,9 +219,21 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     warn: (info, message) => log.warn(info, message),
   };
 
+  // MEV-Boost relays (RELAY_URLS) and the builder key table (BUILDER_PUBKEYS); without relays the builder questions answer 503.
+  const relayEndpoints = parseRelayUrls(config.RELAY_URLS);
+  const relays: RelayPollerDeps = {
+    db: database.db,
+    relays: relayEndpoints.map((r) => new RelayClient(r)),
+    clock,
+    retentionSeconds: config.RELAY_RETENTION_HOURS * 3600,
+    warn: (info, message) => log.warn(info, message),
+  };
+  const builderDeps = { db: database.db, clock, relays: relayEndpoints, names: parseBuilderPubkeys(config.BUILDER_PUBKEYS), maxAgeSeconds: config.RELAY_MAX_AGE_SECONDS };
+
   const questions: QuestionDef[] = [
     ...moneroQuestions({ daemon: moneroDaemon, clock }),
-    ...ethereumQuestions({ rpc: ethRpc, db: database.db, clock, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS }),
+    ...ethereumQuestions({ rpc: ethRpc, db: database.db, clock, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS, extraSources: relayFreshnessSources(builderDeps) }),
+    ...builderQuestions(builderDeps),
   ];
   const healthChecks: HealthCheck[] = [
     { name: "monero", check: () => moneroHealth(moneroDaemon) },
@@ -316,6 +334,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     paywall,
     watch,
     ethereum,
+    relays,
     database,
     log,
     clock,
@@ -346,6 +365,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await rates.close();
       await moneroScanPool?.close();
       await ethRpc.close();
+      await Promise.all(relays.relays.map((r) => r.close()));
       if (ownsDatabase) await database.close();
     },
   };

@@ -13,6 +13,7 @@ import { startJobs, type Job } from "./core/jobs.js";
 import { runWatchTick, type TickStats } from "./watch/tick.js";
 import { boardPurgeJob } from "./board/purge.js";
 import { ethereumFollowerJob } from "./oracle/ethereum-follower.js";
+import { relayPollerJob } from "./oracle/relay-poller.js";
 
 /** Seconds a tick's watch leases last; a tick must finish its batch within them. */
 const WATCH_LEASE_SECONDS = 120;
@@ -46,6 +47,7 @@ export function backgroundJobs(app: App, watchTick: () => Promise<TickStats>, id
     watchTickJob(app, watchTick, idleSleepMs),
     boardPurgeJob({ db: app.database.db, clock: app.clock }),
     ...(app.ethereum.rpc.configured ? [ethereumFollowerJob(app.ethereum, 2_000)] : []),
+    ...(app.relays.relays.length > 0 ? [relayPollerJob(app.relays, 6_000)] : []),
   ];
 }
 
