@@ -221,4 +221,6 @@ export interface RelaySourcesTable {
   last_error_ms: string | null;
   newest_slot: string | null;
   bids_through_slot: string | null;
+  walk_top: string | null;
+  walk_cursor: string | null;
 }

@@ -5,7 +5,9 @@
  * garbage is recorded as down in `relay_sources` and the others go on):
  *   1. proposer_payload_delivered, newest page first, paging back with the
  *      cursor until it meets the slots already stored or the retention
- *      floor (at most `maxPages` pages a run; more work is reported);
+ *      floor; a walk longer than `maxPages` pages goes on in the next run
+ *      from where it stopped (its cursor is kept), and only a finished walk
+ *      moves the relay's stored-through slot up, so no gap is left;
  *   2. builder_blocks_received for the newest new delivered slots (at most
  *      `bidSlots` a run), reduced to each builder's highest bid per slot;
  *   3. stores both (a slot delivered by several relays is one row per relay,
@@ -19,7 +21,7 @@ import { describeError } from "../core/upstream.js";
 import type { Queryable } from "../db/types.js";
 import { withTransaction } from "../db/transaction.js";
 import { slotTime, type BidTrace, type ReceivedBid, type RelayClient } from "../chains/ethereum/relays.js";
-import { noteRelayError, noteRelayOk, pruneRelayData, sourceStates, storeBids, storePayloads } from "./relay-store.js";
+import { noteRelayError, noteRelayOk, pruneRelayData, sourceStates, storeBids, storePayloads, type RelayProgress, type RelaySourceState } from "./relay-store.js";
 
 export interface RelayPollerDeps {
   db: Queryable;
@@ -43,31 +45,37 @@ export interface RelayPollResult {
   more: boolean;
 }
 
-async function pollOne(deps: RelayPollerDeps, relay: RelayClient, known: { newestSlot: number | null; bidsThroughSlot: number | null }, floorS: number, signal?: AbortSignal) {
+async function pollOne(deps: RelayPollerDeps, relay: RelayClient, known: RelaySourceState | undefined, floorS: number, signal?: AbortSignal) {
   const maxPages = deps.maxPages ?? 5;
+  const stored = known?.newestSlot ?? null;
   const fresh: BidTrace[] = [];
-  let cursor: number | undefined;
-  let more = false;
-  for (let page = 0; ; page++) {
+  // A walk left unfinished by the last run goes on below its cursor.
+  let cursor = known?.walkCursor ?? undefined;
+  let top = known?.walkTop ?? null;
+  let done = false;
+  for (let page = 0; page < maxPages; page++) {
     const rows = await relay.delivered({ cursor }, signal);
-    const wanted = rows.filter((r) => (known.newestSlot === null || r.slot > known.newestSlot) && slotTime(r.slot) >= floorS);
+    const wanted = rows.filter((r) => (stored === null || r.slot > stored) && slotTime(r.slot) >= floorS);
     fresh.push(...wanted);
-    const oldest = rows.reduce((m, r) => Math.min(m, r.slot), Number.POSITIVE_INFINITY);
-    const reachedKnown = rows.length === 0 || wanted.length < rows.length || !Number.isFinite(oldest);
-    if (reachedKnown) break;
-    if (page + 1 >= maxPages) {
-      more = true;
+    for (const r of wanted) if (top === null || r.slot > top) top = r.slot;
+    // Met the stored slots, the retention floor, or the relay's oldest row.
+    if (rows.length === 0 || wanted.length < rows.length) {
+      done = true;
       break;
     }
-    cursor = oldest;
+    cursor = rows.reduce((m, r) => Math.min(m, r.slot), Number.POSITIVE_INFINITY);
   }
+  const progress: RelayProgress = done
+    ? { newestSlot: top ?? stored, bidsThroughSlot: null, walkTop: null, walkCursor: null }
+    : { newestSlot: stored, bidsThroughSlot: null, walkTop: top, walkCursor: cursor ?? null };
   const bidSlots = [...new Set(fresh.map((r) => r.slot))]
-    .filter((s) => known.bidsThroughSlot === null || s > known.bidsThroughSlot)
+    .filter((s) => known?.bidsThroughSlot == null || s > known.bidsThroughSlot)
     .sort((a, b) => b - a)
     .slice(0, deps.bidSlots ?? 8);
   const bids: ReceivedBid[] = [];
   for (const s of bidSlots) bids.push(...(await relay.received(s, signal)));
-  return { fresh, bids, bidsThrough: bidSlots.length ? Math.max(...bidSlots) : null, more };
+  progress.bidsThroughSlot = bidSlots.length ? Math.max(...bidSlots) : null;
+  return { fresh, bids, progress, more: !done };
 }
 
 /** Polls every relay once; never throws for a relay's failure (it is recorded). */
@@ -79,12 +87,11 @@ export async function pollRelaysOnce(deps: RelayPollerDeps, signal?: AbortSignal
     deps.relays.map(async (relay): Promise<RelayPollResult> => {
       const st = states.get(relay.id);
       try {
-        const got = await pollOne(deps, relay, { newestSlot: st?.newestSlot ?? null, bidsThroughSlot: st?.bidsThroughSlot ?? null }, floorS, signal);
-        const newest = got.fresh.reduce<number | null>((m, r) => (m === null || r.slot > m ? r.slot : m), null);
+        const got = await pollOne(deps, relay, st, floorS, signal);
         const bidsStored = await withTransaction(db, async (trx) => {
           await storePayloads(trx, relay.id, got.fresh);
           const n = await storeBids(trx, got.bids);
-          await noteRelayOk(trx, relay.id, clock.now(), newest, got.bidsThrough);
+          await noteRelayOk(trx, relay.id, clock.now(), got.progress);
           return n;
         });
         return { relay: relay.id, ok: true, delivered: got.fresh.length, bids: bidsStored, more: got.more };

@@ -62,6 +62,8 @@ export interface RelaySourceState {
   lastErrorMs: number | null;
   newestSlot: number | null;
   bidsThroughSlot: number | null;
+  walkTop: number | null;
+  walkCursor: number | null;
 }
 
 const num = (v: string | null) => (v === null ? null : Number(v));
@@ -78,20 +80,42 @@ export async function sourceStates(db: Queryable): Promise<Map<string, RelaySour
         lastErrorMs: num(r.last_error_ms),
         newestSlot: num(r.newest_slot),
         bidsThroughSlot: num(r.bids_through_slot),
+        walkTop: num(r.walk_top),
+        walkCursor: num(r.walk_cursor),
       },
     ]),
   );
 }
 
-export async function noteRelayOk(db: Queryable, relay: string, nowMs: number, newestSlot: number | null, bidsThroughSlot: number | null): Promise<void> {
+export interface RelayProgress {
+  /** Slot down to which everything is stored (moves only up). */
+  newestSlot: number | null;
+  bidsThroughSlot: number | null;
+  /** A backlog walk in progress (both null when none). */
+  walkTop: number | null;
+  walkCursor: number | null;
+}
+
+const str = (v: number | null) => (v === null ? null : String(v));
+
+export async function noteRelayOk(db: Queryable, relay: string, nowMs: number, p: RelayProgress): Promise<void> {
+  const values = {
+    last_ok_ms: String(nowMs),
+    newest_slot: str(p.newestSlot),
+    bids_through_slot: str(p.bidsThroughSlot),
+    walk_top: str(p.walkTop),
+    walk_cursor: str(p.walkCursor),
+  };
   await db
     .insertInto("relay_sources")
-    .values({ relay, last_ok_ms: String(nowMs), newest_slot: newestSlot === null ? null : String(newestSlot), bids_through_slot: bidsThroughSlot === null ? null : String(bidsThroughSlot) })
+    .values({ relay, ...values })
     .onConflict((oc) =>
       oc.column("relay").doUpdateSet({
-        last_ok_ms: String(nowMs),
+        last_ok_ms: values.last_ok_ms,
         newest_slot: sql`greatest(relay_sources.newest_slot, excluded.newest_slot)`,
         bids_through_slot: sql`greatest(relay_sources.bids_through_slot, excluded.bids_through_slot)`,
+        walk_top: values.walk_top,
+        walk_cursor: values.walk_cursor,
       }),
     )
     .execute();

@@ -25,12 +25,16 @@ CREATE TABLE relay_bids (
 );
 CREATE INDEX relay_bids_time ON relay_bids (slot_time_s);
 
--- Poll state per relay id ("relay:<name>").
+-- Poll state per relay id ("relay:<name>"): newest_slot is the slot down to which everything
+-- (within the retention) is stored; a backlog walk in progress pages down from walk_cursor and
+-- moves newest_slot up to walk_top once it meets newest_slot.
 CREATE TABLE relay_sources (
   relay text PRIMARY KEY,
   last_ok_ms bigint,
   last_error text,
   last_error_ms bigint,
   newest_slot bigint,
-  bids_through_slot bigint
+  bids_through_slot bigint,
+  walk_top bigint,
+  walk_cursor bigint
 );
