@@ -58,6 +58,7 @@ export async function storeBids(db: Queryable, bids: readonly ReceivedBid[]): Pr
 export interface RelaySourceState {
   relay: string;
   lastOkMs: number | null;
+  /** Why the last poll failed; null when it succeeded (the relay is up). */
   lastError: string | null;
   lastErrorMs: number | null;
   newestSlot: number | null;
@@ -112,6 +113,8 @@ export async function noteRelayOk(db: Queryable, relay: string, nowMs: number, p
     .onConflict((oc) =>
       oc.column("relay").doUpdateSet({
         last_ok_ms: values.last_ok_ms,
+        // A successful poll clears the error: last_error is set only while the relay is down.
+        last_error: null,
         newest_slot: sql`greatest(relay_sources.newest_slot, excluded.newest_slot)`,
         bids_through_slot: sql`greatest(relay_sources.bids_through_slot, excluded.bids_through_slot)`,
         walk_top: values.walk_top,
@@ -215,3 +218,6 @@ export async function latestDelivery(db: Queryable): Promise<{ slot: number; blo
     hashes: new Set(rows.map((r) => r.block_hash)).size,
   };
 }
+
+/** Whether a relay's last poll succeeded. */
+export const relayUp = (s: RelaySourceState | undefined): boolean => s?.lastOkMs != null && s.lastError === null;

@@ -30,6 +30,7 @@ import {
   deliveredValuePercentile,
   latestDelivery,
   newestSlot,
+  relayUp,
   seenBuilderKeys,
   slotsByBuilder,
   sourceStates,
@@ -119,8 +120,7 @@ async function sourceCheck(deps: BuilderQuestionDeps) {
   const down: string[] = [];
   for (const r of relays) {
     const s = states.get(r.id);
-    const up = s?.lastOkMs != null && (s.lastErrorMs === null || s.lastOkMs >= s.lastErrorMs);
-    (up ? ok : down).push(r.id);
+    (relayUp(s) ? ok : down).push(r.id);
   }
   const nowS = Math.floor(clock.now() / 1000);
   const newest = await newestSlot(db, relays.map((r) => r.id));
@@ -285,7 +285,7 @@ export function relayFreshnessSources(deps: BuilderQuestionDeps): { ids: string[
       const newest = await newestSlot(deps.db, [id]);
       // A relay's age is the time since its last successful poll: a small relay may deliver no block for minutes while it is fine.
       const age = s?.lastOkMs == null ? null : Math.max(0, Math.floor((deps.clock.now() - s.lastOkMs) / 1000));
-      const up = s?.lastOkMs != null && (s.lastErrorMs === null || s.lastOkMs >= s.lastErrorMs);
+      const up = relayUp(s);
       return {
         source: id,
         configured: true,
