@@ -12,6 +12,9 @@ import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
 import { backgroundJobs } from "../../src/workers.js";
 import { auctionAt, DEVNET_BUILDERS } from "../../src/devnet/relays.js";
+import { startDevnet } from "../../src/devnet/index.js";
+import { loadConfig } from "../../src/config.js";
+import { tempDir } from "../helpers/app.js";
 
 let s: WatchStack;
 const RELAY_IDS = ["relay:sim-flashbots", "relay:sim-ultrasound", "relay:sim-aestus"];
@@ -116,5 +119,24 @@ describe("builder questions on the devnet", () => {
     } finally {
       s.devnet.relays!.setMode("sim-ultrasound", "ok");
     }
+  });
+
+  it("a set RELAY_URLS replaces only the relay simulators, with its own BUILDER_PUBKEYS", async () => {
+    const d = await startDevnet({ dataDir: tempDir("vigil-devnet-relays-"), blockSeconds: 0, relayUrls: "us=https://relay.ultrasound.money", builderPubkeys: "{}" });
+    try {
+      expect(d.relays).toBeUndefined();
+      expect(d.configOverlay).toMatchObject({ RELAY_URLS: "us=https://relay.ultrasound.money", BUILDER_PUBKEYS: "{}", EVM_RPC_URL: d.evmUrl });
+      expect(d.ethereum).toBeDefined();
+    } finally {
+      await d.close();
+    }
+  });
+
+  it("relay settings: defaults, and a bad RELAY_URLS is refused at start", () => {
+    const c = loadConfig({ DEVNET: "off" });
+    expect(c).toMatchObject({ RELAY_RETENTION_HOURS: 720, RELAY_MAX_AGE_SECONDS: 600 });
+    expect(c.RELAY_URLS).toBeUndefined();
+    expect(() => loadConfig({ DEVNET: "off", RELAY_URLS: "not a url" })).toThrow(/RELAY_URLS/);
+    expect(loadConfig({ DEVNET: "off", RELAY_URLS: "fb=https://boost-relay.flashbots.net,https://relay.ultrasound.money" }).RELAY_URLS).toContain("fb=");
   });
 });
