@@ -54,6 +54,10 @@ import { createZebrad } from "./chains/zcash/zebrad.js";
 import { zcashHealth } from "./chains/zcash/facts.js";
 import { zcashQuestions } from "./oracle/questions/zcash.js";
 import { flashloanRoutes } from "./oracle/flashloan-routes.js";
+import { builderQuestions, relayFreshnessSources } from "./oracle/questions/builders.js";
+import type { RelayPollerDeps } from "./oracle/relay-poller.js";
+import { parseRelayUrls, RelayClient } from "./chains/ethereum/relays.js";
+import { parseBuilderPubkeys } from "./chains/ethereum/builders.js";
 import type { EthereumFollowerDeps } from "./oracle/ethereum-follower.js";
 
 export const VERSION = "1.0.0";
@@ -85,6 +89,8 @@ export interface App {
   ethereum: EthereumFollowerDeps;
   /** What the checkout invoice expiry job needs (workers.ts). */
   checkout: CheckoutDeps;
+  /** What the relay poller job needs (workers.ts); no relays when RELAY_URLS is unset. */
+  relays: RelayPollerDeps;
   database: DatabaseHandle;
   log: Logger;
   clock: Clock;
@@ -226,9 +232,21 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   // Zcash: zebrad for chain facts; without it, the /v1/q/zec/* questions answer 503 chain_not_configured.
   const zebrad = createZebrad({ url: config.ZEBRAD_URL, network: config.ZCASH_NETWORK });
 
+  // MEV-Boost relays (RELAY_URLS) and the builder key table (BUILDER_PUBKEYS); without relays the builder questions answer 503.
+  const relayEndpoints = parseRelayUrls(config.RELAY_URLS);
+  const relays: RelayPollerDeps = {
+    db: database.db,
+    relays: relayEndpoints.map((r) => new RelayClient(r)),
+    clock,
+    retentionSeconds: config.RELAY_RETENTION_HOURS * 3600,
+    warn: (info, message) => log.warn(info, message),
+  };
+  const builderDeps = { db: database.db, clock, relays: relayEndpoints, names: parseBuilderPubkeys(config.BUILDER_PUBKEYS), maxAgeSeconds: config.RELAY_MAX_AGE_SECONDS };
+
   const questions: QuestionDef[] = [
     ...moneroQuestions({ daemon: moneroDaemon, clock }),
-    ...ethereumQuestions({ rpc: ethRpc, db: database.db, clock, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS }),
+    ...ethereumQuestions({ rpc: ethRpc, db: database.db, clock, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS, extraSources: relayFreshnessSources(builderDeps) }),
+    ...builderQuestions(builderDeps),
     ...zcashQuestions({ zebrad, clock }),
   ];
   const healthChecks: HealthCheck[] = [
@@ -333,6 +351,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     watch,
     ethereum,
     checkout,
+    relays,
     database,
     log,
     clock,
@@ -364,6 +383,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await moneroScanPool?.close();
       await ethRpc.close();
       await zebrad.close();
+      await Promise.all(relays.relays.map((r) => r.close()));
       if (ownsDatabase) await database.close();
     },
   };

@@ -120,6 +120,17 @@ export const ConfigSchema = z.object({
   ETH_RETENTION_BLOCKS: z.coerce.number().int().min(16).max(1_000_000).default(7200),
   /** Oldest head (seconds) the Ethereum fee answers accept before answering 503 source_stale. */
   ETH_MAX_AGE_SECONDS: z.coerce.number().int().min(12).max(86_400).default(120),
+  /** MEV-Boost relay data APIs polled for builder data: comma-separated `url` or `name=url` (docs/ethereum.md, Builders). */
+  RELAY_URLS: z
+    .string()
+    .refine((v) => v.split(",").map((s) => s.trim()).filter(Boolean).every((s) => z.string().url().safeParse(s.replace(/^[A-Za-z0-9._-]{1,64}=/, "")).success), "must be one or more http(s) URLs (optionally name=url), comma-separated")
+    .optional(),
+  /** Builder BLS keys → names, a JSON object {"0x<96 hex>": "Titan", …}: the reviewed key table behind builder names. */
+  BUILDER_PUBKEYS: z.string().optional(),
+  /** Relay data kept (hours; default 720 = 30 days, the longest question window). */
+  RELAY_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(720),
+  /** Oldest delivered payload (seconds) the builder answers accept before answering 503 source_stale. */
+  RELAY_MAX_AGE_SECONDS: z.coerce.number().int().min(24).max(86_400).default(600),
 });
 
 export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "WATCH_POLL_SECONDS">> & {
@@ -150,6 +161,8 @@ export type ConfigOverlay = Partial<
     | "ETH_RPC_URL"
     | "ZEBRAD_URL"
     | "ZCASH_NETWORK"
+    | "RELAY_URLS"
+    | "BUILDER_PUBKEYS"
     | "FACILITATOR_MODE"
     | "EVM_RPC_URL"
     | "FACILITATOR_PRIVATE_KEY"

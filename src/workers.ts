@@ -14,6 +14,7 @@ import { runWatchTick, type TickStats } from "./watch/tick.js";
 import { boardPurgeJob } from "./board/purge.js";
 import { ethereumFollowerJob } from "./oracle/ethereum-follower.js";
 import { invoiceExpiryJob } from "./checkout/invoices.js";
+import { relayPollerJob } from "./oracle/relay-poller.js";
 
 /** Seconds a tick's watch leases last; a tick must finish its batch within them. */
 const WATCH_LEASE_SECONDS = 120;
@@ -48,6 +49,7 @@ export function backgroundJobs(app: App, watchTick: () => Promise<TickStats>, id
     boardPurgeJob({ db: app.database.db, clock: app.clock }),
     invoiceExpiryJob(app.checkout, app.database.db),
     ...(app.ethereum.rpc.configured ? [ethereumFollowerJob(app.ethereum, 2_000)] : []),
+    ...(app.relays.relays.length > 0 ? [relayPollerJob(app.relays, 6_000)] : []),
   ];
 }
 

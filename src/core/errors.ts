@@ -95,6 +95,8 @@ export const ERROR_CODES = {
   checkout_chain_unavailable: { status: 503, description: "Invoices on this chain are not offered yet (Zcash invoices wait for Zcash scanning), or the server has no scanner for it." },
   coin_payments_not_configured: { status: 503, description: "This server has no receiving wallet (or no scanner) for paying in this coin." },
   master_key_not_configured: { status: 503, description: "This server has no MASTER_KEY, so watches cannot be created." },
+  relays_not_configured: { status: 503, description: "This server polls no MEV-Boost relay (RELAY_URLS), so the builder questions cannot answer." },
+  relay_failed: { status: 502, description: "A MEV-Boost relay's data API could not be reached, timed out or answered garbage; `details.relay` names it." },
   source_stale: { status: 503, description: "The ingested data behind the answer is missing or older than its limit; `details.source` names the source and `details.age_s` its age. Stale data is never passed off as fresh." },
   // 504: a bounded job ran out of time
   scan_timeout: { status: 504, description: "The historical scan ran out of time; `details.scanned_through` says how far it got: narrow the range and retry." },

@@ -229,4 +229,41 @@ export interface DB {
   notices: NoticesTable;
   notice_boosts: NoticeBoostsTable;
   eth_headers: EthHeadersTable;
+  relay_payloads: RelayPayloadsTable;
+  relay_bids: RelayBidsTable;
+  relay_sources: RelaySourcesTable;
+}
+
+/** Winning bids a relay delivered to a proposer (migration 0008): one row per (slot, relay). */
+export interface RelayPayloadsTable {
+  slot: string;
+  relay: string;
+  block_number: string;
+  block_hash: string;
+  builder_pubkey: string;
+  proposer_fee_recipient: string;
+  value_wei: string;
+  gas_used: string;
+  num_tx: number;
+  slot_time_s: string;
+}
+
+/** Each builder's highest bid per slot over every relay (migration 0008). */
+export interface RelayBidsTable {
+  slot: string;
+  builder_pubkey: string;
+  value_wei: string;
+  slot_time_s: string;
+}
+
+/** Each relay's poll state (migration 0008): what data-freshness reports. */
+export interface RelaySourcesTable {
+  relay: string;
+  last_ok_ms: string | null;
+  last_error: string | null;
+  last_error_ms: string | null;
+  newest_slot: string | null;
+  bids_through_slot: string | null;
+  walk_top: string | null;
+  walk_cursor: string | null;
 }

@@ -21,6 +21,7 @@ import { startDevnetPrices, type DevnetPrices } from "./prices.js";
 import { startDevnetEthereum, type DevnetEthereum } from "./ethereum.js";
 import { DEVNET_ZCASH_NETWORK, startDevnetZebrad, type DevnetZebrad } from "./zebrad.js";
 import type { ZcashNetwork } from "../chains/zcash/network.js";
+import { startDevnetRelays, type DevnetRelays } from "./relays.js";
 
 export { DEVNET_MNEMONIC };
 
@@ -59,6 +60,8 @@ export interface DevnetHandle {
   ethereum: DevnetEthereum | undefined;
   /** The simulated zebrad (Zcash chain facts); absent when a real ZEBRAD_URL replaces it. */
   zebrad: DevnetZebrad | undefined;
+  /** The simulated MEV-Boost relays; absent when a real RELAY_URLS replaces them. */
+  relays: DevnetRelays | undefined;
   close(): Promise<void>;
 }
 
@@ -91,6 +94,9 @@ export async function startDevnet(opts: {
   /** A configured ZEBRAD_URL: it replaces only the zebrad simulator, on the configured ZCASH_NETWORK. */
   zebradUrl?: string;
   zcashNetwork?: ZcashNetwork;
+  /** A configured RELAY_URLS (and its BUILDER_PUBKEYS): it replaces only the relay simulators. */
+  relayUrls?: string;
+  builderPubkeys?: string;
 }): Promise<DevnetHandle> {
   const dir = path.join(opts.dataDir, "devnet");
   fs.mkdirSync(dir, { recursive: true });
@@ -104,6 +110,7 @@ export async function startDevnet(opts: {
   const serviceWallet = { ...deriveDevnetWallets(serviceSeed, DEVNET_MONERO_NETWORK)[0]!, label: "service" };
   const ethereum = opts.ethRpcUrl ? undefined : await startDevnetEthereum({ host });
   const zebrad = opts.zebradUrl ? undefined : await startDevnetZebrad({ host, blockSeconds: opts.blockSeconds, log: opts.log });
+  const relays = opts.relayUrls ? undefined : await startDevnetRelays({ host });
   const payTo = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address;
   const facilitatorKey = keyAt(18);
   const masterKey = persistentSecret(dir, "master.key");
@@ -128,6 +135,8 @@ export async function startDevnet(opts: {
       ETH_RPC_URL: opts.ethRpcUrl ?? ethereum!.url,
       ZEBRAD_URL: opts.zebradUrl ?? zebrad!.url,
       ZCASH_NETWORK: zebrad ? DEVNET_ZCASH_NETWORK : (opts.zcashNetwork ?? DEVNET_ZCASH_NETWORK),
+      RELAY_URLS: opts.relayUrls ?? relays!.relayUrls,
+      BUILDER_PUBKEYS: relays ? relays.builderPubkeys : (opts.builderPubkeys ?? ""),
       // The devnet always settles on its own chain, whatever facilitator mode is configured.
       FACILITATOR_MODE: "local",
       EVM_RPC_URL: evm.url,
@@ -144,6 +153,7 @@ export async function startDevnet(opts: {
     prices,
     ethereum,
     zebrad,
+    relays,
     close: async () => {
       await Promise.allSettled([
         evm.close(),
@@ -151,6 +161,7 @@ export async function startDevnet(opts: {
         prices.close(),
         ...(ethereum ? [ethereum.close()] : []),
         ...(zebrad ? [zebrad.close()] : []),
+        ...(relays ? [relays.close()] : []),
       ]);
       try {
         const cur = JSON.parse(fs.readFileSync(handle.stateFile, "utf8")) as { pid?: number };

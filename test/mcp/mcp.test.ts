@@ -5,6 +5,7 @@
  * payments and errors on both transports.
  */
 import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
+import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -154,8 +155,10 @@ describe.each(transports)("MCP over $name", (transport) => {
     expect(catalogue.questions.length).toBeGreaterThan(0);
     // The Ethereum answers stand on stored headers: let the follower catch up first.
     while ((await followEthereumOnce(s.t.app.ethereum)).more);
+    // The builder answers stand on ingested relay data: let the relay poller catch up too.
+    while ((await pollRelaysOnce(s.t.app.relays)).some((r) => r.more));
     // A valid value for each required free-form parameter (enumerations take their first allowed value).
-    const EXAMPLES: Record<string, string> = { asset: "USDC" };
+    const EXAMPLES: Record<string, string> = { asset: "USDC", builder: "Titan" };
     for (const q of catalogue.questions) {
       const params: Record<string, string> = {};
       for (const p of q.params) if (p.required) params[p.name] = p.allowed?.[0] ?? p.default ?? EXAMPLES[p.name] ?? "";

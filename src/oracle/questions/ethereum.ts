@@ -54,16 +54,36 @@ export const cheapestFlashloanAnswer = z.object({
 export const ETH_SOURCES = ["eth_rpc"] as const;
 
 export const dataFreshnessAnswer = z.object({
-  source: z.enum(ETH_SOURCES),
+  source: z.string().describe('"eth_rpc" or a relay source "relay:<name>"'),
   configured: z.boolean(),
-  age_s: z.number().int().nullable().describe("seconds since the newest ingested item (eth_rpc: the stored head's timestamp); null when none yet"),
+  age_s: z.number().int().nullable().describe("seconds since the newest ingested item (eth_rpc: the stored head's timestamp; a relay: its last successful poll); null when none yet"),
   fresh: z.boolean().describe("age_s within the limit the answers enforce"),
   max_age_s: z.number().int(),
   head_block: z.number().int().nullable(),
-  stored_blocks: z.number().int(),
+  stored_blocks: z.number().int().describe("eth_rpc: stored headers; a relay: stored delivered payloads"),
   node_reachable: z.boolean().describe("whether the node answered eth_blockNumber for this answer (stored data can still be fresh without it)"),
   node_head: z.number().int().nullable().describe("the node's head now; node_head − head_block is the follower's lag in blocks"),
+  newest_slot: z.number().int().nullable().describe("relay sources: newest delivered slot stored from this relay (null for eth_rpc)"),
+  last_ok_ms: z.number().int().nullable().describe("relay sources: when its last poll succeeded (Unix ms)"),
+  last_error: z.string().nullable().describe("relay sources: why its last poll failed, while it is down"),
 });
+
+/** Other ingested sources (the MEV-Boost relays) answered by data-freshness. */
+export interface ExtraFreshnessSources {
+  ids: readonly string[];
+  freshness: (id: string) => Promise<{
+    source: string;
+    configured: boolean;
+    age_s: number | null;
+    fresh: boolean;
+    max_age_s: number;
+    stored_blocks: number;
+    node_reachable: boolean;
+    newest_slot: number | null;
+    last_ok_ms: number | null;
+    last_error: string | null;
+  }>;
+}
 
 export interface EthereumQuestionDeps {
   rpc: EthRpc;
@@ -71,6 +91,8 @@ export interface EthereumQuestionDeps {
   clock: Clock;
   /** Oldest head (seconds) the fee answers accept before answering 503 source_stale. */
   maxAgeSeconds: number;
+  /** The relays' freshness lines (source ids "relay:<name>"). */
+  extraSources?: ExtraFreshnessSources;
 }
 
 async function scheduleOf(rpc: EthRpc, signal?: AbortSignal) {
@@ -147,12 +169,17 @@ export function ethereumQuestions(deps: EthereumQuestionDeps): QuestionDef[] {
     },
     {
       path: "data-freshness",
-      summary: "How old an ingested data source is (eth_rpc: the follower's newest Ethereum block)",
+      summary: "How old an ingested data source is (eth_rpc: the follower's newest Ethereum block; relay:<name>: a MEV-Boost relay's last poll)",
       source: "internal",
-      params: [{ name: "source", required: true, description: "ingested source id", allowed: ETH_SOURCES }],
+      params: [{ name: "source", required: true, description: "ingested source id", allowed: [...ETH_SOURCES, ...(deps.extraSources?.ids ?? [])] }],
       answer: dataFreshnessAnswer,
       available: () => true,
-      answerQuestion: async (_p, signal) => {
+      answerQuestion: async (p, signal) => {
+        if (p.source !== "eth_rpc" && deps.extraSources) {
+          const f = await deps.extraSources.freshness(p.source ?? "");
+          return dataFreshnessAnswer.parse({ ...f, head_block: null, node_head: null });
+        }
+        const relayNulls = { newest_slot: null, last_ok_ms: null, last_error: null };
         if (!rpc.configured) {
           return dataFreshnessAnswer.parse({
             source: "eth_rpc",
@@ -164,6 +191,7 @@ export function ethereumQuestions(deps: EthereumQuestionDeps): QuestionDef[] {
             stored_blocks: 0,
             node_reachable: false,
             node_head: null,
+            ...relayNulls,
           });
         }
         // The follower may run elsewhere: freshness is the stored data's, even while this process cannot reach the node.
@@ -180,6 +208,7 @@ export function ethereumQuestions(deps: EthereumQuestionDeps): QuestionDef[] {
           stored_blocks: head ? await countHeaders(db, head.chainId) : 0,
           node_reachable: nodeHead !== null,
           node_head: nodeHead === null ? null : Number(nodeHead),
+          ...relayNulls,
         });
       },
     },

@@ -1,0 +1,303 @@
+/**
+ * The builder questions of the Penny Oracle, from the relay poller's data
+ * (relay-store.ts): /v1/q/top-builder, /v1/q/builder-share,
+ * /v1/q/builder-bid, /v1/q/block-value, /v1/q/proposer-payment, and each
+ * relay's line in /v1/q/data-freshness (source "relay:<name>").
+ *
+ * Definitions (docs/ethereum.md, Builders): a window is the slots whose
+ * start time (genesis + 12 s × slot) lies within the last 1h/24h/7d/30d; a
+ * slot delivered by several relays counts once; shares are slots won / MEV-
+ * Boost slots in the window; percentiles are nearest-rank (the value at rank
+ * ceil(p/100 · n) of the n values sorted ascending). Wei amounts are decimal
+ * strings, ETH amounts exact decimal strings; no float anywhere but the
+ * percentage share (2 decimals, rounded half up).
+ *
+ * Every answer carries `source_age_s` (age of the newest delivered slot) and
+ * which relays answered their last poll. No relay configured → 503
+ * relays_not_configured; every relay down, no data, or the newest data older
+ * than the limit → 503 source_stale naming the relays.
+ */
+import { z } from "zod";
+import type { Clock } from "../../core/clock.js";
+import { formatAtomic, type MoneyUnit } from "../../core/money.js";
+import { unavailable } from "../../core/errors.js";
+import type { Queryable } from "../../db/types.js";
+import { builderName, matchBuilder } from "../../chains/ethereum/builders.js";
+import { slotTime, type RelayEndpoint } from "../../chains/ethereum/relays.js";
+import {
+  bidPercentile,
+  countPayloads,
+  deliveredValuePercentile,
+  latestDelivery,
+  newestSlot,
+  relayUp,
+  seenBuilderKeys,
+  slotsByBuilder,
+  sourceStates,
+} from "../relay-store.js";
+import type { QuestionDef } from "../question.js";
+
+const ETH: MoneyUnit = { symbol: "ETH", decimals: 18, scale: 10n ** 18n };
+
+export const WINDOWS = { "1h": 3_600, "24h": 86_400, "7d": 604_800, "30d": 2_592_000 } as const;
+export type WindowName = keyof typeof WINDOWS;
+export const WINDOW_NAMES = Object.keys(WINDOWS) as WindowName[];
+export const PERCENTILES = ["25", "50", "75", "90", "99"] as const;
+
+const wei = z.string().regex(/^\d+$/).describe("wei, decimal integer string");
+const eth = z.string().regex(/^\d+(\.\d{1,18})?$/).describe("ETH, exact decimal string");
+const sourceFields = {
+  source_age_s: z.number().int().describe("seconds since the start of the newest delivered slot stored"),
+  relays_ok: z.array(z.string()).describe("relay sources whose last poll succeeded"),
+  relays_down: z.array(z.string()).describe("relay sources whose last poll failed (their data may lag)"),
+};
+
+export const shareAnswer = z.object({
+  window: z.enum(WINDOW_NAMES),
+  total_slots: z.number().int().describe("MEV-Boost slots in the window, each counted once"),
+  builder: z.string().nullable().describe("builder name (or key prefix when the key has no name); null when the window is empty"),
+  matched: z.boolean().describe("whether the builder is known (by name or key)"),
+  slots_won: z.number().int(),
+  share_pct: z.number().describe("slots_won / total_slots in percent, 2 decimals"),
+  ...sourceFields,
+});
+
+export const builderBidAnswer = z.object({
+  window: z.enum(WINDOW_NAMES),
+  total_slots: z.number().int(),
+  builder: z.string(),
+  matched: z.boolean(),
+  pct: z.number().int().describe("percentile (nearest rank)"),
+  samples: z.number().int().describe("slots in the window with a bid of the builder (its highest bid per slot, over every relay)"),
+  value_wei: wei.nullable().describe("null when samples is 0"),
+  value_eth: eth.nullable(),
+  ...sourceFields,
+});
+
+export const blockValueAnswer = z.object({
+  window: z.enum(WINDOW_NAMES),
+  pct: z.number().int(),
+  samples: z.number().int().describe("delivered MEV-Boost blocks in the window (one per slot)"),
+  value_wei: wei.nullable().describe("the relay-claimed payment to the proposer at the percentile; null when samples is 0"),
+  value_eth: eth.nullable(),
+  ...sourceFields,
+});
+
+export const proposerPaymentAnswer = z.object({
+  slot: z.number().int(),
+  slot_time: z.number().int().describe("slot start, Unix seconds"),
+  block: z.number().int(),
+  block_hash: z.string(),
+  builder: z.string(),
+  builder_pubkey: z.string(),
+  proposer_fee_recipient: z.string(),
+  relay_claimed_wei: wei,
+  relay_claimed_eth: eth,
+  relays: z.array(z.string()).describe("relays that delivered this block"),
+  method: z.literal("relay_claim").describe("the value is the relays' bid trace; it is not yet checked on chain"),
+  conflicting_blocks: z.boolean().describe("whether relays delivered different blocks for this slot"),
+  ...sourceFields,
+});
+
+export interface BuilderQuestionDeps {
+  db: Queryable;
+  clock: Clock;
+  relays: readonly RelayEndpoint[];
+  /** Builder key → name (BUILDER_PUBKEYS). */
+  names: ReadonlyMap<string, string>;
+  /** Oldest newest-slot (seconds) the answers accept before answering 503 source_stale. */
+  maxAgeSeconds: number;
+}
+
+const pctShare = (won: number, total: number) => (total === 0 ? 0 : Math.round((won * 10_000) / total) / 100);
+
+/** The relays' state for an answer; throws 503 when no answer may be given. */
+async function sourceCheck(deps: BuilderQuestionDeps) {
+  const { db, clock, relays, maxAgeSeconds } = deps;
+  if (relays.length === 0) throw unavailable("relays_not_configured", "No MEV-Boost relay is configured (RELAY_URLS).");
+  const states = await sourceStates(db);
+  const ok: string[] = [];
+  const down: string[] = [];
+  for (const r of relays) {
+    const s = states.get(r.id);
+    (relayUp(s) ? ok : down).push(r.id);
+  }
+  const nowS = Math.floor(clock.now() / 1000);
+  const newest = await newestSlot(db, relays.map((r) => r.id));
+  const age = newest === null ? null : Math.max(0, nowS - slotTime(newest));
+  if (ok.length === 0) {
+    throw unavailable("source_stale", `Every MEV-Boost relay is down: ${down.join(", ")}.`, { source: down.join(","), age_s: age, relays_down: down });
+  }
+  if (age === null) throw unavailable("source_stale", "No relay data has been ingested yet.", { source: relays.map((r) => r.id).join(","), age_s: null });
+  if (age > maxAgeSeconds) {
+    throw unavailable("source_stale", `The newest delivered slot is ${age} s old (limit ${maxAgeSeconds} s).`, { source: (down.length ? down : ok).join(","), age_s: age, relays_down: down });
+  }
+  return { source_age_s: age, relays_ok: ok, relays_down: down, nowS };
+}
+
+export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
+  const { db, names } = deps;
+  const available = () => deps.relays.length > 0;
+  const windowParam = { name: "window", required: false, description: "how far back the slots go (slot start time)", allowed: WINDOW_NAMES, default: "24h", format: "duration" } as const;
+  const pctParam = { name: "pct", required: false, description: "percentile, nearest rank", allowed: PERCENTILES, default: "50", format: "percent" } as const;
+  const builderParam = { name: "builder", required: true, description: "builder name (exact, else substring; case-insensitive) or a 0x prefix of its BLS key", format: "name or 0x-key prefix" } as const;
+  const win = (w: string | undefined) => (w ?? "24h") as WindowName;
+
+  const share = async (p: { window?: string; builder?: string }) => {
+    const src = await sourceCheck(deps);
+    const w = win(p.window);
+    const since = src.nowS - WINDOWS[w];
+    const counts = await slotsByBuilder(db, since);
+    const total = counts.reduce((a, c) => a + c.slots, 0);
+    const { nowS: _n, ...fields } = src;
+    if (p.builder === undefined) {
+      // Sum per name: one builder runs several keys.
+      const byName = new Map<string, number>();
+      for (const c of counts) byName.set(builderName(names, c.builder), (byName.get(builderName(names, c.builder)) ?? 0) + c.slots);
+      const top = [...byName.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0];
+      return shareAnswer.parse({ window: w, total_slots: total, builder: top?.[0] ?? null, matched: top !== undefined, slots_won: top?.[1] ?? 0, share_pct: pctShare(top?.[1] ?? 0, total), ...fields });
+    }
+    const m = matchBuilder(names, p.builder, counts.map((c) => c.builder));
+    const won = m ? counts.filter((c) => m.keys.includes(c.builder)).reduce((a, c) => a + c.slots, 0) : 0;
+    return shareAnswer.parse({ window: w, total_slots: total, builder: m?.name ?? p.builder, matched: m !== null, slots_won: won, share_pct: pctShare(won, total), ...fields });
+  };
+
+  return [
+    {
+      path: "top-builder",
+      summary: "The block builder that won the most MEV-Boost slots in the window, with its share",
+      source: "relays",
+      params: [windowParam],
+      answer: shareAnswer,
+      available,
+      answerQuestion: (p) => share({ window: p.window }),
+    },
+    {
+      path: "builder-share",
+      summary: "A block builder's share of the MEV-Boost slots in the window",
+      source: "relays",
+      params: [builderParam, windowParam],
+      answer: shareAnswer,
+      available,
+      answerQuestion: (p) => share({ window: p.window, builder: p.builder ?? "" }),
+    },
+    {
+      path: "builder-bid",
+      summary: "A block builder's bid at a percentile over the window (its highest bid per slot, every relay)",
+      source: "relays",
+      params: [builderParam, pctParam, windowParam],
+      answer: builderBidAnswer,
+      available,
+      answerQuestion: async (p) => {
+        const { nowS, ...fields } = await sourceCheck(deps);
+        const w = win(p.window);
+        const pct = Number(p.pct ?? "50");
+        const since = nowS - WINDOWS[w];
+        const [counts, seen] = await Promise.all([slotsByBuilder(db, since), seenBuilderKeys(db, since)]);
+        const m = matchBuilder(names, p.builder ?? "", seen);
+        const r = await bidPercentile(db, m?.keys ?? [], since, pct);
+        return builderBidAnswer.parse({
+          window: w,
+          total_slots: counts.reduce((a, c) => a + c.slots, 0),
+          builder: m?.name ?? p.builder,
+          matched: m !== null,
+          pct,
+          samples: r.samples,
+          value_wei: r.value?.toString() ?? null,
+          value_eth: r.value === null ? null : formatAtomic(r.value, ETH),
+          ...fields,
+        });
+      },
+    },
+    {
+      path: "block-value",
+      summary: "MEV-Boost block value (the relay-claimed payment to the proposer) at a percentile over the window",
+      source: "relays",
+      params: [pctParam, windowParam],
+      answer: blockValueAnswer,
+      available,
+      answerQuestion: async (p) => {
+        const { nowS, ...fields } = await sourceCheck(deps);
+        const w = win(p.window);
+        const pct = Number(p.pct ?? "50");
+        const r = await deliveredValuePercentile(db, nowS - WINDOWS[w], pct);
+        return blockValueAnswer.parse({
+          window: w,
+          pct,
+          samples: r.samples,
+          value_wei: r.value?.toString() ?? null,
+          value_eth: r.value === null ? null : formatAtomic(r.value, ETH),
+          ...fields,
+        });
+      },
+    },
+    {
+      path: "proposer-payment",
+      summary: "The newest MEV-Boost block's payment to its proposer: builder, fee recipient, the relays' claimed value",
+      source: "relays",
+      params: [],
+      answer: proposerPaymentAnswer,
+      available,
+      answerQuestion: async () => {
+        const { nowS: _n, ...fields } = await sourceCheck(deps);
+        const d = await latestDelivery(db);
+        if (!d) throw unavailable("source_stale", "No relay data has been ingested yet.", { source: deps.relays.map((r) => r.id).join(","), age_s: null });
+        return proposerPaymentAnswer.parse({
+          slot: d.slot,
+          slot_time: slotTime(d.slot),
+          block: d.blockNumber,
+          block_hash: d.blockHash,
+          builder: builderName(names, d.builder),
+          builder_pubkey: d.builder,
+          proposer_fee_recipient: d.feeRecipient,
+          relay_claimed_wei: d.value.toString(),
+          relay_claimed_eth: formatAtomic(d.value, ETH),
+          relays: d.relays,
+          method: "relay_claim",
+          conflicting_blocks: d.hashes > 1,
+          ...fields,
+        });
+      },
+    },
+  ];
+}
+
+/** One relay's line of /v1/q/data-freshness. */
+export interface RelayFreshness {
+  source: string;
+  configured: boolean;
+  age_s: number | null;
+  fresh: boolean;
+  max_age_s: number;
+  stored_blocks: number;
+  node_reachable: boolean;
+  newest_slot: number | null;
+  last_ok_ms: number | null;
+  last_error: string | null;
+}
+
+/** The relays as data-freshness sources: their ids and each one's freshness. */
+export function relayFreshnessSources(deps: BuilderQuestionDeps): { ids: string[]; freshness: (id: string) => Promise<RelayFreshness> } {
+  return {
+    ids: deps.relays.map((r) => r.id),
+    freshness: async (id) => {
+      const s = (await sourceStates(deps.db)).get(id);
+      const newest = await newestSlot(deps.db, [id]);
+      // A relay's age is the time since its last successful poll: a small relay may deliver no block for minutes while it is fine.
+      const age = s?.lastOkMs == null ? null : Math.max(0, Math.floor((deps.clock.now() - s.lastOkMs) / 1000));
+      const up = relayUp(s);
+      return {
+        source: id,
+        configured: true,
+        age_s: age,
+        fresh: up && age !== null && age <= deps.maxAgeSeconds,
+        max_age_s: deps.maxAgeSeconds,
+        stored_blocks: await countPayloads(deps.db, id),
+        node_reachable: up,
+        newest_slot: newest,
+        last_ok_ms: s?.lastOkMs ?? null,
+        last_error: up ? null : (s?.lastError ?? null),
+      };
+    },
+  };
+}
