@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { defineRoute, type AnyRouteDef } from "../http/route-table.js";
 import type { Queryable } from "../db/types.js";
+import { WatchCreateOutput } from "../watch/routes.js";
 import { createCoinWatch, createTopupQuote, getQuote, QuoteSchema, TopupCryptoInput, WatchCryptoInput, type CoinDeps } from "./quotes.js";
 
 /** The path the service wallet's watch delivers to when COIN_WEBHOOK_URL is not set. */
@@ -13,33 +14,7 @@ export const SERVICE_WALLET_SINK_PATH = "/v1/private/coin-wallet/events";
 
 const MoneyAmount = z.object({ atomic: z.string(), display: z.string(), coin: z.string() });
 
-const CreditBlockSchema = z.object({
-  remaining_atomic: z.string(),
-  remaining_usd: z.string(),
-  days_remaining: z.number(),
-  low_credit: z.boolean(),
-  rate_per_day_atomic: z.string(),
-  rate_per_call_atomic: z.string(),
-  low_credit_threshold_atomic: z.string(),
-});
-
-const CoinWatchOutput = z.object({
-  watchId: z.string(),
-  watchToken: z.string(),
-  webhookSecret: z.string(),
-  chain: z.string(),
-  network: z.string(),
-  address: z.string(),
-  startHeight: z.number().int(),
-  expiresAt: z.string(),
-  creditAtomic: z.string(),
-  ratePerDayAtomic: z.string(),
-  ratePerCallAtomic: z.string(),
-  credit: CreditBlockSchema,
-  topupEndpoints: z.array(z.string()),
-  testEndpoint: z.string(),
-  statusEndpoint: z.string(),
-  notice: z.string(),
+const CoinWatchOutput = WatchCreateOutput.extend({
   payment: z.object({
     quoteId: z.string(),
     payTo: z.string(),

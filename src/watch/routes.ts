@@ -30,8 +30,8 @@ import {
 } from "./service.js";
 import type { WatchDeps } from "./deps.js";
 
-
-const CreditBlockSchema = z.object({
+/** The spec's credit block (every webhook body and the status view). */
+export const CreditBlockSchema = z.object({
   remaining_atomic: z.string(),
   remaining_usd: z.string(),
   days_remaining: z.number(),
@@ -48,7 +48,8 @@ const BalanceSnapshotSchema = z
 
 const WatchIdToken = z.object({ id: z.string().uuid(), watchToken: z.string().max(256).optional() });
 
-const CreateOutput = z.object({
+/** What creating a watch answers (paid create, and the coin-created watch with its payment on top). */
+export const WatchCreateOutput = z.object({
   watchId: z.string(),
   watchToken: z.string(),
   webhookSecret: z.string(),
@@ -147,7 +148,7 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
     tags: ["private-watch"],
     mcpTool: "service_private_watch_create",
     input: CreateWatchInput,
-    output: CreateOutput,
+    output: WatchCreateOutput,
     price: CREATE_CREDIT,
     precheck: async (input, ctx) => void (await checkCreateWatch({ ctx: ctxOf(ctx), input })),
     handler: (input, ctx) => createWatch({ ctx: ctxOf(ctx), input, opening: USDC_OPENING }),

@@ -17,6 +17,7 @@ import {
   type FlashLoanProvider,
 } from "./flashloans.js";
 import type { EthRpc } from "./rpc.js";
+import { probeChainHealth, type ChainHealth } from "../health.js";
 
 export interface BaseFeeFacts {
   block: number;
@@ -106,16 +107,16 @@ export async function checkCandidate(
   return { provider: p, feeBps, available };
 }
 
-export type EthereumHealth = { configured: boolean; available: boolean; height?: number; network?: string; error?: string };
+export type EthereumHealth = ChainHealth;
 
 /** Ethereum's entry in /v1/health: the chain id and head, with a short deadline. Never throws. */
-export async function ethereumHealth(rpc: EthRpc, opts: { timeoutMs?: number } = {}): Promise<EthereumHealth> {
-  if (!rpc.configured) return { configured: false, available: false };
-  try {
-    const signal = AbortSignal.timeout(opts.timeoutMs ?? 3_000);
-    const [chainId, head] = await Promise.all([rpc.chainId(signal), rpc.blockNumber(signal)]);
-    return { configured: true, available: true, height: Number(head), network: `eip155:${chainId}` };
-  } catch (e) {
-    return { configured: true, available: false, error: e instanceof Error ? e.message : String(e) };
-  }
+export function ethereumHealth(rpc: EthRpc, opts: { timeoutMs?: number } = {}): Promise<EthereumHealth> {
+  return probeChainHealth(
+    rpc.configured,
+    async (signal) => {
+      const [chainId, head] = await Promise.all([rpc.chainId(signal), rpc.blockNumber(signal)]);
+      return { height: Number(head), network: `eip155:${chainId}` };
+    },
+    opts.timeoutMs,
+  );
 }

@@ -8,6 +8,7 @@
 import type { Clock } from "../../core/clock.js";
 import { formatXmr } from "../../core/money.js";
 import type { MoneroDaemon } from "./daemon-client.js";
+import { probeChainHealth, type ChainHealth } from "../health.js";
 
 export { PICONERO_PER_XMR, formatXmr, parseXmr } from "../../core/money.js";
 /** A typical 2-in/2-out transaction is about 1.5 kB; the fee estimate is quoted for this size. */
@@ -157,31 +158,16 @@ export async function moneroLastBlockFacts(daemon: MoneroDaemon, clock: Clock, s
   };
 }
 
-// A type alias (not an interface) so it fits a health line's open record of details.
-export type MoneroHealth = {
-  configured: boolean;
-  available: boolean;
-  /** Top block height when reachable. */
-  height?: number;
-  synchronized?: boolean;
-  network?: string;
-  error?: string;
-};
+export type MoneroHealth = ChainHealth;
 
 /** Monero's entry in /v1/health: one get_info with a short deadline. Never throws. */
-export async function moneroHealth(daemon: MoneroDaemon, opts: { timeoutMs?: number } = {}): Promise<MoneroHealth> {
-  if (!daemon.configured) return { configured: false, available: false };
-  try {
-    const info = await daemon.getInfo(AbortSignal.timeout(opts.timeoutMs ?? 3_000));
-    return {
-      configured: true,
-      available: true,
-      height: info.height - 1,
-      synchronized: info.synchronized,
-      network: info.nettype,
-    };
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    return { configured: true, available: false, error: message };
-  }
+export function moneroHealth(daemon: MoneroDaemon, opts: { timeoutMs?: number } = {}): Promise<MoneroHealth> {
+  return probeChainHealth(
+    daemon.configured,
+    async (signal) => {
+      const info = await daemon.getInfo(signal);
+      return { height: info.height - 1, synchronized: info.synchronized, network: info.nettype };
+    },
+    opts.timeoutMs,
+  );
 }

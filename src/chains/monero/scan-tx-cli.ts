@@ -13,6 +13,7 @@ import { DEFAULT_LOOKAHEAD, makeViewAccount } from "./keys.js";
 import { explainViewTags, scanTx } from "./scan.js";
 import { parseBlockBlob, parseTransactionBlob } from "./tx-binary.js";
 import type { ScanTx, SubaddressIndex, SubaddressLookahead } from "./types.js";
+import { readInputCapped } from "../../core/read-input.js";
 
 export interface CliIo {
   stdin: NodeJS.ReadableStream;
@@ -26,18 +27,6 @@ const USAGE = `usage: vigil monero scan-tx < input.json
   output: {"kind", "txid", "outputs": [{"outputIndex", "publicKey", "amount" (piconero string), "subaddress"}], "diagnostics"}`;
 
 const MAX_INPUT = 4 * 1024 * 1024;
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer | string>) {
-    const b = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    size += b.length;
-    if (size > MAX_INPUT) throw new Error(`input larger than ${MAX_INPUT} bytes`);
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 function isIndex(v: unknown): v is SubaddressIndex {
   return typeof v === "object" && v !== null && Number.isInteger((v as SubaddressIndex).major) && Number.isInteger((v as SubaddressIndex).minor);
@@ -64,7 +53,7 @@ export async function runMoneroCli(args: string[], io: CliIo): Promise<number> {
   }
   let input: Record<string, unknown>;
   try {
-    const parsed: unknown = JSON.parse(await readAll(io.stdin));
+    const parsed: unknown = JSON.parse(await readInputCapped(io.stdin, MAX_INPUT));
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("input must be a JSON object");
     input = parsed as Record<string, unknown>;
   } catch (e) {

@@ -17,6 +17,7 @@
 import type { Clock } from "../../core/clock.js";
 import { formatZec } from "../../core/money.js";
 import { ZCASH_POOLS, type ZcashPool, type ZcashValuePools, type Zebrad } from "./zebrad.js";
+import { probeChainHealth, type ChainHealth } from "../health.js";
 
 export interface ZecHeightFacts {
   /** Height of the best block the node has verified. */
@@ -154,23 +155,16 @@ export async function zecPoolsFacts(zebrad: Zebrad, signal?: AbortSignal): Promi
   return { height: info.blocks, best_block_hash: info.bestBlockHash, ...poolsReadout(info.valuePools) };
 }
 
-// A type alias (not an interface) so it fits a health line's open record of details.
-export type ZcashHealth = {
-  configured: boolean;
-  available: boolean;
-  height?: number;
-  synchronized?: boolean;
-  network?: string;
-  error?: string;
-};
+export type ZcashHealth = ChainHealth;
 
 /** Zcash's entry in /v1/health: one getblockchaininfo with a short deadline. Never throws. */
-export async function zcashHealth(zebrad: Zebrad, opts: { timeoutMs?: number } = {}): Promise<ZcashHealth> {
-  if (!zebrad.configured) return { configured: false, available: false };
-  try {
-    const f = await zecHeightFacts(zebrad, AbortSignal.timeout(opts.timeoutMs ?? 3_000));
-    return { configured: true, available: true, height: f.height, synchronized: f.synchronized, network: zebrad.network };
-  } catch (e) {
-    return { configured: true, available: false, error: e instanceof Error ? e.message : String(e) };
-  }
+export function zcashHealth(zebrad: Zebrad, opts: { timeoutMs?: number } = {}): Promise<ZcashHealth> {
+  return probeChainHealth(
+    zebrad.configured,
+    async (signal) => {
+      const f = await zecHeightFacts(zebrad, signal);
+      return { height: f.height, synchronized: f.synchronized, network: zebrad.network };
+    },
+    opts.timeoutMs,
+  );
 }

@@ -12,6 +12,7 @@ import { DEFAULT_TRANSPARENT_GAP_LIMIT, scanTransaction } from "./scan-tx.js";
 import { parseTransactionHex, TxParseError } from "./tx-parse.js";
 import { transactionId } from "./txid.js";
 import { decodeUfvk } from "./zip316.js";
+import { readInputCapped } from "../../core/read-input.js";
 
 export interface CliIo {
   stdin: NodeJS.ReadableStream;
@@ -26,18 +27,6 @@ export const SCAN_TX_USAGE = `usage: vigil zcash scan-tx < input.json
 const MAX_INPUT = 4 * 1024 * 1024;
 const MAX_GAP_LIMIT = 1000;
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer | string>) {
-    const b = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    size += b.length;
-    if (size > MAX_INPUT) throw new Error(`input larger than ${MAX_INPUT} bytes`);
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 function fail(io: CliIo, code: string, message: string, exit: number): number {
   io.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
   return exit;
@@ -46,7 +35,7 @@ function fail(io: CliIo, code: string, message: string, exit: number): number {
 export async function runZcashScanTx(io: CliIo): Promise<number> {
   let input: Record<string, unknown>;
   try {
-    const parsed: unknown = JSON.parse(await readAll(io.stdin));
+    const parsed: unknown = JSON.parse(await readInputCapped(io.stdin, MAX_INPUT));
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("input must be a JSON object");
     input = parsed as Record<string, unknown>;
   } catch (e) {
