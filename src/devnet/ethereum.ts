@@ -30,6 +30,7 @@ import {
   SELECTOR_GET_PAUSED,
 } from "../chains/ethereum/flashloans.js";
 import { JsonRpcError, startJsonRpcServer } from "./jsonrpc-server.js";
+import { seededRandom } from "./seeded-random.js";
 
 export const DEVNET_ETH_CHAIN_ID = 1337;
 const SCHEDULE = FORK_SCHEDULES[DEVNET_ETH_CHAIN_ID]!;
@@ -80,17 +81,6 @@ export interface DevnetEthereum {
   close(): Promise<void>;
 }
 
-/** mulberry32: small, seeded, good enough for traffic noise. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const hex = (v: bigint | number) => `0x${v.toString(16)}`;
 const word = (v: bigint) => `0x${v.toString(16).padStart(64, "0")}`;
@@ -108,7 +98,7 @@ export async function startDevnetEthereum(opts: {
 }): Promise<DevnetEthereum> {
   const blockSeconds = opts.blockSeconds ?? 12;
   const now = opts.now ?? Date.now;
-  const random = seeded(opts.seed ?? 1337);
+  const random = seededRandom(opts.seed ?? 1337);
   const history = opts.history ?? 256;
   const blocks: DevnetBlock[] = [];
   const byHash = new Map<string, DevnetBlock>();

@@ -26,6 +26,7 @@ import { formatZec } from "../core/money.js";
 import type { ZcashNetwork } from "../chains/zcash/network.js";
 import { ZCASH_POOLS, ZEBRAD_CHAIN, type ZcashPool } from "../chains/zcash/zebrad.js";
 import { HttpReply, JsonRpcError, startJsonRpcServer } from "./jsonrpc-server.js";
+import { seededRandom } from "./seeded-random.js";
 
 export const DEVNET_ZCASH_NETWORK: ZcashNetwork = "testnet";
 /** NU6.3 (Ironwood) activation on testnet; the devnet chain's history starts here. */
@@ -85,17 +86,6 @@ export interface DevnetZcashBlock {
   deltas: Record<ZcashPool, bigint>;
 }
 
-/** mulberry32 over a 32-bit seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sha256hex = (s: string) => createHash("sha256").update(s).digest("hex");
 
@@ -137,7 +127,7 @@ export class DevnetZcashChain {
     for (let i = 0; i < n; i++) {
       const now = Math.max(Math.floor(this.clock.now() / 1000), this.tip().time + 1);
       out.push(this.build(now).hash);
-      this.arrive(1 + Math.floor(prng(this.tip().height ^ 0x5eed)() * 5));
+      this.arrive(1 + Math.floor(seededRandom(this.tip().height ^ 0x5eed)() * 5));
     }
     return out;
   }
@@ -149,7 +139,7 @@ export class DevnetZcashChain {
 
   private arrive(count: number): DevnetZcashTx[] {
     const added: DevnetZcashTx[] = [];
-    const rand = prng(this.txCounter * 7919 + (this.blocks.length ? this.tip().height : 0));
+    const rand = seededRandom(this.txCounter * 7919 + (this.blocks.length ? this.tip().height : 0));
     for (let i = 0; i < count; i++) {
       const txid = sha256hex(`devnet-zcash-tx:${this.txCounter++}:${this.blocks.length}`);
       // A v6 transaction with one or two actions is about 2.5–9 kB (proofs dominate).
@@ -165,7 +155,7 @@ export class DevnetZcashChain {
     const height = prev ? prev.height + 1 : DEVNET_ZCASH_START_HEIGHT;
     const pools = { ...(prev ? prev.pools : INITIAL_POOLS) };
     const before = { ...pools };
-    const rand = prng(height);
+    const rand = seededRandom(height);
     // Subsidy: 12 % to the lockbox (NU6), the rest (miner and the grant slice) transparent.
     const lockbox = (DEVNET_ZCASH_SUBSIDY * 12n) / 100n;
     pools.lockbox += lockbox;
