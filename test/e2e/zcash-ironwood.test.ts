@@ -13,6 +13,7 @@ import { backgroundJobs } from "../../src/workers.js";
 import { ZCASH_POOLS } from "../../src/chains/zcash/zebrad.js";
 import { formatZec } from "../../src/core/money.js";
 import type { Job } from "../../src/core/jobs.js";
+import { startTestApp, type TestApp } from "../helpers/app.js";
 
 let s: WatchStack;
 let job: Job;
@@ -113,5 +114,36 @@ describe("Zcash pools on the devnet", () => {
     const recent = await s.call("GET", "/v1/zec/ironwood/history?window_ms=10800000");
     const from = s.clock.now() - 10_800_000;
     expect(recent.json.rows.map((r: any) => r.t_ms)).toEqual(taken.filter((x) => x.t >= from).map((x) => x.t));
+  });
+
+  it("without ZEBRAD_URL: no snapshot job, /v1/zec/ironwood answers 503 chain_not_configured, the history answers from stored rows", async () => {
+    const overlay = { ...s.devnet.configOverlay } as Record<string, unknown>;
+    delete overlay.ZEBRAD_URL;
+    const t: TestApp = await startTestApp({}, { devnet: { configOverlay: overlay } });
+    try {
+      expect(backgroundJobs(t.app, async () => ({}) as never, 1000).map((j) => j.name)).not.toContain("zcash pool snapshots");
+      const r = await fetch(`${t.url}/v1/zec/ironwood`);
+      expect(r.status).toBe(503);
+      expect(((await r.json()) as any).error.code).toBe("chain_not_configured");
+      const h = await fetch(`${t.url}/v1/zec/ironwood/history?window_ms=3600000`);
+      expect(h.status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("a zebrad on another network: 502 chain_network_mismatch, and the job stores nothing", async () => {
+    const t: TestApp = await startTestApp({}, { devnet: { configOverlay: { ...s.devnet.configOverlay, ZCASH_NETWORK: "mainnet" } } });
+    try {
+      const r = await fetch(`${t.url}/v1/zec/ironwood`);
+      expect(r.status).toBe(502);
+      expect(((await r.json()) as any).error.code).toBe("chain_network_mismatch");
+      const j = backgroundJobs(t.app, async () => ({}) as never, 1000).find((x) => x.name === "zcash pool snapshots")!;
+      await expect(j.run(signal)).rejects.toMatchObject({ code: "chain_network_mismatch" });
+      const h = (await (await fetch(`${t.url}/v1/zec/ironwood/history?window_ms=3600000`)).json()) as any;
+      expect(h.snapshots_in_window).toBe(0);
+    } finally {
+      await t.close();
+    }
   });
 });
