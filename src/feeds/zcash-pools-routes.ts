@@ -91,7 +91,6 @@ export function zcashPoolsRoutes(deps: ZcashPoolsDeps): AnyRouteDef[] {
       tags: ["feeds"],
       input: IronwoodInput,
       output: IronwoodOutput,
-      mcpTool: "service_zec_ironwood",
       handler: () => readIronwood({ ctx: { clock: deps.clock, cache } }),
     }),
     defineRoute({
@@ -102,7 +101,6 @@ export function zcashPoolsRoutes(deps: ZcashPoolsDeps): AnyRouteDef[] {
       tags: ["feeds"],
       input: HistoryInput,
       output: HistoryOutput,
-      mcpTool: "service_zec_ironwood_history",
       handler: (input) => readZcashHistory({ ctx: deps, input }),
     }),
   ];
