@@ -54,6 +54,8 @@ import { createZebrad } from "./chains/zcash/zebrad.js";
 import { zcashHealth } from "./chains/zcash/facts.js";
 import { zcashQuestions } from "./oracle/questions/zcash.js";
 import { flashloanRoutes } from "./oracle/flashloan-routes.js";
+import { zcashPoolsRoutes } from "./feeds/zcash-pools-routes.js";
+import type { ZcashPoolsDeps } from "./feeds/zcash-pools.js";
 import { builderQuestions, relayFreshnessSources } from "./oracle/questions/builders.js";
 import type { RelayPollerDeps } from "./oracle/relay-poller.js";
 import { parseRelayUrls, RelayClient } from "./chains/ethereum/relays.js";
@@ -91,6 +93,8 @@ export interface App {
   checkout: CheckoutDeps;
   /** What the relay poller job needs (workers.ts); no relays when RELAY_URLS is unset. */
   relays: RelayPollerDeps;
+  /** What the Zcash pool snapshot job needs (workers.ts); its zebrad is not configured when ZEBRAD_URL is unset. */
+  zcashPools: ZcashPoolsDeps;
   database: DatabaseHandle;
   log: Logger;
   clock: Clock;
@@ -231,6 +235,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   // Zcash: zebrad for chain facts; without it, the /v1/q/zec/* questions answer 503 chain_not_configured.
   const zebrad = createZebrad({ url: config.ZEBRAD_URL, network: config.ZCASH_NETWORK });
+  const zcashPools: ZcashPoolsDeps = { db: database.db, zebrad, clock, intervalSeconds: config.ZCASH_SNAPSHOT_SECONDS };
 
   // MEV-Boost relays (RELAY_URLS) and the builder key table (BUILDER_PUBKEYS); without relays the builder questions answer 503.
   const relayEndpoints = parseRelayUrls(config.RELAY_URLS);
@@ -263,6 +268,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...oracleRoutes(oracle),
     ...oracle.routes,
     ...flashloanRoutes({ rpc: ethRpc, clock }),
+    ...zcashPoolsRoutes(zcashPools),
     ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout) }),
     ...coinRoutes(coin),
     ...checkoutRoutes(checkout),
@@ -352,6 +358,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ethereum,
     checkout,
     relays,
+    zcashPools,
     database,
     log,
     clock,

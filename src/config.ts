@@ -111,6 +111,8 @@ export const ConfigSchema = z.object({
   ZEBRAD_URL: url.optional(),
   /** The Zcash network this service serves; a zebrad on another network is refused (502 chain_network_mismatch). Devnet: testnet. */
   ZCASH_NETWORK: z.enum(["mainnet", "testnet", "regtest"]).default("mainnet"),
+  /** Seconds between Zcash value-pool snapshots (/v1/zec/ironwood/history); one row per interval whatever the number of workers. */
+  ZCASH_SNAPSHOT_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
   /** Ethereum execution JSON-RPC; several URLs comma-separated are tried in order (fail-over). */
   ETH_RPC_URL: z
     .string()

@@ -232,6 +232,20 @@ export interface DB {
   relay_payloads: RelayPayloadsTable;
   relay_bids: RelayBidsTable;
   relay_sources: RelaySourcesTable;
+  zcash_pool_snapshots: ZcashPoolSnapshotsTable;
+}
+
+/** Zcash value pools every snapshot interval (migration 0010): one row per interval bucket; zatoshi as decimal strings. */
+export interface ZcashPoolSnapshotsTable {
+  bucket_ms: string;
+  t_ms: string;
+  height: string;
+  transparent_zat: string;
+  sprout_zat: string;
+  sapling_zat: string;
+  orchard_zat: string;
+  ironwood_zat: string;
+  lockbox_zat: string;
 }
 
 /** Winning bids a relay delivered to a proposer (migration 0008): one row per (slot, relay). */
