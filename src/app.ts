@@ -54,6 +54,7 @@ import { createZebrad } from "./chains/zcash/zebrad.js";
 import { zcashHealth } from "./chains/zcash/facts.js";
 import { zcashQuestions } from "./oracle/questions/zcash.js";
 import { flashloanRoutes } from "./oracle/flashloan-routes.js";
+import { feedsRoutes } from "./feeds/routes.js";
 import { builderQuestions, relayFreshnessSources } from "./oracle/questions/builders.js";
 import type { RelayPollerDeps } from "./oracle/relay-poller.js";
 import { parseRelayUrls, RelayClient } from "./chains/ethereum/relays.js";
@@ -263,6 +264,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...oracleRoutes(oracle),
     ...oracle.routes,
     ...flashloanRoutes({ rpc: ethRpc, clock }),
+    ...feedsRoutes(builderDeps),
     ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout) }),
     ...coinRoutes(coin),
     ...checkoutRoutes(checkout),

@@ -76,6 +76,8 @@ const FIXTURES: Record<string, Fixture> = {
   q_builder_bid: { valid: () => ({ builder: "Titan", pct: "90" }), invalid: () => ({ builder: "Titan", pct: "42" }) },
   q_block_value: { valid: () => ({ pct: "50", window: "1h" }), invalid: () => ({ pct: "101" }) },
   q_proposer_payment: noInput,
+  premiumBuilderStats: { valid: () => ({ window: "6h" }), invalid: () => ({ window: "1y" }) },
+  premiumBuilderStatsSample: noInput,
   flashloanProviders: { valid: () => ({ multi_asset: "true" }), invalid: () => ({ max_fee_bps: "cheap" }) },
   privateWatchInfo: lenientNoInput,
   privateWatchHealth: lenientNoInput,
