@@ -3,7 +3,7 @@
  * sample GET /v1/premium/builder-stats/sample (docs/feeds.md).
  */
 import { z } from "zod";
-import { defineRoute, type AnyRouteDef } from "../http/route-table.js";
+import { defineRoute, StreamBody, type AnyRouteDef } from "../http/route-table.js";
 import { usdCents } from "../core/money.js";
 import { sourceCheck } from "../oracle/questions/builders.js";
 import {
@@ -16,8 +16,10 @@ import {
   SAMPLE_WINDOW,
   type FeedsDeps,
 } from "./builder-stats.js";
+import { BUILDER_BIDS_COLUMNS, BuilderBidsCsvInput, builderBidsCsv, CSV_MAX_LIMIT } from "./csv.js";
 
 export const BUILDER_STATS_PRICE = usdCents(5);
+export const CSV_PRICE = usdCents(5);
 
 export function feedsRoutes(ctx: FeedsDeps): AnyRouteDef[] {
   return [
@@ -35,6 +37,24 @@ export function feedsRoutes(ctx: FeedsDeps): AnyRouteDef[] {
       handler: async (input) => {
         await sourceCheck(ctx);
         return computeBuilderStats({ ctx, input });
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/premium/builder-bids.csv",
+      operationId: "premiumBuilderBidsCsv",
+      summary: "Every MEV-Boost builder's highest bid per slot over a window, as CSV",
+      description: `RFC 4180 CSV with a header row; columns: ${BUILDER_BIDS_COLUMNS.join(", ")}. Rows in (slot, builder_pubkey) order; \`limit\` at most ${CSV_MAX_LIMIT}.`,
+      tags: ["feeds"],
+      input: BuilderBidsCsvInput,
+      output: z.string().describe("text/csv"),
+      mimeType: "text/csv",
+      price: CSV_PRICE,
+      readOnly: true,
+      // The source is checked before settlement; the rows are read as the client downloads, after it.
+      handler: async (input) => {
+        await sourceCheck(ctx);
+        return new StreamBody(() => builderBidsCsv({ ctx, input }), "text/csv; charset=utf-8; header=present");
       },
     }),
     defineRoute({
