@@ -16,6 +16,7 @@ import {
   SAMPLE_WINDOW,
   type FeedsDeps,
 } from "./builder-stats.js";
+import { FEE_HISTORY_COLUMNS, FeeHistoryCsvInput, feeHistoryCsv, feeHistoryStart } from "./fee-history.js";
 import { BUILDER_BIDS_COLUMNS, BuilderBidsCsvInput, builderBidsCsv, CSV_MAX_LIMIT } from "./csv.js";
 
 export const BUILDER_STATS_PRICE = usdCents(5);
@@ -37,6 +38,23 @@ export function feedsRoutes(ctx: FeedsDeps): AnyRouteDef[] {
       handler: async (input) => {
         await sourceCheck(ctx);
         return computeBuilderStats({ ctx, input });
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/premium/fee-history.csv",
+      operationId: "premiumFeeHistoryCsv",
+      summary: "Ethereum base fee and gas per block from the stored headers, as CSV",
+      description: `RFC 4180 CSV with a header row; columns: ${FEE_HISTORY_COLUMNS.join(", ")}. Blocks oldest first from \`from_block\` (default: the newest \`limit\` blocks); \`limit\` at most ${CSV_MAX_LIMIT}.`,
+      tags: ["feeds"],
+      input: FeeHistoryCsvInput,
+      output: z.string().describe("text/csv"),
+      mimeType: "text/csv",
+      price: CSV_PRICE,
+      readOnly: true,
+      handler: async (input) => {
+        const start = await feeHistoryStart(ctx.db, input);
+        return new StreamBody(() => feeHistoryCsv({ db: ctx.db, start, limit: input.limit }), "text/csv; charset=utf-8; header=present");
       },
     }),
     defineRoute({

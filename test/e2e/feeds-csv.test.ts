@@ -8,55 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
+import { readCsv } from "../helpers/csv.js";
 import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
 import { DEVNET_BUILDERS } from "../../src/devnet/relays.js";
 import { BUILDER_BIDS_COLUMNS, builderBidsCsv } from "../../src/feeds/csv.js";
 
 const ODD_NAME = 'Quasar, "Q" Ltd';
 let s: WatchStack;
-
-/** RFC 4180, strictly: CRLF records, quoted fields with doubled quotes, every record as wide as the header. */
-function readCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let i = 0;
-  while (i < text.length) {
-    const record: string[] = [];
-    for (;;) {
-      let field = "";
-      if (text[i] === '"') {
-        i++;
-        for (;;) {
-          if (i >= text.length) throw new Error("unterminated quoted field");
-          if (text[i] === '"') {
-            if (text[i + 1] === '"') {
-              field += '"';
-              i += 2;
-            } else {
-              i++;
-              break;
-            }
-          } else field += text[i++];
-        }
-      } else {
-        while (i < text.length && text[i] !== "," && text[i] !== "\r") {
-          if (text[i] === '"' || text[i] === "\n") throw new Error(`bare ${JSON.stringify(text[i])} at ${i}`);
-          field += text[i++];
-        }
-      }
-      record.push(field);
-      if (text[i] === ",") {
-        i++;
-        continue;
-      }
-      if (text.slice(i, i + 2) !== "\r\n") throw new Error(`expected CRLF at ${i}`);
-      i += 2;
-      break;
-    }
-    if (records.length > 0 && record.length !== records[0]!.length) throw new Error(`record ${records.length} has ${record.length} fields`);
-    records.push(record);
-  }
-  return records;
-}
 
 beforeAll(async () => {
   s = await startWatchStack({ https: false });

@@ -78,6 +78,7 @@ const FIXTURES: Record<string, Fixture> = {
   q_proposer_payment: noInput,
   premiumBuilderStats: { valid: () => ({ window: "6h" }), invalid: () => ({ window: "1y" }) },
   premiumBuilderStatsSample: noInput,
+  premiumFeeHistoryCsv: { valid: () => ({ limit: "10" }), invalid: () => ({ from_block: "abc" }) },
   premiumBuilderBidsCsv: { valid: () => ({ window: "1h", limit: "10" }), invalid: () => ({ limit: "ten" }) },
   flashloanProviders: { valid: () => ({ multi_asset: "true" }), invalid: () => ({ max_fee_bps: "cheap" }) },
   privateWatchInfo: lenientNoInput,
