@@ -56,6 +56,7 @@ import { zcashQuestions } from "./oracle/questions/zcash.js";
 import { flashloanRoutes } from "./oracle/flashloan-routes.js";
 import { zcashPoolsRoutes } from "./feeds/zcash-pools-routes.js";
 import type { ZcashPoolsDeps } from "./feeds/zcash-pools.js";
+import { feedsRoutes } from "./feeds/routes.js";
 import { builderQuestions, relayFreshnessSources } from "./oracle/questions/builders.js";
 import type { RelayPollerDeps } from "./oracle/relay-poller.js";
 import { parseRelayUrls, RelayClient } from "./chains/ethereum/relays.js";
@@ -269,6 +270,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...oracle.routes,
     ...flashloanRoutes({ rpc: ethRpc, clock }),
     ...zcashPoolsRoutes(zcashPools),
+    ...feedsRoutes(builderDeps),
     ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout) }),
     ...coinRoutes(coin),
     ...checkoutRoutes(checkout),

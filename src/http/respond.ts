@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import type { Logger } from "pino";
 import { ServiceError, errorBody } from "../core/errors.js";
-import { RawBody } from "./route-table.js";
+import { RawBody, StreamBody } from "./route-table.js";
 
 export type HttpEnv = { Variables: { requestId: string; ip: string; log: Logger } };
 
@@ -22,6 +22,7 @@ export function errorResponse(c: Context, err: ServiceError): Response {
  * a request whose If-None-Match names it (or `*`) gets 304 with no body.
  */
 export function render(c: Context, result: unknown, status: number, headers: Record<string, string>, conditional?: { ifNoneMatch: string | undefined }): Response {
+  if (result instanceof StreamBody) return c.body(webStream(result), status as 200, { ...headers, "Content-Type": result.contentType });
   const raw = result instanceof RawBody;
   const body = raw ? result.body : JSON.stringify(result);
   const contentType = raw ? result.contentType : "application/json";
@@ -39,4 +40,25 @@ function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === "*") return true;
   return header.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
+}
+
+/** The chunks of a StreamBody as a web stream, pulled as the client reads; an error mid-way aborts the response. */
+function webStream(body: StreamBody): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let chunks: AsyncIterator<string> | undefined;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        chunks ??= body.open()[Symbol.asyncIterator]();
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      } catch (e) {
+        controller.error(e);
+      }
+    },
+    async cancel() {
+      await chunks?.return?.();
+    },
+  });
 }

@@ -37,6 +37,19 @@ export class RawBody {
   ) {}
 }
 
+/**
+ * A streamed non-JSON body (CSV feeds): `open` is called only when the
+ * response is sent, so on a paid route after the payment settled, and a
+ * refused or failed payment opens nothing. For free and `readOnly` routes:
+ * the chunks are read after the handler returned, outside its transaction.
+ */
+export class StreamBody {
+  constructor(
+    readonly open: () => AsyncIterable<string>,
+    readonly contentType: string,
+  ) {}
+}
+
 export interface RouteRateLimit {
   /** Requests allowed per window per client IP. */
   points: number;
@@ -99,7 +112,7 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O extends z.ZodType =
    * runs after validation and before the 402, so nobody pays for a 400.
    */
   precheck?: (input: z.infer<S>, ctx: RequestContext) => Promise<void>;
-  handler: (input: z.infer<S>, ctx: RequestContext) => Promise<z.input<O> | RawBody>;
+  handler: (input: z.infer<S>, ctx: RequestContext) => Promise<z.input<O> | RawBody | StreamBody>;
 }
 
 /** Any route, whatever its schemas (the table is a list of these). */

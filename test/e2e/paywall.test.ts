@@ -10,7 +10,7 @@ import { privateKeyToAccount, mnemonicToAccount } from "viem/accounts";
 import { bytesToHex, type Hex } from "viem";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
-import { defineRoute } from "../../src/http/route-table.js";
+import { defineRoute, StreamBody } from "../../src/http/route-table.js";
 import { startDevnet, type DevnetHandle } from "../../src/devnet/index.js";
 import { DEVNET_MNEMONIC } from "../../src/devnet/evm.js";
 import { createPayer } from "../../src/x402/payer.js";
@@ -101,6 +101,27 @@ describe("x402 paywall end to end (devnet chain + local facilitator)", () => {
     },
   });
 
+  // A read-only paid route that streams: the stream is opened only after settlement.
+  let streamOpens = 0;
+  const streamWork = defineRoute({
+    method: "POST",
+    path: "/v1/test/stream",
+    operationId: "testStream",
+    summary: "paid streamed work",
+    input: z.object({ drainWith: z.string().optional() }),
+    output: z.string(),
+    price: PRICE,
+    readOnly: true,
+    minValiditySeconds: 60,
+    handler: async (input) => {
+      if (input.drainWith && drain) await drain(input.drainWith as Hex);
+      return new StreamBody(async function* () {
+        streamOpens++;
+        for (let i = 0; i < 3; i++) yield `line ${i}\n`;
+      }, "text/plain; charset=utf-8");
+    },
+  });
+
   async function rows(): Promise<{ work: number; payments: number; settled: number }> {
     const w = await sql<{ n: string }>`SELECT count(*)::text AS n FROM test_paid_work`.execute(t.db.db);
     const p = await sql<{ n: string; s: string }>`
@@ -119,7 +140,7 @@ describe("x402 paywall end to end (devnet chain + local facilitator)", () => {
 
   beforeAll(async () => {
     devnet = await startDevnet({ dataDir: tempDir(), blockSeconds: 0 });
-    t = await startTestApp({}, { devnet, extraRoutes: [work, readOnlyWork] });
+    t = await startTestApp({}, { devnet, extraRoutes: [work, readOnlyWork, streamWork] });
     await sql`CREATE TABLE test_paid_work (tag text NOT NULL, payer text NOT NULL)`.execute(t.db.db);
     const sideFacilitator = createLocalFacilitator({ rpcUrl: devnet.evmUrl, privateKey: keyAt(17), network: "eip155:84532" });
     drain = async (payerKey) => {
@@ -299,6 +320,28 @@ describe("x402 paywall end to end (devnet chain + local facilitator)", () => {
     });
     expect(failed.status).toBe(402);
     expect(await failed.text()).not.toContain("the paid answer");
+  });
+
+  it("a streamed answer is opened only after settlement: a failed settlement streams nothing", async () => {
+    const req = { ...(await challenge()).accepts[0] };
+    const failed = await fetch(`${t.url}/v1/test/stream`, {
+      method: "POST",
+      headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(await signPayment(keyAt(7), req)) },
+      body: JSON.stringify({ drainWith: keyAt(7) }),
+    });
+    expect(failed.status).toBe(402);
+    expect(await failed.text()).not.toContain("line");
+    expect(streamOpens).toBe(0);
+    const ok = await fetch(`${t.url}/v1/test/stream`, {
+      method: "POST",
+      headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(await signPayment(keyAt(8), req)) },
+      body: "{}",
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(ok.headers.get("payment-response")).toBeTruthy();
+    expect(await ok.text()).toBe("line 0\nline 1\nline 2\n");
+    expect(streamOpens).toBe(1);
   });
 
   it("refuses an authorisation that would expire before slow work could settle", async () => {

@@ -112,7 +112,7 @@ export interface BuilderQuestionDeps {
 const pctShare = (won: number, total: number) => (total === 0 ? 0 : Math.round((won * 10_000) / total) / 100);
 
 /** The relays' state for an answer; throws 503 when no answer may be given. */
-async function sourceCheck(deps: BuilderQuestionDeps) {
+export async function sourceCheck(deps: BuilderQuestionDeps) {
   const { db, clock, relays, maxAgeSeconds } = deps;
   if (relays.length === 0) throw unavailable("relays_not_configured", "No MEV-Boost relay is configured (RELAY_URLS).");
   const states = await sourceStates(db);

@@ -1,0 +1,89 @@
+/**
+ * The feeds' routes: GET /v1/premium/builder-stats ($0.05) and its free
+ * sample GET /v1/premium/builder-stats/sample (docs/feeds.md).
+ */
+import { z } from "zod";
+import { defineRoute, StreamBody, type AnyRouteDef } from "../http/route-table.js";
+import { usdCents } from "../core/money.js";
+import { sourceCheck } from "../oracle/questions/builders.js";
+import {
+  BUILDER_STATS_PATH,
+  BuilderStatsInput,
+  BuilderStatsOutput,
+  BuilderStatsSampleOutput,
+  computeBuilderStats,
+  redactBuilderStats,
+  SAMPLE_WINDOW,
+  type FeedsDeps,
+} from "./builder-stats.js";
+import { FEE_HISTORY_COLUMNS, FeeHistoryCsvInput, feeHistoryCsv, feeHistoryStart } from "./fee-history.js";
+import { BUILDER_BIDS_COLUMNS, BuilderBidsCsvInput, builderBidsCsv, CSV_MAX_LIMIT } from "./csv.js";
+
+export const BUILDER_STATS_PRICE = usdCents(5);
+export const CSV_PRICE = usdCents(5);
+
+export function feedsRoutes(ctx: FeedsDeps): AnyRouteDef[] {
+  return [
+    defineRoute({
+      method: "GET",
+      path: BUILDER_STATS_PATH,
+      operationId: "premiumBuilderStats",
+      summary: "MEV-Boost builders over a window up to 30 days: block share, p10 to p99 bids, wins per hour of day, and the global value and bid distribution",
+      tags: ["feeds"],
+      input: BuilderStatsInput,
+      output: BuilderStatsOutput,
+      price: BUILDER_STATS_PRICE,
+      readOnly: true,
+      // No relay configured, every relay down or stale data: 503 and the payment is not settled.
+      handler: async (input) => {
+        await sourceCheck(ctx);
+        return computeBuilderStats({ ctx, input });
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/premium/fee-history.csv",
+      operationId: "premiumFeeHistoryCsv",
+      summary: "Ethereum base fee and gas per block from the stored headers, as CSV",
+      description: `RFC 4180 CSV with a header row; columns: ${FEE_HISTORY_COLUMNS.join(", ")}. Blocks oldest first from \`from_block\` (default: the newest \`limit\` blocks); \`limit\` at most ${CSV_MAX_LIMIT}.`,
+      tags: ["feeds"],
+      input: FeeHistoryCsvInput,
+      output: z.string().describe("text/csv"),
+      mimeType: "text/csv",
+      price: CSV_PRICE,
+      readOnly: true,
+      handler: async (input) => {
+        const start = await feeHistoryStart(ctx.db, input);
+        return new StreamBody(() => feeHistoryCsv({ db: ctx.db, start, limit: input.limit }), "text/csv; charset=utf-8; header=present");
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/premium/builder-bids.csv",
+      operationId: "premiumBuilderBidsCsv",
+      summary: "Every MEV-Boost builder's highest bid per slot over a window, as CSV",
+      description: `RFC 4180 CSV with a header row; columns: ${BUILDER_BIDS_COLUMNS.join(", ")}. Rows in (slot, builder_pubkey) order; \`limit\` at most ${CSV_MAX_LIMIT}.`,
+      tags: ["feeds"],
+      input: BuilderBidsCsvInput,
+      output: z.string().describe("text/csv"),
+      mimeType: "text/csv",
+      price: CSV_PRICE,
+      readOnly: true,
+      // The source is checked before settlement; the rows are read as the client downloads, after it.
+      handler: async (input) => {
+        await sourceCheck(ctx);
+        return new StreamBody(() => builderBidsCsv({ ctx, input }), "text/csv; charset=utf-8; header=present");
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${BUILDER_STATS_PATH}/sample`,
+      operationId: "premiumBuilderStatsSample",
+      summary: "Free sample of the builder stats: top 3 builders of the last 6 h, whole-percent share and median bid",
+      tags: ["feeds"],
+      input: z.object({}).strict(),
+      output: BuilderStatsSampleOutput,
+      handler: async () => redactBuilderStats(await computeBuilderStats({ ctx, input: { window: SAMPLE_WINDOW } })),
+    }),
+  ];
+}
