@@ -5,24 +5,14 @@
  */
 import type { Queryable } from "../db/types.js";
 import type { EthHeader } from "../chains/ethereum/rpc.js";
+import type { EthHeadersTable } from "../db/schema.js";
 
 export interface StoredHeader extends EthHeader {
   chainId: number;
 }
 
-type Row = {
-  chain_id: string;
-  number: string;
-  hash: string;
-  parent_hash: string;
-  timestamp_s: string;
-  base_fee_wei: string;
-  gas_used: string;
-  gas_limit: string;
-  blob_gas_used: string | null;
-  excess_blob_gas: string | null;
-  miner: string;
-};
+/** A stored header as written (stored_at is the database's). */
+type Row = Omit<EthHeadersTable, "stored_at">;
 
 const big = (v: string | null): bigint | null => (v === null ? null : BigInt(v));
 

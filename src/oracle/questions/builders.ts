@@ -36,6 +36,7 @@ import {
   sourceStates,
 } from "../relay-store.js";
 import type { QuestionDef } from "../question.js";
+import type { SourceFreshness } from "./ethereum.js";
 
 const ETH: MoneyUnit = { symbol: "ETH", decimals: 18, scale: 10n ** 18n };
 
@@ -263,18 +264,7 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
 }
 
 /** One relay's line of /v1/q/data-freshness. */
-export interface RelayFreshness {
-  source: string;
-  configured: boolean;
-  age_s: number | null;
-  fresh: boolean;
-  max_age_s: number;
-  stored_blocks: number;
-  node_reachable: boolean;
-  newest_slot: number | null;
-  last_ok_ms: number | null;
-  last_error: string | null;
-}
+export type RelayFreshness = SourceFreshness;
 
 /** The relays as data-freshness sources: their ids and each one's freshness. */
 export function relayFreshnessSources(deps: BuilderQuestionDeps): { ids: string[]; freshness: (id: string) => Promise<RelayFreshness> } {

@@ -68,21 +68,24 @@ export const dataFreshnessAnswer = z.object({
   last_error: z.string().nullable().describe("relay sources: why its last poll failed, while it is down"),
 });
 
+/** One source's line of /v1/q/data-freshness (the node, or one ingested relay). */
+export interface SourceFreshness {
+  source: string;
+  configured: boolean;
+  age_s: number | null;
+  fresh: boolean;
+  max_age_s: number;
+  stored_blocks: number;
+  node_reachable: boolean;
+  newest_slot: number | null;
+  last_ok_ms: number | null;
+  last_error: string | null;
+}
+
 /** Other ingested sources (the MEV-Boost relays) answered by data-freshness. */
 export interface ExtraFreshnessSources {
   ids: readonly string[];
-  freshness: (id: string) => Promise<{
-    source: string;
-    configured: boolean;
-    age_s: number | null;
-    fresh: boolean;
-    max_age_s: number;
-    stored_blocks: number;
-    node_reachable: boolean;
-    newest_slot: number | null;
-    last_ok_ms: number | null;
-    last_error: string | null;
-  }>;
+  freshness: (id: string) => Promise<SourceFreshness>;
 }
 
 export interface EthereumQuestionDeps {
