@@ -21,6 +21,8 @@ import {
   ORDER_ID_MAX,
   PublicInvoiceSchema,
   revokeCheckoutKey,
+  cancelInvoice,
+  CancelInvoiceInput,
   RevokeKeyInput,
   SETTLEMENT_FEE,
   TTL_DEFAULT_MINUTES,
@@ -29,7 +31,7 @@ import {
   type CheckoutDeps,
 } from "./invoices.js";
 import { INVOICE_EVENTS } from "./invoice-state.js";
-import { PAY_PAGE_PATH, payPageHtml } from "./pay-page.js";
+import { PAY_PAGE_PATH, payPageHtml, walletUriQrSvg } from "./pay-page.js";
 
 const SummarySchema = z.object({
   product: z.literal("checkout"),
@@ -70,6 +72,8 @@ export function checkoutRoutes(deps: CheckoutDeps): AnyRouteDef[] {
           { method: "POST", path: "/v1/checkout/invoices", auth: "{watchId, watchToken} or {checkoutKey} in the body" },
           { method: "GET", path: "/v1/checkout/invoices", auth: "header x-watch-token; query watchId, status" },
           { method: "GET", path: "/v1/checkout/invoices/{invoiceId}", auth: "none (the id is the capability)" },
+          { method: "GET", path: "/v1/checkout/invoices/{invoiceId}/qr.svg", auth: "none (the id is the capability)" },
+          { method: "DELETE", path: "/v1/checkout/invoices/{invoiceId}", auth: "header x-watch-token" },
           { method: "POST", path: "/v1/checkout/keys", auth: "{watchId, watchToken} in the body" },
           { method: "DELETE", path: "/v1/checkout/keys/{keyId}", auth: "header x-watch-token" },
         ],
@@ -122,6 +126,34 @@ export function checkoutRoutes(deps: CheckoutDeps): AnyRouteDef[] {
       input: z.object({ invoiceId: z.string().uuid() }),
       output: PublicInvoiceSchema,
       handler: (input, ctx) => getPublicInvoice({ ctx: ctxOf(ctx.db), input }),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/checkout/invoices/:invoiceId/qr.svg",
+      operationId: "checkoutInvoiceQr",
+      summary: "The QR code (SVG) of an invoice's wallet URI, as the pay page shows it",
+      tags: ["checkout"],
+      input: z.object({ invoiceId: z.string().uuid() }),
+      output: z.string(),
+      mimeType: "image/svg+xml",
+      handler: async (input, ctx) => {
+        const invoice = await getPublicInvoice({ ctx: ctxOf(ctx.db), input });
+        return new RawBody(await walletUriQrSvg(invoice.uri), "image/svg+xml; charset=utf-8");
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/checkout/invoices/:invoiceId",
+      operationId: "checkoutInvoiceCancel",
+      summary: "Cancel a pending invoice (watch token in header x-watch-token); its amount tag is freed at once",
+      description:
+        "Only a `pending` invoice can be cancelled (409 `invoice_not_cancellable` otherwise). No webhook is sent. A payment that arrives afterwards is an ordinary payment to the merchant's wallet, told by the watch's `balance_change`.",
+      tags: ["checkout"],
+      mcpTool: "service_checkout_invoice_cancel",
+      input: CancelInvoiceInput,
+      headerInputs: { "x-watch-token": "watchToken" },
+      output: PublicInvoiceSchema,
+      handler: (input, ctx) => cancelInvoice({ ctx: ctxOf(ctx.db), input }),
     }),
     defineRoute({
       method: "POST",

@@ -12,7 +12,7 @@
 import { randomInt, randomUUID } from "node:crypto";
 import type { Selectable, Transaction } from "kysely";
 import { z } from "zod";
-import { badRequest, forbidden, notFound, unauthorized, unavailable } from "../core/errors.js";
+import { badRequest, conflict, forbidden, notFound, unauthorized, unavailable } from "../core/errors.js";
 import { formatAtomic, UNITS, usdCentsToAtomicCeil, type MoneyUnit } from "../core/money.js";
 import { hashToken, newToken, tokenMatches } from "../core/tokens.js";
 import type { CheckoutInvoicesTable, DB } from "../db/schema.js";
@@ -300,6 +300,28 @@ export async function listInvoices({ ctx, input }: { ctx: CheckoutCtx; input: z.
       webhooks: byInvoice.get(r.id) ?? [],
     })),
   };
+}
+
+export const CancelInvoiceInput = z.object({ invoiceId: z.string().uuid(), watchToken: z.string().max(256).optional() });
+
+/**
+ * Cancels a pending invoice of the watch (token in x-watch-token). Its amount
+ * tag is freed at once: a payment arriving later is an ordinary payment to the
+ * merchant's wallet (the watch's balance_change tells of it), not an invoice
+ * payment. A wrong token and an unknown invoice get the same 404.
+ */
+export async function cancelInvoice({ ctx, input }: { ctx: CheckoutCtx; input: z.infer<typeof CancelInvoiceInput> }): Promise<PublicInvoice> {
+  const nowMs = ctx.deps.coin.watch.clock.now();
+  return withTransaction(ctx.db, async (trx) => {
+    const row = await trx.selectFrom("checkout_invoices").selectAll().where("id", "=", input.invoiceId).forUpdate().executeTakeFirst();
+    const w = row ? await trx.selectFrom("watches").select(["token_hash"]).where("id", "=", row.watch_id).executeTakeFirst() : undefined;
+    if (!row || !w || !tokenMatches(input.watchToken, w.token_hash)) throw notFound("invoice_not_found", "No invoice by this id belongs to a watch with this token.");
+    const status = statusAt(row, nowMs);
+    if (status !== "pending") throw conflict("invoice_not_cancellable", `This invoice is ${status}; only a pending invoice can be cancelled.`);
+    await apply(trx, row, { type: "cancel" }, nowMs);
+    const after = await trx.selectFrom("checkout_invoices").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
+    return invoiceView(after, ctx.deps, nowMs);
+  });
 }
 
 export const CreateKeyInput = z.object({

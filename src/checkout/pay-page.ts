@@ -5,6 +5,7 @@
  * base URL filled in; read from disk on first use.
  */
 import { readFileSync } from "node:fs";
+import QRCode from "qrcode";
 
 export const PAY_PAGE_PATH = "/pay/";
 
@@ -14,4 +15,13 @@ export function payPageHtml(apiBaseUrl: string): string {
   cached ??= readFileSync(new URL("../../web/pay/index.html", import.meta.url), "utf8");
   const esc = apiBaseUrl.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`);
   return cached.replace('<meta name="referrer" content="no-referrer">', `<meta name="referrer" content="no-referrer">\n<meta name="vigil-api" content="${esc}">`);
+}
+
+/**
+ * The QR code of an invoice's wallet URI as SVG, drawn by this service (the
+ * pay page never asks a third party to render it). Error correction M, a
+ * four-module quiet zone, black on white.
+ */
+export async function walletUriQrSvg(uri: string): Promise<string> {
+  return QRCode.toString(uri, { type: "svg", errorCorrectionLevel: "M", margin: 4, color: { dark: "#000000", light: "#ffffff" } });
 }

@@ -62,6 +62,7 @@ export const ERROR_CODES = {
   checkout_key_cap_exceeded: { status: 403, description: "The invoice's `amountUsdCents` is above the checkout key's `maxAmountUsdCents`." },
   // 404: not found
   invoice_not_found: { status: 404, description: "No checkout invoice has this id." },
+  invoice_not_cancellable: { status: 409, description: "Only a pending invoice can be cancelled: once a payment is seen, or the invoice is paid, underpaid, expired or cancelled, it stays as it is." },
   checkout_key_not_found: { status: 404, description: "No live checkout key by this id belongs to the watch (the same answer for a wrong token)." },
   not_found: { status: 404, description: "No route has this method and path." },
   quote_not_found: { status: 404, description: "No coin quote by this id belongs to the watch (the same answer for a wrong token)." },

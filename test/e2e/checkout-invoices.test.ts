@@ -173,6 +173,86 @@ describe("checkout invoices (Monero)", () => {
     expect(invoiceHooks(m.watchId).map((h) => h.event)).toEqual(["invoice_seen", "invoice_paid"]);
   }, 120_000);
 
+  it("an overpayment (same tag) is paid, with what arrived shown as received and the fee charged once", async () => {
+    const m = await merchant("bob");
+    const inv = (await invoice({ watchId: m.watchId, watchToken: m.watchToken, amountUsdCents: 400 })).json;
+    const extra = 1_000_000_000n; // 0.001 XMR more: the low six digits (the tag) are unchanged
+    const sent = BigInt(inv.amount.atomic) + extra;
+    s.devnet.monerod.send(inv.payTo, sent);
+    s.devnet.monerod.mine(CONFIRMATIONS);
+    await nextTick();
+    await nextTick();
+    expect(await status(inv.invoiceId)).toMatchObject({ status: "paid", received: { atomic: sent.toString() } });
+    expect(await fees(m.watchId)).toHaveLength(1);
+    const paidHook = invoiceHooks(m.watchId).find((h) => h.event === "invoice_paid")!;
+    expect(paidHook.body).toMatchObject({ expected: { atomic: inv.amount.atomic }, received: { atomic: sent.toString() } });
+  }, 120_000);
+
+  it("a watch with less credit than the fee pays what it has: the fee is capped at the balance, never below zero", async () => {
+    const m = await merchant("carol");
+    const inv = (await invoice({ watchId: m.watchId, watchToken: m.watchToken, amountUsdCents: 100 })).json;
+    await db().updateTable("watches").set({ credit_atomic: "5000" }).where("id", "=", m.watchId).execute();
+    s.devnet.monerod.send(inv.payTo, BigInt(inv.amount.atomic));
+    s.devnet.monerod.mine(CONFIRMATIONS);
+    await nextTick();
+    await nextTick();
+    const paid = await status(inv.invoiceId);
+    expect(paid.status).toBe("paid");
+    const f = await fees(m.watchId);
+    expect(f).toHaveLength(1);
+    const charged = -BigInt(f[0]!.amount_atomic);
+    expect(charged).toBeGreaterThan(0n);
+    expect(charged).toBeLessThan(SETTLEMENT_FEE);
+    expect(BigInt(f[0]!.balance_after)).toBe(0n);
+    const w = await db().selectFrom("watches").select(["credit_atomic"]).where("id", "=", m.watchId).executeTakeFirstOrThrow();
+    expect(BigInt(w.credit_atomic)).toBe(0n);
+    const row = await db().selectFrom("checkout_invoices").select(["fee_atomic"]).where("id", "=", inv.invoiceId).executeTakeFirstOrThrow();
+    expect(BigInt(row.fee_atomic!)).toBe(charged);
+  }, 120_000);
+
+  it("cancel: a pending invoice only, with the watch token; no webhook; its tag is freed and a later payment is not the invoice's", async () => {
+    const m = await merchant("alice");
+    const inv = (await invoice({ watchId: m.watchId, watchToken: m.watchToken, amountUsdCents: 350 })).json;
+    expect((await s.call("DELETE", `/v1/checkout/invoices/${inv.invoiceId}`, { token: "wrong" })).status).toBe(404);
+    expect((await status(inv.invoiceId)).status).toBe("pending");
+    const del = await s.call("DELETE", `/v1/checkout/invoices/${inv.invoiceId}`, { token: m.watchToken });
+    expect(del.status, JSON.stringify(del.json)).toBe(200);
+    expect(del.json).toMatchObject({ invoiceId: inv.invoiceId, status: "cancelled" });
+    const again = await s.call("DELETE", `/v1/checkout/invoices/${inv.invoiceId}`, { token: m.watchToken });
+    expect(again.status).toBe(409);
+    expect(again.json.error.code).toBe("invoice_not_cancellable");
+    const row = await db().selectFrom("checkout_invoices").select(["tag_open"]).where("id", "=", inv.invoiceId).executeTakeFirstOrThrow();
+    expect(row.tag_open).toBe(false);
+
+    s.devnet.monerod.send(inv.payTo, BigInt(inv.amount.atomic));
+    s.devnet.monerod.mine(CONFIRMATIONS);
+    await nextTick();
+    await nextTick();
+    expect(await status(inv.invoiceId)).toMatchObject({ status: "cancelled", received: null });
+    expect(invoiceHooks(m.watchId)).toEqual([]);
+    expect(await fees(m.watchId)).toEqual([]);
+
+    // A confirming invoice cannot be cancelled.
+    const b = (await invoice({ watchId: m.watchId, watchToken: m.watchToken, amountUsdCents: 360 })).json;
+    s.devnet.monerod.send(b.payTo, BigInt(b.amount.atomic));
+    await nextTick();
+    expect((await status(b.invoiceId)).status).toBe("confirming");
+    const late = await s.call("DELETE", `/v1/checkout/invoices/${b.invoiceId}`, { token: m.watchToken });
+    expect(late.status).toBe(409);
+    expect((await status(b.invoiceId)).status).toBe("confirming");
+  }, 120_000);
+
+  it("the QR code of an invoice is an SVG of its wallet URI, drawn by the service", async () => {
+    const m = await merchant("bob");
+    const inv = (await invoice({ watchId: m.watchId, watchToken: m.watchToken, amountUsdCents: 200 })).json;
+    const r = await fetch(`${s.t.url}/v1/checkout/invoices/${inv.invoiceId}/qr.svg`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toContain("image/svg+xml");
+    const svg = await r.text();
+    expect(svg).toMatch(/^<svg[^>]*viewBox/);
+    expect((await fetch(`${s.t.url}/v1/checkout/invoices/00000000-0000-4000-8000-000000000000/qr.svg`)).status).toBe(404);
+  });
+
   it("checkout keys: shown once, stored hashed, cap enforced, revocation immediate", async () => {
     const m = await merchant("alice");
     const k = await s.call("POST", "/v1/checkout/keys", { body: { watchId: m.watchId, watchToken: m.watchToken, label: "storefront", maxAmountUsdCents: 1000 } });

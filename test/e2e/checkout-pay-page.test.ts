@@ -2,7 +2,8 @@
  * The hosted pay page in real headless Chromium (Debian's chromium, driven by
  * playwright-core) against the devnet: open the invoice's payUrl, see the
  * amount and address, pay with a devnet send, mine, tick, and watch the page
- * turn to paid and redirect to successUrl. Screenshots are kept in
+ * turn to paid and redirect to successUrl; the QR code, decoded from a
+ * screenshot, is the invoice's wallet URI. Screenshots are kept in
  * test-results/checkout-pay-page/.
  */
 import fs from "node:fs";
@@ -14,6 +15,7 @@ import { createWatch } from "../../src/watch/service.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
 const CHROMIUM = "/usr/bin/chromium";
+const JSQR = path.resolve(import.meta.dirname, "../../node_modules/jsqr/dist/jsQR.js");
 const OUT = path.resolve(import.meta.dirname, "../../test-results/checkout-pay-page");
 const CONFIRMATIONS = 2;
 
@@ -31,6 +33,31 @@ afterAll(async () => {
   await browser?.close();
   await s?.close();
 });
+
+/** Decodes a QR code from PNG bytes: Chromium decodes the image, jsQR reads the code. */
+async function decodeQr(png: Buffer): Promise<string | null> {
+  const page = await browser.newPage();
+  try {
+    await page.addScriptTag({ path: JSQR });
+    // Runs in the page (the test's TypeScript has no DOM types, hence a string).
+    const read = `(async (dataUrl) => {
+      const img = new Image();
+      img.src = dataUrl;
+      await img.decode();
+      const canvas = document.createElement("canvas");
+      canvas.width = img.naturalWidth;
+      canvas.height = img.naturalHeight;
+      const g = canvas.getContext("2d");
+      g.drawImage(img, 0, 0);
+      const data = g.getImageData(0, 0, canvas.width, canvas.height);
+      const found = window.jsQR(data.data, data.width, data.height);
+      return found ? found.data : null;
+    })(${JSON.stringify(`data:image/png;base64,${png.toString("base64")}`)})`;
+    return (await page.evaluate(read)) as string | null;
+  } finally {
+    await page.close();
+  }
+}
 
 describe("the hosted pay page", () => {
   it("shows the invoice, follows its status to paid, and redirects to successUrl", async () => {
@@ -56,6 +83,13 @@ describe("the hosted pay page", () => {
     expect(await page.locator("#uri").getAttribute("href")).toBe(inv.uri);
     await expect(page.getByRole("button", { name: "Copy address" }).isVisible()).resolves.toBe(true);
     await page.screenshot({ path: path.join(OUT, "1-pending.png") });
+
+    // The QR code, read back from a screenshot of the page, is the wallet URI.
+    const qr = page.getByRole("img", { name: "QR code of the wallet link" });
+    await qr.waitFor({ timeout: 15_000 });
+    await page.waitForFunction('document.getElementById("qr").complete && document.getElementById("qr").naturalWidth > 0');
+    const shot = await qr.screenshot({ path: path.join(OUT, "1-qr.png") });
+    expect(await decodeQr(shot)).toBe(inv.uri);
 
     s.devnet.monerod.send(inv.payTo, BigInt(inv.amount.atomic));
     s.advance(70_000);

@@ -128,6 +128,8 @@ const FIXTURES: Record<string, Fixture> = {
     invalid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, status: "lost" }),
   },
   checkoutInvoiceStatus: { valid: (st) => ({ invoiceId: st.invoiceId }), invalid: () => ({ invoiceId: "not-a-uuid" }) },
+  checkoutInvoiceQr: { valid: (st) => ({ invoiceId: st.invoiceId }), invalid: () => ({ invoiceId: "not-a-uuid" }) },
+  checkoutInvoiceCancel: { valid: (st) => ({ invoiceId: st.invoiceId, watchToken: st.watchToken }), invalid: (st) => ({ invoiceId: "not-a-uuid", watchToken: st.watchToken }) },
   checkoutKeyCreate: {
     valid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, label: "every route" }),
     invalid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, maxAmountUsdCents: "many" }),

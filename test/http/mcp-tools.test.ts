@@ -36,6 +36,7 @@ const SPEC_TOOLS_TODAY = [
   "service_checkout_invoice_create",
   "service_checkout_invoice_list",
   "service_checkout_invoice_status",
+  "service_checkout_invoice_cancel",
   "service_checkout_key_create",
   "service_checkout_key_revoke",
 ];
