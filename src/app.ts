@@ -204,17 +204,23 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const coin: CoinDeps = {
     watch,
     rates,
-    wallets: config.COIN_XMR_ADDRESS && config.COIN_XMR_VIEW_KEY ? { monero: { address: config.COIN_XMR_ADDRESS, viewKey: config.COIN_XMR_VIEW_KEY } } : {},
+    wallets: {
+      ...(config.COIN_XMR_ADDRESS && config.COIN_XMR_VIEW_KEY ? { monero: { address: config.COIN_XMR_ADDRESS, viewKey: config.COIN_XMR_VIEW_KEY } } : {}),
+      ...(config.COIN_ZEC_ADDRESS && config.COIN_ZEC_VIEW_KEY ? { zcash: { address: config.COIN_ZEC_ADDRESS, viewKey: config.COIN_ZEC_VIEW_KEY } } : {}),
+    },
     confirmations: { monero: config.MONERO_CONFIRMATIONS },
     walletWebhook: () =>
       config.COIN_WEBHOOK_URL ? { url: config.COIN_WEBHOOK_URL, ownSink: false } : { url: `${site.baseUrl}${SERVICE_WALLET_SINK_PATH}`, ownSink: true },
   };
-  if (coin.wallets.monero && scanners.monero) {
-    // A receiving wallet that cannot be watched is a start-up error, not a 400 for the first payer.
+  // A receiving wallet that cannot be watched is a start-up error, not a 400 for the first payer.
+  for (const [chain, names] of [["monero", "COIN_XMR_ADDRESS / COIN_XMR_VIEW_KEY"], ["zcash", "COIN_ZEC_ADDRESS / COIN_ZEC_VIEW_KEY"]] as const) {
+    const wallet = coin.wallets[chain];
+    const scanner = scanners[chain];
+    if (!wallet || !scanner) continue;
     try {
-      scanners.monero.validateWatchKey(coin.wallets.monero.address, coin.wallets.monero.viewKey);
+      scanner.validateWatchKey(wallet.address, wallet.viewKey);
     } catch (e) {
-      throw new Error(`COIN_XMR_ADDRESS / COIN_XMR_VIEW_KEY: ${(e as Error).message}`);
+      throw new Error(`${names}: ${(e as Error).message}`);
     }
   }
   // Checkout: invoices settle on the merchants' own watches, on the same seam.

@@ -77,6 +77,9 @@ export const ConfigSchema = z.object({
   /** The service's own Monero receiving wallet for coin payments (primary address + private view key). */
   COIN_XMR_ADDRESS: z.string().min(1).optional(),
   COIN_XMR_VIEW_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters").optional(),
+  /** The service's own Zcash receiving wallet for coin payments (a unified or Sapling address + its UFVK). */
+  COIN_ZEC_ADDRESS: z.string().min(1).optional(),
+  COIN_ZEC_VIEW_KEY: z.string().min(1).max(2048).optional(),
   /** Where the service wallet's watch sends its webhooks; default: the service's own sink route under PUBLIC_URL. */
   COIN_WEBHOOK_URL: url.optional(),
   /** The hosted pay page's address (payUrl = PAY_URL#<invoiceId>); default: the page the API serves, {PUBLIC_URL}/pay/. */
@@ -214,9 +217,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (Boolean(c.COIN_XMR_ADDRESS) !== Boolean(c.COIN_XMR_VIEW_KEY)) {
     throw new ConfigError("Invalid configuration:\n  COIN_XMR_ADDRESS, COIN_XMR_VIEW_KEY: set both (the service's receiving wallet) or neither");
   }
-  if (c.COIN_XMR_ADDRESS && !devnet && !c.PUBLIC_URL && !c.COIN_WEBHOOK_URL) {
+  if (Boolean(c.COIN_ZEC_ADDRESS) !== Boolean(c.COIN_ZEC_VIEW_KEY)) {
+    throw new ConfigError("Invalid configuration:\n  COIN_ZEC_ADDRESS, COIN_ZEC_VIEW_KEY: set both (the service's receiving wallet) or neither");
+  }
+  if ((c.COIN_XMR_ADDRESS || c.COIN_ZEC_ADDRESS) && !devnet && !c.PUBLIC_URL && !c.COIN_WEBHOOK_URL) {
     throw new ConfigError(
-      "Invalid configuration:\n  PUBLIC_URL or COIN_WEBHOOK_URL: one is required with COIN_XMR_ADDRESS (the receiving wallet's watch delivers its webhooks there)",
+      "Invalid configuration:\n  PUBLIC_URL or COIN_WEBHOOK_URL: one is required with COIN_XMR_ADDRESS or COIN_ZEC_ADDRESS (the receiving wallet's watch delivers its webhooks there)",
     );
   }
   return Object.freeze({

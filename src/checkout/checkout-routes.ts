@@ -58,7 +58,7 @@ export function checkoutRoutes(deps: CheckoutDeps): AnyRouteDef[] {
       method: "GET",
       path: "/v1/checkout",
       operationId: "checkoutSummary",
-      summary: "Checkout: exact-amount XMR invoices paid to the merchant's own watched wallet; endpoints, fees, limits",
+      summary: "Checkout: exact-amount XMR/ZEC invoices paid to the merchant's own watched wallet; endpoints, fees, limits",
       tags: ["checkout"],
       mcpTool: "service_checkout_info",
       input: z.object({}).strict(),
@@ -67,7 +67,7 @@ export function checkoutRoutes(deps: CheckoutDeps): AnyRouteDef[] {
         product: "checkout" as const,
         about:
           "Non-custodial invoices: the buyer pays the merchant's own watched wallet; the watch's view key sees the payment; webhooks are signed with the watch's secret. A flat fee per paid invoice is debited from the watch credit.",
-        chains: { monero: Boolean(deps.coin.watch.scanners.monero), zcash: false },
+        chains: { monero: Boolean(deps.coin.watch.scanners.monero), zcash: Boolean(deps.coin.watch.scanners.zcash) },
         endpoints: [
           { method: "POST", path: "/v1/checkout/invoices", auth: "{watchId, watchToken} or {checkoutKey} in the body" },
           { method: "GET", path: "/v1/checkout/invoices", auth: "header x-watch-token; query watchId, status" },
@@ -94,9 +94,9 @@ export function checkoutRoutes(deps: CheckoutDeps): AnyRouteDef[] {
       method: "POST",
       path: "/v1/checkout/invoices",
       operationId: "checkoutInvoiceCreate",
-      summary: "Create an invoice: an exact XMR amount paid to the watch's own address, rate locked for the TTL",
+      summary: "Create an invoice: an exact XMR or ZEC amount paid to the watch's own address, rate locked for the TTL",
       description:
-        "Free. Authenticate with `watchId` + `watchToken` (server side) or a `checkoutKey` (ck_…, safe in a storefront page). The amount's last six digits identify the invoice. Zcash invoices answer 503 until Zcash scanning exists.",
+        "Free. Authenticate with `watchId` + `watchToken` (server side) or a `checkoutKey` (ck_…, safe in a storefront page). Monero: the amount's last six digits identify the invoice. Zcash: the memo token (`memo`, also in the ZIP 321 `uri`) does, and the amount's last three digits for a wallet that sends no memo. A chain this server does not scan answers 503 `checkout_chain_unavailable`.",
       tags: ["checkout"],
       mcpTool: "service_checkout_invoice_create",
       input: CreateInvoiceInput,

@@ -22,7 +22,8 @@ import type { Job } from "../core/jobs.js";
 import { readKnownOutputs, type ScanSubscriber, type WatchFindings } from "../watch/findings.js";
 import { applyIdleDrain, chargeSettlementFee, type LedgerEntry } from "../watch/meter.js";
 import { expiresAtFor, meterColumns, meterOf, newNonce, snapshotOf } from "../watch/model.js";
-import { LATE_PAYMENT_GRACE_MS, TAG_MODULUS, taggedAmount, type CoinDeps, type PayChain } from "./quotes.js";
+import { LATE_PAYMENT_GRACE_MS, type CoinDeps, type PayChain } from "./quotes.js";
+import { identifyHint, memoTokenOf, newMemoToken, TAG_MODULI, tagOf, taggedAmountFor, USES_MEMO, walletUri } from "./pay-id.js";
 import { formatRate, type Coin } from "./prices.js";
 import { INVOICE_EVENTS, stepInvoice, type InvoiceEvent, type InvoiceInput, type InvoiceState } from "./invoice-state.js";
 
@@ -146,8 +147,8 @@ export function invoiceView(row: InvoiceRow, deps: CheckoutDeps, nowMs: number, 
     amount,
     amountUsdCents: row.usd_cents,
     rate: { usdPerCoin: formatRate({ num: BigInt(row.rate_num), den: BigInt(row.rate_den) }) },
-    memo: null,
-    uri: `monero:${row.pay_to}?tx_amount=${amount.display}${row.description ? `&tx_description=${encodeURIComponent(row.description)}` : ""}`,
+    memo: row.memo,
+    uri: walletUri(chain, row.pay_to, BigInt(row.amount_atomic), row.memo, row.description),
     payUrl: `${base}#${row.id}`,
     description: row.description,
     orderId: row.order_id,
@@ -159,7 +160,7 @@ export function invoiceView(row: InvoiceRow, deps: CheckoutDeps, nowMs: number, 
     paidAt: row.paid_at ? new Date(row.paid_at).toISOString() : null,
     instructions:
       `Send exactly ${amount.display} ${amount.coin} to ${row.pay_to} in one payment before ${expiresAt}. ` +
-      `The last six digits of the amount identify this invoice. It is paid after ${row.confirmations} confirmations.`,
+      `${identifyHint(chain, row.memo, "invoice")} It is paid after ${row.confirmations} confirmations.`,
   };
 }
 
@@ -196,8 +197,7 @@ export async function createInvoice({ ctx, input }: { ctx: CheckoutCtx; input: C
   const { watch, keyId } = await authorize(ctx.db, input);
   const chain = input.chain ?? (watch.chain as PayChain);
   if (chain !== watch.chain) throw badRequest("checkout_chain_mismatch", `This watch is on ${watch.chain}; an invoice pays the watched wallet, so its chain must be ${watch.chain}.`);
-  if (chain !== "monero" || !deps.coin.watch.scanners.monero)
-    throw unavailable("checkout_chain_unavailable", `Invoices on ${chain} are not offered yet: Monero works today, Zcash follows Zcash scanning.`);
+  if (!deps.coin.watch.scanners[chain]) throw unavailable("checkout_chain_unavailable", `This server scans no ${chain} wallets, so it takes no ${chain} invoices.`);
   const { coin, unit } = COIN_OF[chain];
   const { rate } = await deps.coin.rates.usdRate(coin);
   const base = usdCentsToAtomicCeil(BigInt(input.amountUsdCents), unit, rate);
@@ -207,7 +207,7 @@ export async function createInvoice({ ctx, input }: { ctx: CheckoutCtx; input: C
   const row = await withTransaction(ctx.db, async (trx) => {
     await releaseTags(trx, now, watch.address);
     for (let attempt = 0; attempt < TAG_ATTEMPTS; attempt++) {
-      const tag = BigInt(randomInt(1, Number(TAG_MODULUS)));
+      const tag = BigInt(randomInt(1, Number(TAG_MODULI[chain])));
       const inserted = await trx
         .insertInto("checkout_invoices")
         .values({
@@ -216,8 +216,9 @@ export async function createInvoice({ ctx, input }: { ctx: CheckoutCtx; input: C
           key_id: keyId,
           chain,
           pay_to: watch.address,
-          amount_atomic: taggedAmount(base, tag).toString(),
+          amount_atomic: taggedAmountFor(chain, base, tag).toString(),
           tag: tag.toString(),
+          memo: USES_MEMO[chain] ? newMemoToken() : null,
           usd_cents: input.amountUsdCents,
           rate_num: rate.num.toString(),
           rate_den: rate.den.toString(),
@@ -463,8 +464,9 @@ type Out = WatchFindings["new"][number];
 
 /**
  * Settles invoices from what the tick's scan found on merchants' watches.
- * An output belongs to the open invoice on that wallet whose tag equals the
- * output amount's low six digits. Idempotent on (txid, index).
+ * An output belongs to the open invoice on that wallet whose memo token it
+ * carries (Zcash), else to the one whose tag equals the low digits of its
+ * amount (pay-id.ts). Idempotent on (txid, index).
  */
 export function invoiceSubscriber(deps: CheckoutDeps): ScanSubscriber {
   return {
@@ -472,7 +474,7 @@ export function invoiceSubscriber(deps: CheckoutDeps): ScanSubscriber {
     onScan: async (trx, found) => {
       const nowMs = deps.coin.watch.clock.now();
       for (const f of found) {
-        if (f.chain !== "monero") continue;
+        if (f.chain !== "monero" && f.chain !== "zcash") continue;
         await settleFindings(trx, f, nowMs, deps);
       }
     },
@@ -484,17 +486,14 @@ async function settleFindings(trx: Transaction<DB>, f: WatchFindings, nowMs: num
     trx.selectFrom("checkout_invoices").selectAll().where("watch_id", "=", f.watchId).where("seen_txid", "=", o.txid).where("seen_index", "=", o.index).forUpdate().executeTakeFirst();
   for (const o of f.new) {
     if (await bySeen(o)) continue; // told again
-    const tag = BigInt(o.amountAtomic) % TAG_MODULUS;
-    if (tag === 0n) continue;
-    const row = await trx
-      .selectFrom("checkout_invoices")
-      .selectAll()
-      .where("watch_id", "=", f.watchId)
-      .where("pay_to", "=", f.address)
-      .where("tag", "=", tag.toString())
-      .where("tag_open", "=", true)
-      .forUpdate()
-      .executeTakeFirst();
+    const chain = f.chain as PayChain;
+    const open = () => trx.selectFrom("checkout_invoices").selectAll().where("watch_id", "=", f.watchId).where("chain", "=", chain).where("tag_open", "=", true);
+    // Zcash: the memo token names the invoice (whatever the amount: less is underpaid); otherwise the amount's tag.
+    const token = USES_MEMO[chain] ? memoTokenOf(o.memo) : null;
+    const tag = tagOf(chain, BigInt(o.amountAtomic));
+    const row =
+      (token ? await open().where("memo", "=", token).forUpdate().executeTakeFirst() : undefined) ??
+      (tag === 0n ? undefined : await open().where("pay_to", "=", f.address).where("tag", "=", tag.toString()).forUpdate().executeTakeFirst());
     if (!row) continue; // an ordinary payment to the merchant's wallet: the watch's own balance_change tells of it
     const step = await apply(trx, row, { type: "payment_seen", amountAtomic: BigInt(o.amountAtomic), nowMs }, nowMs, { txid: o.txid, index: o.index });
     if (step.event === null) deps.coin.watch.log.warn({ invoiceId: row.id, txid: o.txid, status: row.status }, "another payment with an invoice's tag: not counted (the first payment counts)");
@@ -531,12 +530,13 @@ export function invoiceExpiryJob(deps: CheckoutDeps, db: Queryable, intervalMs =
 
 /** What the snippets guide says under `checkout`. */
 export function checkoutOffer(deps: CheckoutDeps) {
-  const available = Boolean(deps.coin.watch.scanners.monero);
+  const chains = (["monero", "zcash"] as const).filter((c) => deps.coin.watch.scanners[c]);
+  const available = chains.length > 0;
   return {
     available,
     events: [...INVOICE_EVENTS],
     note: available
-      ? "Checkout invoices (Monero): POST /v1/checkout/invoices; their webhooks go to the watch's webhookUrl, signed with the same webhookSecret and verified with the same code. See GET /v1/checkout."
-      : "Checkout invoices are not offered by this deployment (no Monero scanner).",
+      ? `Checkout invoices (${chains.map((c) => (c === "monero" ? "Monero" : "Zcash")).join(", ")}): POST /v1/checkout/invoices; their webhooks go to the watch's webhookUrl, signed with the same webhookSecret and verified with the same code. See GET /v1/checkout.`
+      : "Checkout invoices are not offered by this deployment (no chain scanner).",
   };
 }

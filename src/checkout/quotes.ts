@@ -30,8 +30,9 @@ import type { ScanSubscriber, WatchFindings } from "../watch/findings.js";
 import type { WatchDeps } from "../watch/deps.js";
 import { checkCreateWatch, checkTopup, createWatch, creditWatch, type CreateWatchInput, type WatchOpening } from "../watch/service.js";
 import { formatRate, type Coin, type RateSource } from "./prices.js";
+import { identifyHint, memoTokenOf, newMemoToken, TAG_MODULI, taggedAmountFor, USES_MEMO, type PayChain } from "./pay-id.js";
 
-export type PayChain = "monero" | "zcash";
+export type { PayChain } from "./pay-id.js";
 
 /** Coin top-up bounds (US cents): USD 2 to 500. */
 export const COIN_TOPUP_MIN_CENTS = 200;
@@ -40,8 +41,8 @@ export const COIN_TOPUP_MAX_CENTS = 50_000;
 export const QUOTE_TTL_MS = 15 * 60_000;
 /** A payment of the exact amount arriving this long after expiresAt still settles; the amount stays reserved until then. */
 export const LATE_PAYMENT_GRACE_MS = 24 * 3_600_000;
-/** Monero: the tag lives in the amount's last six digits (10^6 piconero = 0.000001 XMR). */
-export const TAG_MODULUS = 1_000_000n;
+/** Monero: the tag lives in the amount's last six digits (10^6 piconero = 0.000001 XMR); per chain: TAG_MODULI. */
+export const TAG_MODULUS = TAG_MODULI.monero;
 /** Attempts at a free tag before 503 quote_collision. */
 const TAG_ATTEMPTS = 8;
 /** Grace credit of a coin-created watch: about one idle day (the idle rate is 20000 atomic per day). */
@@ -106,9 +107,7 @@ function walletFor(deps: CoinDeps, chain: PayChain): CoinWallet {
 
 /** The exact amount of a quote: at least `base`, rounded up to a whole TAG_MODULUS, plus `tag` (1..TAG_MODULUS−1). */
 export function taggedAmount(base: bigint, tag: bigint): bigint {
-  if (tag <= 0n || tag >= TAG_MODULUS) throw new RangeError("tag out of range");
-  const rounded = ((base + TAG_MODULUS - 1n) / TAG_MODULUS) * TAG_MODULUS;
-  return rounded + tag;
+  return taggedAmountFor("monero", base, tag);
 }
 
 type QuoteRow = Selectable<CoinQuotesTable>;
@@ -137,7 +136,7 @@ export function quoteView(q: QuoteRow, nowMs: number): QuoteView {
     settledAt: q.settled_at ? new Date(q.settled_at).toISOString() : null,
     instructions:
       `Send exactly ${display} ${unit.symbol} to ${q.pay_to} in one payment before ${expiresAt.toISOString()}. ` +
-      `The last digits of the amount identify this quote: another amount is not matched. ` +
+      `${identifyHint(chain, q.memo, "quote")} ` +
       `The credit lands after ${q.confirmations} confirmations.`,
   };
 }
@@ -207,7 +206,7 @@ async function insertQuote(trx: Queryable, deps: CoinDeps, q: NewQuote, priced: 
     .execute();
   const expiresAt = new Date(nowMs + QUOTE_TTL_MS);
   for (let attempt = 0; attempt < TAG_ATTEMPTS; attempt++) {
-    const amount = taggedAmount(priced.base, BigInt(randomInt(1, Number(TAG_MODULUS))));
+    const amount = taggedAmountFor(q.chain, priced.base, BigInt(randomInt(1, Number(TAG_MODULI[q.chain]))));
     const row = await trx
       .insertInto("coin_quotes")
       .values({
@@ -217,7 +216,7 @@ async function insertQuote(trx: Queryable, deps: CoinDeps, q: NewQuote, priced: 
         chain: q.chain,
         pay_to: wallet.address,
         amount_atomic: amount.toString(),
-        memo: null,
+        memo: USES_MEMO[q.chain] ? newMemoToken() : null,
         usd_cents: q.usdCents,
         credit_atomic: usdCents(q.usdCents).toString(),
         rate_num: priced.rate.num.toString(),
@@ -408,20 +407,22 @@ async function settleFindings(trx: Transaction<DB>, deps: CoinDeps, chain: strin
   for (const o of f.new) {
     const already = await findSeen(o);
     if (already && already.status !== "pending") continue; // told again: nothing new
-    const quote = await trx
-      .selectFrom("coin_quotes")
-      .selectAll()
-      .where("pay_to", "=", address)
-      .where("chain", "=", chain as PayChain)
-      .where("amount_atomic", "=", o.amountAtomic)
-      .where("status", "=", "pending")
-      .where("reserved_until", ">", now)
-      .forUpdate()
-      .executeTakeFirst();
+    const open = () =>
+      trx.selectFrom("coin_quotes").selectAll().where("pay_to", "=", address).where("chain", "=", chain as PayChain).where("status", "=", "pending").where("reserved_until", ">", now);
+    // Zcash: the memo token names the quote; a payment of less than it asks is not matched (and is kept as unmatched).
+    const token = USES_MEMO[chain as PayChain] ? memoTokenOf(o.memo) : null;
+    const byMemo = token ? await open().where("memo", "=", token).forUpdate().executeTakeFirst() : undefined;
+    if (byMemo && BigInt(o.amountAtomic) < BigInt(byMemo.amount_atomic)) {
+      log.unmatched++;
+      deps.watch.log.warn({ chain, txid: o.txid, index: o.index, quoteId: byMemo.id }, "coin payment carries a quote's memo but less than its amount");
+      await recordReceipt(trx, chain, address, o, "unmatched", byMemo.id, `carries the memo of quote ${byMemo.id} but less than its amount ${byMemo.amount_atomic}`, now);
+      continue;
+    }
+    const quote = byMemo ?? (await open().where("amount_atomic", "=", o.amountAtomic).forUpdate().executeTakeFirst());
     if (!quote) {
       log.unmatched++;
       deps.watch.log.warn({ chain, txid: o.txid, index: o.index, amountAtomic: o.amountAtomic }, "coin payment matches no open quote");
-      await recordReceipt(trx, chain, address, o, "unmatched", null, "no open quote asks for this exact amount", now);
+      await recordReceipt(trx, chain, address, o, "unmatched", null, token ? "no open quote has this memo or asks for this exact amount" : "no open quote asks for this exact amount", now);
       continue;
     }
     log.matched++;

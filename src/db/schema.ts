@@ -195,6 +195,8 @@ export interface CheckoutInvoicesTable {
   amount_atomic: string | bigint;
   tag: string | bigint;
   tag_open: Generated<boolean>;
+  /** Zcash: the memo token that names the invoice (migration 0017); null on Monero. */
+  memo: string | null;
   usd_cents: number;
   rate_num: string;
   rate_den: string;
