@@ -22,7 +22,7 @@ import { ServiceError, errorBody } from "../core/errors.js";
 import type { RateLimiter } from "../core/rate-limit.js";
 import type { Database } from "../db/types.js";
 import type { Paywall } from "../x402/paywall.js";
-import { isToolOnly, RawBody, type RequestContext } from "../http/route-table.js";
+import { isToolOnly, RawBody, StreamBody, type RequestContext } from "../http/route-table.js";
 import { enforceRouteLimit, type RateLimiters } from "../http/rate-limits.js";
 import { priceOf } from "../http/router.js";
 import type { PublishedTool } from "./tools.js";
@@ -54,7 +54,13 @@ function errorResult(err: ServiceError): CallToolResult {
   return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }], _meta: { "vigil/status": err.status } };
 }
 
-function okResult(result: unknown, meta?: Record<string, unknown>): CallToolResult {
+async function okResult(result: unknown, meta?: Record<string, unknown>): Promise<CallToolResult> {
+  // A streamed answer (CSV) is read whole for a tool result: its route bounds it (`limit`).
+  if (result instanceof StreamBody) {
+    let text = "";
+    for await (const chunk of result.open()) text += chunk;
+    return { content: [{ type: "text", text }], ...(meta ? { _meta: meta } : {}) };
+  }
   if (result instanceof RawBody) return { content: [{ type: "text", text: result.body }], ...(meta ? { _meta: meta } : {}) };
   return {
     content: [{ type: "text", text: JSON.stringify(result) }],
@@ -92,13 +98,13 @@ export async function callTool(
     if (isToolOnly(entry)) {
       const input = parseArguments(entry.input, args);
       await limitDispatch(deps, caller.ip);
-      return okResult(await entry.handler(input, ctx));
+      return await okResult(await entry.handler(input, ctx));
     }
     const input = parseArguments(entry.input, args);
     await enforceRouteLimit(deps.limiters, entry, caller.ip);
     if (entry.precheck) await entry.precheck(input, ctx);
     const price = published.paid ? priceOf(entry, input) : undefined;
-    if (price === undefined) return okResult(await entry.handler(input, ctx));
+    if (price === undefined) return await okResult(await entry.handler(input, ctx));
 
     const name = published.tool.name;
     const outcome = await deps.paywall.run({
@@ -130,7 +136,7 @@ export async function callTool(
         },
       };
     }
-    return okResult(outcome.result, { [PAYMENT_RESPONSE_META_KEY]: outcome.settleResponse });
+    return await okResult(outcome.result, { [PAYMENT_RESPONSE_META_KEY]: outcome.settleResponse });
   } catch (e) {
     if (e instanceof ServiceError) return errorResult(e);
     caller.log.error({ err: { message: (e as Error).message, stack: (e as Error).stack }, tool: published.tool.name }, "unhandled error in MCP tool");

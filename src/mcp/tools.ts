@@ -97,6 +97,10 @@ export interface PublishOptions {
   freeDispatchPerMinute: number;
 }
 
+function textAnswer(entry: TableEntry): boolean {
+  return !isToolOnly(entry) && (entry.mimeType ?? "application/json") !== "application/json";
+}
+
 export function publishedTools(table: readonly TableEntry[], opts: PublishOptions): PublishedTool[] {
   const byOperation = new Map(table.map((e) => [e.operationId, e]));
   return mcpTools(table).map((d) => {
@@ -108,7 +112,8 @@ export function publishedTools(table: readonly TableEntry[], opts: PublishOption
       title: entry.summary,
       description: description(entry, d, paid, opts),
       inputSchema: asObjectSchema(d.inputSchema),
-      outputSchema: paid ? { type: "object", anyOf: [output, paymentRequiredJson] } : output,
+      // A text answer (CSV) has no structured content, so it publishes no output schema.
+      ...(textAnswer(entry) ? {} : { outputSchema: paid ? { type: "object", anyOf: [output, paymentRequiredJson] } : output }),
       annotations: annotations(entry, entry.summary),
       _meta: { "vigil/price": d.price, ...(d.priceAtomic ? { "vigil/price_atomic": d.priceAtomic } : {}) },
     };

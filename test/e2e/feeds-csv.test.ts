@@ -6,6 +6,10 @@
  * values are a 400 before payment.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { PaymentRequired } from "@x402/core/types";
 import { sql } from "kysely";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { readCsv } from "../helpers/csv.js";
@@ -84,5 +88,27 @@ describe("GET /v1/premium/builder-bids.csv", () => {
     const [header, ...rows] = readCsv(await r.text());
     expect(header).toEqual([...BUILDER_BIDS_COLUMNS]);
     expect(rows).toHaveLength(7);
+  });
+
+  it("is an MCP tool too: paid in _meta, the CSV comes back as the tool's text", async () => {
+    const client = new Client({ name: "csv-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`)));
+    try {
+      const tool = (await client.listTools()).tools.find((t) => t.name === "service_feeds_builder_bids_csv")!;
+      expect(tool.outputSchema).toBeUndefined();
+      const args = { window: "1h", limit: "5" };
+      const unpaid = (await client.callTool({ name: tool.name, arguments: args })) as CallToolResult;
+      expect(unpaid.isError).toBe(true);
+      const terms = unpaid.structuredContent as unknown as PaymentRequired;
+      const paid = (await client.callTool({ name: tool.name, arguments: args, _meta: { "x402/payment": (await s.payer.signFor(terms)).payload } })) as CallToolResult;
+      expect(paid.isError ?? false).toBe(false);
+      const text = (paid.content[0] as { text: string }).text;
+      const [header, ...rows] = readCsv(text);
+      expect(header).toEqual([...BUILDER_BIDS_COLUMNS]);
+      expect(rows).toHaveLength(5);
+      expect(paid._meta?.["x402/payment-response"]).toMatchObject({ success: true });
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -39,6 +39,13 @@ const SPEC_TOOLS_TODAY = [
   "service_checkout_invoice_cancel",
   "service_checkout_key_create",
   "service_checkout_key_revoke",
+  // Feeds (service_feeds_<operation>); CSV tools answer the CSV as text.
+  "service_feeds_builder_stats",
+  "service_feeds_builder_stats_sample",
+  "service_feeds_fee_history_csv",
+  "service_feeds_builder_bids_csv",
+  "service_feeds_zec_ironwood",
+  "service_feeds_zec_ironwood_history",
 ];
 
 describe("the MCP tool list is derived from the table", () => {

@@ -90,7 +90,10 @@ describe.each(transports)("MCP over $name", (transport) => {
       expect(tool.inputSchema, tool.name).toEqual(jsonSchemaOf(entry.input, "input"));
       const rest = jsonSchemaOf(entry.output, "output");
       const paid = !isToolOnly(entry) && entry.price !== undefined && !entry.mcpFree;
-      if (paid) {
+      if (!isToolOnly(entry) && (entry.mimeType ?? "application/json") !== "application/json") {
+        // A text answer (CSV) is the tool's text content: no structured output to describe.
+        expect(tool.outputSchema, tool.name).toBeUndefined();
+      } else if (paid) {
         // Paid: the REST answer, or the x402 terms of an unpaid call.
         expect(tool.outputSchema, tool.name).toEqual({ type: "object", anyOf: [rest, jsonSchemaOf(PaymentRequiredSchema, "output")] });
       } else if (rest.type === "object") {
@@ -118,7 +121,8 @@ describe.each(transports)("MCP over $name", (transport) => {
         if (!tool) continue;
         const ok = op.responses["200"] ?? op.responses["201"];
         const schema = ok?.content?.["application/json"]?.schema;
-        const published = (tool.outputSchema as { anyOf?: unknown[] }).anyOf?.[0] ?? tool.outputSchema;
+        // Text answers (CSV) publish no output schema, as OpenAPI has no JSON schema for them.
+        const published = tool.outputSchema === undefined ? undefined : ((tool.outputSchema as { anyOf?: unknown[] }).anyOf?.[0] ?? tool.outputSchema);
         expect(published, tool.name).toEqual(schema);
         compared++;
       }
