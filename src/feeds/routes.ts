@@ -3,6 +3,7 @@
  * sample GET /v1/premium/builder-stats/sample (docs/feeds.md).
  */
 import { z } from "zod";
+import { LRUCache } from "lru-cache";
 import { defineRoute, StreamBody, type AnyRouteDef } from "../http/route-table.js";
 import { usdCents } from "../core/money.js";
 import { sourceCheck } from "../oracle/questions/builders.js";
@@ -21,8 +22,17 @@ import { BUILDER_BIDS_COLUMNS, BuilderBidsCsvInput, builderBidsCsv, CSV_MAX_LIMI
 
 export const BUILDER_STATS_PRICE = usdCents(5);
 export const CSV_PRICE = usdCents(5);
+/** The free sample is computed at most once per this long (on the injected clock): a free route must stay cheap. */
+export const SAMPLE_CACHE_MS = 30_000;
 
 export function feedsRoutes(ctx: FeedsDeps): AnyRouteDef[] {
+  const sample = new LRUCache<"sample", ReturnType<typeof redactBuilderStats>>({
+    max: 1,
+    ttl: SAMPLE_CACHE_MS,
+    perf: ctx.clock,
+    ttlResolution: 0,
+    fetchMethod: async () => redactBuilderStats(await computeBuilderStats({ ctx, input: { window: SAMPLE_WINDOW } })),
+  });
   return [
     defineRoute({
       method: "GET",
@@ -84,10 +94,15 @@ export function feedsRoutes(ctx: FeedsDeps): AnyRouteDef[] {
       operationId: "premiumBuilderStatsSample",
       mcpTool: "service_feeds_builder_stats_sample",
       summary: "Free sample of the builder stats: top 3 builders of the last 6 h, whole-percent share and median bid",
+      description: `Computed at most once per ${SAMPLE_CACHE_MS / 1000} s; \`generated_at_ms\` says when.`,
       tags: ["feeds"],
       input: z.object({}).strict(),
       output: BuilderStatsSampleOutput,
-      handler: async () => redactBuilderStats(await computeBuilderStats({ ctx, input: { window: SAMPLE_WINDOW } })),
+      handler: async () => {
+        const r = await sample.fetch("sample");
+        if (!r) throw new Error("builder-stats sample missing");
+        return r;
+      },
     }),
   ];
 }

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
+import { SAMPLE_CACHE_MS } from "../../src/feeds/routes.js";
 import { redactBuilderStats, FEED_PERCENTILES } from "../../src/feeds/builder-stats.js";
 
 let s: WatchStack;
@@ -120,6 +121,15 @@ describe("GET /v1/premium/builder-stats/sample", () => {
     expect(Object.keys(sample.json).sort()).toEqual(
       ["as_of_ms", "freshness", "generated_at_ms", "note", "premium_endpoint", "present", "source_freshness_s", "top", "total_slots", "window"],
     );
+  });
+
+  it("is computed at most once per 30 s", async () => {
+    s.advance(SAMPLE_CACHE_MS + 1);
+    const first = (await s.call("GET", "/v1/premium/builder-stats/sample")).json;
+    s.advance(10_000);
+    expect((await s.call("GET", "/v1/premium/builder-stats/sample")).json.generated_at_ms).toBe(first.generated_at_ms);
+    s.advance(SAMPLE_CACHE_MS);
+    expect((await s.call("GET", "/v1/premium/builder-stats/sample")).json.generated_at_ms).toBeGreaterThan(first.generated_at_ms);
   });
 
   it("answers, not present and stale, once the data has aged out of the window", async () => {
