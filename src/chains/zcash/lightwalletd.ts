@@ -28,7 +28,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { unavailable } from "../../core/errors.js";
+import { unavailable, upstreamFailed } from "../../core/errors.js";
 import { UpstreamError } from "../../core/upstream.js";
 import type {
   BlockId,
@@ -349,7 +349,7 @@ export class Lightwalletd implements CompactBlockSource {
     }
     if (ironwoodActive(info, this.network) && !serverKnowsIronwood(info)) {
       this.checkedAt = undefined;
-      throw new UpstreamError(
+      throw upstreamFailed(
         "chain_server_outdated",
         `lightwalletd speaks light-wallet protocol "${info.lightwalletProtocolVersion || "unknown"}", older than ${IRONWOOD_PROTOCOL_VERSION}: it cannot serve Ironwood actions, which NU6.3 made active.`,
         { chain: "zcash", protocolVersion: info.lightwalletProtocolVersion, required: IRONWOOD_PROTOCOL_VERSION, serverVersion: info.version },
