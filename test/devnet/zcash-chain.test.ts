@@ -231,6 +231,22 @@ describe("chain invariants", () => {
     checkPools();
   });
 
+  it("every shielded devnet payment decrypts with exactly one wallet's keys: its recipient's", () => {
+    const keys = [alice, bob, carol].map(keysOf);
+    let payments = 0;
+    for (const b of zebrad.chain.blocks)
+      for (const t of b.txs) {
+        if (t.kind !== "payment" || t.parsed.vout.length > 0) continue;
+        payments++;
+        const finders = keys.filter((k) => decryptTransaction(t.parsed, k, b.height).length > 0);
+        expect(finders).toHaveLength(1);
+      }
+    expect(payments).toBeGreaterThanOrEqual(6);
+    // Background traffic pays throwaway keys: no wallet finds anything in it.
+    const background = zebrad.chain.blocks.flatMap((b) => b.txs.filter((t) => t.kind === "background").map((t) => ({ t, h: b.height }))).slice(0, 5);
+    for (const { t, h } of background) for (const k of keys) expect(decryptTransaction(t.parsed, k, h)).toEqual([]);
+  });
+
   it("zebrad and lightwalletd serve the same chain: tip, block contents, raw transactions, mempool", async () => {
     const info = await rpc.getBlockchainInfo();
     const latest = await light.latestBlock();
