@@ -30,6 +30,7 @@ export function startupBanner(o: { role: string; url?: string; app: App; devnetP
     lines.push(`    monerod (simulated)                     ${config.MONERO_DAEMON_URL}`);
     lines.push(`    Ethereum L1 (chain id from the node)    ${config.ETH_RPC_URL}`);
     lines.push(`    zebrad (Zcash ${config.ZCASH_NETWORK})                 ${config.ZEBRAD_URL}`);
+    if (config.LIGHTWALLETD_URL) lines.push(`    lightwalletd (same Zcash chain, gRPC)   ${config.LIGHTWALLETD_URL}`);
     lines.push(`    funded x402 payers: ${o.devnetPayers ?? 0} accounts of the "test … junk" mnemonic, 1,000 USDC each`);
     lines.push(`    watch wallets:      npx vigil devnet wallets`);
     if (config.WEBHOOK_ALLOW_HTTP || config.WEBHOOK_ALLOW_PRIVATE) {

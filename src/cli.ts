@@ -74,7 +74,7 @@ async function run(role: "serve" | "api" | "worker"): Promise<void> {
   const parsed = config();
   const log = createLogger(parsed.LOG_LEVEL);
   const { startDevnet } = parsed.devnet ? await import("./devnet/index.js") : { startDevnet: undefined };
-  const devnet = startDevnet ? await startDevnet({ dataDir: parsed.dataDir, blockSeconds: parsed.DEVNET_BLOCK_SECONDS, log, ethRpcUrl: parsed.ETH_RPC_URL, zebradUrl: parsed.ZEBRAD_URL, zcashNetwork: parsed.ZCASH_NETWORK, relayUrls: parsed.RELAY_URLS, builderPubkeys: parsed.BUILDER_PUBKEYS }) : undefined;
+  const devnet = startDevnet ? await startDevnet({ dataDir: parsed.dataDir, blockSeconds: parsed.DEVNET_BLOCK_SECONDS, log, ethRpcUrl: parsed.ETH_RPC_URL, zebradUrl: parsed.ZEBRAD_URL, lightwalletdUrl: parsed.LIGHTWALLETD_URL, zcashNetwork: parsed.ZCASH_NETWORK, relayUrls: parsed.RELAY_URLS, builderPubkeys: parsed.BUILDER_PUBKEYS }) : undefined;
   const cfg = devnet ? applyConfigOverlay(parsed, devnet.configOverlay) : parsed;
   const { createApp } = await import("./app.js");
   const { startWorkers } = await import("./workers.js");

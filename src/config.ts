@@ -112,6 +112,8 @@ export const ConfigSchema = z.object({
     .refine((ids) => new Set(ids).size === ids.length, "board ids must be distinct"),
   /** zebrad JSON-RPC (Zcash chain facts); absent = the /v1/q/zec/* questions answer 503 chain_not_configured. */
   ZEBRAD_URL: url.optional(),
+  /** lightwalletd gRPC (compact blocks for Zcash scanning): http://host:port (plaintext) or https://host:port (TLS); absent = no Zcash scanning source. */
+  LIGHTWALLETD_URL: url.optional(),
   /** The Zcash network this service serves; a zebrad on another network is refused (502 chain_network_mismatch). Devnet: testnet. */
   ZCASH_NETWORK: z.enum(["mainnet", "testnet", "regtest"]).default("mainnet"),
   /** Seconds between Zcash value-pool snapshots (/v1/zec/ironwood/history); one row per interval whatever the number of workers. */
@@ -165,6 +167,7 @@ export type ConfigOverlay = Partial<
     | "MONERO_NETWORK"
     | "ETH_RPC_URL"
     | "ZEBRAD_URL"
+    | "LIGHTWALLETD_URL"
     | "ZCASH_NETWORK"
     | "RELAY_URLS"
     | "BUILDER_PUBKEYS"

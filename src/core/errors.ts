@@ -84,6 +84,7 @@ export const ERROR_CODES = {
   // 502: an upstream answered badly or not at all
   chain_rpc_failed: { status: 502, description: "The chain node could not be reached or answered badly." },
   chain_network_mismatch: { status: 502, description: "The chain node runs another network than the one this service watches." },
+  chain_server_outdated: { status: 502, description: "The chain server (lightwalletd) predates a network upgrade that is active on its chain (Ironwood): it would hide payments, so it is not used." },
   price_provider_failed: { status: 502, description: "A USD price provider could not be reached or answered badly (it then gives no price; clients see price_unavailable)." },
   chain_schedule_unknown: { status: 502, description: "The Ethereum node reports a chain id this service has no fork schedule for; `details.chainId` names it." },
   facilitator_unavailable: { status: 502, description: "The x402 facilitator could not be reached; nothing was charged." },

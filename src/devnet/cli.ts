@@ -1,7 +1,11 @@
 /**
  * `vigil devnet …`: run the simulated upstreams alone, list their wallets,
  * send devnet coins. A running devnet is found through DATA_DIR/devnet/devnet.json
- * (written by `vigil devnet` and by `vigil serve` in devnet mode) or --devnet URL.
+ * (written by `vigil devnet` and by `vigil serve` in devnet mode) or --devnet URL
+ * (the monerod simulator's URL for Monero, the zebrad simulator's for Zcash).
+ *
+ * Zcash: send zcash <address> <ZEC> [--memo text], mine zcash [n],
+ * reorg zcash <depth> [--drop txid,…], spend zcash <wallet> <txid> [--pool p] [--index i].
  */
 import { DEVNET_ETH_CHAIN_ID } from "./ethereum.js";
 import type { Config } from "../config.js";
@@ -9,6 +13,8 @@ import { createLogger } from "../core/logger.js";
 import { formatAtomic, UNITS } from "../core/money.js";
 import { devnetMoneroMine, devnetMoneroSend, devnetMoneroWallets, deriveDevnetWallets } from "./monerod.js";
 import { readDevnetState, startDevnet } from "./index.js";
+import { devnetZcashMine, devnetZcashReorg, devnetZcashSend, devnetZcashSpend, devnetZcashWallets } from "./zcash-client.js";
+import { deriveDevnetZcashWallets, type DevnetZcashWallet } from "./zcash-wallets.js";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -33,6 +39,65 @@ function moneroUrl(args: string[], cfg: Config, io: Io): string | undefined {
   return undefined;
 }
 
+function zebradUrl(args: string[], cfg: Config, io: Io): string | undefined {
+  const explicit = option(args, "--devnet");
+  if (explicit) return explicit;
+  const state = readDevnetState(cfg.dataDir);
+  if (state?.zebradUrl) return state.zebradUrl;
+  io.stderr.write(`no running devnet with a Zcash simulator found under ${cfg.dataDir}/devnet; start one (npm start, or npx vigil devnet) or pass --devnet URL\n`);
+  return undefined;
+}
+
+async function runZcash(sub: string, args: string[], cfg: Config, io: Io): Promise<number> {
+  const memo = option(args, "--memo");
+  const drop = option(args, "--drop");
+  const pool = option(args, "--pool");
+  const index = option(args, "--index");
+  const url = zebradUrl(args, cfg, io);
+  if (!url) return 1;
+  const out = (v: unknown) => io.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
+  switch (sub) {
+    case "send": {
+      const [address, amount] = args;
+      if (!address || !amount) {
+        io.stderr.write("usage: vigil devnet send zcash <address> <amount-in-ZEC> [--memo text] [--devnet URL]\n");
+        return 2;
+      }
+      out(await devnetZcashSend(url, address, amount, memo));
+      return 0;
+    }
+    case "mine": {
+      const n = Number(args[0] ?? "1");
+      if (!Number.isInteger(n) || n < 1 || n > 1000) {
+        io.stderr.write("usage: vigil devnet mine zcash [blocks 1..1000] [--devnet URL]\n");
+        return 2;
+      }
+      io.stdout.write(`${JSON.stringify(await devnetZcashMine(url, n))}\n`);
+      return 0;
+    }
+    case "reorg": {
+      const depth = Number(args[0]);
+      if (!Number.isInteger(depth) || depth < 1) {
+        io.stderr.write("usage: vigil devnet reorg zcash <depth> [--drop txid,txid…] [--devnet URL]\n");
+        return 2;
+      }
+      out(await devnetZcashReorg(url, depth, drop ? drop.split(",").map((t) => t.trim()).filter(Boolean) : undefined));
+      return 0;
+    }
+    case "spend": {
+      const [wallet, txid] = args;
+      if (!wallet || !txid || (index !== undefined && !/^\d+$/.test(index))) {
+        io.stderr.write("usage: vigil devnet spend zcash <wallet> <txid> [--pool sapling|orchard|ironwood] [--index n] [--devnet URL]\n");
+        return 2;
+      }
+      out(await devnetZcashSpend(url, wallet, txid, { pool, outputIndex: index === undefined ? undefined : Number(index) }));
+      return 0;
+    }
+    default:
+      return 2;
+  }
+}
+
 export async function runDevnetCli(argv: string[], io: Io, config: () => Config): Promise<number> {
   const args = [...argv];
   const sub = args.shift();
@@ -40,7 +105,7 @@ export async function runDevnetCli(argv: string[], io: Io, config: () => Config)
   switch (sub) {
     case undefined: {
       const log = createLogger(cfg.LOG_LEVEL);
-      const devnet = await startDevnet({ dataDir: cfg.dataDir, blockSeconds: cfg.DEVNET_BLOCK_SECONDS, log, ethRpcUrl: cfg.ETH_RPC_URL, zebradUrl: cfg.ZEBRAD_URL, zcashNetwork: cfg.ZCASH_NETWORK });
+      const devnet = await startDevnet({ dataDir: cfg.dataDir, blockSeconds: cfg.DEVNET_BLOCK_SECONDS, log, ethRpcUrl: cfg.ETH_RPC_URL, zebradUrl: cfg.ZEBRAD_URL, lightwalletdUrl: cfg.LIGHTWALLETD_URL, zcashNetwork: cfg.ZCASH_NETWORK });
       io.stdout.write(
         [
           "Vigil devnet: simulated upstreams on loopback. No real money moves.",
@@ -48,12 +113,16 @@ export async function runDevnetCli(argv: string[], io: Io, config: () => Config)
           `  monerod (testnet, a block every ${cfg.DEVNET_BLOCK_SECONDS} s)             ${devnet.moneroUrl}`,
           `  Ethereum L1 (chain ${DEVNET_ETH_CHAIN_ID}, a block every 12 s)                   ${devnet.ethereum?.url ?? cfg.ETH_RPC_URL}`,
           `  zebrad (Zcash testnet past NU6.3, a block every ${cfg.DEVNET_BLOCK_SECONDS} s)  ${devnet.zebrad?.url ?? cfg.ZEBRAD_URL}`,
+          `  lightwalletd (gRPC, the same Zcash chain)                      ${devnet.lightwalletd?.url ?? cfg.LIGHTWALLETD_URL}`,
           "",
           "Funded x402 payers (the well-known 'test … junk' mnemonic, m/44'/60'/0'/0/i):",
           ...devnet.payers.map((p) => `  ${p.address}  ${p.privateKey}  ${formatAtomic(BigInt(p.usdcAtomic), UNITS.usdc)} USDC`),
           "",
           "Monero wallets (address + view key):",
           ...devnet.wallets.map((w) => `  ${w.label}: ${w.address}\n    view key ${w.viewKey}`),
+          "",
+          "Zcash wallets (unified address + UFVK; `npx vigil devnet wallets` shows the mnemonics):",
+          ...devnet.zcashWallets().map((w) => `  ${w.label}: ${w.address}\n    ufvk ${w.ufvk}`),
           "",
         ].join("\n"),
       );
@@ -67,36 +136,60 @@ export async function runDevnetCli(argv: string[], io: Io, config: () => Config)
     }
     case "wallets": {
       const json = args.includes("--json");
-      const url = option(args, "--devnet") ?? readDevnetState(cfg.dataDir)?.moneroUrl;
+      const explicit = option(args, "--devnet");
+      const state = readDevnetState(cfg.dataDir);
+      const url = explicit ?? state?.moneroUrl;
+      const zurl = option(args, "--zcash-devnet") ?? state?.zebradUrl;
       let wallets;
+      let zwallets: DevnetZcashWallet[];
+      const file = path.join(cfg.dataDir, "devnet", "monero-wallets.json");
+      const seed = () => (JSON.parse(fs.readFileSync(file, "utf8")) as { seed: string }).seed;
       if (url) wallets = await devnetMoneroWallets(url);
       else {
         // Not running: the wallets are derived from the seed kept under DATA_DIR.
-        const file = path.join(cfg.dataDir, "devnet", "monero-wallets.json");
         if (!fs.existsSync(file)) {
           io.stderr.write(`no devnet wallets yet under ${cfg.dataDir}; start the devnet once (npm start)\n`);
           return 1;
         }
-        wallets = deriveDevnetWallets((JSON.parse(fs.readFileSync(file, "utf8")) as { seed: string }).seed);
+        wallets = deriveDevnetWallets(seed());
       }
-      if (json) io.stdout.write(`${JSON.stringify(wallets, null, 2)}\n`);
-      else for (const w of wallets) io.stdout.write(`${w.chain} ${w.label}\n  address  ${w.address}\n  view key ${w.viewKey}\n`);
+      if (zurl) zwallets = await devnetZcashWallets(zurl);
+      else if (fs.existsSync(file)) zwallets = deriveDevnetZcashWallets(seed());
+      else zwallets = [];
+      if (json) io.stdout.write(`${JSON.stringify([...wallets, ...zwallets], null, 2)}\n`);
+      else {
+        for (const w of wallets) io.stdout.write(`${w.chain} ${w.label}\n  address  ${w.address}\n  view key ${w.viewKey}\n`);
+        for (const w of zwallets)
+          io.stdout.write(
+            `${w.chain} ${w.label} (${w.network})\n  unified address ${w.address}\n  ufvk            ${w.ufvk}\n  mnemonic        ${w.mnemonic}\n  sapling         ${w.saplingAddress}\n  transparent     ${w.transparentAddress}\n  diversified     ${w.diversifiedAddress.address} (index ${w.diversifiedAddress.index})\n  change          ${w.changeAddress}\n`,
+          );
+      }
       return 0;
     }
     case "send": {
+      if (args[0] === "zcash") return runZcash("send", args.slice(1), cfg, io);
       const chain = args.shift();
       const url = moneroUrl(args, cfg, io);
       if (!url) return 1;
       const [address, amount] = args;
       if (chain !== "monero" || !address || !amount) {
-        io.stderr.write("usage: vigil devnet send monero <address> <amount-in-XMR> [--devnet URL]\n");
+        io.stderr.write("usage: vigil devnet send monero <address> <amount-in-XMR> [--devnet URL]\n       vigil devnet send zcash <address> <amount-in-ZEC> [--memo text] [--devnet URL]\n");
         return 2;
       }
       const r = await devnetMoneroSend(url, address, amount);
       io.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
       return 0;
     }
+    case "reorg":
+    case "spend":
+      if (args[0] !== "zcash") {
+        io.stderr.write(`usage: vigil devnet ${sub} zcash … (Monero reorgs: POST /devnet/reorg on the monerod simulator)\n`);
+        return 2;
+      }
+      return runZcash(sub, args.slice(1), cfg, io);
     case "mine": {
+      if (args[0] === "zcash") return runZcash("mine", args.slice(1), cfg, io);
+      if (args[0] === "monero") args.shift();
       const url = moneroUrl(args, cfg, io);
       if (!url) return 1;
       const n = Number(args[0] ?? "1");
@@ -108,7 +201,7 @@ export async function runDevnetCli(argv: string[], io: Io, config: () => Config)
       return 0;
     }
     default:
-      io.stderr.write(`unknown devnet command "${sub}" (try: wallets, send, mine)\n`);
+      io.stderr.write(`unknown devnet command "${sub}" (try: wallets, send, mine, reorg, spend)\n`);
       return 2;
   }
 }

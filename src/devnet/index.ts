@@ -1,6 +1,7 @@
 /**
  * The built-in devnet: simulated upstreams on loopback (an EVM chain with
- * USDC for x402, a Monero daemon, an Ethereum L1, a zebrad), plus the secrets a local service needs
+ * USDC for x402, a Monero daemon, an Ethereum L1, a zebrad and a lightwalletd
+ * serving one Zcash chain), plus the secrets a local service needs
  * (pay-to address, facilitator gas key, master key), generated once under
  * DATA_DIR/devnet. Production code reaches this only through the CLI, which
  * applies `configOverlay` to the parsed config before building the app: the
@@ -20,6 +21,10 @@ import { deriveDevnetWallets, loadOrCreateSeed, type DevnetMoneroWallet } from "
 import { startDevnetPrices, type DevnetPrices } from "./prices.js";
 import { startDevnetEthereum, type DevnetEthereum } from "./ethereum.js";
 import { DEVNET_ZCASH_NETWORK, startDevnetZebrad, type DevnetZebrad } from "./zebrad.js";
+import { startDevnetLightwalletd, type DevnetLightwalletd } from "./lightwalletd.js";
+import { DevnetZcashChain } from "./zcash-chain.js";
+import { deriveDevnetZcashWallets, type DevnetZcashWallet } from "./zcash-wallets.js";
+import { systemClock } from "../core/clock.js";
 import type { ZcashNetwork } from "../chains/zcash/network.js";
 import { startDevnetRelays, type DevnetRelays } from "./relays.js";
 
@@ -60,6 +65,12 @@ export interface DevnetHandle {
   ethereum: DevnetEthereum | undefined;
   /** The simulated zebrad (Zcash chain facts); absent when a real ZEBRAD_URL replaces it. */
   zebrad: DevnetZebrad | undefined;
+  /** The simulated lightwalletd (compact blocks of the same chain); absent when a real LIGHTWALLETD_URL replaces it. */
+  lightwalletd: DevnetLightwalletd | undefined;
+  /** The devnet's Zcash chain (served by both simulators); absent when both are replaced. */
+  zcashChain: DevnetZcashChain | undefined;
+  /** The ready-made Zcash wallets (mnemonic, UFVK, unified address), derived on first use. */
+  zcashWallets(): DevnetZcashWallet[];
   /** The simulated MEV-Boost relays; absent when a real RELAY_URLS replaces them. */
   relays: DevnetRelays | undefined;
   close(): Promise<void>;
@@ -93,6 +104,8 @@ export async function startDevnet(opts: {
   ethRpcUrl?: string;
   /** A configured ZEBRAD_URL: it replaces only the zebrad simulator, on the configured ZCASH_NETWORK. */
   zebradUrl?: string;
+  /** A configured LIGHTWALLETD_URL: it replaces only the lightwalletd simulator. */
+  lightwalletdUrl?: string;
   zcashNetwork?: ZcashNetwork;
   /** A configured RELAY_URLS (and its BUILDER_PUBKEYS): it replaces only the relay simulators. */
   relayUrls?: string;
@@ -109,7 +122,13 @@ export async function startDevnet(opts: {
   const serviceSeed = createHash("sha256").update(`${walletSeed}:vigil-service-wallet`).digest("hex");
   const serviceWallet = { ...deriveDevnetWallets(serviceSeed, DEVNET_MONERO_NETWORK)[0]!, label: "service" };
   const ethereum = opts.ethRpcUrl ? undefined : await startDevnetEthereum({ host });
-  const zebrad = opts.zebradUrl ? undefined : await startDevnetZebrad({ host, blockSeconds: opts.blockSeconds, log: opts.log });
+  // One Zcash chain for both simulators, so chain facts and compact blocks agree; it mines on its own timer.
+  const zcashChain = opts.zebradUrl && opts.lightwalletdUrl ? undefined : new DevnetZcashChain(systemClock, opts.blockSeconds);
+  zcashChain?.open(100);
+  zcashChain?.startTimer((e) => opts.log?.error({ err: e }, "devnet Zcash chain could not mine a block"));
+  const zebrad = opts.zebradUrl ? undefined : await startDevnetZebrad({ host, blockSeconds: opts.blockSeconds, log: opts.log, chain: zcashChain, walletSeed });
+  const lightwalletd = opts.lightwalletdUrl ? undefined : await startDevnetLightwalletd({ host, chain: zcashChain!, log: opts.log });
+  let zcashWallets: DevnetZcashWallet[] | undefined;
   const relays = opts.relayUrls ? undefined : await startDevnetRelays({ host });
   const payTo = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address;
   const facilitatorKey = keyAt(18);
@@ -134,6 +153,7 @@ export async function startDevnet(opts: {
       MONERO_NETWORK: DEVNET_MONERO_NETWORK,
       ETH_RPC_URL: opts.ethRpcUrl ?? ethereum!.url,
       ZEBRAD_URL: opts.zebradUrl ?? zebrad!.url,
+      LIGHTWALLETD_URL: opts.lightwalletdUrl ?? lightwalletd!.url,
       ZCASH_NETWORK: zebrad ? DEVNET_ZCASH_NETWORK : (opts.zcashNetwork ?? DEVNET_ZCASH_NETWORK),
       RELAY_URLS: opts.relayUrls ?? relays!.relayUrls,
       BUILDER_PUBKEYS: relays ? relays.builderPubkeys : (opts.builderPubkeys ?? ""),
@@ -153,14 +173,19 @@ export async function startDevnet(opts: {
     prices,
     ethereum,
     zebrad,
+    lightwalletd,
+    zcashChain,
+    zcashWallets: () => (zcashWallets ??= zebrad ? zebrad.wallets() : deriveDevnetZcashWallets(walletSeed)),
     relays,
     close: async () => {
+      zcashChain?.stopTimer();
       await Promise.allSettled([
         evm.close(),
         monerod.close(),
         prices.close(),
         ...(ethereum ? [ethereum.close()] : []),
         ...(zebrad ? [zebrad.close()] : []),
+        ...(lightwalletd ? [lightwalletd.close()] : []),
         ...(relays ? [relays.close()] : []),
       ]);
       try {
@@ -174,13 +199,17 @@ export async function startDevnet(opts: {
   // The CLI (`vigil devnet send …`) finds the running devnet through this file.
   fs.writeFileSync(
     handle.stateFile,
-    JSON.stringify({ pid: process.pid, evmUrl: evm.url, moneroUrl: monerod.url, payTo, startedAt: new Date().toISOString() }, null, 2),
+    JSON.stringify(
+      { pid: process.pid, evmUrl: evm.url, moneroUrl: monerod.url, ...(zebrad ? { zebradUrl: zebrad.url } : {}), ...(lightwalletd ? { lightwalletdUrl: lightwalletd.url } : {}), payTo, startedAt: new Date().toISOString() },
+      null,
+      2,
+    ),
   );
   return handle;
 }
 
 /** Reads the state file of a devnet running from the same DATA_DIR. */
-export function readDevnetState(dataDir: string): { evmUrl: string; moneroUrl: string; pid: number } | null {
+export function readDevnetState(dataDir: string): { evmUrl: string; moneroUrl: string; zebradUrl?: string; lightwalletdUrl?: string; pid: number } | null {
   try {
     return JSON.parse(fs.readFileSync(path.join(dataDir, "devnet", "devnet.json"), "utf8"));
   } catch {

@@ -2,205 +2,65 @@
  * A simulated zebrad on loopback for the devnet and tests: the JSON-RPC
  * methods Vigil reads for Zcash chain facts (getblockchaininfo, getinfo,
  * getblock at verbosity 1 and 2, getbestblockhash, getblockcount,
- * getrawmempool, getmempoolinfo) in zebrad's own shapes, over its own
- * testnet-style chain ("test") past NU6.3.
+ * getrawtransaction, getrawmempool, getmempoolinfo) in zebrad's own shapes,
+ * over the devnet's testnet-style chain ("test") across NU6.3
+ * (zcash-chain.ts: real transactions, value pools that move by what they do).
+ * The simulated lightwalletd (lightwalletd.ts) serves the same chain object.
  *
- * The chain: it starts at the testnet NU6.3 activation height with a
- * history of `initialBlocks` blocks and value pools of mainnet-like size;
- * a block is mined every `blockSeconds` (timer unref'd; 0 = by hand). Each
- * block pays the subsidy (12 % to the lockbox, the rest transparent), moves
- * value from Orchard to Ironwood in ZIP 318-style fixed denominations, and
- * shields a little transparent value into Ironwood, so the migration readout
- * climbs block by block while the supply grows by the subsidy only. A
- * mempool gains 1–5 transactions after each block and empties into the next.
- * Deterministic: every choice comes from a PRNG seeded by the height.
- *
- * Devnet-only: POST /devnet/zcash/mine {blocks}, POST /devnet/zcash/mempool
- * {count}. Test hooks: mine, addMempoolTxs, failNext. The chain lives in
- * memory only (facts need no history across restarts).
+ * Devnet-only endpoints (the controls `vigil devnet … zcash` uses):
+ *   POST /devnet/zcash/send {address, amount_zatoshi, memo?}
+ *   POST /devnet/zcash/mine {blocks}
+ *   POST /devnet/zcash/mempool {count}       background transactions
+ *   POST /devnet/zcash/reorg {depth, drop_txids?}
+ *   POST /devnet/zcash/spend {wallet, txid, pool?, output_index?}
+ *   GET  /devnet/zcash/wallets
+ * Test hooks: mine, send, spend, reorg, addMempoolTxs, failNext. The chain
+ * lives in memory only.
  */
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { systemClock, type Clock } from "../core/clock.js";
+import { ServiceError } from "../core/errors.js";
 import { formatZec } from "../core/money.js";
+import { bytesToHex } from "../chains/zcash/bytes.js";
 import type { ZcashNetwork } from "../chains/zcash/network.js";
-import { ZCASH_POOLS, ZEBRAD_CHAIN, type ZcashPool } from "../chains/zcash/zebrad.js";
-import { HttpReply, JsonRpcError, startJsonRpcServer } from "./jsonrpc-server.js";
-import { seededRandom } from "./seeded-random.js";
+import { ZCASH_POOLS, ZEBRAD_CHAIN } from "../chains/zcash/zebrad.js";
+import { HttpReply, JsonRpcError, startJsonRpcServer, type PlainRoute } from "./jsonrpc-server.js";
+import { parseZec } from "../core/money.js";
+import {
+  DEVNET_ZCASH_DIFFICULTY,
+  DEVNET_ZCASH_NETWORK,
+  DEVNET_ZCASH_NU63_HEIGHT,
+  DEVNET_ZCASH_START_HEIGHT,
+  DEVNET_ZCASH_UPGRADES,
+  DevnetZcashChain,
+  DevnetZcashError,
+  type DevnetZcashBlock,
+} from "./zcash-chain.js";
+import { deriveDevnetZcashWallets, walletUfvk, type DevnetZcashWallet } from "./zcash-wallets.js";
 
-export const DEVNET_ZCASH_NETWORK: ZcashNetwork = "testnet";
-/** NU6.3 (Ironwood) activation on testnet; the devnet chain's history starts here. */
-export const DEVNET_ZCASH_START_HEIGHT = 4_134_000;
-/** Block subsidy after the 2024 halving, zatoshi. */
-export const DEVNET_ZCASH_SUBSIDY = 156_250_000n;
-export const DEVNET_ZCASH_DIFFICULTY = 1.0203;
-const ZAT = 100_000_000n;
-/** Header and coinbase of an otherwise empty block, bytes. */
-const EMPTY_BLOCK_BYTES = 1_800;
-
-/** Testnet network upgrades (research zcash.md §5.4): branch id → name, activation height. */
-const UPGRADES: readonly [string, string, number][] = [
-  ["76b809bb", "Sapling", 280_000],
-  ["e9ff75a6", "Canopy", 1_028_500],
-  ["c2d6d0b4", "NU5", 1_842_420],
-  ["c8e71055", "NU6", 2_976_000],
-  ["4dec4df0", "NU6.1", 3_536_500],
-  ["5437f330", "NU6.2", 4_052_000],
-  ["37a5165b", "NU6.3", 4_134_000],
-];
-
-/** Value pools at the start of the devnet chain, ZEC (about mainnet's proportions). */
-const INITIAL_POOLS: Record<ZcashPool, bigint> = {
-  transparent: 11_824_310n * ZAT + 12_500_000n,
-  sprout: 25_412n * ZAT + 4_000_000n,
-  sapling: 1_046_885n * ZAT + 77_000_000n,
-  orchard: 3_911_204n * ZAT + 31_000_000n,
-  lockbox: 289_687n * ZAT + 50_000_000n,
-  ironwood: 0n,
-};
-
-/** ZIP 318-style fixed migration denominations (zatoshi) and their weights. */
-const DENOMINATIONS: readonly [bigint, number][] = [
-  [ZAT / 100n, 2],
-  [ZAT / 10n, 4],
-  [ZAT, 6],
-  [10n * ZAT, 5],
-  [100n * ZAT, 3],
-  [1_000n * ZAT, 1],
-];
-
-export interface DevnetZcashTx {
-  txid: string;
-  size: number;
-  time: number;
-}
-
-export interface DevnetZcashBlock {
-  height: number;
-  hash: string;
-  previousHash: string;
-  time: number;
-  size: number;
-  txs: DevnetZcashTx[];
-  pools: Record<ZcashPool, bigint>;
-  deltas: Record<ZcashPool, bigint>;
-}
-
+export {
+  DEVNET_ZCASH_DIFFICULTY,
+  DEVNET_ZCASH_NETWORK,
+  DEVNET_ZCASH_NU63_HEIGHT,
+  DEVNET_ZCASH_START_HEIGHT,
+  DEVNET_ZCASH_SUBSIDY,
+  DevnetZcashChain,
+  type DevnetZcashBlock,
+  type DevnetZcashTx,
+} from "./zcash-chain.js";
 
 const sha256hex = (s: string) => createHash("sha256").update(s).digest("hex");
 
-/** The devnet's Zcash chain: blocks, value pools, mempool. */
-export class DevnetZcashChain {
-  readonly blocks: DevnetZcashBlock[] = [];
-  mempool: DevnetZcashTx[] = [];
-  private txCounter = 0;
-
-  constructor(
-    private readonly clock: Clock,
-    private readonly blockSeconds: number,
-  ) {}
-
-  /** Builds `n` blocks of history ending now, spaced blockSeconds (1 s when mining by hand). */
-  open(n: number): void {
-    const spacing = Math.max(this.blockSeconds, 1);
-    const now = Math.floor(this.clock.now() / 1000);
-    for (let i = n - 1; i >= 0; i--) this.build(now - i * spacing);
-    this.arrive(3);
-  }
-
-  tip(): DevnetZcashBlock {
-    return this.blocks[this.blocks.length - 1]!;
-  }
-
-  byHeight(h: number): DevnetZcashBlock | undefined {
-    const first = this.blocks[0]?.height ?? 0;
-    return this.blocks[h - first];
-  }
-
-  byHash(hash: string): DevnetZcashBlock | undefined {
-    return this.blocks.find((b) => b.hash === hash);
-  }
-
-  /** Mines n blocks now: the first takes the whole mempool; new transactions arrive after each. */
-  mine(n = 1): string[] {
-    const out: string[] = [];
-    for (let i = 0; i < n; i++) {
-      const now = Math.max(Math.floor(this.clock.now() / 1000), this.tip().time + 1);
-      out.push(this.build(now).hash);
-      this.arrive(1 + Math.floor(seededRandom(this.tip().height ^ 0x5eed)() * 5));
-    }
-    return out;
-  }
-
-  /** Puts `count` transactions in the mempool; returns their txids. */
-  addMempoolTxs(count: number): string[] {
-    return this.arrive(count).map((t) => t.txid);
-  }
-
-  private arrive(count: number): DevnetZcashTx[] {
-    const added: DevnetZcashTx[] = [];
-    const rand = seededRandom(this.txCounter * 7919 + (this.blocks.length ? this.tip().height : 0));
-    for (let i = 0; i < count; i++) {
-      const txid = sha256hex(`devnet-zcash-tx:${this.txCounter++}:${this.blocks.length}`);
-      // A v6 transaction with one or two actions is about 2.5–9 kB (proofs dominate).
-      const tx = { txid, size: 2_400 + Math.floor(rand() * 6_600), time: Math.floor(this.clock.now() / 1000) };
-      this.mempool.push(tx);
-      added.push(tx);
-    }
-    return added;
-  }
-
-  private build(time: number): DevnetZcashBlock {
-    const prev = this.blocks[this.blocks.length - 1];
-    const height = prev ? prev.height + 1 : DEVNET_ZCASH_START_HEIGHT;
-    const pools = { ...(prev ? prev.pools : INITIAL_POOLS) };
-    const before = { ...pools };
-    const rand = seededRandom(height);
-    // Subsidy: 12 % to the lockbox (NU6), the rest (miner and the grant slice) transparent.
-    const lockbox = (DEVNET_ZCASH_SUBSIDY * 12n) / 100n;
-    pools.lockbox += lockbox;
-    pools.transparent += DEVNET_ZCASH_SUBSIDY - lockbox;
-    // Migration Orchard → Ironwood in fixed denominations, 0..3 per block.
-    const moves = Math.floor(rand() * 4);
-    const totalWeight = DENOMINATIONS.reduce((s, [, w]) => s + w, 0);
-    for (let i = 0; i < moves; i++) {
-      let pick = rand() * totalWeight;
-      let amount = DENOMINATIONS[0]![0];
-      for (const [d, w] of DENOMINATIONS) {
-        if (pick < w) {
-          amount = d;
-          break;
-        }
-        pick -= w;
-      }
-      if (amount > pools.orchard) amount = pools.orchard;
-      pools.orchard -= amount;
-      pools.ironwood += amount;
-    }
-    // Shielding: some transparent value enters Ironwood (new shielded value can no longer enter Orchard).
-    if (rand() < 0.5) {
-      const amount = BigInt(Math.floor(rand() * 50)) * ZAT / 10n;
-      const moved = amount > pools.transparent ? pools.transparent : amount;
-      pools.transparent -= moved;
-      pools.ironwood += moved;
-    }
-    const mined = prev ? this.mempool.splice(0, 50) : [];
-    const coinbase: DevnetZcashTx = { txid: sha256hex(`devnet-zcash-coinbase:${height}`), size: 0, time };
-    const size = EMPTY_BLOCK_BYTES + mined.reduce((s, t) => s + t.size, 0);
-    const previousHash = prev ? prev.hash : "0".repeat(64);
-    const hash = sha256hex(`devnet-zcash-block:${height}:${previousHash}:${time}`);
-    const deltas = {} as Record<ZcashPool, bigint>;
-    for (const p of ZCASH_POOLS) deltas[p] = pools[p] - before[p];
-    const block: DevnetZcashBlock = { height, hash, previousHash, time, size, txs: [coinbase, ...mined], pools, deltas };
-    this.blocks.push(block);
-    return block;
-  }
-}
+/** Wallet seed used when none is given (tests): fixed, so the wallets are the same on every run. */
+export const DEFAULT_DEVNET_ZCASH_SEED = "5a".repeat(32);
 
 export interface DevnetZebrad {
   url: string;
   network: ZcashNetwork;
   chain: DevnetZcashChain;
+  /** The ready-made Zcash wallets (derived on first use). */
+  wallets(): DevnetZcashWallet[];
   height(): number;
   mine(n?: number): string[];
   addMempoolTxs(count: number): string[];
@@ -218,8 +78,12 @@ export interface StartDevnetZebradOptions {
   blockSeconds: number;
   /** The chain the node reports (default testnet, "test"); tests set another to check the network guard. */
   network?: ZcashNetwork;
-  /** Blocks of history built at start (default 100). */
+  /** Blocks of history built at start (default 100; 10 or fewer leave the tip before NU6.3). */
   initialBlocks?: number;
+  /** Serve this chain (shared with the lightwalletd simulator) instead of opening a new one. */
+  chain?: DevnetZcashChain;
+  /** 32-byte hex seed of the ready wallets (default DEFAULT_DEVNET_ZCASH_SEED). */
+  walletSeed?: string;
   clock?: Clock;
   log?: Logger;
 }
@@ -241,12 +105,15 @@ const supply = (b: DevnetZcashBlock) => {
 export async function startDevnetZebrad(opts: StartDevnetZebradOptions): Promise<DevnetZebrad> {
   const clock = opts.clock ?? systemClock;
   const network = opts.network ?? DEVNET_ZCASH_NETWORK;
-  const chain = new DevnetZcashChain(clock, opts.blockSeconds);
-  chain.open(opts.initialBlocks ?? 100);
+  const ownChain = !opts.chain;
+  const chain = opts.chain ?? new DevnetZcashChain(clock, opts.blockSeconds);
+  if (ownChain) chain.open(opts.initialBlocks ?? 100);
+  let wallets: DevnetZcashWallet[] | undefined;
+  const getWallets = () => (wallets ??= deriveDevnetZcashWallets(opts.walletSeed ?? DEFAULT_DEVNET_ZCASH_SEED));
   const counts: Record<string, number> = {};
   let failures = { count: 0, status: 500 };
 
-  const nextUpgrade = (h: number) => [...UPGRADES].reverse().find(([, , at]) => at <= h)?.[0] ?? "00000000";
+  const nextUpgrade = (h: number) => [...DEVNET_ZCASH_UPGRADES].reverse().find(([, , at]) => at <= h)?.[0] ?? "00000000";
 
   const findBlock = (ref: unknown): DevnetZcashBlock => {
     const s = typeof ref === "number" ? String(ref) : typeof ref === "string" ? ref : "";
@@ -266,11 +133,11 @@ export async function startDevnetZebrad(opts: StartDevnetZebradOptions): Promise
       confirmations: tip.height - b.height + 1,
       size: b.size,
       height: b.height,
-      version: 4,
+      version: b.height >= DEVNET_ZCASH_NU63_HEIGHT ? 5 : 4,
       merkleroot: sha256hex(`merkle:${b.hash}`),
       blockcommitments: sha256hex(`commitments:${b.hash}`),
       finalsaplingroot: sha256hex(`sapling:${b.hash}`),
-      tx: verbosity >= 2 ? b.txs.map((t) => ({ txid: t.txid, size: t.size, height: b.height })) : b.txs.map((t) => t.txid),
+      tx: verbosity >= 2 ? b.txs.map((t) => ({ txid: t.txid, hex: bytesToHex(t.raw), size: t.size, height: b.height })) : b.txs.map((t) => t.txid),
       time: b.time,
       nonce: sha256hex(`nonce:${b.hash}`),
       solution: "00",
@@ -302,7 +169,7 @@ export async function startDevnetZebrad(opts: StartDevnetZebradOptions): Promise
         chainSupply: supply(tip),
         valuePools: poolList(tip, false),
         upgrades: Object.fromEntries(
-          UPGRADES.map(([id, name, at]) => [id, { name, activationheight: at, status: at <= tip.height ? "active" : "pending" }]),
+          DEVNET_ZCASH_UPGRADES.map(([id, name, at]) => [id, { name, activationheight: at, status: at <= tip.height ? "active" : "pending" }]),
         ),
         consensus: { chaintip: nextUpgrade(tip.height), nextblock: nextUpgrade(tip.height + 1) },
       };
@@ -329,10 +196,32 @@ export async function startDevnetZebrad(opts: StartDevnetZebradOptions): Promise
       if (verbosity !== 1 && verbosity !== 2) throw new JsonRpcError(-32602, "this simulator serves verbosity 1 and 2 only");
       return blockAnswer(findBlock(params[0]), verbosity);
     },
+    getrawtransaction: (params) => {
+      const id = typeof params[0] === "string" ? params[0].toLowerCase() : "";
+      if (!/^[0-9a-f]{64}$/.test(id)) throw new JsonRpcError(-8, "txid must be 32 bytes of hex");
+      const found = chain.findTx(id);
+      if (!found || found.orphaned) throw new JsonRpcError(-5, "No such mempool or main chain transaction");
+      const hex = bytesToHex(found.tx.raw);
+      if (!params[1]) return hex;
+      const tip = chain.tip();
+      return {
+        hex,
+        txid: found.tx.txid,
+        size: found.tx.size,
+        version: found.tx.parsed.version,
+        expiryheight: found.tx.parsed.expiryHeight,
+        ...(found.block
+          ? { height: found.block.height, confirmations: tip.height - found.block.height + 1, blockhash: found.block.hash, blocktime: found.block.time }
+          : { height: -1, confirmations: 0 }),
+      };
+    },
     getrawmempool: (params) => {
       if (params[0] === true) {
         return Object.fromEntries(
-          chain.mempool.map((t) => [t.txid, { size: t.size, fee: 0.0001, modifiedfee: 0.0001, time: t.time, height: chain.tip().height, descendantcount: 1, descendantsize: t.size, descendantfees: 10_000, depends: [] }]),
+          chain.mempool.map((t) => [
+            t.txid,
+            { size: t.size, fee: Number(formatZec(t.fee)), modifiedfee: Number(formatZec(t.fee)), time: t.time, height: chain.tip().height, descendantcount: 1, descendantsize: t.size, descendantfees: Number(t.fee), depends: [] },
+          ]),
         );
       }
       return chain.mempool.map((t) => t.txid);
@@ -355,23 +244,7 @@ export async function startDevnetZebrad(opts: StartDevnetZebradOptions): Promise
         counts[m] = (counts[m] ?? 0) + 1;
       },
     },
-    routes: {
-      "POST /devnet/zcash/mine": (body) => {
-        const n = body.blocks === undefined ? 1 : body.blocks;
-        if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > 1000) {
-          throw new HttpReply(400, { error: { code: "invalid_blocks", message: "blocks must be 1..1000" } });
-        }
-        const hashes = chain.mine(n);
-        return { height: chain.tip().height, hashes };
-      },
-      "POST /devnet/zcash/mempool": (body) => {
-        const n = body.count === undefined ? 1 : body.count;
-        if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > 1000) {
-          throw new HttpReply(400, { error: { code: "invalid_count", message: "count must be 1..1000" } });
-        }
-        return { txids: chain.addMempoolTxs(n) };
-      },
-    },
+    routes: devnetRoutes(chain, getWallets),
     intercept: () => {
       if (failures.count <= 0) return undefined;
       failures.count--;
@@ -380,13 +253,13 @@ export async function startDevnetZebrad(opts: StartDevnetZebradOptions): Promise
   });
 
   opts.log?.info({ url: server.url, network, height: chain.tip().height }, "devnet zebrad listening");
-  const timer = opts.blockSeconds > 0 ? setInterval(() => chain.mine(1), opts.blockSeconds * 1000) : undefined;
-  timer?.unref();
+  if (ownChain) chain.startTimer((e) => opts.log?.error({ err: e }, "devnet zebrad could not mine a block"));
 
   return {
     url: server.url,
     network,
     chain,
+    wallets: getWallets,
     height: () => chain.tip().height,
     mine: (n) => chain.mine(n),
     addMempoolTxs: (n) => chain.addMempoolTxs(n),
@@ -395,8 +268,64 @@ export async function startDevnetZebrad(opts: StartDevnetZebradOptions): Promise
     },
     requestCounts: () => ({ ...counts }),
     close: async () => {
-      if (timer) clearInterval(timer);
-      await server.close();
+      if (ownChain) chain.stopTimer();
+      await server.close().catch(() => undefined);
     },
+  };
+}
+
+const refuse = (code: string, message: string) => new HttpReply(400, { error: { code, message } });
+
+/** Runs a control; a refused request (bad address, amount, note…) is a 400 with its code. */
+function control<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof DevnetZcashError) throw refuse(e.code, e.message);
+    if (e instanceof ServiceError) throw refuse(e.code, e.message);
+    throw e;
+  }
+}
+
+const count = (v: unknown, name: string, max = 1000): number => {
+  const n = v === undefined ? 1 : v;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > max) throw refuse(`invalid_${name}`, `${name} must be 1..${max}`);
+  return n;
+};
+
+/** The devnet-only control endpoints on the zebrad simulator's server. */
+function devnetRoutes(chain: DevnetZcashChain, wallets: () => DevnetZcashWallet[]): Record<string, PlainRoute> {
+  return {
+    "GET /devnet/zcash/wallets": () => ({ network: DEVNET_ZCASH_NETWORK, wallets: wallets() }),
+    "POST /devnet/zcash/mine": (body) => {
+      const hashes = chain.mine(count(body.blocks, "blocks"));
+      return { height: chain.tip().height, hashes };
+    },
+    "POST /devnet/zcash/mempool": (body) => ({ txids: chain.addMempoolTxs(count(body.count, "count")) }),
+    "POST /devnet/zcash/send": (body) =>
+      control(() => {
+        const address = typeof body.address === "string" ? body.address.trim() : "";
+        const raw = body.amount_zatoshi ?? (typeof body.amount_zec === "string" ? parseZec(body.amount_zec).toString() : undefined);
+        const amount = typeof raw === "string" && /^\d{1,20}$/.test(raw) ? BigInt(raw) : typeof raw === "number" && Number.isSafeInteger(raw) ? BigInt(raw) : -1n;
+        if (body.memo !== undefined && typeof body.memo !== "string") throw refuse("invalid_memo", "memo must be a string");
+        return chain.send(address, amount, body.memo as string | undefined);
+      }),
+    "POST /devnet/zcash/reorg": (body) =>
+      control(() => {
+        const drop = body.drop_txids;
+        if (drop !== undefined && !(Array.isArray(drop) && drop.every((t) => typeof t === "string"))) throw refuse("invalid_drop_txids", "drop_txids must be a list of txids");
+        return chain.reorg(typeof body.depth === "number" ? body.depth : NaN, drop as string[] | undefined);
+      }),
+    "POST /devnet/zcash/spend": (body) =>
+      control(() => {
+        const w = wallets().find((x) => x.label === body.wallet);
+        if (!w) throw refuse("unknown_wallet", `wallet must be one of ${wallets().map((x) => x.label).join(", ")}`);
+        if (typeof body.txid !== "string" || !/^[0-9a-fA-F]{64}$/.test(body.txid)) throw refuse("invalid_txid", "txid must be 32 bytes of hex");
+        const pool = body.pool;
+        if (pool !== undefined && pool !== "sapling" && pool !== "orchard" && pool !== "ironwood") throw refuse("invalid_pool", "pool must be sapling, orchard or ironwood");
+        const idx = body.output_index;
+        if (idx !== undefined && !(typeof idx === "number" && Number.isInteger(idx) && idx >= 0)) throw refuse("invalid_output_index", "output_index must be a non-negative integer");
+        return chain.spend(walletUfvk(w), body.txid, { pool: pool as "sapling" | "orchard" | "ironwood" | undefined, outputIndex: idx as number | undefined });
+      }),
   };
 }

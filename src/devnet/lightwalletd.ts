@@ -1,0 +1,257 @@
+/**
+ * A simulated lightwalletd on loopback (gRPC, plaintext) serving the devnet's
+ * Zcash chain (zcash-chain.ts), the same chain object the zebrad simulator
+ * serves: GetLatestBlock, GetBlock (every pool, transparent included),
+ * GetBlockRange (inclusive, descending when start > end, pool filtering: no
+ * poolTypes = Sapling + Orchard + Ironwood; a transaction with nothing left
+ * is omitted), GetTransaction (height 0 in the mempool, 2^64−1 for a
+ * transaction a reorg left out), SendTransaction (into the mempool),
+ * GetMempoolTx, GetTreeState / GetLatestTreeState and GetLightdInfo.
+ *
+ * Tree states carry the block's network, height, hash and time; the
+ * serialized commitment trees are empty strings (the devnet keeps only tree
+ * sizes, in ChainMetadata), so a witness cannot be built against the devnet.
+ *
+ * Test hooks: failNext(count, code) answers the next calls with a gRPC error
+ * (default UNAVAILABLE), delayNext(count, ms) holds them back (deadline tests).
+ */
+import * as grpc from "@grpc/grpc-js";
+import type { Logger } from "pino";
+import { bytesToHex } from "../chains/zcash/bytes.js";
+import type { CompactBlock, CompactTx, PoolType } from "../chains/zcash/compact.js";
+import { compactTxStreamerService, IRONWOOD_PROTOCOL_VERSION, NU6_3_BRANCH_ID } from "../chains/zcash/lightwalletd.js";
+import { compactBlock, compactTx, DEVNET_ZCASH_NU63_HEIGHT, DEVNET_ZCASH_UPGRADES, type DevnetZcashBlock, type DevnetZcashChain } from "./zcash-chain.js";
+
+export interface DevnetLightwalletd {
+  url: string;
+  chain: DevnetZcashChain;
+  /** The next `count` calls fail with `code` (default UNAVAILABLE). */
+  failNext(count: number, code?: grpc.status): void;
+  /** The next `count` calls wait `ms` before answering. */
+  delayNext(count: number, ms: number): void;
+  /** Calls served, by method. */
+  requestCounts(): Record<string, number>;
+  close(): Promise<void>;
+}
+
+export interface StartDevnetLightwalletdOptions {
+  chain: DevnetZcashChain;
+  host?: string;
+  port?: number;
+  /** LightdInfo.chainName (default "test"); tests set another to check the network guard. */
+  chainName?: string;
+  /** LightdInfo.lightwalletProtocolVersion (default IRONWOOD_PROTOCOL_VERSION). */
+  protocolVersion?: string;
+  log?: Logger;
+}
+
+const POOL_NAMES: Record<string, PoolType> = { TRANSPARENT: "transparent", SAPLING: "sapling", ORCHARD: "orchard", IRONWOOD: "ironwood" };
+const FORK_HEIGHT = "18446744073709551615";
+
+class CallError extends Error {
+  constructor(
+    readonly code: grpc.status,
+    readonly details: string,
+  ) {
+    super(details);
+  }
+}
+
+const wireTx = (t: CompactTx) => ({
+  index: String(t.index),
+  txid: Buffer.from(t.txid),
+  fee: t.fee,
+  spends: t.spends.map((s) => ({ nf: Buffer.from(s.nf) })),
+  outputs: t.outputs.map((o) => ({ cmu: Buffer.from(o.cmu), ephemeralKey: Buffer.from(o.ephemeralKey), ciphertext: Buffer.from(o.ciphertext) })),
+  actions: t.actions.map(wireAction),
+  ironwoodActions: t.ironwoodActions.map(wireAction),
+  vin: t.vin.map((i) => ({ prevoutTxid: Buffer.from(i.prevoutTxid), prevoutIndex: i.prevoutIndex })),
+  vout: t.vout.map((o) => ({ value: o.value.toString(), scriptPubKey: Buffer.from(o.scriptPubKey) })),
+});
+
+function wireAction(a: CompactTx["actions"][number]) {
+  return { nullifier: Buffer.from(a.nullifier), cmx: Buffer.from(a.cmx), ephemeralKey: Buffer.from(a.ephemeralKey), ciphertext: Buffer.from(a.ciphertext) };
+}
+
+const wireBlock = (b: CompactBlock) => ({
+  height: String(b.height),
+  hash: Buffer.from(b.hash),
+  prevHash: Buffer.from(b.prevHash),
+  time: b.time,
+  header: Buffer.alloc(0),
+  vtx: b.vtx.map(wireTx),
+  chainMetadata: b.chainMetadata,
+});
+
+function poolsOf(raw: unknown): PoolType[] {
+  const list = Array.isArray(raw) ? raw : [];
+  return list.map((p) => {
+    const pool = POOL_NAMES[String(p)];
+    if (!pool) throw new CallError(grpc.status.INVALID_ARGUMENT, `invalid pool type ${String(p)}`);
+    return pool;
+  });
+}
+
+export async function startDevnetLightwalletd(opts: StartDevnetLightwalletdOptions): Promise<DevnetLightwalletd> {
+  const chain = opts.chain;
+  const chainName = opts.chainName ?? "test";
+  const protocolVersion = opts.protocolVersion ?? IRONWOOD_PROTOCOL_VERSION;
+  const counts: Record<string, number> = {};
+  let failures = { count: 0, code: grpc.status.UNAVAILABLE };
+  let delays = { count: 0, ms: 0 };
+
+  const blockAt = (id: { height?: unknown; hash?: unknown } | undefined): DevnetZcashBlock => {
+    const hash = id?.hash instanceof Uint8Array && id.hash.length > 0 ? bytesToHex(Uint8Array.from(id.hash).reverse()) : undefined;
+    if (hash) {
+      const b = chain.byHash(hash);
+      if (!b) throw new CallError(grpc.status.NOT_FOUND, `block ${hash} is not in the best chain`);
+      return b;
+    }
+    const h = Number(id?.height ?? 0);
+    if (h > chain.tip().height) throw new CallError(grpc.status.OUT_OF_RANGE, `height ${h} is greater than the best chain tip ${chain.tip().height}`);
+    const b = chain.byHeight(h);
+    if (!b) throw new CallError(grpc.status.NOT_FOUND, `height ${h} is below the first block ${chain.blocks[0]!.height}`);
+    return b;
+  };
+
+  const treeState = (b: DevnetZcashBlock) => ({ network: chainName, height: String(b.height), hash: b.hash, time: b.time, saplingTree: "", orchardTree: "", ironwoodTree: "" });
+
+  /** Counting, injected failures and delays, then the handler; errors become gRPC statuses. */
+  const before = async (method: string): Promise<void> => {
+    counts[method] = (counts[method] ?? 0) + 1;
+    if (delays.count > 0) {
+      delays.count--;
+      await new Promise((r) => setTimeout(r, delays.ms));
+    }
+    if (failures.count > 0) {
+      failures.count--;
+      throw new CallError(failures.code, "injected failure");
+    }
+  };
+  const status = (e: unknown): grpc.ServiceError => {
+    if (e instanceof CallError) return Object.assign(new Error(e.details), { code: e.code, details: e.details, metadata: new grpc.Metadata() });
+    opts.log?.error({ err: e }, "devnet lightwalletd call failed");
+    return Object.assign(new Error("internal error"), { code: grpc.status.INTERNAL, details: "internal error", metadata: new grpc.Metadata() });
+  };
+  const unary =
+    (method: string, f: (req: any) => unknown): grpc.handleUnaryCall<any, any> =>
+    (call, callback) => {
+      before(method)
+        .then(() => f(call.request))
+        .then(
+          (r) => callback(null, r),
+          (e) => callback(status(e)),
+        );
+    };
+  const streaming =
+    (method: string, f: (req: any) => unknown[]): grpc.handleServerStreamingCall<any, any> =>
+    (call) => {
+      before(method)
+        .then(() => f(call.request))
+        .then(
+          (items) => {
+            for (const item of items) call.write(item);
+            call.end();
+          },
+          (e) => call.emit("error", status(e)),
+        );
+    };
+
+  const impl: grpc.UntypedServiceImplementation = {
+    GetLatestBlock: unary("GetLatestBlock", () => ({ height: String(chain.tip().height), hash: Buffer.from(chain.tip().hash, "hex").reverse() })),
+    GetBlock: unary("GetBlock", (req) => wireBlock(compactBlock(blockAt(req), ["transparent", "sapling", "orchard", "ironwood"]))),
+    GetBlockRange: streaming("GetBlockRange", (req) => {
+      const pools = poolsOf(req.poolTypes);
+      const start = blockAt({ height: req.start?.height }).height;
+      const end = blockAt({ height: req.end?.height }).height;
+      const step = end >= start ? 1 : -1;
+      const out: unknown[] = [];
+      for (let h = start; h !== end + step; h += step) out.push(wireBlock(compactBlock(chain.byHeight(h)!, pools)));
+      return out;
+    }),
+    GetTransaction: unary("GetTransaction", (req) => {
+      const hash = req.hash instanceof Uint8Array ? req.hash : new Uint8Array(0);
+      if (hash.length !== 32) throw new CallError(grpc.status.INVALID_ARGUMENT, "GetTransaction needs the 32-byte txid in hash");
+      const found = chain.findTx(bytesToHex(Uint8Array.from(hash).reverse()));
+      if (!found) throw new CallError(grpc.status.NOT_FOUND, "transaction not found");
+      return { data: Buffer.from(found.tx.raw), height: found.block ? String(found.block.height) : found.orphaned ? FORK_HEIGHT : "0" };
+    }),
+    SendTransaction: unary("SendTransaction", (req) => {
+      const data = req.data instanceof Uint8Array ? new Uint8Array(req.data) : new Uint8Array(0);
+      try {
+        return { errorCode: 0, errorMessage: chain.submit(data).txid };
+      } catch (e) {
+        const known = e instanceof Error && /already known/.test(e.message);
+        return { errorCode: known ? -27 : -22, errorMessage: known ? "transaction already in the chain or the mempool" : `TX decode failed: ${e instanceof Error ? e.message : String(e)}` };
+      }
+    }),
+    GetMempoolTx: streaming("GetMempoolTx", (req) => {
+      const pools = poolsOf(req.poolTypes);
+      const exclude: Uint8Array[] = Array.isArray(req.exclude_txid_suffixes) ? req.exclude_txid_suffixes : [];
+      return chain.mempool
+        .map((t, i) => compactTx(t, i, pools))
+        .filter((t): t is CompactTx => t !== null && !exclude.some((s) => s.length > 0 && Buffer.from(t.txid).subarray(32 - s.length).equals(Buffer.from(s))))
+        .map(wireTx);
+    }),
+    GetTreeState: unary("GetTreeState", (req) => treeState(blockAt(req))),
+    GetLatestTreeState: unary("GetLatestTreeState", () => treeState(chain.tip())),
+    GetLightdInfo: unary("GetLightdInfo", () => {
+      const tip = chain.tip();
+      const next = tip.height + 1;
+      const upgrade = [...DEVNET_ZCASH_UPGRADES].reverse().find(([, , at]) => at <= next)!;
+      return {
+        version: "v0.4.18",
+        vendor: "Vigil devnet",
+        taddrSupport: true,
+        chainName,
+        saplingActivationHeight: "280000",
+        consensusBranchId: next >= DEVNET_ZCASH_NU63_HEIGHT ? NU6_3_BRANCH_ID : upgrade[0],
+        blockHeight: String(tip.height),
+        gitCommit: "",
+        branch: "devnet",
+        buildDate: "",
+        buildUser: "",
+        estimatedHeight: String(tip.height),
+        zcashdBuild: "v6.0.0",
+        zcashdSubversion: "/Zebra:6.0.0/",
+        donationAddress: "",
+        upgradeName: upgrade[1],
+        upgradeHeight: String(upgrade[2]),
+        lightwalletProtocolVersion: protocolVersion,
+      };
+    }),
+  };
+
+  const server = new grpc.Server();
+  server.addService(compactTxStreamerService(), impl);
+  const host = opts.host ?? "127.0.0.1";
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${host.includes(":") ? `[${host}]` : host}:${opts.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  opts.log?.info({ url, chainName, protocolVersion }, "devnet lightwalletd listening");
+  let closed = false;
+
+  return {
+    url,
+    chain,
+    failNext: (n, code = grpc.status.UNAVAILABLE) => {
+      failures = { count: n, code };
+    },
+    delayNext: (n, ms) => {
+      delays = { count: n, ms };
+    },
+    requestCounts: () => ({ ...counts }),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await new Promise<void>((resolve) => {
+        server.tryShutdown(() => resolve());
+        setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, 2_000).unref();
+      });
+    },
+  };
+}
