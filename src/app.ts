@@ -33,7 +33,10 @@ import { MoneroScanPool } from "./chains/monero/pool.js";
 import { moneroHealth } from "./chains/monero/facts.js";
 import { moneroQuestions } from "./oracle/questions/monero.js";
 import { createMoneroHistorical } from "./chains/monero/historical.js";
-import { moneroHistoricalScan } from "./watch/historical-route.js";
+import { moneroHistoricalScan, zcashHistoricalScan } from "./watch/historical-route.js";
+import type { CompactBlockSource } from "./chains/zcash/compact.js";
+import { createZcashScanner } from "./chains/zcash/scanner.js";
+import { createZcashHistorical } from "./chains/zcash/historical.js";
 import { scheduleZcashKeyWarmUp } from "./watch/derive-viewkey-route.js";
 import { coinRoutes, SERVICE_WALLET_SINK_PATH } from "./checkout/routes.js";
 import { coinQuoteSubscriber, cryptoTopupOffer, type CoinDeps } from "./checkout/quotes.js";
@@ -74,6 +77,11 @@ export interface AppOptions {
   extraRoutes?: AnyRouteDef[];
   /** Chain scanners to use instead of the configured ones (tests). */
   scanners?: Partial<Record<ChainId, ChainScanner>>;
+  /**
+   * Builds the Zcash compact-block source (the lightwalletd client) for LIGHTWALLETD_URL. Zcash
+   * watches and historical scans exist only when both the URL and this factory are given.
+   */
+  compactBlockSource?: (url: string) => CompactBlockSource;
   /** DNS resolver for webhook URL checks and deliveries (tests play rebinding with it). */
   resolver?: Resolver;
 }
@@ -179,7 +187,21 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     clock,
   });
 
-  const scanners: Partial<Record<ChainId, ChainScanner>> = opts.scanners ?? (moneroScanner ? { monero: moneroScanner } : {});
+  // Zcash: compact blocks from lightwalletd (LIGHTWALLETD_URL); without it, Zcash watches answer 503 chain_not_configured.
+  const zcashSource = config.LIGHTWALLETD_URL && opts.compactBlockSource ? opts.compactBlockSource(config.LIGHTWALLETD_URL) : undefined;
+  const zcashScanner = zcashSource
+    ? createZcashScanner({
+        source: zcashSource,
+        network: config.ZCASH_NETWORK,
+        onWatchError: (watchId, e) => log.warn({ watchId, err: (e as Error).message }, "zcash scan of one watch failed"),
+      })
+    : undefined;
+  const zcashHistorical = zcashSource ? createZcashHistorical({ source: zcashSource, network: config.ZCASH_NETWORK, maxBlocks: config.HISTORICAL_MAX_BLOCKS }) : undefined;
+
+  const scanners: Partial<Record<ChainId, ChainScanner>> = opts.scanners ?? {
+    ...(moneroScanner ? { monero: moneroScanner } : {}),
+    ...(zcashScanner ? { zcash: zcashScanner } : {}),
+  };
   const masterKey = config.MASTER_KEY;
   const urlPolicy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
   const watch: WatchDeps = {
@@ -271,7 +293,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...flashloanRoutes({ rpc: ethRpc, clock }),
     ...zcashPoolsRoutes(zcashPools),
     ...feedsRoutes(builderDeps),
-    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout) }),
+    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical), ...(zcashHistorical ? { zcash: zcashHistoricalScan(zcashHistorical) } : {}) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout) }),
     ...coinRoutes(coin),
     ...checkoutRoutes(checkout),
     ...boardRoutes({ clock, boards: boardCatalogue(config.BOARDS) }),
@@ -392,6 +414,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await moneroScanPool?.close();
       await ethRpc.close();
       await zebrad.close();
+      zcashSource?.close();
       await Promise.all(relays.relays.map((r) => r.close()));
       if (ownsDatabase) await database.close();
     },

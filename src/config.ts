@@ -109,6 +109,8 @@ export const ConfigSchema = z.object({
     .refine((ids) => new Set(ids).size === ids.length, "board ids must be distinct"),
   /** zebrad JSON-RPC (Zcash chain facts); absent = the /v1/q/zec/* questions answer 503 chain_not_configured. */
   ZEBRAD_URL: url.optional(),
+  /** lightwalletd gRPC (compact blocks for Zcash watches and historical scans); absent = Zcash watches answer 503 chain_not_configured. */
+  LIGHTWALLETD_URL: url.optional(),
   /** The Zcash network this service serves; a zebrad on another network is refused (502 chain_network_mismatch). Devnet: testnet. */
   ZCASH_NETWORK: z.enum(["mainnet", "testnet", "regtest"]).default("mainnet"),
   /** Seconds between Zcash value-pool snapshots (/v1/zec/ironwood/history); one row per interval whatever the number of workers. */
