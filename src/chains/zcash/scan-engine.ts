@@ -299,13 +299,20 @@ export interface PendingNote {
  * Trial-decrypts mempool transactions for the watches. Pending notes have
  * height −1 in the StoredNote shape (the snapshot reports them as height null).
  */
-export function scanMempoolTx(tx: CompactTx, watches: readonly EngineWatch[], prepared: PreparedKeys, index: SpendIndex): { watch: number; note: StoredNote }[] {
+export function scanMempoolTx(
+  tx: CompactTx,
+  watches: readonly EngineWatch[],
+  prepared: PreparedKeys,
+  index: SpendIndex,
+  /** The height the transaction would be mined at (tip + 1): decides the Sapling lead bytes allowed. */
+  height?: number,
+): { watch: number; note: StoredNote }[] {
   const hits: { watch: number; note: StoredNote }[] = [];
   try {
     const txid = displayHex(tx.txid);
     const txidProtocol = bytesToHex(tx.txid);
     tx.outputs.forEach((out, i) => {
-      for (const hit of batchTrySapling(prepared, { cmu: out.cmu, ephemeralKey: out.ephemeralKey, ciphertext: out.ciphertext })) {
+      for (const hit of batchTrySapling(prepared, { cmu: out.cmu, ephemeralKey: out.ephemeralKey, ciphertext: out.ciphertext }, height)) {
         hits.push({ watch: hit.watch, note: storedFrom(hit.note, txid, i, -1, null) });
       }
     });

@@ -66,7 +66,7 @@ export interface ZcashScannerOptions {
   maxScanMs?: number;
   /** Block hashes kept per watch for reorg detection (default 20). */
   reorgWindow?: number;
-  /** Built watch keys kept in memory between calls (default 1000). */
+  /** Built watch keys kept in memory between calls (default 10 000: decoding a UFVK costs ~10 ms, so the cache should hold every active watch). */
   keyCacheSize?: number;
   /** Trial-decrypt the mempool for pending notes (default true). */
   includeMempool?: boolean;
@@ -114,7 +114,7 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
   const gapLimit = Math.max(1, opts.gapLimit ?? TRANSPARENT_GAP_LIMIT);
   /** Depth at which notes and spends are final enough to fold (beyond any reorg handled, and beyond the watch module's memory). */
   const foldDepth = Math.max(reorgWindow, confirmations, 60);
-  const keys = new WatchKeyCache(opts.keyCacheSize ?? 1000);
+  const keys = new WatchKeyCache(opts.keyCacheSize ?? 10_000);
   /** Validated (address, key) pairs: the ownership check is done once per pair. */
   const validated = new Map<string, ValidatedWatchKey>();
   const mempool = new Map<string, MempoolEntry>();
@@ -268,7 +268,7 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
   };
 
   /** Refreshes the mempool cache and returns each watch's pending notes. */
-  const scanMempool = async (live: Work[], index: SpendIndex, deadline: number, signal?: AbortSignal): Promise<Map<Work, StoredNote[]>> => {
+  const scanMempool = async (live: Work[], index: SpendIndex, tip: number, deadline: number, signal?: AbortSignal): Promise<Map<Work, StoredNote[]>> => {
     const out = new Map<Work, StoredNote[]>();
     try {
       const txs = await source.mempool(poolsFor(live), signal);
@@ -289,7 +289,7 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
     for (const [id, entry] of mempool) {
       const todo = live.filter((w) => !entry.results.has(w.keys.id));
       if (todo.length > 0) {
-        const hits = scanMempoolTx(entry.tx, todo, prepared.for(todo), index);
+        const hits = scanMempoolTx(entry.tx, todo, prepared.for(todo), index, tip + 1);
         for (const w of todo) entry.results.set(w.keys.id, []);
         for (const hit of hits) if (todo[hit.watch]) entry.results.get(todo[hit.watch]!.keys.id)!.push(hit.note);
         entry.memosRead = entry.memosRead && hits.every((h) => h.note.pool === "transparent");
@@ -353,7 +353,7 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
       // Reorgs found on the way: walk back now, so the snapshot already shows what was lost.
       for (const w of live) if (w.suspect) await walkBack(w, tip, signal);
       await readMemos(live, found, deadline, signal);
-      const pending = includeMempool && live.length > 0 ? await scanMempool(live, index, deadline, signal) : new Map<Work, StoredNote[]>();
+      const pending = includeMempool && live.length > 0 ? await scanMempool(live, index, tip, deadline, signal) : new Map<Work, StoredNote[]>();
       return live.map((w) => {
         foldSettled(w.state, tip, { maxStored: maxStoredNotes, foldDepth });
         return summarizeZcashWatch(w.input.watchId, w.state, tip, pending.get(w) ?? [], { confirmations, snapshotOutputs });
