@@ -22,6 +22,7 @@ import { displayHex, memoFromTransaction, PreparedKeyCache, scanBlock, SpendInde
 import { byChainOrder, confirmationsAt, freshState } from "./scan-state.js";
 import { ZCASH_MAINNET_DEFAULT_START } from "./scanner.js";
 import { buildWatchKeys } from "./watch-keys.js";
+import { classifyKeyString } from "./zip316.js";
 
 export interface ZcashHistoricalOptions {
   source: CompactBlockSource;
@@ -96,6 +97,10 @@ export function createZcashHistorical(opts: ZcashHistoricalOptions): ZcashHistor
         deadline_ms: deadlineMs,
       });
     // The key first (400s name what is wrong), before any chain work. `address` is not needed: the UFVK names every receiver.
+    const cls = classifyKeyString(input.viewKey.trim());
+    if (cls === "mnemonic" || cls === "spending_key")
+      throw badRequest("spending_key_not_viewing_key", "This is a spending key or seed phrase, which can move funds. Never share it; supply the unified full viewing key (uview…) instead.");
+    if (cls === "address") throw badRequest("address_not_ufvk", "The view key field holds an address; supply the unified full viewing key (uview…).");
     const keys = buildWatchKeys("", input.viewKey);
     if (opts.network && keys.network !== opts.network) {
       throw badRequest("wrong_network", `This is a ${keys.network} key; this service scans ${opts.network}.`, { expected: opts.network, got: keys.network });

@@ -260,10 +260,8 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
         if (signal?.aborted) throw e;
         continue; // tried again on a later call
       }
-      for (const f of notes) {
-        const memo = memoFromTransaction(raw, f.note, f.watch.keys, f.note.height);
-        if (memo !== undefined) f.note.memo = memo;
-      }
+      // A full transaction that does not give the same note again has no memo we can trust: null, not retried.
+      for (const f of notes) f.note.memo = memoFromTransaction(raw, f.note, f.watch.keys, f.note.height) ?? null;
     }
   };
 

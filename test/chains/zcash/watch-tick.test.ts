@@ -166,6 +166,7 @@ describe("Zcash watch through the watch module", () => {
     await expect(scan({ viewKey: keys.ufvk, birthdayHeight: 1 })).rejects.toMatchObject({ status: 400, code: "range_too_large" });
     await expect(scan({ viewKey: keys.ufvk, birthdayHeight: from, toHeight: chain.tip + 5 })).rejects.toMatchObject({ status: 400, code: "invalid_height" });
     await expect(scan({ viewKey: "uview1junk" })).rejects.toMatchObject({ status: 400 });
+    await expect(scan({ viewKey: keys.defaultAddress })).rejects.toMatchObject({ status: 400, code: "address_not_ufvk" });
     expect(historicalRoute({}).path).toBe("/v1/private/historical");
   });
 });
