@@ -33,7 +33,11 @@ import { MoneroScanPool } from "./chains/monero/pool.js";
 import { moneroHealth } from "./chains/monero/facts.js";
 import { moneroQuestions } from "./oracle/questions/monero.js";
 import { createMoneroHistorical } from "./chains/monero/historical.js";
-import { moneroHistoricalScan } from "./watch/historical-route.js";
+import { moneroHistoricalScan, zcashHistoricalScan } from "./watch/historical-route.js";
+import type { CompactBlockSource } from "./chains/zcash/compact.js";
+import { createZcashScanner } from "./chains/zcash/scanner.js";
+import { createLightwalletd } from "./chains/zcash/lightwalletd.js";
+import { createZcashHistorical } from "./chains/zcash/historical.js";
 import { scheduleZcashKeyWarmUp } from "./watch/derive-viewkey-route.js";
 import { coinRoutes, SERVICE_WALLET_SINK_PATH } from "./checkout/routes.js";
 import { coinQuoteSubscriber, cryptoTopupOffer, type CoinDeps } from "./checkout/quotes.js";
@@ -74,6 +78,11 @@ export interface AppOptions {
   extraRoutes?: AnyRouteDef[];
   /** Chain scanners to use instead of the configured ones (tests). */
   scanners?: Partial<Record<ChainId, ChainScanner>>;
+  /**
+   * Builds the Zcash compact-block source for LIGHTWALLETD_URL (tests); default: the lightwalletd
+   * gRPC client. Zcash watches and historical scans exist only when LIGHTWALLETD_URL is set.
+   */
+  compactBlockSource?: (url: string) => CompactBlockSource;
   /** DNS resolver for webhook URL checks and deliveries (tests play rebinding with it). */
   resolver?: Resolver;
 }
@@ -179,7 +188,22 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     clock,
   });
 
-  const scanners: Partial<Record<ChainId, ChainScanner>> = opts.scanners ?? (moneroScanner ? { monero: moneroScanner } : {});
+  // Zcash: compact blocks from lightwalletd (LIGHTWALLETD_URL); without it, Zcash watches answer 503 chain_not_configured.
+  const compactBlockSource = opts.compactBlockSource ?? ((url: string) => createLightwalletd({ url, network: config.ZCASH_NETWORK }));
+  const zcashSource = config.LIGHTWALLETD_URL ? compactBlockSource(config.LIGHTWALLETD_URL) : undefined;
+  const zcashScanner = zcashSource
+    ? createZcashScanner({
+        source: zcashSource,
+        network: config.ZCASH_NETWORK,
+        onWatchError: (watchId, e) => log.warn({ watchId, err: (e as Error).message }, "zcash scan of one watch failed"),
+      })
+    : undefined;
+  const zcashHistorical = zcashSource ? createZcashHistorical({ source: zcashSource, network: config.ZCASH_NETWORK, maxBlocks: config.HISTORICAL_MAX_BLOCKS }) : undefined;
+
+  const scanners: Partial<Record<ChainId, ChainScanner>> = opts.scanners ?? {
+    ...(moneroScanner ? { monero: moneroScanner } : {}),
+    ...(zcashScanner ? { zcash: zcashScanner } : {}),
+  };
   const masterKey = config.MASTER_KEY;
   const urlPolicy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
   const watch: WatchDeps = {
@@ -277,7 +301,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...flashloanRoutes({ rpc: ethRpc, clock }),
     ...zcashPoolsRoutes(zcashPools),
     ...feedsRoutes(builderDeps),
-    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout) }),
+    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical), ...(zcashHistorical ? { zcash: zcashHistoricalScan(zcashHistorical) } : {}) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout) }),
     ...coinRoutes(coin),
     ...checkoutRoutes(checkout),
     ...boardRoutes({ clock, boards: boardCatalogue(config.BOARDS) }),
@@ -398,6 +422,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await moneroScanPool?.close();
       await ethRpc.close();
       await zebrad.close();
+      zcashSource?.close();
       await Promise.all(relays.relays.map((r) => r.close()));
       if (ownsDatabase) await database.close();
     },

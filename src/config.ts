@@ -112,7 +112,7 @@ export const ConfigSchema = z.object({
     .refine((ids) => new Set(ids).size === ids.length, "board ids must be distinct"),
   /** zebrad JSON-RPC (Zcash chain facts); absent = the /v1/q/zec/* questions answer 503 chain_not_configured. */
   ZEBRAD_URL: url.optional(),
-  /** lightwalletd gRPC (compact blocks for Zcash scanning): http://host:port (plaintext) or https://host:port (TLS); absent = no Zcash scanning source. */
+  /** lightwalletd gRPC (compact blocks for Zcash watches and historical scans): http://host:port (plaintext) or https://host:port (TLS); absent = Zcash watches answer 503 chain_not_configured. */
   LIGHTWALLETD_URL: url.optional(),
   /** The Zcash network this service serves; a zebrad on another network is refused (502 chain_network_mismatch). Devnet: testnet. */
   ZCASH_NETWORK: z.enum(["mainnet", "testnet", "regtest"]).default("mainnet"),

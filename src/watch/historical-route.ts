@@ -10,6 +10,7 @@ import { badRequest, unavailable } from "../core/errors.js";
 import { defineRoute } from "../http/route-table.js";
 import type { ChainId } from "../chains/scanner.js";
 import type { MoneroHistoricalService } from "../chains/monero/historical.js";
+import type { ZcashHistoricalScan } from "../chains/zcash/historical.js";
 
 export const historicalInput = z.object({
   chain: z.enum(["monero", "zcash"]),
@@ -35,6 +36,16 @@ const historicalEntry = z.object({
   unlocked: z.boolean().optional().describe("Monero: spendable now (unlock time and the 10-block age passed)"),
   coinbase: z.boolean().optional().describe("Monero: a miner output"),
   public_key: z.string().optional().describe("Monero: the output's one-time public key"),
+  pool: z.enum(["transparent", "sapling", "orchard", "ironwood"]).optional().describe("Zcash: the pool of the note"),
+  scope: z.enum(["external", "internal"]).optional().describe("Zcash: external (received) or internal (change) address"),
+  memo: z
+    .union([z.object({ text: z.string() }), z.object({ hex: z.string() }), z.null()])
+    .optional()
+    .describe("Zcash: ZIP 302 memo, {text} or {hex}; null when empty or transparent"),
+  spent: z.boolean().optional().describe("Zcash: the note's spend (nullifier or outpoint) is mined within the range"),
+  spent_height: z.number().int().optional().describe("Zcash: height of the spend"),
+  spent_txid: z.string().optional().describe("Zcash: transaction that spent the note"),
+  diversifier_index: z.string().optional().describe("Zcash: ZIP 32 diversifier index (shielded) or external address index (transparent), decimal"),
 });
 
 export const historicalOutput = z.object({
@@ -49,7 +60,9 @@ export const historicalOutput = z.object({
   spent_atomic: atomic,
   spendable_atomic: atomic,
   locked_atomic: atomic.optional(),
-  spent_visibility: z.string().describe("`not_visible_with_view_key` for Monero: spends need the spend key"),
+  spent_visibility: z
+    .string()
+    .describe("`not_visible_with_view_key` for Monero (spends need the spend key); `visible_with_full_viewing_key` for Zcash (nullifiers)"),
   output_count: z.number().int(),
   notes: z.array(z.string()),
   outputs: z.array(historicalEntry).optional(),
@@ -79,6 +92,22 @@ export function moneroHistoricalScan(service: MoneroHistoricalService): Historic
   };
 }
 
+/** Adapts the Zcash historical scan: the UFVK names every receiver, so `address` is not needed. */
+export function zcashHistoricalScan(scan: ZcashHistoricalScan): HistoricalScan {
+  return async (input, signal) => {
+    const result = await scan(
+      {
+        viewKey: input.viewKey,
+        ...(input.birthdayHeight !== undefined ? { birthdayHeight: input.birthdayHeight } : {}),
+        ...(input.toHeight !== undefined ? { toHeight: input.toHeight } : {}),
+        includeNotes: input.includeNotes ?? false,
+      },
+      signal,
+    );
+    return historicalOutput.parse(result);
+  };
+}
+
 /** The historical scan price in atomic USDC ($0.50). */
 export const HISTORICAL_PRICE = 500_000n;
 
@@ -90,7 +119,7 @@ export function historicalRoute(scans: HistoricalScans) {
     summary: "One-off historical scan of a view key: totals received/spent/spendable and optionally every output",
     description:
       "Scans birthdayHeight..toHeight with a read-only view key. The key is held in memory for this call only, never stored or logged. " +
-      "A view key cannot see spends: spent_atomic is 0 and spent_visibility says so. Ranges longer than the server's limit are refused " +
+      "Monero: a view key cannot see spends, so spent_atomic is 0 and spent_visibility says so. Zcash: the UFVK sees spends through nullifiers; with includeNotes each note has its pool, memo and spent flag. Ranges longer than the server's limit are refused " +
       "(400 range_too_large, with a suggested birthdayHeight); a scan that runs out of time answers 504 scan_timeout.",
     tags: ["private-watch"],
     input: historicalInput,

@@ -1,0 +1,363 @@
+/**
+ * Zcash's ChainScanner: the I/O loop around the pure engine (scan-engine.ts)
+ * over a CompactBlockSource (lightwalletd).
+ *
+ * One scanWatches() call
+ *   1. checks the server's network (at most once a minute) and reads the tip;
+ *   2. loads each watch's state and keys (UFVKs decoded once and kept in a
+ *      small LRU keyed by a hash of address + key; nothing is written or logged);
+ *   3. checks for reorgs: a watch whose top block is no longer the chain's
+ *      (its height above the tip, or at the tip with another hash) walks back
+ *      over its stored hashes to the last block still on the chain and loses
+ *      the notes and spends above it — so a balance can go down;
+ *   4. decides how far each watch goes (watches nearest the tip first; at
+ *      most maxBlocksPerCall distinct heights) and streams each contiguous
+ *      run of heights ONCE for all watches; each block is scanned for the
+ *      watches standing right before it, all together. A block whose parent
+ *      is not a watch's last stored hash is a reorg found on the way: the
+ *      watch stops there and is walked back as in 3;
+ *   5. reads the full transaction of each new shielded note for its memo;
+ *   6. trial-decrypts the mempool's transactions: pending notes;
+ *   7. folds old spent notes and builds each watch's snapshot (snapshot.ts).
+ * The number of blocks per call and its run time are bounded; a watch far
+ * behind catches up over several ticks (`caughtUp` false until it reaches the tip).
+ */
+import { badRequest, upstreamFailed } from "../../core/errors.js";
+import type { ChainScanner, ValidatedWatchKey, WatchScanInput, WatchScanOutput } from "../scanner.js";
+import { bytesToHex } from "./bytes.js";
+import type { CompactBlockSource, CompactTx, PoolType } from "./compact.js";
+import type { ZcashNetwork } from "./network.js";
+import { validateZcashWatchKey } from "./ownership.js";
+import {
+  displayHex,
+  memoFromTransaction,
+  PreparedKeyCache,
+  scanBlock,
+  scanMempoolTx,
+  SpendIndex,
+  TRANSPARENT_GAP_LIMIT,
+  type EngineWatch,
+  type FoundNote,
+} from "./scan-engine.js";
+import { foldSettled, freshState, readZcashState, rollBack, type StoredNote } from "./scan-state.js";
+import { summarizeZcashWatch } from "./snapshot.js";
+import { WatchKeyCache, watchKeyId, type WatchKeys } from "./watch-keys.js";
+
+/**
+ * Default first height of a mainnet watch created without `birthdayHeight`
+ * (the service contract's value). Test networks start at the tip.
+ */
+export const ZCASH_MAINNET_DEFAULT_START = 3_042_000;
+
+/** How often, at most, the server's network is checked against the watches'. */
+const NETWORK_CHECK_MS = 60_000;
+
+const CHAIN_NAMES: Record<string, ZcashNetwork> = { main: "mainnet", test: "testnet", regtest: "regtest" };
+
+export interface ZcashScannerOptions {
+  source: CompactBlockSource;
+  /** When set, watches of another network are refused at creation, and a server on another network is refused. */
+  network?: ZcashNetwork;
+  /** Confirmations before a note counts in balanceAtomic (default 10). */
+  confirmations?: number;
+  /** Distinct blocks fetched per scanWatches call (default 500). */
+  maxBlocksPerCall?: number;
+  /** Wall-clock budget per call in ms (default 20 000); progress so far is kept. */
+  maxScanMs?: number;
+  /** Block hashes kept per watch for reorg detection (default 20). */
+  reorgWindow?: number;
+  /** Built watch keys kept in memory between calls (default 10 000: decoding a UFVK costs ~10 ms, so the cache should hold every active watch). */
+  keyCacheSize?: number;
+  /** Trial-decrypt the mempool for pending notes (default true). */
+  includeMempool?: boolean;
+  /** Notes kept in full per watch before old spent ones are folded into sums (default 500). */
+  maxStoredNotes?: number;
+  /** Notes listed in the snapshot (newest; default 20). */
+  snapshotOutputs?: number;
+  /** Full transactions read for memos per call (default 100); the rest are read on later calls. */
+  memoFetchesPerCall?: number;
+  /** Transparent gap limit on the external chain (default 20). */
+  gapLimit?: number;
+  /** Called when one watch cannot be scanned (it is left out of the result). Never given the key. */
+  onWatchError?: (watchId: string, error: unknown) => void;
+}
+
+interface Work extends EngineWatch {
+  input: WatchScanInput;
+  /** Scan heights scannedHeight+1 … end this call. */
+  end: number;
+  stopped: boolean;
+  /** A reorg was seen under this watch during the pass: walk back after it. */
+  suspect: boolean;
+}
+
+interface MempoolEntry {
+  tx: CompactTx;
+  /** keys.id → pending notes of that watch. */
+  results: Map<string, StoredNote[]>;
+  memosRead: boolean;
+}
+
+export interface ZcashScanner extends ChainScanner {
+  readonly source: CompactBlockSource;
+}
+
+export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
+  const { source } = opts;
+  const confirmations = Math.max(0, Math.floor(opts.confirmations ?? 10));
+  const maxBlocksPerCall = Math.max(1, opts.maxBlocksPerCall ?? 500);
+  const reorgWindow = Math.max(2, opts.reorgWindow ?? 20);
+  const includeMempool = opts.includeMempool ?? true;
+  const maxStoredNotes = Math.max(1, opts.maxStoredNotes ?? 500);
+  const snapshotOutputs = Math.max(0, opts.snapshotOutputs ?? 20);
+  const memoFetchesPerCall = Math.max(0, opts.memoFetchesPerCall ?? 100);
+  const gapLimit = Math.max(1, opts.gapLimit ?? TRANSPARENT_GAP_LIMIT);
+  /** Depth at which notes and spends are final enough to fold (beyond any reorg handled, and beyond the watch module's memory). */
+  const foldDepth = Math.max(reorgWindow, confirmations, 60);
+  const keys = new WatchKeyCache(opts.keyCacheSize ?? 10_000);
+  /** Validated (address, key) pairs: the ownership check is done once per pair. */
+  const validated = new Map<string, ValidatedWatchKey>();
+  const mempool = new Map<string, MempoolEntry>();
+
+  let networkCheckedAt = -Infinity;
+  const checkNetwork = async (signal?: AbortSignal) => {
+    if (!opts.network || Date.now() - networkCheckedAt < NETWORK_CHECK_MS) return;
+    const info = await source.info(signal);
+    const serverNetwork = CHAIN_NAMES[info.chainName] ?? info.chainName;
+    if (serverNetwork !== opts.network) {
+      throw upstreamFailed("chain_network_mismatch", `The lightwalletd server serves ${info.chainName}; this service watches ${opts.network} addresses.`, {
+        serverNetwork: info.chainName,
+        expectedNetwork: opts.network,
+      });
+    }
+    networkCheckedAt = Date.now();
+  };
+
+  const loadWork = (inputs: WatchScanInput[], deadline: number): Work[] => {
+    const live: Work[] = [];
+    for (const input of inputs) {
+      // Decoding a UFVK and deriving its transparent window is the costly part of a cold start:
+      // past the deadline, uncached watches wait for the next call.
+      if (Date.now() > deadline && !keys.has(input.address, input.viewKey)) continue;
+      try {
+        const k = keys.get(input.address, input.viewKey);
+        const state = readZcashState(input.state, input.startHeight);
+        k.transparent?.ensure(state.tNext + gapLimit);
+        live.push({ input, keys: k, state, end: state.scannedHeight, stopped: false, suspect: false });
+      } catch (e) {
+        opts.onWatchError?.(input.watchId, e);
+      }
+    }
+    return live;
+  };
+
+  /** Walks a watch back over its stored hashes to the last block still on the chain. */
+  const walkBack = async (w: Work, tip: number, signal?: AbortSignal) => {
+    const st = w.state;
+    const top = st.scannedHeight;
+    const low = top - st.hashes.length + 1;
+    const hi = Math.min(top, tip);
+    const chain = new Map<number, string>();
+    if (hi >= low) {
+      for await (const b of source.blockRange(low, hi, ["sapling"], signal)) chain.set(b.height, displayHex(b.hash));
+    }
+    for (let h = hi; h >= low; h--) {
+      if (chain.get(h) === st.hashes[h - low]) {
+        rollBack(st, h);
+        return;
+      }
+    }
+    // Nothing stored is on the chain any more (a reorg deeper than the window, another chain): start over.
+    w.state = freshState(w.input.startHeight);
+  };
+
+  const poolsFor = (live: Work[]): PoolType[] => {
+    const pools: PoolType[] = ["sapling", "orchard", "ironwood"];
+    return live.some((w) => w.keys.transparent) ? ["transparent", ...pools] : pools;
+  };
+
+  /** Sets each watch's `end` and returns the heights to fetch as contiguous runs. */
+  const allocate = (live: Work[], tip: number): { start: number; end: number }[] => {
+    const heights = new Set<number>();
+    const order = [...live].sort((a, b) => b.state.scannedHeight - a.state.scannedHeight);
+    for (const w of order) {
+      let h = Math.max(0, w.state.scannedHeight + 1);
+      for (; h <= tip; h++) {
+        if (!heights.has(h)) {
+          if (heights.size >= maxBlocksPerCall) break;
+          heights.add(h);
+        }
+      }
+      w.end = h - 1;
+    }
+    const sorted = [...heights].sort((a, b) => a - b);
+    const runs: { start: number; end: number }[] = [];
+    for (const h of sorted) {
+      const last = runs[runs.length - 1];
+      if (last && last.end === h - 1) last.end = h;
+      else runs.push({ start: h, end: h });
+    }
+    return runs;
+  };
+
+  const scanRuns = async (live: Work[], runs: { start: number; end: number }[], index: SpendIndex, deadline: number, signal?: AbortSignal) => {
+    const found: FoundNote[] = [];
+    const prepared = new PreparedKeyCache();
+    const pools = poolsFor(live);
+    outer: for (const run of runs) {
+      let expect = run.start;
+      for await (const block of source.blockRange(run.start, run.end, pools, signal)) {
+        if (signal?.aborted) throw signal.reason;
+        if (Date.now() > deadline) {
+          for (const w of live) w.stopped = true;
+          break outer;
+        }
+        if (block.height !== expect || !(block.hash instanceof Uint8Array) || block.hash.length !== 32 || !(block.prevHash instanceof Uint8Array)) {
+          // The server answered out of order or with a malformed block: stop this run; the next call asks again.
+          for (const w of live) if (w.end >= expect) w.stopped = true;
+          break;
+        }
+        expect++;
+        const h = block.height;
+        const prevHex = displayHex(block.prevHash);
+        const ready: Work[] = [];
+        for (const w of live) {
+          if (w.stopped || w.state.scannedHeight !== h - 1 || w.end < h) continue;
+          const last = w.state.hashes[w.state.hashes.length - 1];
+          if (last !== undefined && last !== prevHex) {
+            w.stopped = true;
+            w.suspect = true;
+            continue;
+          }
+          ready.push(w);
+        }
+        if (ready.length === 0) continue;
+        found.push(...scanBlock(block, ready, index, prepared.for(ready), reorgWindow));
+      }
+    }
+    return found;
+  };
+
+  /** Reads memos: first for the notes found now, then for older notes still without one. */
+  const readMemos = async (live: Work[], found: FoundNote[], deadline: number, signal?: AbortSignal) => {
+    const todo: FoundNote[] = found.filter((f) => f.note.pool !== "transparent");
+    const seen = new Set(todo.map((f) => f.note));
+    for (const w of live) for (const n of w.state.notes) if (n.pool !== "transparent" && !("memo" in n) && !seen.has(n)) todo.push({ watch: w, note: n });
+    const byTx = new Map<string, FoundNote[]>();
+    for (const f of todo) {
+      const list = byTx.get(f.note.txid) ?? [];
+      list.push(f);
+      byTx.set(f.note.txid, list);
+    }
+    let fetched = 0;
+    for (const [txid, notes] of byTx) {
+      if (fetched >= memoFetchesPerCall || Date.now() > deadline) break;
+      fetched++;
+      let raw: Uint8Array;
+      try {
+        raw = (await source.transaction(Uint8Array.from(Buffer.from(txid, "hex")).reverse(), signal)).data;
+      } catch (e) {
+        if (signal?.aborted) throw e;
+        continue; // tried again on a later call
+      }
+      // A full transaction that does not give the same note again has no memo we can trust: null, not retried.
+      for (const f of notes) f.note.memo = memoFromTransaction(raw, f.note, f.watch.keys, f.note.height) ?? null;
+    }
+  };
+
+  /** Refreshes the mempool cache and returns each watch's pending notes. */
+  const scanMempool = async (live: Work[], index: SpendIndex, tip: number, deadline: number, signal?: AbortSignal): Promise<Map<Work, StoredNote[]>> => {
+    const out = new Map<Work, StoredNote[]>();
+    try {
+      const txs = await source.mempool(poolsFor(live), signal);
+      const current = new Set<string>();
+      for (const tx of txs) {
+        if (!(tx.txid instanceof Uint8Array) || tx.txid.length !== 32) continue;
+        const id = bytesToHex(tx.txid);
+        current.add(id);
+        if (!mempool.has(id)) mempool.set(id, { tx, results: new Map(), memosRead: false });
+      }
+      for (const id of [...mempool.keys()]) if (!current.has(id)) mempool.delete(id);
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      // The pool could not be read: keep what was known, so pending amounts do not flicker.
+    }
+    const prepared = new PreparedKeyCache();
+    let memoFetches = 0;
+    for (const [id, entry] of mempool) {
+      const todo = live.filter((w) => !entry.results.has(w.keys.id));
+      if (todo.length > 0) {
+        const hits = scanMempoolTx(entry.tx, todo, prepared.for(todo), index, tip + 1);
+        for (const w of todo) entry.results.set(w.keys.id, []);
+        for (const hit of hits) if (todo[hit.watch]) entry.results.get(todo[hit.watch]!.keys.id)!.push(hit.note);
+        entry.memosRead = entry.memosRead && hits.every((h) => h.note.pool === "transparent");
+      }
+      if (!entry.memosRead && memoFetches < memoFetchesPerCall && Date.now() <= deadline) {
+        memoFetches++;
+        try {
+          const raw = (await source.transaction(Uint8Array.from(Buffer.from(id, "hex")), signal)).data;
+          for (const w of live) for (const n of entry.results.get(w.keys.id) ?? []) if (!("memo" in n)) {
+            const memo = memoFromTransaction(raw, n, w.keys);
+            if (memo !== undefined) n.memo = memo;
+          }
+          entry.memosRead = true;
+        } catch (e) {
+          if (signal?.aborted) throw e;
+        }
+      }
+      for (const w of live) {
+        const notes = entry.results.get(w.keys.id);
+        if (notes && notes.length > 0) out.set(w, [...(out.get(w) ?? []), ...notes]);
+      }
+    }
+    return out;
+  };
+
+  return {
+    chain: "zcash",
+    source,
+    validateWatchKey(address: string, viewKey: string): ValidatedWatchKey {
+      const id = watchKeyId(address, viewKey);
+      const cached = validated.get(id);
+      if (cached) return cached;
+      const v = validateZcashWatchKey(address, viewKey);
+      if (opts.network && v.network !== opts.network) {
+        throw badRequest("wrong_network", `This is a ${v.network} key; this service watches ${opts.network}.`, { expected: opts.network, got: v.network });
+      }
+      validated.set(id, v);
+      while (validated.size > 1000) validated.delete(validated.keys().next().value!);
+      return v;
+    },
+    async defaultStartHeight(): Promise<number> {
+      if ((opts.network ?? "mainnet") === "mainnet") return ZCASH_MAINNET_DEFAULT_START;
+      return (await source.latestBlock()).height;
+    },
+    async scanWatches(inputs: WatchScanInput[], signal?: AbortSignal): Promise<WatchScanOutput[]> {
+      const started = Date.now();
+      await checkNetwork(signal);
+      const deadline = started + (opts.maxScanMs ?? 20_000);
+      const latest = await source.latestBlock(signal);
+      const tip = latest.height;
+      const tipHash = displayHex(latest.hash);
+      const live = loadWork(inputs, deadline);
+      // Reorgs visible before scanning: the watch's top is above the tip, or at the tip with another hash.
+      for (const w of live) {
+        const st = w.state;
+        if (st.hashes.length === 0) continue;
+        if (st.scannedHeight > tip || (st.scannedHeight === tip && st.hashes[st.hashes.length - 1] !== tipHash)) await walkBack(w, tip, signal);
+      }
+      const index = new SpendIndex(live, gapLimit);
+      const found = await scanRuns(live, allocate(live, tip), index, deadline, signal);
+      // Reorgs found on the way: walk back now, so the snapshot already shows what was lost.
+      for (const w of live) if (w.suspect) await walkBack(w, tip, signal);
+      await readMemos(live, found, deadline, signal);
+      const pending = includeMempool && live.length > 0 ? await scanMempool(live, index, tip, deadline, signal) : new Map<Work, StoredNote[]>();
+      return live.map((w) => {
+        foldSettled(w.state, tip, { maxStored: maxStoredNotes, foldDepth });
+        return summarizeZcashWatch(w.input.watchId, w.state, tip, pending.get(w) ?? [], { confirmations, snapshotOutputs });
+      });
+    },
+  };
+}
+
+export type { WatchKeys };
