@@ -195,6 +195,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ? createZcashScanner({
         source: zcashSource,
         network: config.ZCASH_NETWORK,
+        confirmations: config.ZCASH_CONFIRMATIONS,
         onWatchError: (watchId, e) => log.warn({ watchId, err: (e as Error).message }, "zcash scan of one watch failed"),
       })
     : undefined;
@@ -232,7 +233,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       ...(config.COIN_XMR_ADDRESS && config.COIN_XMR_VIEW_KEY ? { monero: { address: config.COIN_XMR_ADDRESS, viewKey: config.COIN_XMR_VIEW_KEY } } : {}),
       ...(config.COIN_ZEC_ADDRESS && config.COIN_ZEC_VIEW_KEY ? { zcash: { address: config.COIN_ZEC_ADDRESS, viewKey: config.COIN_ZEC_VIEW_KEY } } : {}),
     },
-    confirmations: { monero: config.MONERO_CONFIRMATIONS },
+    confirmations: { monero: config.MONERO_CONFIRMATIONS, zcash: config.ZCASH_CONFIRMATIONS },
     walletWebhook: () =>
       config.COIN_WEBHOOK_URL ? { url: config.COIN_WEBHOOK_URL, ownSink: false } : { url: `${site.baseUrl}${SERVICE_WALLET_SINK_PATH}`, ownSink: true },
   };

@@ -70,6 +70,8 @@ export const ConfigSchema = z.object({
   /** Default 10; 2 in devnet mode unless set, so the walk-through confirms in a minute. */
   MONERO_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).optional(),
   MONERO_SUBADDRESS_LOOKAHEAD: z.coerce.number().int().min(0).max(10_000).default(50),
+  /** Confirmations before a Zcash payment counts (watches, coin payments, invoices). Default 10; 2 in devnet mode unless set. */
+  ZCASH_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).optional(),
   /** Worker threads that scan large ticks (0 = on the main thread). Default: one per CPU, started on first need. */
   MONERO_SCAN_THREADS: z.coerce.number().int().min(0).max(64).optional(),
   HISTORICAL_MAX_BLOCKS: z.coerce.number().int().min(1).default(20_000),
@@ -140,9 +142,10 @@ export const ConfigSchema = z.object({
   RELAY_MAX_AGE_SECONDS: z.coerce.number().int().min(24).max(86_400).default(600),
 });
 
-export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "WATCH_POLL_SECONDS">> & {
+export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "ZCASH_CONFIRMATIONS" | "WATCH_POLL_SECONDS">> & {
   readonly WATCH_POLL_SECONDS: number;
   readonly MONERO_CONFIRMATIONS: number;
+  readonly ZCASH_CONFIRMATIONS: number;
   readonly WEBHOOK_ALLOW_HTTP: boolean;
   readonly WEBHOOK_ALLOW_PRIVATE: boolean;
   /** Absolute DATA_DIR. */
@@ -233,6 +236,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     WEBHOOK_ALLOW_HTTP: c.WEBHOOK_ALLOW_HTTP ?? devnet,
     WEBHOOK_ALLOW_PRIVATE: c.WEBHOOK_ALLOW_PRIVATE ?? devnet,
     MONERO_CONFIRMATIONS: c.MONERO_CONFIRMATIONS ?? (devnet ? 2 : 10),
+    ZCASH_CONFIRMATIONS: c.ZCASH_CONFIRMATIONS ?? (devnet ? 2 : 10),
     WATCH_POLL_SECONDS: c.WATCH_POLL_SECONDS ?? (devnet ? 15 : 180),
     dataDir: path.resolve(c.DATA_DIR),
     devnet,
