@@ -182,6 +182,8 @@ export type ConfigOverlay = Partial<
     | "MASTER_KEY"
     | "COIN_XMR_ADDRESS"
     | "COIN_XMR_VIEW_KEY"
+    | "COIN_ZEC_ADDRESS"
+    | "COIN_ZEC_VIEW_KEY"
     | "PRICE_SOURCES"
     | "devnet"
   >

@@ -40,6 +40,9 @@ export interface DevnetWallet {
   [k: string]: unknown;
 }
 
+/** Set only while the devnet simulates Zcash (the receiving wallet is a devnet testnet wallet). */
+type ZcashWalletKeys = "COIN_ZEC_ADDRESS" | "COIN_ZEC_VIEW_KEY";
+
 export interface DevnetHandle {
   evmUrl: string;
   moneroUrl: string;
@@ -53,9 +56,11 @@ export interface DevnetHandle {
   wallets: DevnetWallet[];
   /** The service's own receiving wallet for coin payments (COIN_XMR_ADDRESS / COIN_XMR_VIEW_KEY). */
   serviceWallet: DevnetMoneroWallet;
+  /** The service's own Zcash receiving wallet (COIN_ZEC_ADDRESS / COIN_ZEC_VIEW_KEY); absent when both Zcash simulators are replaced. */
+  zcashServiceWallet: DevnetZcashWallet | undefined;
   stateFile: string;
   /** The settings that point the app at this devnet; they win over the parsed ones. */
-  configOverlay: Required<ConfigOverlay>;
+  configOverlay: Required<Omit<ConfigOverlay, ZcashWalletKeys>> & Pick<ConfigOverlay, ZcashWalletKeys>;
   /** Test hooks into the simulated chains. */
   evm: Awaited<ReturnType<typeof startDevnetEvm>>;
   monerod: Awaited<ReturnType<typeof startDevnetMonerod>>;
@@ -121,6 +126,8 @@ export async function startDevnet(opts: {
   const walletSeed = loadOrCreateSeed(opts.dataDir).seed;
   const serviceSeed = createHash("sha256").update(`${walletSeed}:vigil-service-wallet`).digest("hex");
   const serviceWallet = { ...deriveDevnetWallets(serviceSeed, DEVNET_MONERO_NETWORK)[0]!, label: "service" };
+  // The Zcash receiving wallet: wallet 0 of the same service seed, on the devnet's Zcash network.
+  const zcashServiceWallet = opts.zebradUrl && opts.lightwalletdUrl ? undefined : deriveDevnetZcashWallets(serviceSeed, DEVNET_ZCASH_NETWORK, ["service"])[0]!;
   const ethereum = opts.ethRpcUrl ? undefined : await startDevnetEthereum({ host });
   // One Zcash chain for both simulators, so chain facts and compact blocks agree; it mines on its own timer.
   const zcashChain = opts.zebradUrl && opts.lightwalletdUrl ? undefined : new DevnetZcashChain(systemClock, opts.blockSeconds);
@@ -146,6 +153,7 @@ export async function startDevnet(opts: {
     })),
     wallets: monerod.wallets.map((w) => ({ ...w })),
     serviceWallet,
+    zcashServiceWallet,
     stateFile: path.join(dir, "devnet.json"),
     configOverlay: {
       devnet: true,
@@ -166,6 +174,7 @@ export async function startDevnet(opts: {
       MASTER_KEY: masterKey,
       COIN_XMR_ADDRESS: serviceWallet.address,
       COIN_XMR_VIEW_KEY: serviceWallet.viewKey,
+      ...(zcashServiceWallet ? { COIN_ZEC_ADDRESS: zcashServiceWallet.address, COIN_ZEC_VIEW_KEY: zcashServiceWallet.ufvk } : {}),
       PRICE_SOURCES: prices.sources,
     },
     evm,

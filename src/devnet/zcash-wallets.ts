@@ -43,10 +43,10 @@ export interface DevnetZcashWallet {
 }
 
 /** Wallet i: entropy = SHA-256(seed ‖ "vigil-devnet-zcash" ‖ i) → 24 words → account 0 on testnet. */
-export function deriveDevnetZcashWallets(seedHex: string, network: ZcashNetwork = "testnet"): DevnetZcashWallet[] {
+export function deriveDevnetZcashWallets(seedHex: string, network: ZcashNetwork = "testnet", labels: readonly string[] = DEVNET_ZCASH_WALLET_LABELS): DevnetZcashWallet[] {
   const seed = hexToBytes(seedHex);
   const tag = new TextEncoder().encode("vigil-devnet-zcash");
-  return DEVNET_ZCASH_WALLET_LABELS.map((label, i) => {
+  return labels.map((label, i) => {
     const mnemonic = entropyToMnemonic(sha256(concatBytes(seed, tag, Uint8Array.of(i))), wordlist);
     const bip39Seed = mnemonicToSeed(mnemonic);
     const keys = deriveAccountViewingKeys(bip39Seed, network, 0);
