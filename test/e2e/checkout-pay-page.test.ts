@@ -22,7 +22,7 @@ const CONFIRMATIONS = 2;
 let s: WatchStack;
 let browser: Browser;
 beforeAll(async () => {
-  s = await startWatchStack({ https: false, env: { MONERO_CONFIRMATIONS: String(CONFIRMATIONS) } });
+  s = await startWatchStack({ https: false, env: { MONERO_CONFIRMATIONS: String(CONFIRMATIONS), ZCASH_CONFIRMATIONS: String(CONFIRMATIONS) } });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
@@ -103,6 +103,44 @@ describe("the hosted pay page", () => {
     await page.getByRole("status").filter({ hasText: "Paid" }).waitFor({ timeout: 15_000 });
     await page.screenshot({ path: path.join(OUT, "3-paid.png") });
     await page.waitForURL(successUrl, { timeout: 15_000 });
+    await page.close();
+  }, 120_000);
+
+  it("a Zcash invoice: shows the memo, its QR code is the ZIP 321 URI, and it turns paid", async () => {
+    const bob = s.devnet.zcashWallets().find((w) => w.label === "bob")!;
+    const chain = s.devnet.zcashChain!;
+    const m = await createWatch({
+      ctx: { deps: s.t.app.watch, db: s.t.db.db },
+      input: { chain: "zcash", address: bob.address, viewKey: bob.ufvk, webhookUrl: s.receiver.hookUrl("/pay-page-zec"), birthdayHeight: chain.tip().height },
+      opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
+    });
+    s.advance(70_000);
+    await s.tick();
+    const r = await s.call("POST", "/v1/checkout/invoices", { body: { watchId: m.watchId, watchToken: m.watchToken, amountUsdCents: 450, description: "Oolong" } });
+    expect(r.status, JSON.stringify(r.json)).toBe(201);
+    const inv = r.json;
+    // A phone: narrow, and two device pixels per CSS pixel.
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+    await page.goto(inv.payUrl);
+    await page.getByRole("status").filter({ hasText: "Waiting for payment" }).waitFor({ timeout: 15_000 });
+    expect(await page.locator("#amount").textContent()).toBe(`${inv.amount.display} ZEC`);
+    expect(await page.locator("#memo").textContent()).toBe(inv.memo);
+    await expect(page.getByRole("button", { name: "Copy memo" }).isVisible()).resolves.toBe(true);
+    const qr = page.getByRole("img", { name: "QR code of the wallet link" });
+    await page.waitForFunction('document.getElementById("qr").complete && document.getElementById("qr").naturalWidth > 0');
+    const shot = await qr.screenshot({ path: path.join(OUT, "zec-1-qr.png") });
+    expect(await decodeQr(shot)).toBe(inv.uri);
+    expect(inv.uri.startsWith("zcash:")).toBe(true);
+    await page.screenshot({ path: path.join(OUT, "zec-1-pending.png") });
+
+    chain.send(inv.payTo, BigInt(inv.amount.atomic), inv.memo);
+    chain.mine(CONFIRMATIONS);
+    s.advance(70_000);
+    await s.tick();
+    s.advance(70_000);
+    await s.tick();
+    await page.getByRole("status").filter({ hasText: "Paid" }).waitFor({ timeout: 15_000 });
+    await page.screenshot({ path: path.join(OUT, "zec-2-paid.png") });
     await page.close();
   }, 120_000);
 
