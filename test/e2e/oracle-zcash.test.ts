@@ -102,7 +102,7 @@ describe("Zcash questions on the devnet", () => {
   });
 
   it("a mainnet service behind the devnet's testnet zebrad answers 502 chain_network_mismatch, and health says unavailable", async () => {
-    const t: TestApp = await startTestApp({}, { devnet: { configOverlay: { ...s.devnet.configOverlay, ZCASH_NETWORK: "mainnet" } } });
+    const t: TestApp = await startTestApp({}, { devnet: { configOverlay: { ...s.devnet.configOverlay, ZCASH_NETWORK: "mainnet", COIN_ZEC_ADDRESS: undefined, COIN_ZEC_VIEW_KEY: undefined } } });
     try {
       const payer = createPayer(s.devnet.payers[1]!.privateKey, { networks: ["eip155:84532"] });
       const r = await payer.payFetch(`${t.url}/v1/q/zec/height`);

@@ -133,7 +133,7 @@ describe("Zcash pools on the devnet", () => {
   });
 
   it("a zebrad on another network: 502 chain_network_mismatch, and the job stores nothing", async () => {
-    const t: TestApp = await startTestApp({}, { devnet: { configOverlay: { ...s.devnet.configOverlay, ZCASH_NETWORK: "mainnet" } } });
+    const t: TestApp = await startTestApp({}, { devnet: { configOverlay: { ...s.devnet.configOverlay, ZCASH_NETWORK: "mainnet", COIN_ZEC_ADDRESS: undefined, COIN_ZEC_VIEW_KEY: undefined } } });
     try {
       const r = await fetch(`${t.url}/v1/zec/ironwood`);
       expect(r.status).toBe(502);
