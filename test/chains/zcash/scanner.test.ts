@@ -270,6 +270,11 @@ describe("Zcash scanner: mempool, confirmations, reorgs", () => {
     const { chain, watches } = setup();
     watches.add("a", alice.address, alice.ufvk, chain.tip + 1);
     await watches.tick();
+    // A pool transaction that pays someone else is not read in full.
+    chain.broadcast(makeTx({ ironwood: [encryptAction(bob.orchard(), 1n, text("not yours"), 0x03)] }));
+    const reads = chain.served.transactions;
+    expect((await watches.tick()).get("a")!.outputs).toEqual([]);
+    expect(chain.served.transactions).toBe(reads);
     chain.broadcast(makeTx({ ironwood: [encryptAction(alice.orchard(), 4_200n, text("coffee"), 0x03)] }));
     let r = (await watches.tick()).get("a")!;
     expect(snap(r)).toMatchObject({ balanceAtomic: "0", pendingAtomic: "4200", receivedAtomic: "0" });
