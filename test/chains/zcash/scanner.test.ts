@@ -385,7 +385,10 @@ describe("Zcash scanner: many watches, bounded work", () => {
           case "meta": break;
           case "hash": break;
         }
+        // The same malformed transaction also sits in the mempool (the pending path must not throw either).
+        chain.broadcast(makeTx({ sapling: [encryptSapling(alice.sapling(), 1n, EMPTY)] }));
         chain.mine([tx, good]);
+        chain.broadcast({ ...tx, compact: { ...tx.compact } });
         if (m.field === "meta") chain.blocks[1]!.chainMetadata = { saplingCommitmentTreeSize: m.cut - 20, orchardCommitmentTreeSize: -1, ironwoodCommitmentTreeSize: NaN };
         if (m.field === "hash") chain.mangle = (b: CompactBlock) => ({ ...b, hash: junk });
         const r = await w.tick();
