@@ -95,7 +95,6 @@ interface MempoolEntry {
   tx: CompactTx;
   /** keys.id → pending notes of that watch. */
   results: Map<string, StoredNote[]>;
-  memosRead: boolean;
 }
 
 export interface ZcashScanner extends ChainScanner {
@@ -275,7 +274,7 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
         if (!(tx.txid instanceof Uint8Array) || tx.txid.length !== 32) continue;
         const id = bytesToHex(tx.txid);
         current.add(id);
-        if (!mempool.has(id)) mempool.set(id, { tx, results: new Map(), memosRead: false });
+        if (!mempool.has(id)) mempool.set(id, { tx, results: new Map() });
       }
       for (const id of [...mempool.keys()]) if (!current.has(id)) mempool.delete(id);
     } catch (e) {
@@ -290,17 +289,15 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
         const hits = scanMempoolTx(entry.tx, todo, prepared.for(todo), index, tip + 1);
         for (const w of todo) entry.results.set(w.keys.id, []);
         for (const hit of hits) if (todo[hit.watch]) entry.results.get(todo[hit.watch]!.keys.id)!.push(hit.note);
-        entry.memosRead = entry.memosRead && hits.every((h) => h.note.pool === "transparent");
       }
-      if (!entry.memosRead && memoFetches < memoFetchesPerCall && Date.now() <= deadline) {
+      // The full transaction is read only when one of our shielded notes in it has no memo yet.
+      const needMemo = live.some((w) => (entry.results.get(w.keys.id) ?? []).some((n) => n.pool !== "transparent" && !("memo" in n)));
+      if (needMemo && memoFetches < memoFetchesPerCall && Date.now() <= deadline) {
         memoFetches++;
         try {
           const raw = (await source.transaction(Uint8Array.from(Buffer.from(id, "hex")), signal)).data;
-          for (const w of live) for (const n of entry.results.get(w.keys.id) ?? []) if (!("memo" in n)) {
-            const memo = memoFromTransaction(raw, n, w.keys);
-            if (memo !== undefined) n.memo = memo;
-          }
-          entry.memosRead = true;
+          for (const w of live)
+            for (const n of entry.results.get(w.keys.id) ?? []) if (n.pool !== "transparent" && !("memo" in n)) n.memo = memoFromTransaction(raw, n, w.keys, tip + 1) ?? null;
         } catch (e) {
           if (signal?.aborted) throw e;
         }

@@ -270,6 +270,11 @@ describe("Zcash scanner: mempool, confirmations, reorgs", () => {
     const { chain, watches } = setup();
     watches.add("a", alice.address, alice.ufvk, chain.tip + 1);
     await watches.tick();
+    // A pool transaction that pays someone else is not read in full.
+    chain.broadcast(makeTx({ ironwood: [encryptAction(bob.orchard(), 1n, text("not yours"), 0x03)] }));
+    const reads = chain.served.transactions;
+    expect((await watches.tick()).get("a")!.outputs).toEqual([]);
+    expect(chain.served.transactions).toBe(reads);
     chain.broadcast(makeTx({ ironwood: [encryptAction(alice.orchard(), 4_200n, text("coffee"), 0x03)] }));
     let r = (await watches.tick()).get("a")!;
     expect(snap(r)).toMatchObject({ balanceAtomic: "0", pendingAtomic: "4200", receivedAtomic: "0" });
@@ -380,7 +385,10 @@ describe("Zcash scanner: many watches, bounded work", () => {
           case "meta": break;
           case "hash": break;
         }
+        // The same malformed transaction also sits in the mempool (the pending path must not throw either).
+        chain.broadcast(makeTx({ sapling: [encryptSapling(alice.sapling(), 1n, EMPTY)] }));
         chain.mine([tx, good]);
+        chain.broadcast({ ...tx, compact: { ...tx.compact } });
         if (m.field === "meta") chain.blocks[1]!.chainMetadata = { saplingCommitmentTreeSize: m.cut - 20, orchardCommitmentTreeSize: -1, ironwoodCommitmentTreeSize: NaN };
         if (m.field === "hash") chain.mangle = (b: CompactBlock) => ({ ...b, hash: junk });
         const r = await w.tick();
