@@ -122,8 +122,8 @@ function batchAdd(c: WeierstrassCurve, n: number, x1: bigint[], y1: bigint[], x2
 export const windowCount = (bits: number, w: number): number => Math.ceil((bits + 1) / w);
 
 /**
- * Signed digits of s (0 ≤ s < 2^bits) in base 2^w, each in [−2^(w−1), 2^(w−1)):
- * s = Σ d_i·2^(w·i).
+ * Signed digits of s (0 ≤ s < 2^bits) in base 2^w, each in [−2^(w−1), 2^(w−1)),
+ * the last in [0, 2^(w−1)]: s = Σ d_i·2^(w·i).
  */
 export function recode(s: bigint, bits: number, w: number): Int16Array {
   const n = windowCount(bits, w);
@@ -136,7 +136,8 @@ export function recode(s: bigint, bits: number, w: number): Int16Array {
   for (let i = 0; i < n; i++) {
     let d = Number(s & mask) + carry;
     s >>= wb;
-    if (d >= half) {
+    // The last window keeps d ≤ 2^(w−1) (the table has that entry): no carry out.
+    if (d >= half && i + 1 < n) {
       d -= full;
       carry = 1;
     } else carry = 0;
