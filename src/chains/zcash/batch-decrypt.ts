@@ -16,7 +16,7 @@
  * Below BATCH_MIN_KEYS keys of a protocol the table does not pay for itself,
  * and the reference path runs instead.
  */
-import { blake2b } from "@noble/hashes/blake2.js";
+import { kdf64, kdfState } from "./blake2b-kdf.js";
 import { asciiBytes, leBytesToBigint } from "./bytes.js";
 import { buildTable, chooseWindow, multiplyMany, recode, windowCount, type Affine, type WeierstrassCurve, batchInvert } from "./curve-batch.js";
 import { JubjubPoint, jubjubFromBytes } from "./jubjub.js";
@@ -95,13 +95,8 @@ function digitsFor(refs: KeyRef[], cache: Map<number, Int16Array[]>, bits: numbe
 // ---------------------------------------------------------------------------
 // Symmetric part: the KDF and the first keystream byte.
 
-const SAPLING_KDF = asciiBytes("Zcash_SaplingKDF");
-const ORCHARD_KDF = asciiBytes("Zcash_OrchardKDF");
-
-/** The KDF input: the shared secret's encoding followed by the ephemeral key. */
-function kdf(personalization: Uint8Array, buf: Uint8Array): Uint8Array {
-  return blake2b(buf, { dkLen: 32, personalization });
-}
+const SAPLING_KDF = kdfState(asciiBytes("Zcash_SaplingKDF"));
+const ORCHARD_KDF = kdfState(asciiBytes("Zcash_OrchardKDF"));
 
 const rotl = (v: number, c: number): number => (v << c) | (v >>> (32 - c));
 const CHACHA_STATE = new Uint32Array(16);
@@ -154,7 +149,7 @@ function finish(
   secrets: (Uint8Array | null)[],
   epk: Uint8Array,
   ciphertext: Uint8Array,
-  personalization: Uint8Array,
+  kdfInit: Uint32Array,
   plausible: (ref: KeyRef, lead: number) => boolean,
   full: (ref: KeyRef, key: Uint8Array) => DecryptedNote | null,
 ): BatchHit[] {
@@ -168,7 +163,7 @@ function finish(
     const secret = secrets[i];
     if (!secret || ref.watch === doneWatch) continue;
     buf.set(secret, 0);
-    const key = kdf(personalization, buf);
+    const key = kdf64(kdfInit, buf);
     if (!plausible(ref, c0 ^ chachaFirstByte(key))) continue;
     let note: DecryptedNote | null = null;
     try {

@@ -8,6 +8,8 @@
 import fc from "fast-check";
 import { randomBytes } from "@noble/hashes/utils.js";
 import { chacha20 } from "@noble/ciphers/chacha.js";
+import { blake2b } from "@noble/hashes/blake2.js";
+import { kdf64, kdfState } from "../../../src/chains/zcash/blake2b-kdf.js";
 import { describe, expect, it } from "vitest";
 import { BATCH_MIN_KEYS, batchTryAction, batchTrySapling, chachaFirstByte, prepareKeys, type BatchHit } from "../../../src/chains/zcash/batch-decrypt.js";
 import { hexToBytes, leBytesToBigint } from "../../../src/chains/zcash/bytes.js";
@@ -240,5 +242,17 @@ describe.skipIf(!vectorsPresent)("batch trial decryption on the official vectors
       expect(hits[0]!.note.value).toBe(42n);
       expect(text(hits)).toBe(text(referenceAction(watches, "ironwood", out)));
     }
+  });
+});
+
+describe("BLAKE2b KDF (one 64-byte block)", () => {
+  it("equals @noble/hashes for both personalisations", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 64, maxLength: 64 }), fc.constantFrom("Zcash_SaplingKDF", "Zcash_OrchardKDF"), (msg, pers) => {
+        const p = new TextEncoder().encode(pers);
+        expect(Buffer.from(kdf64(kdfState(p), msg)).toString("hex")).toBe(Buffer.from(blake2b(msg, { dkLen: 32, personalization: p })).toString("hex"));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
