@@ -115,6 +115,40 @@ function batchAdd(c: WeierstrassCurve, n: number, x1: bigint[], y1: bigint[], x2
   }
 }
 
+/**
+ * Batched affine additions without doublings, the hot loop: (x1[k], y1[k]) += (x2[k], y2[k])
+ * for k < n, x1[k] ≠ x2[k]. One pass builds the running products of the
+ * denominators, the backward pass peels one inverse off per element and
+ * finishes its addition at once. `den` and `prefix` are scratch of length ≥ n.
+ */
+function batchAddDistinct(p: bigint, n: number, x1: bigint[], y1: bigint[], x2: bigint[], y2: bigint[], den: bigint[], prefix: bigint[]): void {
+  let acc = 1n;
+  for (let k = 0; k < n; k++) {
+    let d = x2[k]! - x1[k]!;
+    if (d < 0n) d += p;
+    den[k] = d;
+    acc = k === 0 ? d : (acc * d) % p;
+    prefix[k] = acc;
+  }
+  let inv = modInv(acc, p);
+  for (let k = n - 1; k >= 0; k--) {
+    let invk = inv;
+    if (k > 0) {
+      invk = (inv * prefix[k - 1]!) % p;
+      inv = (inv * den[k]!) % p;
+    }
+    const ax = x1[k]!;
+    const ay = y1[k]!;
+    const lam = ((y2[k]! - ay) * invk) % p;
+    let x = (lam * lam - ax - x2[k]!) % p;
+    if (x < 0n) x += p;
+    let y = (lam * (ax - x) - ay) % p;
+    if (y < 0n) y += p;
+    x1[k] = x;
+    y1[k] = y;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Signed fixed-window recoding.
 
@@ -240,6 +274,7 @@ export function multiplyMany(c: WeierstrassCurve, table: FixedTable, digits: rea
   const bx: bigint[] = new Array(S);
   const by: bigint[] = new Array(S);
   const den: bigint[] = new Array(S);
+  const prefix: bigint[] = new Array(S);
   const who = new Int32Array(S);
   for (let i = 0; i < table.windows; i++) {
     let n = 0;
@@ -274,7 +309,7 @@ export function multiplyMany(c: WeierstrassCurve, table: FixedTable, digits: rea
       n++;
     }
     if (n === 0) continue;
-    batchAdd(c, n, ax, ay, bx, by, null, den);
+    batchAddDistinct(p, n, ax, ay, bx, by, den, prefix);
     for (let k = 0; k < n; k++) {
       const j = who[k]!;
       accX[j] = ax[k]!;
