@@ -41,14 +41,14 @@ export interface BatchHit {
 /** Fewer keys of a protocol than this: the reference path (the table costs more than it saves). */
 export const BATCH_MIN_KEYS = 16;
 
-interface KeyRef {
+export interface KeyRef {
   watch: number;
   key: ScanKey;
   /** The scalar multiplied into epk: ivk (Sapling, in [0, r_J)) or ivk mod q (Orchard). */
   scalar: bigint;
 }
 
-interface FastKeys {
+export interface FastKeys {
   sapling: KeyRef[];
   orchard: KeyRef[];
   /** Signed digits per window size, per protocol, in the order of the refs. */

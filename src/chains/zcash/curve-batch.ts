@@ -14,8 +14,7 @@
  * identity) are done one by one.
  *
  * Pallas is short Weierstrass already; Jubjub points are carried over to the
- * Weierstrass model of its Montgomery form and back (jubjub-batch in
- * batch-decrypt.ts). Field elements are bigints kept in [0, p).
+ * Weierstrass model of its Montgomery form and back (batch-decrypt.ts). Field elements are bigints kept in [0, p).
  */
 
 export interface WeierstrassCurve {
