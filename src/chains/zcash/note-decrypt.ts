@@ -177,15 +177,24 @@ export function trySaplingOutput(keys: ScanKeys, out: SaplingOutputData, height?
     try {
       const key = saplingKdf(k.ivk, out.ephemeralKey);
       if (!key) return null;
-      const p = decryptWith(key, out.ciphertext);
-      if (!p) continue;
-      const note = checkSaplingPlaintext(k, p, out, allowed);
+      const note = saplingNoteFromKey(k, key, out, allowed);
       if (note) return note;
     } catch {
       // Malformed data never escapes as an exception: it is simply not our note.
     }
   }
   return null;
+}
+
+/**
+ * The rest of a Sapling trial decryption once the KDF key is known: decrypt,
+ * then check the plaintext (lead byte, ephemeral key, commitment). May throw
+ * on malformed data; callers treat a throw as "not ours".
+ */
+export function saplingNoteFromKey(k: ScanKey, key: Uint8Array, out: SaplingOutputData, allowed: readonly number[]): DecryptedNote | null {
+  const p = decryptWith(key, out.ciphertext);
+  if (!p) return null;
+  return checkSaplingPlaintext(k, p, out, allowed);
 }
 
 function checkSaplingPlaintext(k: ScanKey, p: Uint8Array, out: SaplingOutputData, allowed: readonly number[]): DecryptedNote | null {
@@ -240,41 +249,51 @@ export function orchardKdf(ivk: bigint, ephemeralKey: Uint8Array): Uint8Array | 
   return blake2bPers("Zcash_OrchardKDF", 32, pallasToBytes(pallasMul(epk, ivk)), ephemeralKey);
 }
 
+/**
+ * The rest of an Orchard/Ironwood trial decryption once the KDF key is known
+ * (ρ = the action's nullifier field, already checked to be < p). May throw on
+ * malformed data; callers treat a throw as "not ours".
+ */
+export function actionNoteFromKey(k: ScanKey, pool: "orchard" | "ironwood", key: Uint8Array, out: ActionOutputData, rhoInt: bigint): DecryptedNote | null {
+  const wantLead = pool === "orchard" ? 0x02 : 0x03;
+  const p = decryptWith(key, out.ciphertext);
+  if (!p || p[0] !== wantLead) return null;
+  const d = p.slice(1, 12);
+  const value = leBytesToBigint(p.subarray(12, 20));
+  const rseed = p.slice(20, 52);
+  const gdP = orchardDiversifyHash(d);
+  const esk = toScalarOrchard(prfExpand(rseed, Uint8Array.of(0x04), out.nullifier));
+  if (!equalBytes(pallasToBytes(pallasMul(gdP, esk)), out.ephemeralKey)) return null;
+  const gd = pallasToBytes(gdP);
+  const pkd = pallasToBytes(pallasMul(gdP, k.ivk));
+  const psi = toBaseOrchard(prfExpand(rseed, Uint8Array.of(0x09), out.nullifier));
+  const rcm = orchardRcm(wantLead, rseed, out.nullifier, gd, pkd, value, psi);
+  const cm = orchardNoteCommit(gd, pkd, value, rhoInt, psi, rcm);
+  if (!cm || !equalBytes(bigintToLeBytes(pallasExtract(cm), 32), out.cmx)) return null;
+  const idx = diversifierIndex(k.dk, d);
+  return {
+    pool,
+    scope: k.scope,
+    leadByte: wantLead,
+    value,
+    diversifier: d,
+    ...(idx !== undefined ? { diversifierIndex: idx } : {}),
+    rseed,
+    ...(p.length >= 52 + MEMO_SIZE ? { memo: p.slice(52, 52 + MEMO_SIZE) } : {}),
+    ...(k.nk !== undefined ? { nullifier: orchardNullifier(k.nk, rhoInt, psi, cm) } : {}),
+  };
+}
+
 export function tryActionOutput(keys: ScanKeys, pool: "orchard" | "ironwood", out: ActionOutputData): DecryptedNote | null {
   if (out.cmx.length !== 32 || out.ephemeralKey.length !== 32 || out.nullifier.length !== 32) return null;
   const rhoInt = leBytesToBigint(out.nullifier);
   if (rhoInt >= PALLAS_P) return null;
-  const wantLead = pool === "orchard" ? 0x02 : 0x03;
   for (const k of keys.orchard) {
     try {
       const key = orchardKdf(k.ivk, out.ephemeralKey);
       if (!key) return null;
-      const p = decryptWith(key, out.ciphertext);
-      if (!p || p[0] !== wantLead) continue;
-      const d = p.slice(1, 12);
-      const value = leBytesToBigint(p.subarray(12, 20));
-      const rseed = p.slice(20, 52);
-      const gdP = orchardDiversifyHash(d);
-      const esk = toScalarOrchard(prfExpand(rseed, Uint8Array.of(0x04), out.nullifier));
-      if (!equalBytes(pallasToBytes(pallasMul(gdP, esk)), out.ephemeralKey)) continue;
-      const gd = pallasToBytes(gdP);
-      const pkd = pallasToBytes(pallasMul(gdP, k.ivk));
-      const psi = toBaseOrchard(prfExpand(rseed, Uint8Array.of(0x09), out.nullifier));
-      const rcm = orchardRcm(wantLead, rseed, out.nullifier, gd, pkd, value, psi);
-      const cm = orchardNoteCommit(gd, pkd, value, rhoInt, psi, rcm);
-      if (!cm || !equalBytes(bigintToLeBytes(pallasExtract(cm), 32), out.cmx)) continue;
-      const idx = diversifierIndex(k.dk, d);
-      return {
-        pool,
-        scope: k.scope,
-        leadByte: wantLead,
-        value,
-        diversifier: d,
-        ...(idx !== undefined ? { diversifierIndex: idx } : {}),
-        rseed,
-        ...(p.length >= 52 + MEMO_SIZE ? { memo: p.slice(52, 52 + MEMO_SIZE) } : {}),
-        ...(k.nk !== undefined ? { nullifier: orchardNullifier(k.nk, rhoInt, psi, cm) } : {}),
-      };
+      const note = actionNoteFromKey(k, pool, key, out, rhoInt);
+      if (note) return note;
     } catch {
       // not ours
     }
