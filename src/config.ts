@@ -63,6 +63,10 @@ export const ConfigSchema = z.object({
   /** Default 180 (3 minutes); 15 in devnet mode unless set. */
   WATCH_POLL_SECONDS: z.coerce.number().positive().max(86_400).optional(),
   WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** Watch lease length; renewed every quarter of it while a worker is busy, so a killed worker's watches come free within it. */
+  WATCH_LEASE_SECONDS: z.coerce.number().int().min(2).max(600).default(20),
+  /** Watches delivering webhooks at once in one worker (each watch's events stay in order). */
+  WORKER_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
 
   MONERO_DAEMON_URL: url.optional(),
   /** Refuse Monero watches of other networks. Devnet: testnet. */

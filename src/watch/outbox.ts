@@ -108,12 +108,13 @@ export async function deliverPending(
   deps: WatchDeps,
   watchId: string,
   owner: string,
-  opts: { onlyOutboxId?: string; maxEvents?: number } = {},
+  opts: { onlyOutboxId?: string; maxEvents?: number; leaseSeconds?: number } = {},
 ): Promise<DeliveryOutcome[]> {
   const { db, clock } = deps;
   const outcomes: DeliveryOutcome[] = [];
   const now = new Date(clock.now());
-  const leaseUntil = new Date(clock.now() + DELIVERY_LEASE_SECONDS * 1000);
+  // A shorter lease is only safe when a lease keeper renews it while the rows are sent (the tick's pool).
+  const leaseUntil = new Date(clock.now() + (opts.leaseSeconds ?? DELIVERY_LEASE_SECONDS) * 1000);
   const claimed = (
     await sql<ClaimedRow>`
       WITH c AS (

@@ -47,3 +47,54 @@ export async function releaseLeases(db: Database, ids: readonly string[], owner:
     .where("lease_owner", "=", owner)
     .execute();
 }
+
+/**
+ * Keeps the leases of the watches a worker is busy with (a tick's batch, a
+ * delivery still in flight) from running out: `renew()` pushes their
+ * `lease_until`, and that of the outbox rows they have claimed, to
+ * now + leaseSeconds. Leases can then be short, so a worker killed mid-tick
+ * frees its watches within one lease length, while a live worker never loses
+ * a watch to another for being slow. The composition root calls `renew()` on
+ * a timer (a few times per lease length). Writes stay guarded by
+ * `lease_owner`, so a renewal never takes back a watch another worker holds.
+ */
+export interface LeaseKeeper {
+  readonly leaseSeconds: number;
+  hold(ids: readonly string[]): void;
+  drop(ids: readonly string[]): void;
+  /** The ids held now (tests). */
+  held(): string[];
+  renew(): Promise<void>;
+}
+
+export function createLeaseKeeper(db: Database, clock: { now(): number }, owner: string, leaseSeconds: number): LeaseKeeper {
+  // A watch can be held twice at once (by the tick's batch and by its delivery); counted.
+  const counts = new Map<string, number>();
+  return {
+    leaseSeconds,
+    hold: (ids) => {
+      for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+    },
+    drop: (ids) => {
+      for (const id of ids) {
+        const n = (counts.get(id) ?? 0) - 1;
+        if (n > 0) counts.set(id, n);
+        else counts.delete(id);
+      }
+    },
+    held: () => [...counts.keys()],
+    renew: async () => {
+      const ids = [...counts.keys()];
+      if (ids.length === 0) return;
+      const until = new Date(clock.now() + leaseSeconds * 1000);
+      await db.updateTable("watches").set({ lease_until: until }).where("id", "in", ids).where("lease_owner", "=", owner).execute();
+      await db
+        .updateTable("webhook_outbox")
+        .set({ lease_until: until })
+        .where("watch_id", "in", ids)
+        .where("lease_owner", "=", owner)
+        .where("status", "=", "pending")
+        .execute();
+    },
+  };
+}

@@ -46,8 +46,9 @@ function startWorker(env: Record<string, string>): WorkerProc {
             return {};
           }
         })
-        .filter((j) => j.msg === "watch tick")
-        .map((j) => ({ deliveries: Number(j.deliveries), deliveryFailures: Number(j.deliveryFailures), claimed: Number(j.claimed) })),
+        // The tick hands deliveries to the worker's pool, which logs their counts when they end.
+        .filter((j) => j.msg === "watch tick" || j.msg === "webhook deliveries")
+        .map((j) => ({ deliveries: Number(j.deliveries ?? 0), deliveryFailures: Number(j.deliveryFailures ?? 0), claimed: Number(j.claimed ?? 0) })),
   };
   proc.stdout!.on("data", (c: Buffer) => (w.out += c.toString()));
   proc.stderr!.on("data", (c: Buffer) => (w.out += c.toString()));
