@@ -9,12 +9,33 @@ import { sql } from "kysely";
 import type { WatchesTable } from "../db/schema.js";
 import type { Database } from "../db/types.js";
 
-export type ClaimedWatch = Omit<WatchesTable, "created_at" | "known_outputs"> & { created_at: Date; known_outputs: unknown | null };
+export type ClaimedWatch = Omit<WatchesTable, "created_at" | "known_outputs" | "drain_unbooked_atomic" | "drain_unbooked_from_ms"> & {
+  created_at: Date;
+  known_outputs: unknown | null;
+  drain_unbooked_atomic: string | bigint;
+  drain_unbooked_from_ms: string | bigint;
+};
 
-/** Hard delete of watches past their expiry (the outbox cascades; the ledger is kept). Returns how many. */
+/**
+ * Hard delete of watches past their expiry (the outbox cascades; the ledger
+ * is kept). Idle drain still carried on a deleted row (a watch retired
+ * with credit left) is booked in the same statement, so its ledger stays
+ * exact. Returns how many.
+ */
 export async function deleteExpiredWatches(db: Database, now: Date): Promise<number> {
-  const expired = await db.deleteFrom("watches").where("expires_at", "<=", now).executeTakeFirst();
-  return Number(expired.numDeletedRows);
+  const r = await sql<{ n: string }>`
+    WITH d AS (
+      DELETE FROM watches WHERE expires_at <= ${now}
+      RETURNING id, credit_atomic, drain_unbooked_atomic, drain_unbooked_from_ms, drained_through_ms),
+    l AS (
+      INSERT INTO watch_ledger (watch_id, kind, amount_atomic, balance_after, reason, ref)
+      SELECT id, 'idle_drain', -drain_unbooked_atomic, credit_atomic,
+        'idle drain ' || to_char(to_timestamp(drain_unbooked_from_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+          || '..' || to_char(to_timestamp(drained_through_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        NULL
+      FROM d WHERE drain_unbooked_atomic > 0)
+    SELECT count(*)::text AS n FROM d`.execute(db);
+  return Number(r.rows[0]?.n ?? 0);
 }
 
 /** Leases up to `batchSize` due watches (active, with credit, not leased), oldest due first. */
