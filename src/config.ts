@@ -50,6 +50,11 @@ export const ConfigSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /** MCP server on a port of its own as well as at /mcp of the API (absent = /mcp only). */
   MCP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Serves GET /metrics on the API port to requests with `Authorization: Bearer <token>`; unset: not served there. */
+  METRICS_TOKEN: z.string().min(16).max(256).optional(),
+  /** Serves GET /metrics on its own port (bound to METRICS_HOST); unset: no metrics port. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
   /** Public URL of the MCP port ({mcp_url}), for its server card. Default http://HOST:MCP_PORT */
   MCP_PUBLIC_URL: url.optional(),
   /** Calls of the free MCP oracle dispatcher (service_q) allowed per client IP per minute. */

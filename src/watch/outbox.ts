@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { sql, type Transaction } from "kysely";
+import { deliveryOutcome } from "../core/metrics.js";
 import type { DB } from "../db/schema.js";
 import type { Queryable } from "../db/types.js";
 import { buildDeliveryHeaders, isWebhookBodyWithinLimit, MAX_CONSECUTIVE_FAILURES } from "../webhooks/deliver.js";
@@ -156,6 +157,11 @@ export async function deliverPending(
         body: row.body,
         headers: buildDeliveryHeaders(watchId, row.event, signBody(secret, row.body)),
       });
+      if (deps.metrics) {
+        const outcome = deliveryOutcome(result);
+        deps.metrics.deliveries.inc({ outcome });
+        deps.metrics.deliveryDuration.observe({ outcome }, result.durationMs / 1000);
+      }
       outcomes.push({ outboxId: row.id, event: row.event, nonce: row.nonce, ok: result.ok, status: result.status, error: result.error });
       if (result.ok) {
         const next =

@@ -52,6 +52,7 @@ export interface TickStats {
 
 export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<TickStats> {
   const stats: TickStats = { expired: 0, claimed: 0, scanned: 0, scanErrors: 0, events: 0, deliveries: 0, deliveryFailures: 0 };
+  const endTick = deps.metrics?.tickDuration.startTimer();
   const nowMs = deps.clock.now();
   const now = new Date(nowMs);
 
@@ -64,6 +65,11 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
   });
   stats.claimed = claimed.length;
   if (claimed.length === 0) return stats;
+  if (deps.metrics) {
+    const lag = new Map<string, number>();
+    for (const w of claimed) lag.set(w.chain, Math.max(lag.get(w.chain) ?? 0, (nowMs - new Date(w.next_poll_at).getTime()) / 1000));
+    for (const [chain, seconds] of lag) deps.metrics.scanLag.set({ chain }, Math.max(0, seconds));
+  }
   const claimedIds = claimed.map((w) => w.id);
   opts.keeper?.hold(claimedIds);
   let handedOff = new Set<string>();
@@ -91,6 +97,7 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
       await releaseLeases(deps.db, rest, opts.owner);
     } finally {
       opts.keeper?.drop(claimedIds);
+      endTick?.();
     }
   }
   if (delivered && (!opts.pool || opts.awaitDeliveries)) Object.assign(stats, await delivered);

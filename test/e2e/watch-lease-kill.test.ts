@@ -146,7 +146,7 @@ describe.skipIf(!usingPostgres || !haveOpenssl)("a worker killed mid-tick", () =
     const deliveries = ledger.filter((l) => l.kind === "delivery");
     expect(deliveries.map((l) => [l.ref, l.amount_atomic])).toEqual([[outbox[0]!.id, "-5000"]]);
     const w = await db.selectFrom("watches").selectAll().where("id", "=", watchId).executeTakeFirstOrThrow();
-    const unbooked = BigInt((w as { drain_unbooked_atomic?: string | bigint }).drain_unbooked_atomic ?? 0);
+    const unbooked = BigInt(w.drain_unbooked_atomic);
     expect(ledger.reduce((acc, l) => acc + BigInt(l.amount_atomic), 0n)).toBe(BigInt(w.credit_atomic) + unbooked);
     expect(w.delivery_count).toBe(1);
     expect(w.lease_owner).toBeNull();
