@@ -14,7 +14,7 @@
  * below the threshold (coin grace credit) warns on its first debit.
  *
  * The ledger is exact, append-only and bounded (docs/private-watch.md,
- * "The ledger"): the idle drain is taken from the credit at every tick but
+ * "The ledger"; docs/operations.md): the idle drain is taken from the credit at every tick but
  * booked as a ledger row only
  *   - at the first drain after a UTC midnight (covering the days since the
  *     last booked drain),
