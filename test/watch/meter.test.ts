@@ -323,9 +323,12 @@ describe("meter: properties", () => {
             for (const e of r.entries) billed += e.amountAtomic;
             s = r.state;
           }
-          const oneBilled = one.entries.reduce((a, e) => a + e.amountAtomic, 0n);
+          // What left the credit: booked rows plus the drain still carried (booked once per UTC day).
+          billed -= s.unbookedDrain;
+          const oneBilled = one.entries.reduce((a, e) => a + e.amountAtomic, 0n) - one.state.unbookedDrain;
           expect(s.creditAtomic).toBe(one.state.creditAtomic);
           expect(billed).toBe(oneBilled);
+          expect(-billed).toBe(credit - s.creditAtomic);
           const exact = (BigInt(total) * IDLE_RATE_PER_DAY) / BigInt(DAY_MS);
           expect(-billed).toBe(exact < credit ? exact : credit);
         },
