@@ -17,6 +17,13 @@
  *     (development switch) and HTTPS (self-signed CA); plus the sender
  *     alone (sign + POST, no database) for attribution.
  *
+ *  4. Ledger rows per 10,000 watches per day: one simulated UTC day of
+ *     ticks at the default poll (180 s ± 10 % jitter, random phases), the
+ *     idle-drain rows the meter writes (one per UTC day and watch) next to
+ *     the previous rule (one row per tick that bills at least one atomic
+ *     unit), both computed in this run over the same ticks; plus the rows
+ *     the timed database ticks above actually wrote.
+ *
  * Env: WATCHES (10000), DELIVERIES (3000), BATCH (default WORKER_BATCH_SIZE 500), SKIP_TICK=1 (deliveries only).
  */
 import { spawn } from "node:child_process";
@@ -36,7 +43,7 @@ import { startDevnet } from "../src/devnet/index.js";
 import { deriveDevnetWallets } from "../src/devnet/monerod.js";
 import { createWebhookSender, buildDeliveryHeaders, type WebhookSender } from "../src/webhooks/deliver.js";
 import { signBody } from "../src/webhooks/sign.js";
-import { CREATE_CREDIT } from "../src/watch/meter.js";
+import { applyIdleDrain, CREATE_CREDIT, DAY_MS, IDLE_RATE_PER_DAY, openMeter } from "../src/watch/meter.js";
 import { eventBody, meterOf, snapshotOf } from "../src/watch/model.js";
 import { deliverPending, insertEvents } from "../src/watch/outbox.js";
 import { createWatch } from "../src/watch/service.js";
@@ -218,6 +225,39 @@ async function startRemoteReceiver(useTls: boolean, certFile?: string) {
   };
 }
 
+/**
+ * Ledger rows per 10,000 watches per day: every watch ticks through two UTC
+ * days at the default poll with jitter; the rows of the second day count.
+ * "before" applies the previous rule to the same ticks: a row whenever a
+ * tick bills at least one atomic unit (floor((elapsed × rate + carried) / day) > 0).
+ */
+function ledgerRowsPerDay(watches: number, pollSeconds: number): { before: number; after: number; ticks: number } {
+  const day1 = Date.UTC(2026, 0, 2);
+  let before = 0;
+  let after = 0;
+  let ticks = 0;
+  for (let i = 0; i < watches; i++) {
+    let now = day1 - DAY_MS + Math.floor(Math.random() * pollSeconds * 1000);
+    let state = openMeter(CREATE_CREDIT * 10n, now).state;
+    let carried = 0n;
+    while (now < day1 + DAY_MS) {
+      const next = now + Math.round(pollSeconds * 1000 * (0.9 + Math.random() * 0.2));
+      const r = applyIdleDrain(state, next);
+      const numerator = BigInt(next - now) * IDLE_RATE_PER_DAY + carried;
+      carried = numerator % BigInt(DAY_MS);
+      if (next >= day1 && next < day1 + DAY_MS) {
+        ticks++;
+        if (numerator / BigInt(DAY_MS) > 0n) before++;
+        after += r.entries.filter((e) => e.kind === "idle_drain").length;
+      }
+      state = r.state;
+      now = next;
+    }
+  }
+  const scale = 10_000 / watches;
+  return { before: Math.round(before * scale), after: Math.round(after * scale), ticks: Math.round(ticks * scale) };
+}
+
 async function main() {
   console.log(`bench:watch — ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), Node ${process.versions.node}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
   const { handle, label, drop } = await openTimedDatabase();
@@ -296,6 +336,7 @@ async function run(handle: DatabaseHandle) {
     return stats;
   };
   const pollGap = config.WATCH_POLL_SECONDS * 1000 * 1.2;
+  const ledgerCount = async () => Number((await sql<{ n: string }>`SELECT count(*)::text AS n FROM watch_ledger`.execute(app.database.db)).rows[0]!.n);
   inst.reset();
   cpuSince();
   t = performance.now();
@@ -321,10 +362,13 @@ async function run(handle: DatabaseHandle) {
     clock.advance(pollGap);
     inst.reset();
     cpuSince();
+    const ledgerBefore = await ledgerCount();
     t = performance.now();
     let stats: TickStats[];
     try {
       stats = await passUntilIdle(batch);
+      const written = (await ledgerCount()) - ledgerBefore;
+      console.log(`  ledger rows written by this pass of ${WATCHES} watches: ${written} (the previous rule: one idle-drain row per watch per tick, ${WATCHES})`);
     } catch (e) {
       console.log(`\n${name}: FAILED — ${(e as Error).message.split("\n")[0]}`);
       results[name] = Number.NaN;
@@ -445,6 +489,13 @@ async function run(handle: DatabaseHandle) {
   console.log(`  own-process receivers: ${JSON.stringify(await remoteHttp.count())} HTTP, ${JSON.stringify(await remoteHttps.count())} HTTPS`);
   await remoteHttp.close();
   await remoteHttps.close();
+
+  const pollSeconds = Number(process.env.LEDGER_POLL_SECONDS ?? 180);
+  const lt = performance.now();
+  const rows = ledgerRowsPerDay(Math.min(WATCHES, 10_000), pollSeconds);
+  console.log(`\nledger rows per 10,000 watches per UTC day (idle, poll ${pollSeconds} s ± 10 %, ${rows.ticks} ticks; simulated in ${ms(performance.now() - lt)})`);
+  console.log(`  before (a row per tick that bills): ${rows.before.toLocaleString("en")}   after (a row per UTC day): ${rows.after.toLocaleString("en")}`);
+  console.log(`  (credit events — deliveries, top-ups, fees — add at most one drain row each before their own row, in both rules one row of their own)`);
 
   console.log("\nsummary");
   const tickMs = results["one tick, batch = 10,000"] ?? Number.NaN;
