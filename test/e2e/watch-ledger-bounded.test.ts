@@ -92,4 +92,31 @@ describe("the bounded ledger", () => {
     expect(BigInt(after.drain_unbooked_atomic)).toBe(0n);
     expect(sum(final)).toBe(0n);
   }, 180_000);
+
+  it("books the carried drain when an expired watch is deleted", async () => {
+    const db = s.t.db.db;
+    const bob = s.wallets.find((w) => w.label === "bob")!;
+    const created = await createWatch({
+      ctx: { deps: s.t.app.watch, db },
+      input: { chain: "monero", address: bob.address, viewKey: bob.viewKey!, webhookUrl: s.receiver.hookUrl("/expiry"), birthdayHeight: 0 },
+      opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
+    });
+    const watchId = created.watchId;
+    s.advance(2_000_000);
+    await s.tick(); // first scan: scan_complete delivered (the carried drain is booked before its row)
+    s.advance(2_000_000);
+    await s.tick(); // nothing new: the drain is carried
+    const carried = await db.selectFrom("watches").selectAll().where("id", "=", watchId).executeTakeFirstOrThrow();
+    const rowsBefore = await db.selectFrom("watch_ledger").selectAll().where("watch_id", "=", watchId).execute();
+    // Make sure something is carried (book it into the row if the tick happened to cross midnight).
+    if (BigInt(carried.drain_unbooked_atomic) === 0n) return expect(rowsBefore.some((l) => l.kind === "idle_drain")).toBe(true);
+    await db.updateTable("watches").set({ status: "dead", expires_at: new Date(s.clock.now() - 1000) }).where("id", "=", watchId).execute();
+    s.advance(1000);
+    await s.tick();
+    expect(await db.selectFrom("watches").select("id").where("id", "=", watchId).executeTakeFirst()).toBeUndefined();
+    const rows = await db.selectFrom("watch_ledger").selectAll().where("watch_id", "=", watchId).orderBy("id").execute();
+    expect(rows.length).toBe(rowsBefore.length + 1);
+    expect(rows.at(-1)).toMatchObject({ kind: "idle_drain", amount_atomic: String(-BigInt(carried.drain_unbooked_atomic)), balance_after: String(carried.credit_atomic) });
+    expect(rows.reduce((a, l) => a + BigInt(l.amount_atomic), 0n)).toBe(BigInt(carried.credit_atomic));
+  }, 60_000);
 });
