@@ -96,7 +96,8 @@ describe.skipIf(!usingPostgres || !haveOpenssl)("a worker killed mid-tick", () =
     await s.receiver.waitFor(() => s.receiver.attempts.some((x) => x.watchId === watchId), 30_000, "worker A's first attempt").catch((e: Error) => {
       throw new Error(`${e.message}\n${logs()}`);
     });
-    const ownerA = (await db.selectFrom("watches").select("lease_owner").where("id", "=", watchId).executeTakeFirstOrThrow()).lease_owner;
+    const leasedA = await db.selectFrom("watches").select(["lease_owner", "last_polled_at"]).where("id", "=", watchId).executeTakeFirstOrThrow();
+    const ownerA = leasedA.lease_owner;
     expect(ownerA).not.toBeNull();
 
     // Past the nominal lease length, the live worker still holds the watch: its lease was renewed.
@@ -104,6 +105,9 @@ describe.skipIf(!usingPostgres || !haveOpenssl)("a worker killed mid-tick", () =
     const held = await sql<{ lease_owner: string | null; live: boolean }>`
       SELECT lease_owner, lease_until > now() AS live FROM watches WHERE id = ${watchId}`.execute(db);
     expect(held.rows[0]).toEqual({ lease_owner: ownerA, live: true });
+    // Held by renewal, not leased afresh: no tick polled the watch again while its delivery ran.
+    const polledAgain = await db.selectFrom("watches").select("last_polled_at").where("id", "=", watchId).executeTakeFirstOrThrow();
+    expect(polledAgain.last_polled_at).toEqual(leasedA.last_polled_at);
     expect(s.receiver.attempts.filter((x) => x.watchId === watchId)).toHaveLength(1);
 
     // SIGKILL while the delivery is in flight: nothing is recorded for it.
