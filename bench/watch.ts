@@ -17,6 +17,13 @@
  *     (development switch) and HTTPS (self-signed CA); plus the sender
  *     alone (sign + POST, no database) for attribution.
  *
+ *  4. Ledger rows per 10,000 watches per day: one simulated UTC day of
+ *     ticks at the default poll (180 s ± 10 % jitter, random phases), the
+ *     idle-drain rows the meter writes (one per UTC day and watch) next to
+ *     the previous rule (one row per tick that bills at least one atomic
+ *     unit), both computed in this run over the same ticks; plus the rows
+ *     the timed database ticks above actually wrote.
+ *
  * Env: WATCHES (10000), DELIVERIES (3000), BATCH (default WORKER_BATCH_SIZE 500), SKIP_TICK=1 (deliveries only).
  */
 import { spawn } from "node:child_process";
@@ -36,7 +43,7 @@ import { startDevnet } from "../src/devnet/index.js";
 import { deriveDevnetWallets } from "../src/devnet/monerod.js";
 import { createWebhookSender, buildDeliveryHeaders, type WebhookSender } from "../src/webhooks/deliver.js";
 import { signBody } from "../src/webhooks/sign.js";
-import { CREATE_CREDIT } from "../src/watch/meter.js";
+import { applyIdleDrain, CREATE_CREDIT, DAY_MS, IDLE_RATE_PER_DAY, openMeter } from "../src/watch/meter.js";
 import { eventBody, meterOf, snapshotOf } from "../src/watch/model.js";
 import { deliverPending, insertEvents } from "../src/watch/outbox.js";
 import { createWatch } from "../src/watch/service.js";
@@ -218,6 +225,39 @@ async function startRemoteReceiver(useTls: boolean, certFile?: string) {
   };
 }
 
+/**
+ * Ledger rows per 10,000 watches per day: every watch ticks through two UTC
+ * days at the default poll with jitter; the rows of the second day count.
+ * "before" applies the previous rule to the same ticks: a row whenever a
+ * tick bills at least one atomic unit (floor((elapsed × rate + carried) / day) > 0).
+ */
+function ledgerRowsPerDay(watches: number, pollSeconds: number): { before: number; after: number; ticks: number } {
+  const day1 = Date.UTC(2026, 0, 2);
+  let before = 0;
+  let after = 0;
+  let ticks = 0;
+  for (let i = 0; i < watches; i++) {
+    let now = day1 - DAY_MS + Math.floor(Math.random() * pollSeconds * 1000);
+    let state = openMeter(CREATE_CREDIT * 10n, now).state;
+    let carried = 0n;
+    while (now < day1 + DAY_MS) {
+      const next = now + Math.round(pollSeconds * 1000 * (0.9 + Math.random() * 0.2));
+      const r = applyIdleDrain(state, next);
+      const numerator = BigInt(next - now) * IDLE_RATE_PER_DAY + carried;
+      carried = numerator % BigInt(DAY_MS);
+      if (next >= day1 && next < day1 + DAY_MS) {
+        ticks++;
+        if (numerator / BigInt(DAY_MS) > 0n) before++;
+        after += r.entries.filter((e) => e.kind === "idle_drain").length;
+      }
+      state = r.state;
+      now = next;
+    }
+  }
+  const scale = 10_000 / watches;
+  return { before: Math.round(before * scale), after: Math.round(after * scale), ticks: Math.round(ticks * scale) };
+}
+
 async function main() {
   console.log(`bench:watch — ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), Node ${process.versions.node}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
   const { handle, label, drop } = await openTimedDatabase();
@@ -296,6 +336,7 @@ async function run(handle: DatabaseHandle) {
     return stats;
   };
   const pollGap = config.WATCH_POLL_SECONDS * 1000 * 1.2;
+  const ledgerCount = async () => Number((await sql<{ n: string }>`SELECT count(*)::text AS n FROM watch_ledger`.execute(app.database.db)).rows[0]!.n);
   inst.reset();
   cpuSince();
   t = performance.now();
@@ -321,10 +362,13 @@ async function run(handle: DatabaseHandle) {
     clock.advance(pollGap);
     inst.reset();
     cpuSince();
+    const ledgerBefore = await ledgerCount();
     t = performance.now();
     let stats: TickStats[];
     try {
       stats = await passUntilIdle(batch);
+      const written = (await ledgerCount()) - ledgerBefore;
+      console.log(`  ledger rows written by this pass of ${WATCHES} watches: ${written} (the previous rule: one idle-drain row per watch per tick, ${WATCHES})`);
     } catch (e) {
       console.log(`\n${name}: FAILED — ${(e as Error).message.split("\n")[0]}`);
       results[name] = Number.NaN;
@@ -384,8 +428,8 @@ async function run(handle: DatabaseHandle) {
     return { ok, failed, elapsed, rate: (ok / elapsed) * 1000 };
   };
 
-  const sendOnly = async (url: string, tlsCa: Buffer | undefined, n: number, concurrency: number) => {
-    const sender = createWebhookSender({ policy: { allowHttp: true, allowPrivate: true }, clock, ...(tlsCa ? { tlsCa } : {}) });
+  const sendOnly = async (url: string, tlsCa: Buffer | undefined, n: number, concurrency: number, reuseConnections = true) => {
+    const sender = createWebhookSender({ policy: { allowHttp: true, allowPrivate: true }, clock, reuseConnections, ...(tlsCa ? { tlsCa } : {}) });
     const secret = "whsec_" + "ab".repeat(32);
     const body = JSON.stringify({ event: "balance_change", nonce: "evt_x", pad: "x".repeat(900) });
     const before = performance.now();
@@ -420,8 +464,13 @@ async function run(handle: DatabaseHandle) {
   };
   results["outbox HTTP, receiver in this process"] = await outboxRun("HTTP (dev switch), receiver in this process (verifies signatures)", receiverHttp.hookUrl("/deliver"));
   results["outbox HTTP"] = await outboxRun("HTTP (dev switch), receiver in its own process", remoteHttp.url);
+  results["outbox HTTPS, per attempt"] = await outboxRun(
+    "HTTPS (self-signed CA), receiver in its own process, baseline: a new TLS connection per attempt",
+    remoteHttps.url,
+    createWebhookSender({ policy: app.watch.urlPolicy, clock, tlsCa: receiverHttps.ca, reuseConnections: false }),
+  );
   results["outbox HTTPS"] = await outboxRun(
-    "HTTPS (self-signed CA), receiver in its own process",
+    "HTTPS (self-signed CA), receiver in its own process, connections kept alive per vetted address",
     remoteHttps.url,
     createWebhookSender({ policy: app.watch.urlPolicy, clock, tlsCa: receiverHttps.ca }),
   );
@@ -431,8 +480,9 @@ async function run(handle: DatabaseHandle) {
     ["HTTP ", remoteHttp.url, undefined],
     ["HTTPS", remoteHttps.url, receiverHttps.ca],
   ] as const) {
+    const base = await sendOnly(url, ca, DELIVERIES, concurrency, false);
     const r = await sendOnly(url, ca, DELIVERIES, concurrency);
-    console.log(`  sender only (sign + POST, no database) ${name} → receiver in its own process: ${r.rate.toFixed(0)}/s`);
+    console.log(`  sender only (sign + POST, no database) ${name} → receiver in its own process: ${r.rate.toFixed(0)}/s kept alive, ${base.rate.toFixed(0)}/s one connection per attempt`);
   }
   const inProc = receiverHttp.attempts.filter((a) => a.path === "/deliver");
   console.log(`  in-process receiver: ${inProc.length} deliveries, ${new Set(inProc.map((a) => a.nonce)).size} distinct nonces, signatures valid: ${inProc.every((a) => a.signatureValid !== false)}`);
@@ -440,13 +490,21 @@ async function run(handle: DatabaseHandle) {
   await remoteHttp.close();
   await remoteHttps.close();
 
+  const pollSeconds = Number(process.env.LEDGER_POLL_SECONDS ?? 180);
+  const lt = performance.now();
+  const rows = ledgerRowsPerDay(Math.min(WATCHES, 10_000), pollSeconds);
+  console.log(`\nledger rows per 10,000 watches per UTC day (idle, poll ${pollSeconds} s ± 10 %, ${rows.ticks} ticks; simulated in ${ms(performance.now() - lt)})`);
+  console.log(`  before (a row per tick that bills): ${rows.before.toLocaleString("en")}   after (a row per UTC day): ${rows.after.toLocaleString("en")}`);
+  console.log(`  (credit events — deliveries, top-ups, fees — add at most one drain row each before their own row, in both rules one row of their own)`);
+
   console.log("\nsummary");
   const tickMs = results["one tick, batch = 10,000"] ?? Number.NaN;
   const loopMs = [...Object.entries(results)].find(([k]) => k.startsWith("worker loop"))?.[1] ?? Number.NaN;
   if (!skipTick) console.log(`  one tick of ${WATCHES} idle watches (batch 10,000): ${Number.isNaN(tickMs) ? "FAILED" : ms(tickMs)}   target < 10000 ms: ${tickMs < 10_000 ? "met" : "MISSED"}`);
   if (!skipTick) console.log(`  full pass as the worker loop runs it (batch ${config.WORKER_BATCH_SIZE}): ${ms(loopMs)}   target < 10000 ms: ${loopMs < 10_000 ? "met" : "MISSED"}`);
   const rate = results["outbox HTTP"]!;
-  console.log(`  signed deliveries through the outbox: ${rate.toFixed(0)}/s HTTP, ${results["outbox HTTPS"]!.toFixed(0)}/s HTTPS (bookkeeping ceiling ${results["outbox bookkeeping only"]!.toFixed(0)}/s)   target ≥ 500/s: ${rate >= 500 ? "met (HTTP)" : "MISSED"}`);
+  const https = results["outbox HTTPS"]!;
+  console.log(`  signed deliveries through the outbox: ${rate.toFixed(0)}/s HTTP, ${https.toFixed(0)}/s HTTPS kept alive (baseline, a connection per attempt: ${results["outbox HTTPS, per attempt"]!.toFixed(0)}/s; bookkeeping ceiling ${results["outbox bookkeeping only"]!.toFixed(0)}/s)   target ≥ 500/s: HTTP ${rate >= 500 ? "met" : "MISSED"}, HTTPS ${https >= 500 ? "met" : "MISSED"}`);
 
   await app.close();
   await receiverHttp.close();

@@ -9,6 +9,8 @@ import { serve, type ServerType } from "@hono/node-server";
 import type { Config } from "./config.js";
 import { systemClock, type Clock } from "./core/clock.js";
 import { createLogger } from "./core/logger.js";
+import { createMetrics, type Metrics } from "./core/metrics.js";
+import { instrumentFetch, serveMetrics } from "./http/metrics-http.js";
 import type { RateLimitStore } from "./core/rate-limit.js";
 import { openDatabase, type DatabaseHandle } from "./db/connection.js";
 import { migrateToLatest } from "./db/migrate.js";
@@ -114,8 +116,14 @@ export interface App {
   mcp: McpService;
   /** Bound address of the MCP server's own port once listening (MCP_PORT set), else undefined. */
   mcpSite: { baseUrl: string | undefined };
-  /** Starts the HTTP server; resolves with its URL. */
+  /** Prometheus metrics of this process (GET /metrics: docs/operations.md). */
+  metrics: Metrics;
+  /** Bound address of the metrics port once listening (METRICS_PORT set), else undefined. */
+  metricsSite: { baseUrl: string | undefined };
+  /** Starts the HTTP server (and the metrics port when set); resolves with its URL. */
   listen(): Promise<string>;
+  /** Starts only the metrics port (METRICS_PORT), for a process without the API (`vigil worker`); no-op when unset. */
+  listenMetrics(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -207,7 +215,19 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   };
   const masterKey = config.MASTER_KEY;
   const urlPolicy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
+  const metrics = createMetrics();
+  // Outbox depth and the age of its oldest pending event, read at scrape time.
+  metrics.setOutboxProbe(async () => {
+    const r = await database.db
+      .selectFrom("webhook_outbox")
+      .select((eb) => [eb.fn.countAll<string>().as("n"), eb.fn.min("created_at").as("oldest")])
+      .where("status", "=", "pending")
+      .executeTakeFirst();
+    const oldest = r?.oldest ? new Date(r.oldest as Date).getTime() : null;
+    return { depth: Number(r?.n ?? 0), oldestAgeSeconds: oldest === null ? 0 : Math.max(0, (clock.now() - oldest) / 1000) };
+  });
   const watch: WatchDeps = {
+    metrics,
     db: database.db,
     clock,
     log,
@@ -361,6 +381,27 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   let server: ServerType | undefined;
   let mcpServer: ServerType | undefined;
+  let metricsServer: ServerType | undefined;
+  const metricsSite: { baseUrl: string | undefined } = { baseUrl: undefined };
+  const appFetch = instrumentFetch(hono.fetch, { metrics, routePatterns: routes.map((r) => r.path), token: config.METRICS_TOKEN });
+  const listenMetrics = () =>
+    config.METRICS_PORT === undefined || metricsServer
+      ? Promise.resolve()
+      : new Promise<void>((resolve, reject) => {
+          const fetch = (req: Request) =>
+            new URL(req.url).pathname === "/metrics"
+              ? serveMetrics(req, metrics, config.METRICS_TOKEN)
+              : new Response(JSON.stringify({ error: { code: "not_found", message: "Only /metrics is served on this port." } }), {
+                  status: 404,
+                  headers: { "content-type": "application/json; charset=utf-8" },
+                });
+          metricsServer = serve({ fetch, port: config.METRICS_PORT!, hostname: config.METRICS_HOST }, (info) => {
+            const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
+            metricsSite.baseUrl = `http://${host}:${info.port}`;
+            resolve();
+          });
+          metricsServer.once("error", reject);
+        });
   const listenMcp = (port: number) =>
     new Promise<void>((resolve, reject) => {
       const mcpSiteUrl = { baseUrl: "" };
@@ -398,9 +439,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     site,
     mcp,
     mcpSite,
+    metrics,
+    metricsSite,
+    listenMetrics,
     listen: () =>
       new Promise<string>((resolve, reject) => {
-        server = serve({ fetch: hono.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+        server = serve({ fetch: appFetch, port: config.PORT, hostname: config.HOST }, (info) => {
           const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
           const url = `http://${host}:${info.port}`;
           if (!config.PUBLIC_URL) site.baseUrl = url;
@@ -409,9 +453,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         server.once("error", reject);
       }).then(async (url) => {
         if (config.MCP_PORT !== undefined) await listenMcp(config.MCP_PORT);
+        await listenMetrics();
         return url;
       }),
     close: async () => {
+      if (metricsServer) {
+        await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
+      }
       if (mcpServer) {
         await new Promise<void>((resolve) => mcpServer!.close(() => resolve()));
       }

@@ -80,6 +80,7 @@ async function run(role: "serve" | "api" | "worker"): Promise<void> {
   const { startWorkers } = await import("./workers.js");
   const app = await createApp(cfg, { log });
   const url = role === "worker" ? undefined : await app.listen();
+  if (role === "worker") await app.listenMetrics();
   // Graceful order: stop claiming leases, finish the tick in flight, then close HTTP and storage.
   const workers = role === "api" ? undefined : startWorkers(app);
   const { startupBanner } = await import("./banner.js");

@@ -50,6 +50,11 @@ export const ConfigSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /** MCP server on a port of its own as well as at /mcp of the API (absent = /mcp only). */
   MCP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Serves GET /metrics on the API port to requests with `Authorization: Bearer <token>`; unset: not served there. */
+  METRICS_TOKEN: z.string().min(16).max(256).optional(),
+  /** Serves GET /metrics on its own port (bound to METRICS_HOST); unset: no metrics port. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
   /** Public URL of the MCP port ({mcp_url}), for its server card. Default http://HOST:MCP_PORT */
   MCP_PUBLIC_URL: url.optional(),
   /** Calls of the free MCP oracle dispatcher (service_q) allowed per client IP per minute. */
@@ -63,6 +68,10 @@ export const ConfigSchema = z.object({
   /** Default 180 (3 minutes); 15 in devnet mode unless set. */
   WATCH_POLL_SECONDS: z.coerce.number().positive().max(86_400).optional(),
   WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** Watch lease length; renewed every quarter of it while a worker is busy, so a killed worker's watches come free within it. */
+  WATCH_LEASE_SECONDS: z.coerce.number().int().min(2).max(600).default(20),
+  /** Watches delivering webhooks at once in one worker (each watch's events stay in order). */
+  WORKER_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
 
   MONERO_DAEMON_URL: url.optional(),
   /** Refuse Monero watches of other networks. Devnet: testnet. */

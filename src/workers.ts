@@ -11,19 +11,20 @@ import os from "node:os";
 import type { App } from "./app.js";
 import { startJobs, type Job } from "./core/jobs.js";
 import { runWatchTick, type TickStats } from "./watch/tick.js";
+import { createDeliveryPool } from "./watch/tick-deliver.js";
+import { createLeaseKeeper } from "./watch/tick-leases.js";
 import { boardPurgeJob } from "./board/purge.js";
 import { ethereumFollowerJob } from "./oracle/ethereum-follower.js";
 import { invoiceExpiryJob } from "./checkout/invoices.js";
 import { relayPollerJob } from "./oracle/relay-poller.js";
 import { zcashSnapshotJob } from "./feeds/zcash-pools.js";
 
-/** Seconds a tick's watch leases last; a tick must finish its batch within them. */
-const WATCH_LEASE_SECONDS = 120;
-
 export interface Workers {
   stop(): Promise<void>;
-  /** Runs one tick now (tests and benchmarks). */
+  /** Runs one tick now and waits for its deliveries (tests and benchmarks). */
   tickOnce(): Promise<TickStats>;
+  /** Renews the leases of the watches this worker is busy with (also done on a timer). */
+  renewLeases(): Promise<void>;
 }
 
 /**
@@ -34,7 +35,7 @@ export function watchTickJob(app: App, tick: () => Promise<TickStats>, idleSleep
   return {
     name: "watch tick",
     intervalMs: idleSleepMs,
-    leaseSeconds: WATCH_LEASE_SECONDS,
+    // No `leaseSeconds`: the watch leases are renewed while the tick runs, so a long tick keeps them.
     run: async () => {
       const s = await tick();
       if (s.claimed || s.expired) app.log.debug({ ...s }, "watch tick");
@@ -57,13 +58,27 @@ export function backgroundJobs(app: App, watchTick: () => Promise<TickStats>, id
 
 export function startWorkers(app: App, opts: { idleSleepMs?: number; autostart?: boolean } = {}): Workers {
   const owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const tickOnce = () =>
-    runWatchTick(app.watch, { owner, batchSize: app.config.WORKER_BATCH_SIZE, leaseSeconds: WATCH_LEASE_SECONDS });
-  const runner = opts.autostart === false ? null : startJobs(backgroundJobs(app, tickOnce, opts.idleSleepMs ?? 1000), app.log);
+  const keeper = createLeaseKeeper(app.database.db, app.clock, owner, app.config.WATCH_LEASE_SECONDS);
+  const pool = createDeliveryPool(app.watch, { owner, concurrency: app.config.WORKER_DELIVERY_CONCURRENCY, keeper });
+  const tick = (awaitDeliveries: boolean) =>
+    runWatchTick(app.watch, { owner, batchSize: app.config.WORKER_BATCH_SIZE, keeper, pool, awaitDeliveries });
+  // The job does not wait for deliveries: the pool logs their counts ("webhook deliveries") when they end.
+  const jobTick = () => tick(false);
+  const renewLeases = () =>
+    keeper.renew().catch((e: Error) => app.log.warn({ err: e.message }, "watch lease renewal failed; retried"));
+  // Only while something is held: an idle worker makes no renewal queries.
+  const renewal = setInterval(() => {
+    if (keeper.held().length > 0) void renewLeases();
+  }, Math.max(500, (app.config.WATCH_LEASE_SECONDS * 1000) / 4));
+  renewal.unref();
+  const runner = opts.autostart === false ? null : startJobs(backgroundJobs(app, jobTick, opts.idleSleepMs ?? 1000), app.log);
   return {
-    tickOnce,
+    tickOnce: () => tick(true),
+    renewLeases,
     stop: async () => {
       await runner?.stop();
+      await pool.idle();
+      clearInterval(renewal);
     },
   };
 }

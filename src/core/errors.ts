@@ -57,6 +57,7 @@ export const ERROR_CODES = {
   // 401: missing or wrong credential
   invalid_checkout_key: { status: 401, description: "Unknown, malformed or revoked checkout key." },
   invalid_watch_token: { status: 401, description: "Unknown watch or wrong watch token: the same answer for both, so nothing is revealed." },
+  invalid_metrics_token: { status: 401, description: "GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`; it was missing or wrong." },
   invalid_notice_token: { status: 401, description: "Editing or removing a notice needs its owner token in `x-notice-token`; it was missing or wrong." },
   // 403: refused
   checkout_key_cap_exceeded: { status: 403, description: "The invoice's `amountUsdCents` is above the checkout key's `maxAmountUsdCents`." },

@@ -38,6 +38,10 @@ export interface WatchesTable {
   drained_through_ms: string | bigint;
   drain_remainder: string | bigint;
   low_credit_armed: boolean;
+  /** Idle drain taken from the credit but not yet booked in the ledger (migration 0012). */
+  drain_unbooked_atomic: Generated<string | bigint>;
+  /** Start of the period drain_unbooked_atomic covers (ms since epoch). */
+  drain_unbooked_from_ms: Generated<string | bigint>;
   start_height: number;
   scan_state: unknown | null;
   snapshot: unknown | null;

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
+import type { Metrics } from "../core/metrics.js";
 import type { SecretBox } from "../core/secretbox.js";
 import type { Database } from "../db/types.js";
 import type { WebhookSender } from "../webhooks/deliver.js";
@@ -21,4 +22,6 @@ export interface WatchDeps {
   pollSeconds: number;
   /** Told, inside each tick's batch transaction, what the scans found (checkout, coin quotes). */
   scanSubscribers?: ScanSubscriber[];
+  /** Tick, scan and delivery metrics (absent: not counted). */
+  metrics?: Metrics;
 }

@@ -13,6 +13,19 @@
  * disarms. Only a top-up of at least the threshold re-arms it. A watch created
  * below the threshold (coin grace credit) warns on its first debit.
  *
+ * The ledger is exact, append-only and bounded (docs/private-watch.md,
+ * "The ledger"; docs/operations.md): the idle drain is taken from the credit at every tick but
+ * booked as a ledger row only
+ *   - at the first drain after a UTC midnight (covering the days since the
+ *     last booked drain),
+ *   - just before any other ledger row of the watch (delivery, top-up,
+ *     settlement fee, forfeit), so each row's balance_after is exact,
+ *   - when the drain takes the credit to zero.
+ * Until then it is carried in `unbookedDrain`; at all times
+ * sum(ledger) = creditAtomic + unbookedDrain, and sum(ledger) = creditAtomic
+ * right after any row. That is at most one drain row per watch per UTC day
+ * plus one per credit event, instead of one per tick.
+ *
  * At zero: no idle drain accrues (the period at zero is never billed later),
  * deliveries are not charged (the caller must not deliver), and a top-up
  * restarts the drain clock at the top-up time.
@@ -41,6 +54,28 @@ export interface MeterState {
   drainRemainder: bigint;
   /** Whether the next fall below the threshold emits `low_credit`. */
   lowCreditArmed: boolean;
+  /** Idle drain already taken from creditAtomic but not yet written as a ledger row (atomic). */
+  unbookedDrain: bigint;
+  /** Start of the period `unbookedDrain` covers (ms since epoch); meaningless while it is 0. */
+  unbookedFromMs: number;
+}
+
+const utcDay = (ms: number): number => Math.floor(ms / DAY_MS);
+
+/** The carried drain as one ledger row (none when nothing is carried), and the state without it. */
+function bookDrain(state: MeterState, throughMs: number): { state: MeterState; entries: LedgerEntry[] } {
+  if (state.unbookedDrain === 0n) return { state, entries: [] };
+  return {
+    state: { ...state, unbookedDrain: 0n },
+    entries: [
+      {
+        kind: "idle_drain",
+        amountAtomic: -state.unbookedDrain,
+        balanceAfter: state.creditAtomic,
+        reason: `idle drain ${iso(state.unbookedFromMs)}..${iso(throughMs)}`,
+      },
+    ],
+  };
 }
 
 export type LedgerKind = "create" | "topup" | "idle_drain" | "delivery" | "settlement_fee" | "forfeit";
@@ -94,21 +129,22 @@ function afterDebit(state: MeterState, entries: LedgerEntry[]): MeterResult {
   return { state, entries, emitLowCredit: false };
 }
 
-/** Debits up to `amount` (never below zero). */
+/** Debits up to `amount` (never below zero), booking any carried drain first. */
 function debit(state: MeterState, kind: LedgerKind, amount: bigint, reason: string): MeterResult {
   if (state.creditAtomic === 0n) return { state, entries: [], emitLowCredit: false };
+  const booked = bookDrain(state, state.drainedThroughMs);
   const charged = amount < state.creditAtomic ? amount : state.creditAtomic;
   const creditAtomic = state.creditAtomic - charged;
   const capped = charged < amount ? ` (capped at balance; ${amount - charged} atomic not charged)` : "";
-  const next = { ...state, creditAtomic };
-  return afterDebit(next, [{ kind, amountAtomic: -charged, balanceAfter: creditAtomic, reason: reason + capped }]);
+  const next = { ...booked.state, creditAtomic };
+  return afterDebit(next, [...booked.entries, { kind, amountAtomic: -charged, balanceAfter: creditAtomic, reason: reason + capped }]);
 }
 
 /** A new meter with `creditAtomic` opening credit (CREATE_CREDIT for a paid watch, grace credit for a coin one). */
 export function openMeter(creditAtomic: bigint, nowMs: number, reason = "watch created"): MeterResult {
   assertMs(nowMs, "nowMs");
   if (typeof creditAtomic !== "bigint" || creditAtomic < 0n) throw new RangeError("creditAtomic must be a non-negative bigint");
-  const state: MeterState = { creditAtomic, drainedThroughMs: nowMs, drainRemainder: 0n, lowCreditArmed: true };
+  const state: MeterState = { creditAtomic, drainedThroughMs: nowMs, drainRemainder: 0n, lowCreditArmed: true, unbookedDrain: 0n, unbookedFromMs: nowMs };
   const entries: LedgerEntry[] = creditAtomic > 0n ? [{ kind: "create", amountAtomic: creditAtomic, balanceAfter: creditAtomic, reason }] : [];
   return { state, entries, emitLowCredit: false };
 }
@@ -116,6 +152,8 @@ export function openMeter(creditAtomic: bigint, nowMs: number, reason = "watch c
 /**
  * Bills idle drain from `state.drainedThroughMs` to `toMs`:
  * floor((elapsed × IDLE_RATE_PER_DAY + carried) / DAY_MS), the rest carried.
+ * The amount leaves the credit at once; its ledger row is written when the
+ * period crosses a UTC midnight or the credit reaches zero (see the top).
  * A `toMs` not after the billed-through instant changes nothing.
  */
 export function applyIdleDrain(state: MeterState, toMs: number): MeterResult {
@@ -129,11 +167,23 @@ export function applyIdleDrain(state: MeterState, toMs: number): MeterResult {
   const numerator = BigInt(toMs - fromMs) * IDLE_RATE_PER_DAY + state.drainRemainder;
   const due = numerator / DAY_MS_N;
   const carried = numerator % DAY_MS_N;
-  const advanced: MeterState = { ...state, drainedThroughMs: toMs, drainRemainder: carried };
-  if (due === 0n) return { state: advanced, entries: [], emitLowCredit: false };
-  const r = debit(advanced, "idle_drain", due, `idle drain ${iso(fromMs)}..${iso(toMs)}`);
-  if (r.state.creditAtomic === 0n) r.state = { ...r.state, drainRemainder: 0n };
-  return r;
+  const charged = due < state.creditAtomic ? due : state.creditAtomic;
+  const creditAtomic = state.creditAtomic - charged;
+  let next: MeterState = {
+    ...state,
+    creditAtomic,
+    drainedThroughMs: toMs,
+    drainRemainder: creditAtomic === 0n ? 0n : carried,
+    unbookedDrain: state.unbookedDrain + charged,
+    unbookedFromMs: state.unbookedDrain === 0n ? fromMs : state.unbookedFromMs,
+  };
+  let entries: LedgerEntry[] = [];
+  if (next.unbookedDrain > 0n && (creditAtomic === 0n || utcDay(next.unbookedFromMs) !== utcDay(toMs))) {
+    ({ state: next, entries } = bookDrain(next, toMs));
+    if (charged < due) entries[0] = { ...entries[0]!, reason: `${entries[0]!.reason} (capped at balance; ${due - charged} atomic not charged)` };
+  }
+  if (charged === 0n) return { state: next, entries, emitLowCredit: false };
+  return afterDebit(next, entries);
 }
 
 /** Charges one delivered webhook (PER_DELIVERY, capped at the balance). No entry at zero. */
@@ -154,14 +204,15 @@ export function chargeSettlementFee(state: MeterState, amountAtomic: bigint, rea
 export function applyTopup(state: MeterState, amountAtomic: bigint, nowMs: number, reason = "top-up"): MeterResult {
   assertPositive(amountAtomic, "amountAtomic");
   assertMs(nowMs, "nowMs");
-  let next: MeterState = { ...state, creditAtomic: state.creditAtomic + amountAtomic };
+  const booked = bookDrain(state, state.drainedThroughMs);
+  let next: MeterState = { ...booked.state, creditAtomic: state.creditAtomic + amountAtomic };
   if (state.creditAtomic === 0n) {
     next = { ...next, drainedThroughMs: Math.max(state.drainedThroughMs, nowMs), drainRemainder: 0n };
   }
   if (amountAtomic >= LOW_CREDIT_THRESHOLD) next = { ...next, lowCreditArmed: true };
   return {
     state: next,
-    entries: [{ kind: "topup", amountAtomic, balanceAfter: next.creditAtomic, reason }],
+    entries: [...booked.entries, { kind: "topup", amountAtomic, balanceAfter: next.creditAtomic, reason }],
     emitLowCredit: false,
   };
 }
@@ -169,10 +220,11 @@ export function applyTopup(state: MeterState, amountAtomic: bigint, nowMs: numbe
 /** Cancellation: the remaining credit is forfeited. */
 export function forfeitCredit(state: MeterState, reason = "watch cancelled"): MeterResult {
   if (state.creditAtomic === 0n) return { state, entries: [], emitLowCredit: false };
+  const booked = bookDrain(state, state.drainedThroughMs);
   const amount = state.creditAtomic;
   return {
-    state: { ...state, creditAtomic: 0n, drainRemainder: 0n },
-    entries: [{ kind: "forfeit", amountAtomic: -amount, balanceAfter: 0n, reason }],
+    state: { ...booked.state, creditAtomic: 0n, drainRemainder: 0n },
+    entries: [...booked.entries, { kind: "forfeit", amountAtomic: -amount, balanceAfter: 0n, reason }],
     emitLowCredit: false,
   };
 }

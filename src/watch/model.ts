@@ -9,13 +9,13 @@ import type { WatchEvent } from "./events.js";
 /** Days a watch at zero credit is kept (paused) before it is deleted, so a top-up can revive it. */
 export const ZERO_CREDIT_GRACE_DAYS = 30;
 
-/** Rows per multi-row statement: 1000 × 11 columns stays far below PostgreSQL's 65535 bind parameters. */
+/** Rows per multi-row statement: 1000 × 13 columns stays far below PostgreSQL's 65535 bind parameters. */
 export const SQL_ROWS_PER_STATEMENT = 1000;
 
-export type WatchRow = Pick<
-  WatchesTable,
-  "credit_atomic" | "drained_through_ms" | "drain_remainder" | "low_credit_armed"
->;
+export type WatchRow = Pick<WatchesTable, "credit_atomic" | "drained_through_ms" | "drain_remainder" | "low_credit_armed"> & {
+  drain_unbooked_atomic: string | bigint;
+  drain_unbooked_from_ms: string | bigint;
+};
 
 export function meterOf(row: WatchRow): MeterState {
   return {
@@ -23,6 +23,8 @@ export function meterOf(row: WatchRow): MeterState {
     drainedThroughMs: Number(row.drained_through_ms),
     drainRemainder: BigInt(row.drain_remainder),
     lowCreditArmed: row.low_credit_armed,
+    unbookedDrain: BigInt(row.drain_unbooked_atomic),
+    unbookedFromMs: Number(row.drain_unbooked_from_ms),
   };
 }
 
@@ -31,12 +33,16 @@ export function meterColumns(m: MeterState): {
   drained_through_ms: string;
   drain_remainder: string;
   low_credit_armed: boolean;
+  drain_unbooked_atomic: string;
+  drain_unbooked_from_ms: string;
 } {
   return {
     credit_atomic: m.creditAtomic.toString(),
     drained_through_ms: String(m.drainedThroughMs),
     drain_remainder: m.drainRemainder.toString(),
     low_credit_armed: m.lowCreditArmed,
+    drain_unbooked_atomic: m.unbookedDrain.toString(),
+    drain_unbooked_from_ms: String(m.unbookedFromMs),
   };
 }
 

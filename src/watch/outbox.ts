@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { sql, type Transaction } from "kysely";
+import { deliveryOutcome } from "../core/metrics.js";
 import type { DB } from "../db/schema.js";
 import type { Queryable } from "../db/types.js";
 import { buildDeliveryHeaders, isWebhookBodyWithinLimit, MAX_CONSECUTIVE_FAILURES } from "../webhooks/deliver.js";
@@ -92,6 +93,8 @@ interface ClaimedRow {
   drained_through_ms: string;
   drain_remainder: string;
   low_credit_armed: boolean;
+  drain_unbooked_atomic: string;
+  drain_unbooked_from_ms: string;
 }
 
 /**
@@ -108,12 +111,13 @@ export async function deliverPending(
   deps: WatchDeps,
   watchId: string,
   owner: string,
-  opts: { onlyOutboxId?: string; maxEvents?: number } = {},
+  opts: { onlyOutboxId?: string; maxEvents?: number; leaseSeconds?: number } = {},
 ): Promise<DeliveryOutcome[]> {
   const { db, clock } = deps;
   const outcomes: DeliveryOutcome[] = [];
   const now = new Date(clock.now());
-  const leaseUntil = new Date(clock.now() + DELIVERY_LEASE_SECONDS * 1000);
+  // A shorter lease is only safe when a lease keeper renews it while the rows are sent (the tick's pool).
+  const leaseUntil = new Date(clock.now() + (opts.leaseSeconds ?? DELIVERY_LEASE_SECONDS) * 1000);
   const claimed = (
     await sql<ClaimedRow>`
       WITH c AS (
@@ -127,7 +131,8 @@ export async function deliverPending(
       FROM c, watches w
       WHERE o.id = c.id AND w.id = o.watch_id
       RETURNING o.id, o.seq, o.event, o.nonce, o.body, o.billable, w.status AS w_status, w.webhook_url AS w_url,
-        w.webhook_secret_enc AS w_secret, w.credit_atomic, w.drained_through_ms, w.drain_remainder, w.low_credit_armed`.execute(db)
+        w.webhook_secret_enc AS w_secret, w.credit_atomic, w.drained_through_ms, w.drain_remainder, w.low_credit_armed,
+        w.drain_unbooked_atomic, w.drain_unbooked_from_ms`.execute(db)
   ).rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
   if (claimed.length === 0) return outcomes;
 
@@ -152,6 +157,11 @@ export async function deliverPending(
         body: row.body,
         headers: buildDeliveryHeaders(watchId, row.event, signBody(secret, row.body)),
       });
+      if (deps.metrics) {
+        const outcome = deliveryOutcome(result);
+        deps.metrics.deliveries.inc({ outcome });
+        deps.metrics.deliveryDuration.observe({ outcome }, result.durationMs / 1000);
+      }
       outcomes.push({ outboxId: row.id, event: row.event, nonce: row.nonce, ok: result.ok, status: result.status, error: result.error });
       if (result.ok) {
         const next =
@@ -209,15 +219,21 @@ async function recordDeliveredFast(
   const cols = meterColumns(next);
   const old = meterColumns(meter);
   const entries = charged?.entries ?? [];
+  // The carried idle drain is booked just before the delivery row (meter.ts): ledger rows in order.
+  const rows = entries.map(
+    (e) => sql`(${e.kind}, ${e.amountAtomic.toString()}::bigint, ${e.balanceAfter.toString()}::bigint, ${e.reason}, ${e.kind === "delivery" ? row.id : null}::text, ${String(entries.indexOf(e))}::int)`,
+  );
   const r = await sql<{ w: string }>`
     WITH w AS (
       UPDATE watches SET
         credit_atomic = ${cols.credit_atomic}::bigint, drain_remainder = ${cols.drain_remainder}::bigint,
+        drain_unbooked_atomic = ${cols.drain_unbooked_atomic}::bigint, drain_unbooked_from_ms = ${cols.drain_unbooked_from_ms}::bigint,
         expires_at = ${expiresAtFor(next, deps.clock.now())}, consecutive_failures = 0,
         delivery_count = delivery_count + 1, last_event_type = ${row.event}
       WHERE id = ${watchId} AND credit_atomic = ${old.credit_atomic}::bigint
         AND drained_through_ms = ${old.drained_through_ms}::bigint AND drain_remainder = ${old.drain_remainder}::bigint
         AND low_credit_armed = ${old.low_credit_armed}
+        AND drain_unbooked_atomic = ${old.drain_unbooked_atomic}::bigint AND drain_unbooked_from_ms = ${old.drain_unbooked_from_ms}::bigint
         AND EXISTS (SELECT 1 FROM webhook_outbox WHERE id = ${row.id} AND status = 'pending' AND lease_owner = ${owner})
       RETURNING id),
     o AS (
@@ -225,12 +241,12 @@ async function recordDeliveredFast(
         attempts = attempts + 1, lease_owner = NULL, lease_until = NULL
       WHERE id = ${row.id} AND EXISTS (SELECT 1 FROM w) RETURNING id)
     ${
-      entries.length
+      rows.length
         ? sql`, l AS (
       INSERT INTO watch_ledger (watch_id, kind, amount_atomic, balance_after, reason, ref)
-      SELECT ${watchId}::uuid, ${entries[0]!.kind}, ${entries[0]!.amountAtomic.toString()}::bigint,
-        ${entries[0]!.balanceAfter.toString()}::bigint, ${entries[0]!.reason}, ${row.id}
-      WHERE EXISTS (SELECT 1 FROM o) RETURNING id)`
+      SELECT ${watchId}::uuid, v.kind, v.amount, v.balance_after, v.reason, v.ref
+      FROM (VALUES ${sql.join(rows)}) AS v(kind, amount, balance_after, reason, ref, ord)
+      WHERE EXISTS (SELECT 1 FROM o) ORDER BY v.ord RETURNING id)`
         : sql``
     }
     SELECT (SELECT count(*) FROM w)::text AS w`.execute(deps.db);
@@ -275,7 +291,7 @@ async function recordDelivered(
             amount_atomic: e.amountAtomic.toString(),
             balance_after: e.balanceAfter.toString(),
             reason: e.reason,
-            ref: row.id,
+            ref: e.kind === "delivery" ? row.id : null,
           })),
         )
         .execute();

@@ -307,7 +307,7 @@ export async function cancelWatch({ ctx, input }: Op<WatchRef>) {
       .set({ status: "cancelled", ...meterColumns(forfeited.state), expires_at: new Date(ctx.deps.clock.now()), lease_owner: null, lease_until: null })
       .where("id", "=", w.id)
       .execute();
-    return { watchId: w.id, status: "cancelled" as const, forfeitedAtomic: (-(forfeited.entries[0]?.amountAtomic ?? 0n)).toString() };
+    return { watchId: w.id, status: "cancelled" as const, forfeitedAtomic: (-(forfeited.entries.find((e) => e.kind === "forfeit")?.amountAtomic ?? 0n)).toString() };
   });
 }
 

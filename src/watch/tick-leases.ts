@@ -9,12 +9,33 @@ import { sql } from "kysely";
 import type { WatchesTable } from "../db/schema.js";
 import type { Database } from "../db/types.js";
 
-export type ClaimedWatch = Omit<WatchesTable, "created_at" | "known_outputs"> & { created_at: Date; known_outputs: unknown | null };
+export type ClaimedWatch = Omit<WatchesTable, "created_at" | "known_outputs" | "drain_unbooked_atomic" | "drain_unbooked_from_ms"> & {
+  created_at: Date;
+  known_outputs: unknown | null;
+  drain_unbooked_atomic: string | bigint;
+  drain_unbooked_from_ms: string | bigint;
+};
 
-/** Hard delete of watches past their expiry (the outbox cascades; the ledger is kept). Returns how many. */
+/**
+ * Hard delete of watches past their expiry (the outbox cascades; the ledger
+ * is kept). Idle drain still carried on a deleted row (a watch retired
+ * with credit left) is booked in the same statement, so its ledger stays
+ * exact. Returns how many.
+ */
 export async function deleteExpiredWatches(db: Database, now: Date): Promise<number> {
-  const expired = await db.deleteFrom("watches").where("expires_at", "<=", now).executeTakeFirst();
-  return Number(expired.numDeletedRows);
+  const r = await sql<{ n: string }>`
+    WITH d AS (
+      DELETE FROM watches WHERE expires_at <= ${now}
+      RETURNING id, credit_atomic, drain_unbooked_atomic, drain_unbooked_from_ms, drained_through_ms),
+    l AS (
+      INSERT INTO watch_ledger (watch_id, kind, amount_atomic, balance_after, reason, ref)
+      SELECT id, 'idle_drain', -drain_unbooked_atomic, credit_atomic,
+        'idle drain ' || to_char(to_timestamp(drain_unbooked_from_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+          || '..' || to_char(to_timestamp(drained_through_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        NULL
+      FROM d WHERE drain_unbooked_atomic > 0)
+    SELECT count(*)::text AS n FROM d`.execute(db);
+  return Number(r.rows[0]?.n ?? 0);
 }
 
 /** Leases up to `batchSize` due watches (active, with credit, not leased), oldest due first. */
@@ -46,4 +67,55 @@ export async function releaseLeases(db: Database, ids: readonly string[], owner:
     .where("id", "in", ids)
     .where("lease_owner", "=", owner)
     .execute();
+}
+
+/**
+ * Keeps the leases of the watches a worker is busy with (a tick's batch, a
+ * delivery still in flight) from running out: `renew()` pushes their
+ * `lease_until`, and that of the outbox rows they have claimed, to
+ * now + leaseSeconds. Leases can then be short, so a worker killed mid-tick
+ * frees its watches within one lease length, while a live worker never loses
+ * a watch to another for being slow. The composition root calls `renew()` on
+ * a timer (a few times per lease length). Writes stay guarded by
+ * `lease_owner`, so a renewal never takes back a watch another worker holds.
+ */
+export interface LeaseKeeper {
+  readonly leaseSeconds: number;
+  hold(ids: readonly string[]): void;
+  drop(ids: readonly string[]): void;
+  /** The ids held now (tests). */
+  held(): string[];
+  renew(): Promise<void>;
+}
+
+export function createLeaseKeeper(db: Database, clock: { now(): number }, owner: string, leaseSeconds: number): LeaseKeeper {
+  // A watch can be held twice at once (by the tick's batch and by its delivery); counted.
+  const counts = new Map<string, number>();
+  return {
+    leaseSeconds,
+    hold: (ids) => {
+      for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+    },
+    drop: (ids) => {
+      for (const id of ids) {
+        const n = (counts.get(id) ?? 0) - 1;
+        if (n > 0) counts.set(id, n);
+        else counts.delete(id);
+      }
+    },
+    held: () => [...counts.keys()],
+    renew: async () => {
+      const ids = [...counts.keys()];
+      if (ids.length === 0) return;
+      const until = new Date(clock.now() + leaseSeconds * 1000);
+      await db.updateTable("watches").set({ lease_until: until }).where("id", "in", ids).where("lease_owner", "=", owner).execute();
+      await db
+        .updateTable("webhook_outbox")
+        .set({ lease_until: until })
+        .where("watch_id", "in", ids)
+        .where("lease_owner", "=", owner)
+        .where("status", "=", "pending")
+        .execute();
+    },
+  };
 }

@@ -32,7 +32,9 @@ export function sameMeter(a: WatchRow, b: WatchRow): boolean {
     String(a.credit_atomic) === String(b.credit_atomic) &&
     String(a.drained_through_ms) === String(b.drained_through_ms) &&
     String(a.drain_remainder) === String(b.drain_remainder) &&
-    a.low_credit_armed === b.low_credit_armed
+    a.low_credit_armed === b.low_credit_armed &&
+    String(a.drain_unbooked_atomic) === String(b.drain_unbooked_atomic) &&
+    String(a.drain_unbooked_from_ms) === String(b.drain_unbooked_from_ms)
   );
 }
 

@@ -6,6 +6,7 @@
  */
 import type { Logger } from "pino";
 import type { ChainId, ChainScanner, ScanState, WatchScanInput, WatchScanOutput } from "../chains/scanner.js";
+import type { Metrics } from "../core/metrics.js";
 import type { SecretBox } from "../core/secretbox.js";
 import type { ClaimedWatch } from "./tick-leases.js";
 
@@ -17,7 +18,7 @@ export interface ChainScans {
 }
 
 export async function scanWatchesByChain(
-  deps: { scanners: Partial<Record<ChainId, ChainScanner>>; secretBox: SecretBox | null; log: Logger },
+  deps: { scanners: Partial<Record<ChainId, ChainScanner>>; secretBox: SecretBox | null; log: Logger; metrics?: Metrics },
   watches: readonly ClaimedWatch[],
 ): Promise<ChainScans> {
   const out: ChainScans = { results: new Map(), scanned: 0, scanErrors: 0 };
@@ -49,8 +50,10 @@ export async function scanWatchesByChain(
         deps.log.error({ watchId: w.id, err: (e as Error).message }, "view key does not decrypt; watch skipped");
       }
     }
+    const endScan = deps.metrics?.scanDuration.startTimer({ chain });
     try {
       for (const r of await scanner.scanWatches(inputs)) out.results.set(r.watchId, r);
+      endScan?.();
       out.scanned += inputs.length;
     } catch (e) {
       out.scanErrors += inputs.length;

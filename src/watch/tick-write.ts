@@ -46,7 +46,7 @@ export async function writeTickBatch(
     // events would then be booked twice. Locked here, so the check holds until commit.
     const heldRows = await trx
       .selectFrom("watches")
-      .select(["id", "credit_atomic", "drained_through_ms", "drain_remainder", "low_credit_armed"])
+      .select(["id", "credit_atomic", "drained_through_ms", "drain_remainder", "low_credit_armed", "drain_unbooked_atomic", "drain_unbooked_from_ms"])
       .where("id", "in", claimed.map((w) => w.id))
       .where("lease_owner", "=", owner)
       .forUpdate()
@@ -74,7 +74,8 @@ export async function writeTickBatch(
     const values = updates.map(
       (u) =>
         sql`(${u.id}::uuid, ${u.meter.credit_atomic}::bigint, ${u.meter.drained_through_ms}::bigint, ${u.meter.drain_remainder}::bigint,
-             ${u.meter.low_credit_armed}::boolean, ${u.scanState === null ? null : JSON.stringify(u.scanState)}::jsonb,
+             ${u.meter.low_credit_armed}::boolean, ${u.meter.drain_unbooked_atomic}::bigint, ${u.meter.drain_unbooked_from_ms}::bigint,
+             ${u.scanState === null ? null : JSON.stringify(u.scanState)}::jsonb,
              ${u.snapshot === null ? null : JSON.stringify(u.snapshot)}::jsonb, ${u.initialDone}::boolean,
              ${u.expiresAt}::timestamptz, ${u.dueNow ? now : nextPoll(nowMs, deps.pollSeconds)}::timestamptz, ${u.polled}::boolean)`,
     );
@@ -82,10 +83,10 @@ export async function writeTickBatch(
       await sql`
         UPDATE watches AS w SET
           credit_atomic = v.credit, drained_through_ms = v.drained, drain_remainder = v.remainder,
-          low_credit_armed = v.armed, scan_state = v.scan_state, snapshot = v.snapshot,
+          low_credit_armed = v.armed, drain_unbooked_atomic = v.unbooked, drain_unbooked_from_ms = v.unbooked_from, scan_state = v.scan_state, snapshot = v.snapshot,
           initial_scan_done = v.initial_done, expires_at = v.expires_at, next_poll_at = v.next_poll,
           last_polled_at = CASE WHEN v.polled THEN ${now}::timestamptz ELSE w.last_polled_at END
-        FROM (VALUES ${sql.join(values.slice(i, i + SQL_ROWS_PER_STATEMENT))}) AS v(id, credit, drained, remainder, armed, scan_state, snapshot, initial_done, expires_at, next_poll, polled)
+        FROM (VALUES ${sql.join(values.slice(i, i + SQL_ROWS_PER_STATEMENT))}) AS v(id, credit, drained, remainder, armed, unbooked, unbooked_from, scan_state, snapshot, initial_done, expires_at, next_poll, polled)
         WHERE w.id = v.id AND w.lease_owner = ${owner}`.execute(trx);
     }
     for (let i = 0; i < memory.length; i += SQL_ROWS_PER_STATEMENT) {

@@ -8,15 +8,19 @@
  *      credit (tick-scan);
  *   5. write ledger + outbox + watch rows in one transaction for the batch
  *      and hand the scan findings to the subscribers in it (tick-write);
- *   6. deliver the pending events (tick-deliver), then release the leases.
+ *   6. hand the watches with pending events to the delivery pool
+ *      (tick-deliver), which delivers them in the background and hands
+ *      their leases back when done; release the other leases.
+ * While the tick runs, the lease keeper (if given) renews the batch's leases,
+ * so leases can be short and a killed worker's watches come free quickly.
  * If a step fails (a subscriber threw, the database failed), the leases are
  * still handed back and the error propagates; a failed step 5 writes nothing
  * of the batch, so its watches, still due, are retried at the next tick.
  */
 import { isPollable } from "./meter.js";
 import type { WatchDeps } from "./deps.js";
-import { deliverLeasedWatches } from "./tick-deliver.js";
-import { claimDueWatches, deleteExpiredWatches, releaseLeases } from "./tick-leases.js";
+import { createDeliveryPool, watchesWithPendingEvents, type DeliveryPool } from "./tick-deliver.js";
+import { claimDueWatches, deleteExpiredWatches, releaseLeases, type LeaseKeeper } from "./tick-leases.js";
 import { drainTo, type DrainedMeter } from "./tick-plan.js";
 import { scanWatchesByChain } from "./tick-scan.js";
 import { writeTickBatch } from "./tick-write.js";
@@ -24,9 +28,15 @@ import { writeTickBatch } from "./tick-write.js";
 export interface TickOptions {
   owner: string;
   batchSize: number;
-  /** Lease length; a tick must finish its batch within it. */
+  /** Lease length (the keeper's when one is given); without a keeper a tick must finish its batch within it. */
   leaseSeconds?: number;
-  /** Parallel deliveries across watches. */
+  /** Renews the leases of the batch (and of watches still delivering) while they are busy. */
+  keeper?: LeaseKeeper;
+  /** Delivers in the background; without one, the tick delivers and waits (concurrency `deliveryConcurrency`). */
+  pool?: DeliveryPool;
+  /** Wait for the pool to finish this batch's deliveries and count them in the stats (tests, `tickOnce`). */
+  awaitDeliveries?: boolean;
+  /** Parallel deliveries across watches when no pool is given. */
   deliveryConcurrency?: number;
 }
 
@@ -42,6 +52,7 @@ export interface TickStats {
 
 export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<TickStats> {
   const stats: TickStats = { expired: 0, claimed: 0, scanned: 0, scanErrors: 0, events: 0, deliveries: 0, deliveryFailures: 0 };
+  const endTick = deps.metrics?.tickDuration.startTimer();
   const nowMs = deps.clock.now();
   const now = new Date(nowMs);
 
@@ -50,11 +61,19 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
     owner: opts.owner,
     batchSize: opts.batchSize,
     now,
-    until: new Date(nowMs + (opts.leaseSeconds ?? 120) * 1000),
+    until: new Date(nowMs + (opts.keeper?.leaseSeconds ?? opts.leaseSeconds ?? 120) * 1000),
   });
   stats.claimed = claimed.length;
   if (claimed.length === 0) return stats;
+  if (deps.metrics) {
+    const lag = new Map<string, number>();
+    for (const w of claimed) lag.set(w.chain, Math.max(lag.get(w.chain) ?? 0, (nowMs - new Date(w.next_poll_at).getTime()) / 1000));
+    for (const [chain, seconds] of lag) deps.metrics.scanLag.set({ chain }, Math.max(0, seconds));
+  }
   const claimedIds = claimed.map((w) => w.id);
+  opts.keeper?.hold(claimedIds);
+  let handedOff = new Set<string>();
+  let delivered: Promise<{ deliveries: number; deliveryFailures: number }> | null = null;
 
   try {
     // Recomputed in the transaction if a top-up intervenes.
@@ -66,10 +85,21 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
     stats.scanned = scans.scanned;
     stats.scanErrors = scans.scanErrors;
     ({ events: stats.events } = await writeTickBatch(deps, { owner: opts.owner, nowMs, claimed, drained, results: scans.results }));
-    Object.assign(stats, await deliverLeasedWatches(deps, claimedIds, opts.owner, opts.deliveryConcurrency ?? 16));
+    const withEvents = await watchesWithPendingEvents(deps, claimedIds);
+    const pool = opts.pool ?? createDeliveryPool(deps, { owner: opts.owner, concurrency: opts.deliveryConcurrency ?? 16, keeper: opts.keeper });
+    // From here the pool owns these leases and hands them back when each watch's run ends.
+    handedOff = new Set(withEvents);
+    delivered = pool.submit(withEvents);
   } finally {
     // Also after a failure: the watches are still due, so the next tick (here or elsewhere) retries them.
-    await releaseLeases(deps.db, claimedIds, opts.owner);
+    const rest = claimedIds.filter((id) => !handedOff.has(id));
+    try {
+      await releaseLeases(deps.db, rest, opts.owner);
+    } finally {
+      opts.keeper?.drop(claimedIds);
+      endTick?.();
+    }
   }
+  if (delivered && (!opts.pool || opts.awaitDeliveries)) Object.assign(stats, await delivered);
   return stats;
 }

@@ -1,21 +1,31 @@
 /**
- * Outbound webhook delivery over a dedicated undici Agent.
+ * Outbound webhook delivery over undici Agents pinned to vetted addresses.
  *
  * SSRF defence at delivery time (the URL was also checked at creation):
  *  - the URL is re-parsed and its scheme/credentials/literal-IP host re-checked
- *    before every attempt (undici never calls `lookup` for IP literals);
- *  - host names are resolved inside the Agent's `connect.lookup`, every answer
- *    is vetted, and the socket connects to the vetted address, so there is no
- *    second resolution for a rebinding DNS server to race;
- *  - each request closes its connection (`reset: true`), so every delivery
- *    resolves and vets again;
+ *    before every attempt;
+ *  - a host name is resolved before every attempt and EVERY answer vetted
+ *    (one blocked answer refuses the host); the attempt then goes through
+ *    the Agent of that (origin, vetted address) pair, whose `connect.lookup`
+ *    only ever returns that address, so there is no second resolution for a
+ *    rebinding DNS server to race, and TLS still checks the certificate
+ *    against the URL's host name;
+ *  - connections are kept alive inside one such Agent only: a connection is
+ *    reused for an address that this very attempt vetted, never for another
+ *    answer (a changed DNS answer gets its own Agent and its own checks);
+ *    at most MAX_PINNED_AGENTS Agents are kept, the least recently used is
+ *    closed;
  *  - redirects are never followed (3xx is a failed attempt);
  *  - connect/headers/body timeouts plus one overall AbortSignal per attempt;
  *  - at most `maxResponseBytes` of the response are read, then the body is
  *    destroyed.
+ * `reuseConnections: false` keeps the older behaviour (one connection per
+ * attempt, resolved and vetted in the connect lookup); benchmarks use it as
+ * the baseline.
  * `send` never throws for delivery failures; it reports them.
  */
 import type { LookupAddress, LookupOptions } from "node:dns";
+import { LRUCache } from "lru-cache";
 import { Agent, request } from "undici";
 import type { Clock } from "../core/clock.js";
 import { ServiceError } from "../core/errors.js";
@@ -34,6 +44,12 @@ export const DELIVERY_TIMEOUT_MS = 8000;
 export const MAX_RESPONSE_BYTES = 4096;
 /** Consecutive failed deliveries after which a watch is retired (`dead`). */
 export const MAX_CONSECUTIVE_FAILURES = 50;
+/** Pinned Agents (origin × vetted address) kept alive at once; the least recently used is closed. */
+export const MAX_PINNED_AGENTS = 256;
+/** Connections one pinned Agent keeps to its address. */
+export const CONNECTIONS_PER_ADDRESS = 16;
+/** An idle kept-alive connection is closed after this long. */
+export const KEEP_ALIVE_MS = 10_000;
 export const WEBHOOK_USER_AGENT = "Vigil-Webhooks/1.0";
 
 export const HEADER_SIGNATURE = "X-Service-Signature";
@@ -111,6 +127,8 @@ export interface WebhookSenderOptions {
    * self-signed certificate.
    */
   tlsCa?: string | Buffer | Array<string | Buffer>;
+  /** Keep connections alive per vetted address (default true); false opens one connection per attempt. */
+  reuseConnections?: boolean;
 }
 
 /** Error code used when the connect-time lookup refuses an address. */
@@ -159,6 +177,37 @@ export function vettedLookup(resolver: Resolver, policy: WebhookUrlPolicy) {
   };
 }
 
+/** A `net.connect` lookup that never resolves: it hands out the one address vetted for this Agent. */
+export function pinnedLookup(address: string, family: number) {
+  return (_hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    if (options?.all) return callback(null, [{ address, family }]);
+    return callback(null, address, family);
+  };
+}
+
+class Refused extends Error {}
+
+/** Resolves `host` and vets every answer; throws Refused (blocked) or the resolver's error. */
+async function resolveVetted(resolver: Resolver, policy: WebhookUrlPolicy, host: string, timeoutMs: number): Promise<ResolvedAddress> {
+  let timer: NodeJS.Timeout | undefined;
+  let answers: ResolvedAddress[];
+  try {
+    answers = await Promise.race([
+      Promise.resolve().then(() => resolver(host)),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(Object.assign(new Error(`DNS lookup of ${host} timed out`), { code: "ETIMEOUT" })), timeoutMs);
+      }),
+    ]);
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+  try {
+    return checkResolvedAddresses(answers, policy)[0]!;
+  } catch (e) {
+    throw new Refused(`refused to connect: ${e instanceof ServiceError ? e.message : String(e)}`);
+  }
+}
+
 async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(err?: Error): unknown }, cap: number): Promise<number> {
   let total = 0;
   try {
@@ -190,13 +239,38 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
   const maxResponseBytes = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const clock = opts.clock;
 
+  const reuse = opts.reuseConnections ?? true;
+  const tls = opts.tlsCa !== undefined ? { ca: opts.tlsCa } : {};
+
+  // The per-attempt baseline: resolve and vet inside connect, one connection per request.
   const agent = new Agent({
-    connect: { lookup: vettedLookup(resolver, policy), timeout: timeoutMs, ...(opts.tlsCa !== undefined ? { ca: opts.tlsCa } : {}) },
+    connect: { lookup: vettedLookup(resolver, policy), timeout: timeoutMs, ...tls },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     keepAliveTimeout: 1000,
     connections: 4,
   });
+
+  const pinned = new LRUCache<string, Agent>({
+    max: MAX_PINNED_AGENTS,
+    dispose: (a) => void a.close().catch(() => {}),
+  });
+  const agentFor = (origin: string, address: string, family: number): Agent => {
+    const key = `${origin}|${address}`;
+    let a = pinned.get(key);
+    if (!a) {
+      a = new Agent({
+        connect: { lookup: pinnedLookup(address, family), timeout: timeoutMs, ...tls },
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        keepAliveTimeout: KEEP_ALIVE_MS,
+        keepAliveMaxTimeout: KEEP_ALIVE_MS,
+        connections: CONNECTIONS_PER_ADDRESS,
+      });
+      pinned.set(key, a);
+    }
+    return a;
+  };
 
   async function send(req: DeliveryRequest): Promise<DeliveryResult> {
     const started = clock.now();
@@ -205,23 +279,32 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
     if (!isWebhookBodyWithinLimit(req.body)) {
       return finish({ ok: false, error: `body_too_large: ${webhookBodyBytes(req.body)} bytes > ${MAX_WEBHOOK_BODY_BYTES}` });
     }
-    let url: URL;
+    let parsed: ReturnType<typeof checkWebhookUrlSyntax>;
     try {
-      url = checkWebhookUrlSyntax(req.url, policy).url;
+      parsed = checkWebhookUrlSyntax(req.url, policy);
     } catch (e) {
       return finish({ ok: false, error: `${SSRF_BLOCKED}: ${e instanceof Error ? e.message : String(e)}` });
     }
+    const url = parsed.url;
     try {
+      let dispatcher = agent;
+      if (reuse) {
+        // Every attempt resolves and vets; the connection pool is the one of the address vetted now.
+        const vetted = parsed.literal
+          ? { address: parsed.host, family: parsed.host.includes(":") ? 6 : 4 }
+          : await resolveVetted(resolver, policy, parsed.host, timeoutMs);
+        dispatcher = agentFor(url.origin, vetted.address, vetted.family);
+      }
       const res = await request(url, {
         method: "POST",
         body: req.body,
         headers: req.headers,
-        dispatcher: agent,
+        dispatcher,
         signal: AbortSignal.timeout(timeoutMs),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        // One connection per delivery: every attempt resolves and vets again.
-        reset: true,
+        // Baseline: one connection per delivery, resolved and vetted in connect.
+        reset: !reuse,
       });
       const status = res.statusCode;
       let bytesRead = 0;
@@ -236,12 +319,17 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
       const error = status >= 300 && status < 400 ? `redirect_not_followed: receiver answered ${status}` : `http_status: receiver answered ${status}`;
       return finish({ ok: false, status, error, bytesRead });
     } catch (e) {
+      if (e instanceof Refused) return finish({ ok: false, error: `${SSRF_BLOCKED}: ${e.message}` });
       return finish({ ok: false, error: describeError(e) });
     }
   }
 
   return {
     send,
-    close: () => agent.close(),
+    close: async () => {
+      const agents = [...pinned.values()];
+      pinned.clear();
+      await Promise.all([agent.close(), ...agents.map((a) => a.close().catch(() => {}))]);
+    },
   };
 }

@@ -102,8 +102,9 @@ describe("coin top-up quotes (Monero)", () => {
     await nextTick();
     expect(await coinTopups(w.watchId)).toHaveLength(1);
     const rows = await ledger(w.watchId);
-    const row = await db().selectFrom("watches").select("credit_atomic").where("id", "=", w.watchId).executeTakeFirstOrThrow();
-    expect(rows.reduce((a, l) => a + BigInt(l.amount_atomic), 0n)).toBe(BigInt(row.credit_atomic));
+    const row = await db().selectFrom("watches").select(["credit_atomic", "drain_unbooked_atomic"]).where("id", "=", w.watchId).executeTakeFirstOrThrow();
+    // The ledger holds the credit plus the idle drain not booked yet (one row per UTC day).
+    expect(rows.reduce((a, l) => a + BigInt(l.amount_atomic), 0n)).toBe(BigInt(row.credit_atomic) + BigInt(row.drain_unbooked_atomic));
     expect(await db().selectFrom("coin_receipts").selectAll().where("txid", "=", txid).execute()).toEqual([
       expect.objectContaining({ disposition: "matched", quote_id: q.quoteId, amount_atomic: amount.toString() }),
     ]);

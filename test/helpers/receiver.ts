@@ -68,6 +68,8 @@ export interface Receiver {
   failFirstAttempts(on: boolean): void;
   /** Delay before answering, in ms. */
   setDelay(ms: number): void;
+  /** Delay before answering requests to `path` only (a receiver that hangs), until cleared with null. */
+  delayPath(path: string, ms: number | null): void;
   /** Accepted deliveries of a watch, in arrival order (optionally one event type). */
   deliveries(watchId: string, event?: string): ReceivedAttempt[];
   /** Resolves when `pred` holds (polled), or rejects after `timeoutMs`. */
@@ -107,6 +109,7 @@ export async function startReceiver(opts: { https?: boolean } = {}): Promise<Rec
   let failNextStatus = 500;
   let firstAttemptsFail = false;
   let delayMs = 0;
+  const delayPaths = new Map<string, number>();
 
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -156,7 +159,8 @@ export async function startReceiver(opts: { https?: boolean } = {}): Promise<Rec
         acceptCount.set(nonce, (acceptCount.get(nonce) ?? 0) + 1);
       }
       const answer = () => res.writeHead(status, { "content-type": "text/plain" }).end(status < 300 ? "ok" : "fail");
-      if (delayMs > 0) setTimeout(answer, delayMs);
+      const wait = delayPaths.get(path) ?? delayMs;
+      if (wait > 0) setTimeout(answer, wait);
       else answer();
     });
   };
@@ -187,6 +191,10 @@ export async function startReceiver(opts: { https?: boolean } = {}): Promise<Rec
     },
     failFirstAttempts: (on) => void (firstAttemptsFail = on),
     setDelay: (ms) => void (delayMs = ms),
+    delayPath: (path, ms) => {
+      if (ms === null) delayPaths.delete(path);
+      else delayPaths.set(path, ms);
+    },
     deliveries: (watchId, event) =>
       [...accepted.values()].filter((a) => a.watchId === watchId && (event === undefined || a.event === event)).sort((a, b) => a.seq - b.seq),
     waitFor: async (pred, timeoutMs = 15_000, what = "condition") => {

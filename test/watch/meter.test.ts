@@ -65,17 +65,22 @@ describe("meter: worked examples", () => {
     let s = openMeter(CREATE_CREDIT, T0).state;
     // 3 minutes = 180000 ms → 180000 × 20000 / 86400000 = 41.666… atomic
     const r1 = applyIdleDrain(s, T0 + 180_000);
-    expect(r1.entries).toEqual([
-      { kind: "idle_drain", amountAtomic: -41n, balanceAfter: 99959n, reason: "idle drain 2026-01-01T00:00:00.000Z..2026-01-01T00:03:00.000Z" },
-    ]);
+    // Taken from the credit at once, carried unbooked until the UTC day ends (or another ledger row is written).
+    expect(r1.entries).toEqual([]);
+    expect(r1.state).toMatchObject({ creditAtomic: 99959n, unbookedDrain: 41n, unbookedFromMs: T0 });
     s = r1.state;
     const r2 = applyIdleDrain(s, T0 + 360_000);
     // 83.333… total after two ticks → 42 more
-    expect(r2.entries[0].amountAtomic).toBe(-42n);
+    expect(r2.state).toMatchObject({ creditAtomic: 99917n, unbookedDrain: 83n, unbookedFromMs: T0 });
     s = r2.state;
     const r3 = applyIdleDrain(s, T0 + DAY_MS);
     expect(r3.state.creditAtomic).toBe(80000n);
     expect(r3.state.drainRemainder).toBe(0n);
+    // The first drain in a new UTC day books the whole carried period as one row.
+    expect(r3.entries).toEqual([
+      { kind: "idle_drain", amountAtomic: -20000n, balanceAfter: 80000n, reason: "idle drain 2026-01-01T00:00:00.000Z..2026-01-02T00:00:00.000Z" },
+    ]);
+    expect(r3.state.unbookedDrain).toBe(0n);
   });
 
   it("a tick shorter than one atomic unit bills nothing but is remembered", () => {
@@ -83,7 +88,7 @@ describe("meter: worked examples", () => {
     const r = applyIdleDrain(s, T0 + 4000); // 0.926 atomic
     expect(r.entries).toEqual([]);
     expect(r.state.drainRemainder).toBe(4000n * 20000n);
-    expect(applyIdleDrain(r.state, T0 + 8640).entries[0].amountAtomic).toBe(-2n);
+    expect(applyIdleDrain(r.state, T0 + 8640).state.unbookedDrain).toBe(2n);
   });
 
   it("a time not after the billed-through instant changes nothing", () => {
@@ -249,10 +254,54 @@ describe("meter: properties", () => {
           expect(e.balanceAfter).toBe(balance);
           expect(e.balanceAfter >= 0n).toBe(true);
         }
-        // sum of ledger deltas equals the balance change since zero
-        expect(balance).toBe(s.creditAtomic);
+        // sum of ledger deltas equals the balance plus the drain not booked yet
+        expect(balance).toBe(s.creditAtomic + s.unbookedDrain);
+        // and the balance exactly once the carried drain is booked (as any other ledger row would)
+        if (s.unbookedDrain > 0n) {
+          const booked = forfeitCredit(s);
+          expect(booked.entries[0]).toMatchObject({ kind: "idle_drain", amountAtomic: -s.unbookedDrain, balanceAfter: s.creditAtomic });
+          expect(balance + booked.entries[0]!.amountAtomic).toBe(s.creditAtomic);
+        }
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it("the ledger is bounded: at most one idle-drain row per UTC day, plus one before each other ledger row", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 24 * 60 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(fc.integer({ min: 0, max: 100 }), { maxLength: 10 }),
+        (pollMinutes, days, deliveryTicks) => {
+          let s = openMeter(10_000_000n, T0 + 7 * 60_000).state;
+          let now = s.drainedThroughMs;
+          const rows: LedgerEntry[] = [];
+          let ticks = 0;
+          let drained = 0n;
+          while (now < T0 + days * DAY_MS) {
+            now += pollMinutes * 60_000;
+            const before = s.creditAtomic;
+            const r = applyIdleDrain(s, now);
+            drained += before - r.state.creditAtomic;
+            rows.push(...r.entries);
+            s = r.state;
+            if (deliveryTicks.includes(ticks)) {
+              const d = chargeDelivery(s);
+              rows.push(...d.entries);
+              s = d.state;
+            }
+            ticks++;
+          }
+          const drainRows = rows.filter((e) => e.kind === "idle_drain");
+          const deliveries = rows.filter((e) => e.kind === "delivery").length;
+          const utcDays = Math.floor(now / DAY_MS) - Math.floor((T0 + 7 * 60_000) / DAY_MS) + 1;
+          expect(drainRows.length).toBeLessThanOrEqual(utcDays + deliveries);
+          // exact: what left the credit is what the drain rows say plus what is still carried
+          expect(drainRows.reduce((a, e) => a - e.amountAtomic, 0n) + s.unbookedDrain).toBe(drained);
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 
@@ -274,9 +323,12 @@ describe("meter: properties", () => {
             for (const e of r.entries) billed += e.amountAtomic;
             s = r.state;
           }
-          const oneBilled = one.entries.reduce((a, e) => a + e.amountAtomic, 0n);
+          // What left the credit: booked rows plus the drain still carried (booked once per UTC day).
+          billed -= s.unbookedDrain;
+          const oneBilled = one.entries.reduce((a, e) => a + e.amountAtomic, 0n) - one.state.unbookedDrain;
           expect(s.creditAtomic).toBe(one.state.creditAtomic);
           expect(billed).toBe(oneBilled);
+          expect(-billed).toBe(credit - s.creditAtomic);
           const exact = (BigInt(total) * IDLE_RATE_PER_DAY) / BigInt(DAY_MS);
           expect(-billed).toBe(exact < credit ? exact : credit);
         },
@@ -292,11 +344,13 @@ describe("meter: properties", () => {
         let now = T0;
         let armed = true; // reference model
         for (const o of ops) {
+          const before = s.creditAtomic;
           const x = run(s, now, o);
           s = x.r.state;
           now = x.now;
           const isDebit = o.op === "drain" || o.op === "delivery" || o.op === "fee";
-          const changed = x.r.entries.length > 0;
+          // A debit took credit (the idle drain may do so without a ledger row yet: it is carried).
+          const changed = s.creditAtomic < before;
           const expectEmit = isDebit && changed && armed && s.creditAtomic < LOW_CREDIT_THRESHOLD;
           expect(x.r.emitLowCredit).toBe(expectEmit);
           if (expectEmit) armed = false;

@@ -19,6 +19,7 @@ describe.skipIf(!haveOpenssl)("HTTPS delivery through the vetted lookup (loopbac
   let server: Server;
   let port: number;
   let cert: Buffer;
+  let handshakes = 0;
   const received: { host?: string; sig?: string; body: Buffer }[] = [];
   const senders: WebhookSender[] = [];
   const resolver: Resolver = async (host) => {
@@ -41,6 +42,10 @@ describe.skipIf(!haveOpenssl)("HTTPS delivery through the vetted lookup (loopbac
         received.push({ host: req.headers.host, sig: req.headers["x-service-signature"] as string, body: Buffer.concat(chunks) });
         res.writeHead(200).end("ok");
       });
+    });
+    // Handshakes for receiver.test only (the impostor test's handshake may complete on the server late).
+    server.on("secureConnection", (sock: { servername?: string | false }) => {
+      if (sock.servername === "receiver.test") handshakes++;
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     port = (server.address() as AddressInfo).port;
@@ -83,6 +88,47 @@ describe.skipIf(!haveOpenssl)("HTTPS delivery through the vetted lookup (loopbac
     expect(r.ok).toBe(false);
     expect(r.error).toContain(SSRF_BLOCKED);
     expect(received.length).toBe(before);
+  });
+
+  it("reuses one kept-alive TLS connection for an address it vetted again on every attempt", async () => {
+    const secret = generateWebhookSecret();
+    const send = async (s: WebhookSender, i: number) => {
+      const { body, headers } = prepareDelivery(secret, "w-2", "synthetic_test", { event: "synthetic_test", i });
+      return s.send({ url: `https://receiver.test:${port}/hook`, body, headers });
+    };
+    const reusing = make(true);
+    const h0 = handshakes;
+    for (let i = 0; i < 20; i++) expect(await send(reusing, i)).toMatchObject({ ok: true, status: 200 });
+    // One connection, or two when the next request is queued before the first one's socket is idle again.
+    expect(handshakes - h0).toBeGreaterThanOrEqual(1);
+    expect(handshakes - h0).toBeLessThanOrEqual(2);
+
+    // The per-attempt baseline opens a connection every time.
+    const perAttempt = createWebhookSender({ policy: { allowHttp: false, allowPrivate: true }, resolver, clock: systemClock, tlsCa: cert, reuseConnections: false });
+    senders.push(perAttempt);
+    const h1 = handshakes;
+    for (let i = 0; i < 5; i++) expect(await send(perAttempt, i)).toMatchObject({ ok: true, status: 200 });
+    expect(handshakes - h1).toBe(5);
+  });
+
+  it("re-resolves and re-vets before reusing: a host rebound to a blocked address is refused despite the open connection", async () => {
+    let answer = "127.0.0.1";
+    const lookups: string[] = [];
+    const rebinding: Resolver = async (host) => {
+      lookups.push(host);
+      return [{ address: answer, family: 4 }];
+    };
+    const s = createWebhookSender({ policy: { allowHttp: false, allowPrivate: true }, resolver: rebinding, clock: systemClock, tlsCa: cert, timeoutMs: 3000 });
+    senders.push(s);
+    const { body, headers } = prepareDelivery(generateWebhookSecret(), "w-3", "synthetic_test", { event: "synthetic_test" });
+    expect(await s.send({ url: `https://receiver.test:${port}/hook`, body, headers })).toMatchObject({ ok: true });
+    const before = received.length;
+    answer = "169.254.169.254";
+    const r = await s.send({ url: `https://receiver.test:${port}/hook`, body, headers });
+    expect(r.ok).toBe(false);
+    expect(r.error).toContain(SSRF_BLOCKED);
+    expect(received.length).toBe(before);
+    expect(lookups).toEqual(["receiver.test", "receiver.test"]);
   });
 });
 

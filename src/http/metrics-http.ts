@@ -1,0 +1,68 @@
+/**
+ * `GET /metrics` and the per-request HTTP metrics, around the router's
+ * fetch (so the router itself is untouched and every request is counted,
+ * including 404s, the MCP endpoint and the 402s of the paywall).
+ *
+ * /metrics is served on the API port only when METRICS_TOKEN is set, and
+ * then only to `Authorization: Bearer <token>` (compared in constant time);
+ * on its own port (METRICS_PORT) it needs no token unless one is set.
+ * Without either it is not served: the path is an ordinary 404.
+ */
+import { timingSafeEqual } from "node:crypto";
+import { ServiceError, errorBody } from "../core/errors.js";
+import { METRICS_CONTENT_TYPE, routeLabeller, type Metrics } from "../core/metrics.js";
+
+type Fetch = (req: Request, ...rest: any[]) => Response | Promise<Response>;
+
+export const METRICS_PATH = "/metrics";
+
+function tokenMatches(header: string | null, token: string): boolean {
+  const m = /^Bearer (.+)$/.exec(header ?? "");
+  if (!m) return false;
+  const a = Buffer.from(m[1]!);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function jsonError(err: ServiceError): Response {
+  return new Response(JSON.stringify(errorBody(err)), {
+    status: err.status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...(err.headers ?? {}) },
+  });
+}
+
+/** The /metrics answer: the exposition for a GET with the right token (when one is required), else the error. */
+export async function serveMetrics(req: Request, metrics: Metrics, token: string | undefined): Promise<Response> {
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    return jsonError(new ServiceError(405, "method_not_allowed", `${req.method} is not allowed here; use GET.`, undefined, { Allow: "GET" }));
+  }
+  if (token !== undefined && !tokenMatches(req.headers.get("authorization"), token)) {
+    const r = jsonError(new ServiceError(401, "invalid_metrics_token", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>."));
+    r.headers.set("www-authenticate", 'Bearer realm="metrics"');
+    return r;
+  }
+  return new Response(req.method === "HEAD" ? null : await metrics.render(), {
+    status: 200,
+    headers: { "content-type": METRICS_CONTENT_TYPE, "cache-control": "no-store" },
+  });
+}
+
+/** Wraps the app's fetch: counts every request, and answers /metrics when METRICS_TOKEN is set. */
+export function instrumentFetch(fetch: Fetch, opts: { metrics: Metrics; routePatterns: readonly string[]; token: string | undefined }): Fetch {
+  const label = routeLabeller(opts.routePatterns);
+  return async (req, ...rest) => {
+    const path = new URL(req.url).pathname;
+    if (opts.token !== undefined && path === METRICS_PATH) return serveMetrics(req, opts.metrics, opts.token);
+    const started = performance.now();
+    const paymentPresented = req.headers.has("payment-signature") || req.headers.has("x-payment");
+    const res = await fetch(req, ...rest);
+    const route = label(path);
+    const method = req.method;
+    opts.metrics.httpRequests.inc({ route, method, status: String(res.status) });
+    opts.metrics.httpDuration.observe({ route, method }, (performance.now() - started) / 1000);
+    if (res.status === 402) opts.metrics.paymentRequired.inc({ route });
+    if (res.headers.has("payment-response")) opts.metrics.settlements.inc({ outcome: "settled" });
+    else if (paymentPresented && res.status >= 400) opts.metrics.settlements.inc({ outcome: "failed" });
+    return res;
+  };
+}
