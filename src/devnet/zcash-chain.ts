@@ -416,6 +416,7 @@ export class DevnetZcashChain {
     const d = shieldedDeltas(parsed);
     const shieldedOut = Object.values(d).reduce((s, v) => s - (v ?? 0n), 0n);
     const tx: DevnetZcashTx = { txid, raw, parsed, size: raw.length, time: Math.floor(this.clock.now() / 1000), fee, deltas: { ...d, transparent: shieldedOut - fee }, kind: "submitted" };
+    this.orphaned.delete(txid);
     this.mempool.push(tx);
     return tx;
   }

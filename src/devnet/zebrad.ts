@@ -283,6 +283,7 @@ function control<T>(f: () => T): T {
   } catch (e) {
     if (e instanceof DevnetZcashError) throw refuse(e.code, e.message);
     if (e instanceof ServiceError) throw refuse(e.code, e.message);
+    if (e instanceof RangeError) throw refuse("invalid_amount", e.message);
     throw e;
   }
 }
