@@ -76,4 +76,22 @@ describe("the vigil CLI", () => {
     expect(svc.proc.exitCode).toBe(0);
     expect(svc.output()).toContain("shutting down");
   }, 120_000);
+
+  it("warns loudly at start-up whenever WEBHOOK_ALLOW_HTTP / WEBHOOK_ALLOW_PRIVATE are on, first of all outside the devnet", async () => {
+    const banner = async (env: Record<string, string>) => {
+      const svc = await startCli(["api"], { DATA_DIR: tempDir(), PORT: "0", DEVNET: "off", ...env }, { timeoutMs: 60_000, waitFor: /listening on (http:\/\/\S+)[\s\S]*payments/ });
+      await svc.stop();
+      return svc.output();
+    };
+    for (const env of [{ WEBHOOK_ALLOW_HTTP: "1" }, { WEBHOOK_ALLOW_PRIVATE: "1" }, { WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" }]) {
+      const out = await banner(env);
+      const warning = out.indexOf("WARNING: webhook URL checks are relaxed");
+      expect(warning, out).toBeGreaterThanOrEqual(0);
+      // Before the banner's first line, framed, and naming each switch that is on.
+      expect(warning, out).toBeLessThan(out.indexOf("Vigil api listening"));
+      expect(out).toContain("This is NOT the devnet");
+      for (const name of Object.keys(env)) expect(out).toMatch(new RegExp(`relaxed \\([^)]*${name}`));
+    }
+    expect(await banner({})).not.toContain("WARNING");
+  }, 120_000);
 });
