@@ -83,7 +83,8 @@ describe("the vigil CLI", () => {
       await svc.stop();
       return svc.output();
     };
-    for (const env of [{ WEBHOOK_ALLOW_HTTP: "1" }, { WEBHOOK_ALLOW_PRIVATE: "1" }, { WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" }]) {
+    const cases: Record<string, string>[] = [{ WEBHOOK_ALLOW_HTTP: "1" }, { WEBHOOK_ALLOW_PRIVATE: "1" }, { WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" }];
+    for (const env of cases) {
       const out = await banner(env);
       const warning = out.indexOf("WARNING: webhook URL checks are relaxed");
       expect(warning, out).toBeGreaterThanOrEqual(0);
