@@ -6,7 +6,7 @@
  */
 import type { App } from "./app.js";
 
-export function startupBanner(o: { role: string; url?: string; app: App; devnetPayers?: number }): string {
+export function startupBanner(o: { role: string; url?: string; app: App; devnetPayers?: number; devnetJoined?: string }): string {
   const { app } = o;
   const config = app.config;
   const terms = app.paywall.terms;
@@ -32,6 +32,7 @@ export function startupBanner(o: { role: string; url?: string; app: App; devnetP
   if (config.devnet) {
     lines.push("");
     lines.push("  DEVNET MODE: no upstream is configured, so simulated chains run on loopback. No real money moves.");
+    if (o.devnetJoined) lines.push(`    joined ${o.devnetJoined}`);
     lines.push(`    EVM / USDC (Base Sepolia, chain 84532)  ${config.EVM_RPC_URL}`);
     lines.push(`    monerod (simulated)                     ${config.MONERO_DAEMON_URL}`);
     lines.push(`    Ethereum L1 (chain id from the node)    ${config.ETH_RPC_URL}`);

@@ -1,14 +1,16 @@
 /**
  * `vigil devnet …`: run the simulated upstreams alone, list their wallets,
- * send devnet coins. A running devnet is found through DATA_DIR/devnet/devnet.json
- * (written by `vigil devnet` and by `vigil serve` in devnet mode) or --devnet URL.
+ * send devnet coins, mine. A running devnet is found through --devnet URL,
+ * else DATA_DIR/devnet/devnet.json, else the shared state file
+ * (devnetStateFile: one per user, in $XDG_RUNTIME_DIR or the OS temp dir),
+ * so the helpers work from any directory.
  */
 import { DEVNET_ETH_CHAIN_ID } from "./ethereum.js";
 import type { Config } from "../config.js";
 import { createLogger } from "../core/logger.js";
 import { formatAtomic, UNITS } from "../core/money.js";
 import { devnetMoneroMine, devnetMoneroSend, devnetMoneroWallets, deriveDevnetWallets } from "./monerod.js";
-import { readDevnetState, startDevnet } from "./index.js";
+import { devnetStateFile, readDevnetState, readPublishedDevnet, startDevnet } from "./index.js";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -27,10 +29,28 @@ function option(args: string[], name: string): string | undefined {
 function moneroUrl(args: string[], cfg: Config, io: Io): string | undefined {
   const explicit = option(args, "--devnet");
   if (explicit) return explicit;
-  const state = readDevnetState(cfg.dataDir);
-  if (state) return state.moneroUrl;
-  io.stderr.write(`no running devnet found under ${cfg.dataDir}/devnet; start one (npm start, or npx vigil devnet) or pass --devnet URL\n`);
+  const found = runningMoneroUrl(cfg);
+  if (found) return found;
+  io.stderr.write(
+    `no running devnet found (neither under ${cfg.dataDir}/devnet nor in ${devnetStateFile(cfg)}); start one (npm start, or npx vigil devnet) or pass --devnet URL\n`,
+  );
   return undefined;
+}
+
+/** The devnet of this DATA_DIR if one runs there, else the one recorded in the shared state file. */
+function runningMoneroUrl(cfg: Config): string | undefined {
+  const local = readDevnetState(cfg.dataDir);
+  if (local && pidAlive(local.pid)) return local.moneroUrl;
+  return readPublishedDevnet(devnetStateFile(cfg))?.moneroUrl;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 export async function runDevnetCli(argv: string[], io: Io, config: () => Config): Promise<number> {
@@ -39,8 +59,14 @@ export async function runDevnetCli(argv: string[], io: Io, config: () => Config)
   const cfg = config();
   switch (sub) {
     case undefined: {
+      const stateFile = devnetStateFile(cfg);
+      const other = readPublishedDevnet(stateFile);
+      if (other) {
+        io.stderr.write(`a devnet is already running (pid ${other.pid}, monerod ${other.moneroUrl}; recorded in ${stateFile}); stop it first or set DEVNET_STATE_FILE\n`);
+        return 1;
+      }
       const log = createLogger(cfg.LOG_LEVEL);
-      const devnet = await startDevnet({ dataDir: cfg.dataDir, blockSeconds: cfg.DEVNET_BLOCK_SECONDS, log, ethRpcUrl: cfg.ETH_RPC_URL, zebradUrl: cfg.ZEBRAD_URL, zcashNetwork: cfg.ZCASH_NETWORK });
+      const devnet = await startDevnet({ dataDir: cfg.dataDir, blockSeconds: cfg.DEVNET_BLOCK_SECONDS, log, ethRpcUrl: cfg.ETH_RPC_URL, zebradUrl: cfg.ZEBRAD_URL, zcashNetwork: cfg.ZCASH_NETWORK, publishTo: stateFile });
       io.stdout.write(
         [
           "Vigil devnet: simulated upstreams on loopback. No real money moves.",
@@ -55,6 +81,9 @@ export async function runDevnetCli(argv: string[], io: Io, config: () => Config)
           "Monero wallets (address + view key):",
           ...devnet.wallets.map((w) => `  ${w.label}: ${w.address}\n    view key ${w.viewKey}`),
           "",
+          `Recorded in ${stateFile}: in other terminals, \`npx vigil api\` and \`npx vigil worker\` join this devnet,`,
+          "and `npx vigil devnet wallets | send | mine` find it from any directory.",
+          "",
         ].join("\n"),
       );
       const stop = async () => {
@@ -67,7 +96,7 @@ export async function runDevnetCli(argv: string[], io: Io, config: () => Config)
     }
     case "wallets": {
       const json = args.includes("--json");
-      const url = option(args, "--devnet") ?? readDevnetState(cfg.dataDir)?.moneroUrl;
+      const url = option(args, "--devnet") ?? runningMoneroUrl(cfg);
       let wallets;
       if (url) wallets = await devnetMoneroWallets(url);
       else {
