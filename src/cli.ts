@@ -64,6 +64,14 @@ function onShutdown(fn: () => Promise<void>): void {
   process.on("SIGTERM", () => stop("SIGTERM"));
 }
 
+/**
+ * The devnet's own log at the default level: warnings only, so no JSON line comes before the
+ * banner (which shows the same URLs). LOG_LEVEL=debug or trace shows everything.
+ */
+function quietAtInfo<L extends { child(bindings: object, options: { level: string }): L }>(log: L, level: string): L {
+  return level === "info" ? log.child({}, { level: "warn" }) : log;
+}
+
 /** VIGIL_PAYER_KEY pays on any network; without it, the first funded devnet account pays on the devnet's. */
 async function payerKey(configured: string | undefined): Promise<PayCliPayer> {
   if (configured) return { privateKey: (configured.startsWith("0x") ? configured : `0x${configured}`) as `0x${string}` };
@@ -81,7 +89,7 @@ async function run(role: "serve" | "api" | "worker"): Promise<void> {
   const stateFile = dn?.devnetStateFile(parsed);
   const devnet =
     dn && role === "serve"
-      ? await dn.startDevnet({ dataDir: parsed.dataDir, blockSeconds: parsed.DEVNET_BLOCK_SECONDS, log, ethRpcUrl: parsed.ETH_RPC_URL, zebradUrl: parsed.ZEBRAD_URL, zcashNetwork: parsed.ZCASH_NETWORK, relayUrls: parsed.RELAY_URLS, builderPubkeys: parsed.BUILDER_PUBKEYS, publishTo: stateFile })
+      ? await dn.startDevnet({ dataDir: parsed.dataDir, blockSeconds: parsed.DEVNET_BLOCK_SECONDS, log: quietAtInfo(log, parsed.LOG_LEVEL), ethRpcUrl: parsed.ETH_RPC_URL, zebradUrl: parsed.ZEBRAD_URL, zcashNetwork: parsed.ZCASH_NETWORK, relayUrls: parsed.RELAY_URLS, builderPubkeys: parsed.BUILDER_PUBKEYS, publishTo: stateFile })
       : undefined;
   const joined = dn && role !== "serve" ? dn.readPublishedDevnet(stateFile!) : undefined;
   if (dn && role !== "serve" && !joined) {

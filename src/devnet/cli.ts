@@ -65,7 +65,8 @@ export async function runDevnetCli(argv: string[], io: Io, config: () => Config)
         io.stderr.write(`a devnet is already running (pid ${other.pid}, monerod ${other.moneroUrl}; recorded in ${stateFile}); stop it first or set DEVNET_STATE_FILE\n`);
         return 1;
       }
-      const log = createLogger(cfg.LOG_LEVEL);
+      // At the default level only warnings: the banner below shows the URLs the info lines would.
+      const log = createLogger(cfg.LOG_LEVEL === "info" ? "warn" : cfg.LOG_LEVEL);
       const devnet = await startDevnet({ dataDir: cfg.dataDir, blockSeconds: cfg.DEVNET_BLOCK_SECONDS, log, ethRpcUrl: cfg.ETH_RPC_URL, zebradUrl: cfg.ZEBRAD_URL, zcashNetwork: cfg.ZCASH_NETWORK, publishTo: stateFile });
       io.stdout.write(
         [

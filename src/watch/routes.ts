@@ -132,6 +132,8 @@ export interface WatchRouteOptions {
   historical: HistoricalScans;
   /** Paying in coin, as the coin module offers it (absent: not offered); shown by the info and snippets guides. */
   cryptoTopup?: WatchGuide["crypto_topup"];
+  /** The x402 network the paywall asks for (X402_NETWORK): the snippets guide names it. */
+  paymentNetwork?: string;
   /** Checkout, as the checkout module offers it (absent: not offered); shown by the snippets guide. */
   checkout?: { available: boolean; events: string[]; note: string };
 }
@@ -268,7 +270,13 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
       input: z.object({ lang: z.enum(SNIPPET_LANGUAGES).optional() }),
       output: SnippetsGuideSchema,
       handler: async (input, ctx) =>
-        snippetsGuide(ctx.baseUrl, input.lang, opts.cryptoTopup?.available ? { available: true, note: opts.cryptoTopup.note } : undefined, opts.checkout),
+        snippetsGuide(
+          ctx.baseUrl,
+          input.lang,
+          opts.cryptoTopup?.available ? { available: true, note: opts.cryptoTopup.note } : undefined,
+          opts.checkout,
+          opts.paymentNetwork,
+        ),
     }),
     historical,
     deriveViewkeyRoute,

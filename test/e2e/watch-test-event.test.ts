@@ -82,4 +82,13 @@ describe("the test webhook: one attempt, answered synchronously, outside the ret
     expect((await watchRow()).consecutive_failures).toBe(before.consecutive_failures);
     expect(await testRows()).toEqual([]);
   });
+
+  it("the snippets guide names the payment network actually in use (the devnet's Base Sepolia), and the test route as it behaves", async () => {
+    const g = await s.call("GET", "/v1/private/snippets");
+    expect(g.status).toBe(200);
+    expect(g.json.create.pay_in_usdc.price).toContain(s.t.app.config.X402_NETWORK);
+    expect(s.t.app.config.X402_NETWORK).toBe("eip155:84532");
+    expect(g.json.create.pay_in_usdc.price).not.toContain("eip155:8453)");
+    expect(g.json.test.note).toContain("never retried");
+  });
 });
