@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { tempDir } from "./helpers/app.js";
 import { openTestDatabase } from "./helpers/db.js";
@@ -23,6 +24,15 @@ describe("the vigil CLI", () => {
     const u = vigil(["frobnicate"]);
     expect(u.status).toBe(2);
     expect(u.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it("the usage lists every command the CLI and its devnet helpers answer to", () => {
+    const usage = vigil([]).stdout;
+    const commands = (file: string) => [...fs.readFileSync(path.join(root, file), "utf8").matchAll(/case "([a-z-]+)":/g)].map((m) => m[1]!);
+    const top = commands("src/cli.ts").filter((c) => c !== "help" && !c.startsWith("-"));
+    expect(top.length).toBeGreaterThan(5);
+    for (const c of top) expect(usage, `vigil ${c}`).toMatch(new RegExp(`^  ${c}\\b`, "m"));
+    for (const c of commands("src/devnet/cli.ts")) expect(usage, `vigil devnet ${c}`).toMatch(new RegExp(`^  devnet ${c}\\b`, "m"));
   });
 
   it("stops on a bad setting with a message naming the variable", () => {
