@@ -322,7 +322,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...flashloanRoutes({ rpc: ethRpc, clock }),
     ...zcashPoolsRoutes(zcashPools),
     ...feedsRoutes(builderDeps),
-    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical), ...(zcashHistorical ? { zcash: zcashHistoricalScan(zcashHistorical) } : {}) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout) }),
+    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical), ...(zcashHistorical ? { zcash: zcashHistoricalScan(zcashHistorical) } : {}) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout), paymentNetwork: network }),
     ...coinRoutes(coin),
     ...checkoutRoutes(checkout),
     ...boardRoutes({ clock, boards: boardCatalogue(config.BOARDS) }),

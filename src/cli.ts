@@ -17,9 +17,11 @@ const USAGE = `Usage: vigil <command> [options]
   migrate               apply database migrations and exit
   mcp [--url URL]       MCP server on stdin/stdout: in-process (with background workers),
                         or relaying to the running API at URL (its /mcp)
-  devnet                run the simulated upstreams alone and print their URLs and test wallets
-  devnet wallets [--json]            list the devnet's ready-made wallets
+  devnet                run the simulated upstreams alone (api and worker in devnet mode join it)
+                        and print their URLs and test wallets
+  devnet wallets [--json]            list the devnet's ready-made wallets  [--devnet URL]
   devnet send monero <address> <XMR> send devnet coins to an address  [--devnet URL]
+  devnet mine [blocks]               mine blocks on the devnet's monerod  [--devnet URL]
   pay <METHOD> <URL> [json]          call a paid route, paying with a devnet key or VIGIL_PAYER_KEY
   zcash derive-ufvk [--account N] [--network mainnet|testnet|regtest]   phrase on stdin
   zcash scan-tx                      {"hex","ufvk","height"?} on stdin
@@ -62,6 +64,14 @@ function onShutdown(fn: () => Promise<void>): void {
   process.on("SIGTERM", () => stop("SIGTERM"));
 }
 
+/**
+ * The devnet's own log at the default level: warnings only, so no JSON line comes before the
+ * banner (which shows the same URLs). LOG_LEVEL=debug or trace shows everything.
+ */
+function quietAtInfo<L extends { child(bindings: object, options: { level: string }): L }>(log: L, level: string): L {
+  return level === "info" ? log.child({}, { level: "warn" }) : log;
+}
+
 /** VIGIL_PAYER_KEY pays on any network; without it, the first funded devnet account pays on the devnet's. */
 async function payerKey(configured: string | undefined): Promise<PayCliPayer> {
   if (configured) return { privateKey: (configured.startsWith("0x") ? configured : `0x${configured}`) as `0x${string}` };
@@ -73,9 +83,25 @@ async function payerKey(configured: string | undefined): Promise<PayCliPayer> {
 async function run(role: "serve" | "api" | "worker"): Promise<void> {
   const parsed = config();
   const log = createLogger(parsed.LOG_LEVEL);
-  const { startDevnet } = parsed.devnet ? await import("./devnet/index.js") : { startDevnet: undefined };
-  const devnet = startDevnet ? await startDevnet({ dataDir: parsed.dataDir, blockSeconds: parsed.DEVNET_BLOCK_SECONDS, log, ethRpcUrl: parsed.ETH_RPC_URL, zebradUrl: parsed.ZEBRAD_URL, lightwalletdUrl: parsed.LIGHTWALLETD_URL, zcashNetwork: parsed.ZCASH_NETWORK, relayUrls: parsed.RELAY_URLS, builderPubkeys: parsed.BUILDER_PUBKEYS }) : undefined;
-  const cfg = devnet ? applyConfigOverlay(parsed, devnet.configOverlay) : parsed;
+  // Devnet mode: `serve` runs its own simulated chains (and records them for the helpers when no other
+  // devnet is running); `api` and `worker` join the running `vigil devnet`, as they would join real upstreams.
+  const dn = parsed.devnet ? await import("./devnet/index.js") : undefined;
+  const stateFile = dn?.devnetStateFile(parsed);
+  const devnet =
+    dn && role === "serve"
+      ? await dn.startDevnet({ dataDir: parsed.dataDir, blockSeconds: parsed.DEVNET_BLOCK_SECONDS, log: quietAtInfo(log, parsed.LOG_LEVEL), ethRpcUrl: parsed.ETH_RPC_URL, zebradUrl: parsed.ZEBRAD_URL, lightwalletdUrl: parsed.LIGHTWALLETD_URL, zcashNetwork: parsed.ZCASH_NETWORK, relayUrls: parsed.RELAY_URLS, builderPubkeys: parsed.BUILDER_PUBKEYS, publishTo: stateFile })
+      : undefined;
+  const joined = dn && role !== "serve" ? dn.readPublishedDevnet(stateFile!) : undefined;
+  if (dn && role !== "serve" && !joined) {
+    process.stderr.write(
+      `vigil ${role}: devnet mode, but no running devnet was found (${stateFile}).\n` +
+        "Start one first in another terminal: npx vigil devnet\n" +
+        "(or run the API and the workers in one process with its own devnet: npx vigil serve)\n",
+    );
+    process.exit(2);
+  }
+  const overlay = devnet?.configOverlay ?? joined?.configOverlay;
+  const cfg = overlay ? applyConfigOverlay(parsed, overlay) : parsed;
   const { createApp } = await import("./app.js");
   const { startWorkers } = await import("./workers.js");
   const app = await createApp(cfg, { log });
@@ -84,7 +110,9 @@ async function run(role: "serve" | "api" | "worker"): Promise<void> {
   // Graceful order: stop claiming leases, finish the tick in flight, then close HTTP and storage.
   const workers = role === "api" ? undefined : startWorkers(app);
   const { startupBanner } = await import("./banner.js");
-  process.stdout.write(startupBanner({ role, url, app, devnetPayers: devnet?.payers.length }));
+  process.stdout.write(
+    startupBanner({ role, url, app, devnetPayers: devnet?.payers.length ?? joined?.payers, ...(joined ? { devnetJoined: `the running devnet (pid ${joined.pid}, ${stateFile})` } : {}) }),
+  );
   onShutdown(async () => {
     await workers?.stop();
     await app.close();

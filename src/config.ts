@@ -32,6 +32,12 @@ export const ConfigSchema = z.object({
   /** "auto": devnet when no upstream is configured; "on" forces it; "off" never starts it. */
   DEVNET: z.enum(["auto", "on", "off"]).default("auto"),
   DEVNET_BLOCK_SECONDS: z.coerce.number().positive().max(3600).default(20),
+  /**
+   * Where a running devnet records its URLs and settings, so `vigil api`, `vigil worker` and the
+   * devnet helpers find it from any directory. Default: $XDG_RUNTIME_DIR (else the OS temp dir)/vigil-devnet-<uid>.json.
+   */
+  DEVNET_STATE_FILE: z.string().min(1).optional(),
+  XDG_RUNTIME_DIR: z.string().min(1).optional(),
 
   PAY_TO: evmAddress.optional(),
   FACILITATOR_MODE: z.enum(["cdp", "http", "local"]).default("cdp"),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { tempDir } from "./helpers/app.js";
 import { openTestDatabase } from "./helpers/db.js";
@@ -23,6 +24,15 @@ describe("the vigil CLI", () => {
     const u = vigil(["frobnicate"]);
     expect(u.status).toBe(2);
     expect(u.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it("the usage lists every command the CLI and its devnet helpers answer to", () => {
+    const usage = vigil([]).stdout;
+    const commands = (file: string) => [...fs.readFileSync(path.join(root, file), "utf8").matchAll(/case "([a-z-]+)":/g)].map((m) => m[1]!);
+    const top = commands("src/cli.ts").filter((c) => c !== "help" && !c.startsWith("-"));
+    expect(top.length).toBeGreaterThan(5);
+    for (const c of top) expect(usage, `vigil ${c}`).toMatch(new RegExp(`^  ${c}\\b`, "m"));
+    for (const c of commands("src/devnet/cli.ts")) expect(usage, `vigil devnet ${c}`).toMatch(new RegExp(`^  devnet ${c}\\b`, "m"));
   });
 
   it("stops on a bad setting with a message naming the variable", () => {
@@ -75,5 +85,24 @@ describe("the vigil CLI", () => {
     }
     expect(svc.proc.exitCode).toBe(0);
     expect(svc.output()).toContain("shutting down");
+  }, 120_000);
+
+  it("warns loudly at start-up whenever WEBHOOK_ALLOW_HTTP / WEBHOOK_ALLOW_PRIVATE are on, first of all outside the devnet", async () => {
+    const banner = async (env: Record<string, string>) => {
+      const svc = await startCli(["api"], { DATA_DIR: tempDir(), PORT: "0", DEVNET: "off", ...env }, { timeoutMs: 60_000, waitFor: /listening on (http:\/\/\S+)[\s\S]*payments/ });
+      await svc.stop();
+      return svc.output();
+    };
+    const cases: Record<string, string>[] = [{ WEBHOOK_ALLOW_HTTP: "1" }, { WEBHOOK_ALLOW_PRIVATE: "1" }, { WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" }];
+    for (const env of cases) {
+      const out = await banner(env);
+      const warning = out.indexOf("WARNING: webhook URL checks are relaxed");
+      expect(warning, out).toBeGreaterThanOrEqual(0);
+      // Before the banner's first line, framed, and naming each switch that is on.
+      expect(warning, out).toBeLessThan(out.indexOf("Vigil api listening"));
+      expect(out).toContain("This is NOT the devnet");
+      for (const name of Object.keys(env)) expect(out).toMatch(new RegExp(`relaxed \\([^)]*${name}`));
+    }
+    expect(await banner({})).not.toContain("WARNING");
   }, 120_000);
 });

@@ -1,8 +1,10 @@
 /**
  * `vigil devnet …`: run the simulated upstreams alone, list their wallets,
- * send devnet coins. A running devnet is found through DATA_DIR/devnet/devnet.json
- * (written by `vigil devnet` and by `vigil serve` in devnet mode) or --devnet URL
- * (the monerod simulator's URL for Monero, the zebrad simulator's for Zcash).
+ * send devnet coins, mine. A running devnet is found through --devnet URL,
+ * else DATA_DIR/devnet/devnet.json, else the shared state file
+ * (devnetStateFile: one per user, in $XDG_RUNTIME_DIR or the OS temp dir),
+ * so the helpers work from any directory (--devnet is the monerod
+ * simulator's URL for Monero, the zebrad simulator's for Zcash).
  *
  * Zcash: send zcash <address> <ZEC> [--memo text], mine zcash [n],
  * reorg zcash <depth> [--drop txid,…], spend zcash <wallet> <txid> [--pool p] [--index i].
@@ -12,7 +14,7 @@ import type { Config } from "../config.js";
 import { createLogger } from "../core/logger.js";
 import { formatAtomic, UNITS } from "../core/money.js";
 import { devnetMoneroMine, devnetMoneroSend, devnetMoneroWallets, deriveDevnetWallets } from "./monerod.js";
-import { readDevnetState, startDevnet } from "./index.js";
+import { devnetStateFile, readDevnetState, readPublishedDevnet, startDevnet } from "./index.js";
 import { devnetZcashMine, devnetZcashReorg, devnetZcashSend, devnetZcashSpend, devnetZcashWallets } from "./zcash-client.js";
 import { deriveDevnetZcashWallets, type DevnetZcashWallet } from "./zcash-wallets.js";
 import fs from "node:fs";
@@ -33,18 +35,20 @@ function option(args: string[], name: string): string | undefined {
 function moneroUrl(args: string[], cfg: Config, io: Io): string | undefined {
   const explicit = option(args, "--devnet");
   if (explicit) return explicit;
-  const state = readDevnetState(cfg.dataDir);
-  if (state) return state.moneroUrl;
-  io.stderr.write(`no running devnet found under ${cfg.dataDir}/devnet; start one (npm start, or npx vigil devnet) or pass --devnet URL\n`);
+  const found = runningMoneroUrl(cfg);
+  if (found) return found;
+  io.stderr.write(
+    `no running devnet found (neither under ${cfg.dataDir}/devnet nor in ${devnetStateFile(cfg)}); start one (npm start, or npx vigil devnet) or pass --devnet URL\n`,
+  );
   return undefined;
 }
 
 function zebradUrl(args: string[], cfg: Config, io: Io): string | undefined {
   const explicit = option(args, "--devnet");
   if (explicit) return explicit;
-  const state = readDevnetState(cfg.dataDir);
-  if (state?.zebradUrl) return state.zebradUrl;
-  io.stderr.write(`no running devnet with a Zcash simulator found under ${cfg.dataDir}/devnet; start one (npm start, or npx vigil devnet) or pass --devnet URL\n`);
+  const url = runningZebradUrl(cfg);
+  if (url) return url;
+  io.stderr.write(`no running devnet with a Zcash simulator found (under ${cfg.dataDir}/devnet or in ${devnetStateFile(cfg)}); start one (npm start, or npx vigil devnet) or pass --devnet URL\n`);
   return undefined;
 }
 
@@ -98,14 +102,44 @@ async function runZcash(sub: string, args: string[], cfg: Config, io: Io): Promi
   }
 }
 
+/** The devnet of this DATA_DIR if one runs there, else the one recorded in the shared state file. */
+function runningMoneroUrl(cfg: Config): string | undefined {
+  const local = readDevnetState(cfg.dataDir);
+  if (local && pidAlive(local.pid)) return local.moneroUrl;
+  return readPublishedDevnet(devnetStateFile(cfg))?.moneroUrl;
+}
+
+/** The same for the zebrad simulator (Zcash controls). */
+function runningZebradUrl(cfg: Config): string | undefined {
+  const local = readDevnetState(cfg.dataDir);
+  if (local?.zebradUrl && pidAlive(local.pid)) return local.zebradUrl;
+  return readPublishedDevnet(devnetStateFile(cfg))?.zebradUrl;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 export async function runDevnetCli(argv: string[], io: Io, config: () => Config): Promise<number> {
   const args = [...argv];
   const sub = args.shift();
   const cfg = config();
   switch (sub) {
     case undefined: {
-      const log = createLogger(cfg.LOG_LEVEL);
-      const devnet = await startDevnet({ dataDir: cfg.dataDir, blockSeconds: cfg.DEVNET_BLOCK_SECONDS, log, ethRpcUrl: cfg.ETH_RPC_URL, zebradUrl: cfg.ZEBRAD_URL, lightwalletdUrl: cfg.LIGHTWALLETD_URL, zcashNetwork: cfg.ZCASH_NETWORK });
+      const stateFile = devnetStateFile(cfg);
+      const other = readPublishedDevnet(stateFile);
+      if (other) {
+        io.stderr.write(`a devnet is already running (pid ${other.pid}, monerod ${other.moneroUrl}; recorded in ${stateFile}); stop it first or set DEVNET_STATE_FILE\n`);
+        return 1;
+      }
+      // At the default level only warnings: the banner below shows the URLs the info lines would.
+      const log = createLogger(cfg.LOG_LEVEL === "info" ? "warn" : cfg.LOG_LEVEL);
+      const devnet = await startDevnet({ dataDir: cfg.dataDir, blockSeconds: cfg.DEVNET_BLOCK_SECONDS, log, ethRpcUrl: cfg.ETH_RPC_URL, zebradUrl: cfg.ZEBRAD_URL, lightwalletdUrl: cfg.LIGHTWALLETD_URL, zcashNetwork: cfg.ZCASH_NETWORK, publishTo: stateFile });
       io.stdout.write(
         [
           "Vigil devnet: simulated upstreams on loopback. No real money moves.",
@@ -123,6 +157,8 @@ export async function runDevnetCli(argv: string[], io: Io, config: () => Config)
           "",
           "Zcash wallets (unified address + UFVK; `npx vigil devnet wallets` shows the mnemonics):",
           ...devnet.zcashWallets().map((w) => `  ${w.label}: ${w.address}\n    ufvk ${w.ufvk}`),
+          `Recorded in ${stateFile}: in other terminals, \`npx vigil api\` and \`npx vigil worker\` join this devnet,`,
+          "and `npx vigil devnet wallets | send | mine` find it from any directory.",
           "",
         ].join("\n"),
       );
@@ -136,10 +172,8 @@ export async function runDevnetCli(argv: string[], io: Io, config: () => Config)
     }
     case "wallets": {
       const json = args.includes("--json");
-      const explicit = option(args, "--devnet");
-      const state = readDevnetState(cfg.dataDir);
-      const url = explicit ?? state?.moneroUrl;
-      const zurl = option(args, "--zcash-devnet") ?? state?.zebradUrl;
+      const url = option(args, "--devnet") ?? runningMoneroUrl(cfg);
+      const zurl = option(args, "--zcash-devnet") ?? runningZebradUrl(cfg);
       let wallets;
       let zwallets: DevnetZcashWallet[];
       const file = path.join(cfg.dataDir, "devnet", "monero-wallets.json");

@@ -9,6 +9,7 @@
  * whether they point at a devnet.
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { createHash, randomBytes } from "node:crypto";
 import type { Logger } from "pino";
@@ -115,6 +116,11 @@ export async function startDevnet(opts: {
   /** A configured RELAY_URLS (and its BUILDER_PUBKEYS): it replaces only the relay simulators. */
   relayUrls?: string;
   builderPubkeys?: string;
+  /**
+   * The shared state file (devnetStateFile): when set and no live devnet is recorded there, this
+   * devnet records itself in it, so other processes (`vigil api`, `vigil worker`, the helpers) join it.
+   */
+  publishTo?: string;
 }): Promise<DevnetHandle> {
   const dir = path.join(opts.dataDir, "devnet");
   fs.mkdirSync(dir, { recursive: true });
@@ -197,14 +203,17 @@ export async function startDevnet(opts: {
         ...(lightwalletd ? [lightwalletd.close()] : []),
         ...(relays ? [relays.close()] : []),
       ]);
-      try {
-        const cur = JSON.parse(fs.readFileSync(handle.stateFile, "utf8")) as { pid?: number };
-        if (cur.pid === process.pid) fs.unlinkSync(handle.stateFile);
-      } catch {
-        // already gone
+      for (const file of [handle.stateFile, ...(published ? [published] : [])]) {
+        try {
+          const cur = JSON.parse(fs.readFileSync(file, "utf8")) as { pid?: number };
+          if (cur.pid === process.pid) fs.unlinkSync(file);
+        } catch {
+          // already gone
+        }
       }
     },
   };
+  let published: string | undefined;
   // The CLI (`vigil devnet send …`) finds the running devnet through this file.
   fs.writeFileSync(
     handle.stateFile,
@@ -214,7 +223,82 @@ export async function startDevnet(opts: {
       2,
     ),
   );
+  if (opts.publishTo && !readPublishedDevnet(opts.publishTo)) {
+    publishDevnet(opts.publishTo, {
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      dataDir: path.resolve(opts.dataDir),
+      evmUrl: evm.url,
+      moneroUrl: monerod.url,
+      ...(zebrad ? { zebradUrl: zebrad.url } : {}),
+      payers: handle.payers.length,
+      configOverlay: handle.configOverlay,
+    });
+    published = opts.publishTo;
+  }
   return handle;
+}
+
+/**
+ * What a running devnet records in the shared state file: enough for another
+ * process to point its config at it (the overlay carries the devnet's
+ * generated master key, so the API and the worker read the same secrets).
+ */
+export interface PublishedDevnet {
+  pid: number;
+  startedAt: string;
+  dataDir: string;
+  evmUrl: string;
+  moneroUrl: string;
+  /** The zebrad simulator (the Zcash devnet controls); absent when a real ZEBRAD_URL replaced it. */
+  zebradUrl?: string;
+  /** Funded x402 payers (for the banner). */
+  payers: number;
+  configOverlay: DevnetHandle["configOverlay"];
+}
+
+/**
+ * The shared state file: DEVNET_STATE_FILE, else vigil-devnet-<uid>.json in
+ * $XDG_RUNTIME_DIR or the OS temp dir. Found from any working directory and
+ * any DATA_DIR; one per user.
+ */
+export function devnetStateFile(cfg: { DEVNET_STATE_FILE?: string | undefined; XDG_RUNTIME_DIR?: string | undefined }): string {
+  if (cfg.DEVNET_STATE_FILE) return path.resolve(cfg.DEVNET_STATE_FILE);
+  const uid = typeof process.getuid === "function" ? String(process.getuid()) : os.userInfo().username;
+  return path.join(cfg.XDG_RUNTIME_DIR ?? os.tmpdir(), `vigil-devnet-${uid}.json`);
+}
+
+function publishDevnet(file: string, state: PublishedDevnet): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  // A stale file (its devnet is gone) is replaced; 0600: it holds the devnet's generated keys.
+  fs.rmSync(file, { force: true });
+  fs.writeFileSync(file, JSON.stringify(state, null, 2), { mode: 0o600, flag: "wx" });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * The devnet recorded in the shared state file, or null when there is none,
+ * its process is gone, or the file is not this user's own (a file planted in
+ * a shared temp dir is never trusted).
+ */
+export function readPublishedDevnet(file: string): PublishedDevnet | null {
+  try {
+    const st = fs.statSync(file);
+    if (typeof process.getuid === "function" && st.uid !== process.getuid()) return null;
+    const state = JSON.parse(fs.readFileSync(file, "utf8")) as PublishedDevnet;
+    if (typeof state.pid !== "number" || !state.configOverlay || typeof state.moneroUrl !== "string") return null;
+    return alive(state.pid) ? state : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Reads the state file of a devnet running from the same DATA_DIR. */

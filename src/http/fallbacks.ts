@@ -11,7 +11,7 @@ import type { AnyRouteDef } from "./route-table.js";
 
 /** Builds a regex for a Hono-style path, to answer 405 for known paths with another method. */
 function pathPattern(path: string): RegExp {
-  const re = path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_]+/g, "[^/]+");
+  const re = (path.length > 1 ? path.replace(/\/+$/, "") : path).replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_]+/g, "[^/]+");
   return new RegExp(`^${re}/?$`);
 }
 
@@ -20,7 +20,8 @@ export function installFallbacks(app: Hono<HttpEnv>, routes: readonly AnyRouteDe
 
   app.notFound((c) => {
     const allowed = [...new Set(patterns.filter((p) => p.re.test(c.req.path)).map((p) => p.method))];
-    if (allowed.length > 0) {
+    // A 405 names only other methods: a path whose own method fell through here is a 404, never "use GET" to a GET.
+    if (allowed.length > 0 && !allowed.includes(c.req.method as AnyRouteDef["method"])) {
       return errorResponse(
         c,
         new ServiceError(405, "method_not_allowed", `${c.req.method} is not allowed here; use ${allowed.join(", ")}.`, undefined, {

@@ -79,7 +79,7 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
       "Mcp-Session-Id",
       "Last-Event-ID",
     ],
-    exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Retry-After", "X-Request-Id", "ETag", "Mcp-Session-Id", "Mcp-Protocol-Version"],
+    exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Retry-After", "X-Request-Id", "ETag", "Vigil-Ignored-Input", "Mcp-Session-Id", "Mcp-Protocol-Version"],
   };
   const corsPreflight = cors(corsOptions);
   const exposeHeaders = corsOptions.exposeHeaders.join(",");

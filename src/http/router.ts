@@ -39,11 +39,14 @@ export function priceOf(route: AnyRouteDef, input: unknown): bigint | undefined 
 }
 
 export function buildRouter(deps: RouterDeps): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>();
+  // strict: false — a trailing slash names the same route (`/v1/q/xmr/height/` is `/v1/q/xmr/height`).
+  const app = new Hono<HttpEnv>({ strict: false });
   const limiters = createRateLimiters(deps.routes, deps.rateLimits);
   installMiddleware(app, { log: deps.log, trustProxyHops: deps.trustProxyHops, generalLimiter: limiters.general });
   for (const route of deps.routes) {
-    app.on(route.method, route.path, (c) => serveRoute(c, route, deps, limiters));
+    // Without strict matching Hono drops a request's trailing slash, so a path declared with one is mounted without it.
+    const mounted = route.path.length > 1 ? route.path.replace(/\/+$/, "") : route.path;
+    app.on(route.method, mounted, (c) => serveRoute(c, route, deps, limiters));
   }
   installFallbacks(app, deps.routes);
   return app;

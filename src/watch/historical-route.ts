@@ -69,8 +69,14 @@ export const historicalOutput = z.object({
 });
 export type HistoricalOutput = z.infer<typeof historicalOutput>;
 
-/** One chain's historical scan over the route's validated input. */
-export type HistoricalScan = (input: HistoricalInput, signal?: AbortSignal) => Promise<HistoricalOutput>;
+/**
+ * One chain's historical scan over the route's validated input. Its optional
+ * `precheck` refuses, before the 402, what can be decided without scanning
+ * (address and key, heights, the range limit), so nobody pays for a 400.
+ */
+export type HistoricalScan = ((input: HistoricalInput, signal?: AbortSignal) => Promise<HistoricalOutput>) & {
+  precheck?: (input: HistoricalInput) => Promise<void>;
+};
 
 /** The chains that can answer a historical scan; an absent chain is a 503. */
 export type HistoricalScans = Partial<Record<ChainId, HistoricalScan>>;
@@ -79,17 +85,18 @@ const CHAIN_NAMES: Record<ChainId, string> = { monero: "Monero", zcash: "Zcash" 
 
 /** Adapts the Monero historical service to the route's input: Monero needs the address the key belongs to. */
 export function moneroHistoricalScan(service: MoneroHistoricalService): HistoricalScan {
-  return async (input) => {
+  const serviceInput = (input: HistoricalInput) => {
     if (!input.address) throw badRequest("address_required", "A Monero historical scan needs the address the view key belongs to.");
-    const result = await service({
+    return {
       address: input.address,
       viewKey: input.viewKey,
       ...(input.birthdayHeight !== undefined ? { birthdayHeight: input.birthdayHeight } : {}),
       ...(input.toHeight !== undefined ? { toHeight: input.toHeight } : {}),
       includeOutputs: input.includeNotes ?? false,
-    });
-    return historicalOutput.parse(result);
+    };
   };
+  const scan = async (input: HistoricalInput) => historicalOutput.parse(await service(serviceInput(input)));
+  return Object.assign(scan, { precheck: (input: HistoricalInput) => service.precheck(serviceInput(input)) });
 }
 
 /** Adapts the Zcash historical scan: the UFVK names every receiver, so `address` is not needed. */
@@ -130,17 +137,35 @@ export function historicalRoute(scans: HistoricalScans) {
     // The scan may run 25 s; the authorisation must outlive it, or the work would be done for nothing.
     minValiditySeconds: 60,
     mcpTool: "service_private_watch_historical",
+    // Input refusals (missing address, a key of another address, an unconfigured chain, heights) come before the 402.
+    precheck: (input) => checkHistoricalScan(scans, input),
     handler: (input) => runHistoricalScan(scans, input),
   });
 }
 
-/** Runs the chain's historical scan, or refuses with 503 when this server has none for the chain. */
-export async function runHistoricalScan(scans: HistoricalScans, input: HistoricalInput): Promise<HistoricalOutput> {
+function scanFor(scans: HistoricalScans, input: HistoricalInput): HistoricalScan {
   const scan = scans[input.chain];
   if (!scan) {
     throw unavailable("chain_not_configured", `Historical scans for ${CHAIN_NAMES[input.chain]} are not available on this server yet.`, {
       chain: input.chain,
     });
   }
-  return scan(input);
+  return scan;
+}
+
+/** The refusals a historical scan can decide before payment: 503 for a chain without scans, then the chain's own precheck. */
+export async function checkHistoricalScan(scans: HistoricalScans, input: HistoricalInput): Promise<void> {
+  const scan = scanFor(scans, input);
+  if (input.birthdayHeight !== undefined && input.toHeight !== undefined && input.birthdayHeight > input.toHeight) {
+    throw badRequest("invalid_height", `birthdayHeight ${input.birthdayHeight} is above toHeight ${input.toHeight}.`, {
+      from_height: input.birthdayHeight,
+      to_height: input.toHeight,
+    });
+  }
+  await scan.precheck?.(input);
+}
+
+/** Runs the chain's historical scan, or refuses with 503 when this server has none for the chain. */
+export async function runHistoricalScan(scans: HistoricalScans, input: HistoricalInput): Promise<HistoricalOutput> {
+  return scanFor(scans, input)(input);
 }

@@ -104,8 +104,10 @@ const TestOutput = z.object({
   event: z.literal("synthetic_test"),
   nonce: z.string(),
   delivered: z.boolean(),
-  receiverStatus: z.number().int().nullable(),
+  receiverStatus: z.number().int().nullable().describe("The receiver's HTTP status; null when it never answered (refused, timed out, blocked)"),
+  latencyMs: z.number().int().describe("Time from sending to the receiver's answer (or the failure)"),
   error: z.string().nullable(),
+  retried: z.literal(false).describe("A test event is attempted once: never retried, never billed, never counted toward retiring the watch"),
 });
 
 const HealthOutput = z.object({
@@ -130,6 +132,8 @@ export interface WatchRouteOptions {
   historical: HistoricalScans;
   /** Paying in coin, as the coin module offers it (absent: not offered); shown by the info and snippets guides. */
   cryptoTopup?: WatchGuide["crypto_topup"];
+  /** The x402 network the paywall asks for (X402_NETWORK): the snippets guide names it. */
+  paymentNetwork?: string;
   /** Checkout, as the checkout module offers it (absent: not offered); shown by the snippets guide. */
   checkout?: { available: boolean; events: string[]; note: string };
 }
@@ -225,7 +229,9 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
       method: "POST",
       path: "/v1/private/watch/:id/test",
       operationId: "privateWatchTest",
-      summary: "Send one synthetic signed webhook (event synthetic_test, not billed) and report how the receiver answered",
+      summary: "Send one synthetic signed webhook (event synthetic_test, not billed) now and report how the receiver answered",
+      description:
+        "Attempted exactly once, synchronously: the answer carries the receiver's status, the latency and the error. A test event is never retried, never billed and never counted toward the 50 consecutive failures that retire a watch.",
       tags: ["private-watch"],
       mcpTool: "service_private_watch_test",
       input: WatchIdToken,
@@ -264,7 +270,13 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
       input: z.object({ lang: z.enum(SNIPPET_LANGUAGES).optional() }),
       output: SnippetsGuideSchema,
       handler: async (input, ctx) =>
-        snippetsGuide(ctx.baseUrl, input.lang, opts.cryptoTopup?.available ? { available: true, note: opts.cryptoTopup.note } : undefined, opts.checkout),
+        snippetsGuide(
+          ctx.baseUrl,
+          input.lang,
+          opts.cryptoTopup?.available ? { available: true, note: opts.cryptoTopup.note } : undefined,
+          opts.checkout,
+          opts.paymentNetwork,
+        ),
     }),
     historical,
     deriveViewkeyRoute,

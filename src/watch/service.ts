@@ -29,7 +29,9 @@ import {
   type LedgerEntry,
 } from "./meter.js";
 import { eventBody, expiresAtFor, meterColumns, meterOf, snapshotOf } from "./model.js";
-import { deliverPending, insertEvents } from "./outbox.js";
+import { insertEvents, serializeEvent } from "./outbox.js";
+import { buildDeliveryHeaders } from "../webhooks/deliver.js";
+import { signBody } from "../webhooks/sign.js";
 import { TOPUP_PATHS } from "./topups.js";
 import type { WatchDeps } from "./deps.js";
 import type { ChainId, ChainScanner, ValidatedWatchKey } from "../chains/scanner.js";
@@ -311,36 +313,32 @@ export async function cancelWatch({ ctx, input }: Op<WatchRef>) {
   });
 }
 
-/** Queues one synthetic_test event (not billed) and returns its outbox id. */
-export async function queueTestEvent({ ctx, input }: Op<WatchRef>) {
-  return withTransaction(ctx.db, async (trx) => {
-    const w = await authorizedWatch(trx, input.id, input.watchToken);
-    if (w.status === "dead") throw conflict("watch_dead", "This watch was retired after 50 consecutive failed deliveries.");
-    const snap = snapshotOf(w.snapshot, w.start_height);
-    const body = eventBody({ id: w.id, chain: w.chain, address: w.address }, "synthetic_test", snap, snap, meterOf(w), ctx.deps.clock, {
-      test: true,
-    });
-    await insertEvents(trx, [{ watchId: w.id, billable: false, body }]);
-    const row = await trx.selectFrom("webhook_outbox").select("id").where("nonce", "=", body.nonce).executeTakeFirstOrThrow();
-    return { outboxId: row.id, nonce: body.nonce };
-  });
-}
-
 /**
- * Queues a synthetic_test event and delivers it now, reporting how the
- * receiver answered; an attempt that did not happen is retried by the tick.
+ * Sends one signed synthetic_test event to the watch's webhook now and
+ * answers what happened: the receiver's status, the latency, the error. The
+ * event goes around the outbox: it is attempted exactly once, never retried
+ * later, never billed, and never counted toward the consecutive failures that
+ * retire a watch (nor does a success reset them): the watch row is only read.
  */
 export async function sendTestEvent({ ctx, input }: Op<WatchRef>) {
-  const queued = await queueTestEvent({ ctx, input });
-  const owner = `test:${ctx.callId ?? randomUUID()}`;
-  const [outcome] = await deliverPending(ctx.deps, input.id, owner, { onlyOutboxId: queued.outboxId, maxEvents: 1 });
+  const { deps } = ctx;
+  const w = await authorizedWatch(ctx.db, input.id, input.watchToken);
+  if (w.status === "dead") throw conflict("watch_dead", "This watch was retired after 50 consecutive failed deliveries.");
+  const secret = requireSecretBox(deps).open(w.webhook_secret_enc, `webhook:${w.id}`);
+  const snap = snapshotOf(w.snapshot, w.start_height);
+  const body = eventBody({ id: w.id, chain: w.chain, address: w.address }, "synthetic_test", snap, snap, meterOf(w), deps.clock, { test: true });
+  const bytes = serializeEvent(body);
+  const started = performance.now();
+  const result = await deps.sender.send({ url: w.webhook_url, body: bytes, headers: buildDeliveryHeaders(w.id, "synthetic_test", signBody(secret, bytes)) });
   return {
-    watchId: input.id,
+    watchId: w.id,
     event: "synthetic_test" as const,
-    nonce: queued.nonce,
-    delivered: outcome?.ok ?? false,
-    receiverStatus: outcome?.status ?? null,
-    error: outcome?.ok ? null : (outcome?.error ?? "delivery not attempted; it is retried on the next poll tick"),
+    nonce: body.nonce,
+    delivered: result.ok,
+    receiverStatus: result.status ?? null,
+    latencyMs: Math.max(0, Math.round(performance.now() - started)),
+    error: result.ok ? null : (result.error ?? `HTTP ${result.status ?? "?"}`),
+    retried: false as const,
   };
 }
 

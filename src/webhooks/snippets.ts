@@ -46,6 +46,24 @@ export function verifySignature(rawBody, header, secret) {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+// Watch events carry the balance after the event: confirmed (balanceAtomic) and
+// still waiting for confirmations (pendingAtomic), in atomic units.
+const UNITS = { monero: [12, "XMR"], zcash: [8, "ZEC"] };
+function coins(atomic, chain) {
+  const [decimals, symbol] = UNITS[chain] || [0, "atomic units"];
+  const v = BigInt(atomic || "0");
+  const sign = v < 0n ? "-" : "";
+  const abs = (v < 0n ? -v : v).toString().padStart(decimals + 1, "0");
+  return sign + (decimals ? abs.slice(0, -decimals) + "." + abs.slice(-decimals) : abs) + " " + symbol;
+}
+function amounts(d) {
+  const now = d.current;
+  if (!now || now.balanceAtomic === undefined) return "";
+  const delta = d.delta || {};
+  return ": confirmed " + coins(now.balanceAtomic, d.chain) + " (change " + coins(delta.balance_atomic, d.chain) + ")" +
+    ", pending " + coins(now.pendingAtomic, d.chain) + " (change " + coins(delta.pending_atomic, d.chain) + ")";
+}
+
 createServer((req, res) => {
   const chunks = [];
   let size = 0;
@@ -65,7 +83,7 @@ createServer((req, res) => {
       // Handle delivery.event / delivery.delta / delivery.credit here.
       // Deduplicate on delivery.nonce: a delivery can arrive more than once.
     }
-    console.log("verified " + req.headers["x-service-event"] + " for watch " + req.headers["x-service-watch-id"]);
+    console.log("verified " + req.headers["x-service-event"] + " for watch " + req.headers["x-service-watch-id"] + amounts(delivery));
     res.writeHead(200, { "content-type": "text/plain" }).end("ok\\n");
   });
 }).listen(Number(process.env.PORT || 8080), process.env.HOST || "127.0.0.1");
@@ -202,6 +220,8 @@ export function snippetsGuide(
   lang?: SnippetLanguage,
   payInCoin?: { available: boolean; note: string },
   checkout?: SnippetsGuide["checkout"],
+  /** The x402 network this deployment's paywall asks for (e.g. eip155:84532 on the devnet). */
+  paymentNetwork?: string,
 ): SnippetsGuide {
   const base = baseUrl.replace(/\/+$/, "");
   const verify: Partial<Record<SnippetLanguage, ReceiverSnippet>> = {};
@@ -228,7 +248,7 @@ export function snippetsGuide(
       pay_in_usdc: {
         method: "POST",
         url: `${base}/v1/private/watch`,
-        price: "$0.10 via x402 (USDC on eip155:8453); the $0.10 becomes the opening credit",
+        price: `$0.10 via x402 (USDC on ${paymentNetwork ?? "the network named in the 402"}); the $0.10 becomes the opening credit`,
         body: watchBody,
         returns: "watchId, watchToken and webhookSecret (shown once), creditAtomic, rates, topupEndpoints, testEndpoint",
         note: "The first call answers 402 with a Payment-Required header; sign the EIP-3009 authorisation it describes and retry with X-PAYMENT.",
@@ -238,7 +258,7 @@ export function snippetsGuide(
       method: "POST",
       url: `${base}/v1/private/watch/{watchId}/test`,
       headers: { "x-watch-token": "<watchToken>" },
-      note: "Sends one synthetic_test delivery, signed exactly like a real one and not billed. Use it to check your receiver.",
+      note: "Sends one synthetic_test delivery now, signed exactly like a real one: attempted once (never retried), not billed, and the answer says how your receiver answered (status, latency, error). Use it to check your receiver.",
       example: `curl -sS -X POST ${base}/v1/private/watch/<watchId>/test -H 'x-watch-token: <watchToken>'`,
     },
     checkout: checkout ?? {

@@ -103,6 +103,19 @@ function refuse(rule: string, message: string): never {
   throw badRequest("invalid_webhook_url", message, { rule });
 }
 
+/**
+ * Every refusal that depends on what a name resolves to (no answer, a DNS
+ * error or timeout, a private, loopback or metadata address among the
+ * answers) reads the same: the free pre-check must not tell an outsider
+ * which internal host names exist or where they point.
+ */
+export const HOST_NOT_PUBLIC_RULE = "host_not_public";
+export const HOST_NOT_PUBLIC_MESSAGE = "webhookUrl host must resolve, and only to public addresses";
+
+function refuseResolvedHost(): never {
+  refuse(HOST_NOT_PUBLIC_RULE, HOST_NOT_PUBLIC_MESSAGE);
+}
+
 export interface ParsedWebhookUrl {
   url: URL;
   /** Host name without brackets or trailing dot, lower case. */
@@ -133,6 +146,8 @@ export function checkWebhookUrlSyntax(raw: string, policy: WebhookUrlPolicy): Pa
     refuse("https_only", "webhookUrl must use https");
   }
   if (url.username !== "" || url.password !== "") refuse("credentials", "webhookUrl must not contain user credentials");
+  // Port 0 is never listened on: a watch pointed there could never receive an event.
+  if (url.port === "0") refuse("port", "webhookUrl port 0 can never receive a connection");
   let host = url.hostname.toLowerCase();
   if (host.startsWith("[") && host.endsWith("]")) host = host.slice(1, -1);
   while (host.endsWith(".")) host = host.slice(0, -1);
@@ -179,10 +194,9 @@ function rangeName(range: string): string {
  * Returns the answers unchanged when all pass. Throws `badRequest`.
  */
 export function checkResolvedAddresses(answers: readonly ResolvedAddress[], policy: WebhookUrlPolicy): ResolvedAddress[] {
-  if (answers.length === 0) refuse("unresolvable", "webhookUrl host does not resolve to any address");
+  if (answers.length === 0) refuseResolvedHost();
   for (const a of answers) {
-    const verdict = checkAddress(a.address, policy);
-    if (!verdict.allowed) refuse(verdict.rule, describeRefusal(verdict, false));
+    if (!checkAddress(a.address, policy).allowed) refuseResolvedHost();
   }
   return [...answers];
 }
@@ -205,9 +219,11 @@ async function resolveWithTimeout(resolver: Resolver, host: string): Promise<Res
 /**
  * Creation-time check. Returns the parsed URL or throws
  * `badRequest("invalid_webhook_url", <message naming the rule>)` with
- * `details.rule` one of: malformed, too_long, https_only, credentials,
- * metadata_address, non_public_address, unresolvable.
- * NXDOMAIN and empty answers are refused.
+ * `details.rule` one of: malformed, too_long, https_only, credentials, port,
+ * metadata_address, non_public_address (decided from the URL alone), and
+ * host_not_public for every refusal that depends on DNS (NXDOMAIN, an empty
+ * answer, a timeout, or a non-public or metadata address among the answers),
+ * always with the same message.
  */
 export async function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy, resolver: Resolver = systemResolver): Promise<URL> {
   const parsed = checkWebhookUrlSyntax(raw, policy);
@@ -215,9 +231,8 @@ export async function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy, res
   let answers: ResolvedAddress[];
   try {
     answers = await resolveWithTimeout(resolver, parsed.host);
-  } catch (err) {
-    const code = (err as { code?: unknown })?.code;
-    refuse("unresolvable", `webhookUrl host does not resolve${typeof code === "string" ? ` (${code})` : ""}`);
+  } catch {
+    refuseResolvedHost();
   }
   checkResolvedAddresses(answers, policy);
   return parsed.url;

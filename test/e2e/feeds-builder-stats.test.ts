@@ -43,7 +43,10 @@ describe("GET /v1/premium/builder-stats", () => {
     const w = await s.call("GET", "/v1/premium/builder-stats?window=1y");
     expect(w.status).toBe(400);
     expect(JSON.stringify(w.json)).toContain("1h, 6h, 24h, 7d, 30d");
-    expect((await s.call("GET", "/v1/premium/builder-stats?bogus=1")).status).toBe(400);
+    // Unknown query parameters are ignored and named in Vigil-Ignored-Input (docs/api.md): still the 402.
+    const bogus = await s.call("GET", "/v1/premium/builder-stats?bogus=1");
+    expect(bogus.status).toBe(402);
+    expect(bogus.headers.get("vigil-ignored-input")).toBe("bogus");
     const info = await s.call("GET", "/v1/paywall");
     expect(JSON.stringify(info.json)).toContain("/v1/premium/builder-stats");
   });

@@ -1,5 +1,7 @@
 /** Runs the real CLI in a child process and waits for its listening URL. */
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -14,7 +16,8 @@ export interface ChildService {
 export async function startCli(args: string[], env: Record<string, string>, opts: { waitFor?: RegExp; timeoutMs?: number } = {}): Promise<ChildService> {
   const proc = spawn(process.execPath, ["--import", "tsx", path.join(root, "src", "cli.ts"), ...args], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "warn", ...env },
+    // A devnet state file of the test's own (unless it names one), never the user's shared one.
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "warn", DEVNET_STATE_FILE: path.join(fs.mkdtempSync(path.join(os.tmpdir(), "vigil-state-")), "devnet.json"), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -3,6 +3,8 @@ import { z } from "zod";
 import { defineRoute } from "../../src/http/route-table.js";
 import { badRequest } from "../../src/core/errors.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { knownInputKeys } from "../../src/http/request-input.js";
+import { CreateWatchInput } from "../../src/watch/service.js";
 
 // Routes added through the app's own extension point: they join the one table.
 const echo = defineRoute({
@@ -122,6 +124,36 @@ describe("HTTP error shape", () => {
     const r = await fetch(`${t.url}/v1/test/echo/${ID}?token=from-query`, { method: "POST", body: JSON.stringify({ n: 3, token: "from-body" }) });
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ echoed: { id: ID, n: 3 } });
+  });
+
+  it("one rule for unknown names: ignored in the query and in the body alike, and named in Vigil-Ignored-Input", async () => {
+    // A cache-buster on a free GET.
+    let r = await fetch(`${t.url}/v1/paywall?x=1&_=1700000000`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("vigil-ignored-input")).toBe("_, x");
+    // An unknown body field next to valid ones: the handler never sees it.
+    r = await fetch(`${t.url}/v1/test/echo/${ID}`, { method: "POST", body: JSON.stringify({ n: 3, colour: "red" }) });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ echoed: { id: ID, n: 3 } });
+    expect(r.headers.get("vigil-ignored-input")).toBe("colour");
+    // A strict schema is no exception: the same rule applies before it runs.
+    r = await fetch(`${t.url}/v1/q/xmr/height?cb=2`);
+    expect(r.status).not.toBe(400); // past input checks (this app has no payment terms: 503)
+    expect(r.headers.get("vigil-ignored-input")).toBe("cb");
+    // A paid route: the unknown name is reported on the refusal too.
+    r = await fetch(`${t.url}/v1/test/paid?cb=1`);
+    expect(r.status).not.toBe(400);
+    expect(r.headers.get("vigil-ignored-input")).toBe("cb");
+    // Known names are not listed.
+    r = await fetch(`${t.url}/v1/test/echo/${ID}`, { method: "POST", body: JSON.stringify({ n: 3 }) });
+    expect(r.headers.get("vigil-ignored-input")).toBeNull();
+  });
+
+  it("the legacy durationDays stays a known field of watch creation (accepted, ignored, not reported)", () => {
+    expect(knownInputKeys(CreateWatchInput)?.has("durationDays")).toBe(true);
+    expect(knownInputKeys(z.object({ a: z.string() }).strict())).toEqual(new Set(["a"]));
+    expect(knownInputKeys(z.object({}).passthrough())).toBeUndefined();
+    expect(knownInputKeys(z.object({ a: z.string() }).transform((v) => v.a))).toEqual(new Set(["a"]));
   });
 
   it("merges path params and mapped headers into the input", async () => {

@@ -40,8 +40,8 @@ interface Fixture {
 }
 
 const PHRASE12 = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
-const noInput: Fixture = { valid: () => ({}), invalid: () => ({ bogus: "1" }) };
-const lenientNoInput: Fixture = { valid: () => ({}), invalid: null };
+// Unknown names are ignored (request-input.ts), so a route without input has nothing to get wrong.
+const noInput: Fixture = { valid: () => ({}), invalid: null };
 const topup: Fixture = {
   valid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken }),
   invalid: (st) => ({ watchId: 42, watchToken: st.watchToken }),
@@ -83,8 +83,8 @@ const FIXTURES: Record<string, Fixture> = {
   premiumFeeHistoryCsv: { valid: () => ({ limit: "10" }), invalid: () => ({ from_block: "abc" }) },
   premiumBuilderBidsCsv: { valid: () => ({ window: "1h", limit: "10" }), invalid: () => ({ limit: "ten" }) },
   flashloanProviders: { valid: () => ({ multi_asset: "true" }), invalid: () => ({ max_fee_bps: "cheap" }) },
-  privateWatchInfo: lenientNoInput,
-  privateWatchHealth: lenientNoInput,
+  privateWatchInfo: noInput,
+  privateWatchHealth: noInput,
   privateWatchSnippets: { valid: () => ({ lang: "python" }), invalid: () => ({ lang: "cobol" }) },
   privateWatchCreate: {
     valid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey, webhookUrl: st.hookUrl }),
@@ -116,7 +116,7 @@ const FIXTURES: Record<string, Fixture> = {
     valid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey, webhookUrl: st.hookUrl }),
     invalid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey, webhookUrl: st.hookUrl, amountUsdCents: "lots" }),
   },
-  coinWalletEvents: lenientNoInput,
+  coinWalletEvents: noInput,
   checkoutSummary: noInput,
   checkoutPayPage: noInput,
   checkoutInvoiceCreate: {
@@ -141,8 +141,8 @@ const FIXTURES: Record<string, Fixture> = {
   },
   boardList: noInput,
   boardLeaderboard: { valid: () => ({ limit: "5" }), invalid: () => ({ limit: "0" }) },
-  boardFeedRss: { valid: () => ({ board: "bounties" }), invalid: () => ({ board: "bounties", bogus: "1" }) },
-  boardFeedJson: { valid: () => ({ board: "bounties" }), invalid: () => ({ board: "bounties", bogus: "1" }) },
+  boardFeedRss: { valid: () => ({ board: "bounties" }), invalid: () => ({ board: "b".repeat(65) }) },
+  boardFeedJson: { valid: () => ({ board: "bounties" }), invalid: () => ({ board: "b".repeat(65) }) },
   boardRead: { valid: () => ({ board: "bounties" }), invalid: () => ({ board: "bounties", limit: "1000" }) },
   boardPost: {
     valid: () => ({ board: "bounties", title: "Every route", body: "A notice from the shared checks." }),
@@ -319,6 +319,60 @@ describe("every route in the table gets the shared checks", () => {
       if ((r.mimeType ?? "application/json") !== "application/json") continue;
       const parsed = r.output.safeParse(JSON.parse(text));
       expect(parsed.success, `${r.operationId}: ${parsed.success ? "" : JSON.stringify(parsed.error.issues)}`).toBe(true);
+    }
+  });
+
+  it("a trailing slash names the same route: served, never 404 or a 405 that names the method it refuses", async () => {
+    for (const r of routes) {
+      const f = fixtureOf(r);
+      // The other spelling: with a trailing slash, or without the one the route is declared with.
+      const slashed = { ...r, path: r.path.length > 1 && r.path.endsWith("/") ? r.path.slice(0, -1) : `${r.path}/` };
+      if (r.method === "POST" || r.method === "PATCH") {
+        // Invalid JSON reaches the route's own input check and does nothing else.
+        const body = await expectEnvelope(await send(slashed, f.valid(st), { rawBody: "{not json" }), 400, `${r.operationId} with a trailing slash`);
+        expect(body.error.code).toBe("invalid_json");
+      } else if (f.invalid) {
+        const body = await expectEnvelope(await send(slashed, f.invalid(st)), 400, `${r.operationId} with a trailing slash`);
+        expect(body.error.code).toBe("invalid_input");
+      } else {
+        const [plain, withSlash] = [await send(r, f.valid(st)), await send(slashed, f.valid(st))];
+        expect(withSlash.status, `${r.operationId} with a trailing slash: ${await withSlash.clone().text()}`).toBe(plain.status);
+        expect([404, 405]).not.toContain(withSlash.status);
+      }
+    }
+  });
+
+  it("another method on a known path is a 405 whose Allow and message never include the method refused", async () => {
+    // PUT is no route's method, so every known path (with or without its trailing slash) must refuse it with 405.
+    const other = "PUT";
+    for (const r of routes) {
+      for (const path of [r.path, r.path.length > 1 && r.path.endsWith("/") ? r.path.slice(0, -1) : `${r.path}/`]) {
+        const res = await send({ ...r, method: other as AnyRouteDef["method"], path }, fixtureOf(r).valid(st));
+        const body = await expectEnvelope(res, 405, `${other} ${path}`);
+        const allow = (res.headers.get("allow") ?? "").split(", ");
+        expect(allow, `${other} ${path}`).not.toContain(other);
+        expect(body.error.message, `${other} ${path}`).not.toMatch(new RegExp(`use .*\\b${other}\\b`));
+      }
+    }
+  });
+
+  it("unknown query parameters and body fields are ignored on every route and named in Vigil-Ignored-Input", async () => {
+    for (const r of routes) {
+      const f = fixtureOf(r);
+      if (r.method !== "GET" && r.method !== "POST") continue;
+      // Invalid input plus an unknown name: the answer is the same 400 as without it, and names the unknown field;
+      // routes without invalid input take valid input (free GETs) or invalid JSON is not useful here, so they use a cache-buster GET.
+      if (f.invalid) {
+        const res = await send(r, { ...f.invalid(st), _cacheBuster: "123" });
+        const body = await expectEnvelope(res, 400, `${r.operationId} invalid input + unknown name`);
+        expect(body.error.code).toBe("invalid_input");
+        expect(JSON.stringify(body), r.operationId).not.toContain("_cacheBuster");
+        expect(res.headers.get("vigil-ignored-input"), r.operationId).toBe("_cacheBuster");
+      } else if (r.method === "GET") {
+        const [plain, busted] = [await send(r, f.valid(st)), await send(r, { ...f.valid(st), _cacheBuster: "123" })];
+        expect(busted.status, `${r.operationId} with ?_cacheBuster: ${await busted.clone().text()}`).toBe(plain.status);
+        expect(busted.headers.get("vigil-ignored-input"), r.operationId).toBe("_cacheBuster");
+      }
     }
   });
 });

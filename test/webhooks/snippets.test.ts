@@ -104,6 +104,13 @@ for (const lang of SNIPPET_LANGUAGES) {
       expect(r).toMatchObject({ ok: true, status: 200 });
       await new Promise((res) => setTimeout(res, 100));
       expect(rx.output()).toContain(`verified balance_change for watch ${watchId}`);
+      // The walk-through's receiver (Node) also prints the amounts: confirmed vs pending, with their changes.
+      if (lang === "node") {
+        expect(rx.output()).toContain(
+          `verified balance_change for watch ${watchId}: confirmed ${payload.chain === "zcash" ? "1.50000000 ZEC" : "0.000150000000 XMR"} (change`,
+        );
+        expect(rx.output()).toMatch(/pending 0\.0+ (XMR|ZEC) \(change/);
+      }
     });
 
     it("accepts a synthetic_test delivery", async () => {

@@ -2,6 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ServiceError } from "../../src/core/errors.js";
 import {
+  HOST_NOT_PUBLIC_MESSAGE,
+  HOST_NOT_PUBLIC_RULE,
   checkAddress,
   checkWebhookUrl,
   checkWebhookUrlSyntax,
@@ -187,25 +189,24 @@ describe("checkWebhookUrl: names, with every A/AAAA answer checked", () => {
     ["linklocal6.example", "link-local"],
     ["cgnat.example", "carrier-grade NAT"],
     ["mapped.example", "private"],
-  ])("refuses %s (%s) unless allowPrivate", async (host, cls) => {
+  ])("refuses %s (%s) unless allowPrivate", async (host) => {
     const err = await rejection(checkWebhookUrl(`https://${host}/`, STRICT, dns));
-    expect(err.details).toEqual({ rule: "non_public_address" });
-    expect(err.message).toContain(cls);
-    // the resolved address is not echoed back
-    expect(err.message).not.toMatch(/\d+\.\d+\.\d+\.\d+|fd00|fe80/);
+    // DNS-based: the one rule and message, which names neither the address nor its class.
+    expect(err.details).toEqual({ rule: HOST_NOT_PUBLIC_RULE });
+    expect(err.message).toBe(HOST_NOT_PUBLIC_MESSAGE);
     await expect(checkWebhookUrl(`https://${host}/`, PRIVATE_ONLY, dns)).resolves.toBeInstanceOf(URL);
   });
 
   it("refuses a name that resolves to a public and then a private address", async () => {
     for (const host of ["mixed.example", "mixed6.example"]) {
       const err = await rejection(checkWebhookUrl(`https://${host}/`, STRICT, dns));
-      expect(err.details).toEqual({ rule: "non_public_address" });
+      expect(err.details).toEqual({ rule: HOST_NOT_PUBLIC_RULE });
     }
   });
 
   it("refuses a name aliased to a metadata address even with allowPrivate", async () => {
     const err = await rejection(checkWebhookUrl("https://metadata-alias.example/", DEV, dns));
-    expect(err.details).toEqual({ rule: "metadata_address" });
+    expect(err.details).toEqual({ rule: HOST_NOT_PUBLIC_RULE });
   });
 
   it("refuses metadata host names without resolving them", async () => {
@@ -228,10 +229,42 @@ describe("checkWebhookUrl: names, with every A/AAAA answer checked", () => {
 
   it("refuses NXDOMAIN and empty answers", async () => {
     const nx = await rejection(checkWebhookUrl("https://no-such-host.example/", STRICT, dns));
-    expect(nx.details).toEqual({ rule: "unresolvable" });
-    expect(nx.message).toContain("ENOTFOUND");
+    expect(nx.details).toEqual({ rule: HOST_NOT_PUBLIC_RULE });
     const empty = await rejection(checkWebhookUrl("https://empty.example/", STRICT, dns));
-    expect(empty.details).toEqual({ rule: "unresolvable" });
+    expect(empty.details).toEqual({ rule: HOST_NOT_PUBLIC_RULE });
+  });
+
+  it("every DNS-based refusal answers one code, rule and message: an outsider learns nothing about internal names", async () => {
+    const failing: Resolver = async (host) => {
+      if (host === "dns-error.example") throw Object.assign(new Error("boom"), { code: "ESERVFAIL" });
+      return dns(host);
+    };
+    const urls = [
+      "https://no-such-host.example/",
+      "https://empty.example/",
+      "https://dns-error.example/",
+      "https://private.example/",
+      "https://loopback.example/",
+      "https://mixed.example/",
+      "https://metadata-alias.example/",
+    ];
+    const answers = new Set<string>();
+    for (const url of urls) {
+      const err = await rejection(checkWebhookUrl(url, STRICT, failing));
+      answers.add(JSON.stringify({ status: err.status, code: err.code, message: err.message, details: err.details }));
+    }
+    expect([...answers]).toEqual([
+      JSON.stringify({ status: 400, code: "invalid_webhook_url", message: HOST_NOT_PUBLIC_MESSAGE, details: { rule: HOST_NOT_PUBLIC_RULE } }),
+    ]);
+  });
+
+  it("refuses a URL that can never deliver (port 0) before any DNS", async () => {
+    const before = dns.calls.length;
+    for (const url of ["https://public.example:0/hook", "https://93.184.216.34:0/", "http://127.0.0.1:0/"]) {
+      const err = await rejection(checkWebhookUrl(url, DEV, dns));
+      expect(err.details, url).toEqual({ rule: "port" });
+    }
+    expect(dns.calls.length).toBe(before);
   });
 
   it("uses the system resolver by default (localhost from the hosts file)", async () => {

@@ -86,7 +86,16 @@ export interface MoneroHistoricalResult {
   outputs?: HistoricalOutputEntry[];
 }
 
-export type MoneroHistoricalService = (input: MoneroHistoricalInput, signal?: AbortSignal) => Promise<MoneroHistoricalResult>;
+export type MoneroHistoricalService = ((input: MoneroHistoricalInput, signal?: AbortSignal) => Promise<MoneroHistoricalResult>) & {
+  /**
+   * The refusals decidable before any payment: address and view key (400s
+   * naming what is wrong), heights against each other and the chain tip
+   * (400 invalid_height), the range limit in blocks (400 range_too_large).
+   * The run repeats them (the tip may have moved); the transaction-count
+   * estimate, which reads every header of the range, is left to the run.
+   */
+  precheck(input: MoneroHistoricalInput, signal?: AbortSignal): Promise<void>;
+};
 
 export function createMoneroHistorical(opts: MoneroHistoricalOptions): MoneroHistoricalService {
   const maxBlocks = Math.max(1, opts.maxBlocks ?? 20_000);
@@ -95,8 +104,8 @@ export function createMoneroHistorical(opts: MoneroHistoricalOptions): MoneroHis
   const lookahead = lookaheadFrom(opts.lookahead);
   const source = opts.blockSource ?? new MoneroBlockSource(opts.daemon, { cacheBlocks: 64 });
 
-  return async (input, signal) => {
-    const started = Date.now();
+  /** Key, heights and block range: what can be refused from one tip read. */
+  const plan = async (input: MoneroHistoricalInput, signal?: AbortSignal) => {
     // Validates address + key first (400s name what is wrong), before any daemon work.
     const account = makeViewAccount(input.address, input.viewKey, {
       lookahead,
@@ -121,6 +130,12 @@ export function createMoneroHistorical(opts: MoneroHistoricalOptions): MoneroHis
         { requested_blocks: blocks, max_blocks: maxBlocks, suggested_birthday_height: to - maxBlocks + 1 },
       );
     }
+    return { account, tip, from, to, blocks };
+  };
+
+  const run = async (input: MoneroHistoricalInput, signal?: AbortSignal): Promise<MoneroHistoricalResult> => {
+    const started = Date.now();
+    const { account, tip, from, to, blocks } = await plan(input, signal);
 
     // The work is one key derivation per transaction: estimate it from the headers (one request
     // per 1000 blocks) and refuse a range that cannot finish in time before scanning anything.
@@ -214,4 +229,5 @@ export function createMoneroHistorical(opts: MoneroHistoricalOptions): MoneroHis
     if (input.includeOutputs) result.outputs = list;
     return result;
   };
+  return Object.assign(run, { precheck: async (input: MoneroHistoricalInput, signal?: AbortSignal) => void (await plan(input, signal)) });
 }

@@ -1,10 +1,10 @@
-/** Locates the shared Monero vectors; tests skip with a warning naming the path when absent. */
+/** Locates the Monero vectors vendored in test/vectors/monero (sources and licences: test/vectors/README.md). */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-export const VECTOR_DIR = path.resolve(repoRoot, "..", "shared", "vectors", "monero");
+export const VECTOR_DIR = path.resolve(repoRoot, "test", "vectors", "monero");
 export const vectorsPresent = existsSync(path.join(VECTOR_DIR, "crypto-tests.txt"));
 if (!vectorsPresent) console.warn(`Monero vectors not found at ${VECTOR_DIR}: vector tests are skipped.`);
 

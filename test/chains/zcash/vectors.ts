@@ -1,14 +1,15 @@
 /**
- * Loads the Zcash test vectors from ../shared/vectors/zcash (next to the repo).
- * When the folder is absent, vector suites skip and say so.
+ * Loads the Zcash test vectors vendored in test/vectors/zcash (sources and
+ * licences: test/vectors/README.md). When the folder is absent (only with
+ * ZCASH_VECTOR_DIR pointing elsewhere), vector suites skip and say so.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-/** `../shared/vectors/zcash` next to the repository; ZCASH_VECTOR_DIR overrides it (used to check the skip path). */
-export const VECTOR_DIR = process.env.ZCASH_VECTOR_DIR ?? path.resolve(repoRoot, "..", "shared", "vectors", "zcash");
+/** `test/vectors/zcash` in the repository; ZCASH_VECTOR_DIR overrides it (used to check the skip path). */
+export const VECTOR_DIR = process.env.ZCASH_VECTOR_DIR ?? path.resolve(repoRoot, "test", "vectors", "zcash");
 export const vectorsPresent = fs.existsSync(VECTOR_DIR);
 
 let warned = false;
