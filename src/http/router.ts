@@ -17,6 +17,7 @@ import { installFallbacks } from "./fallbacks.js";
 import { requestInput } from "./request-input.js";
 import { createRateLimiters, enforceRouteLimit, type RateLimiters, type RateLimitSettings } from "./rate-limits.js";
 import { render, type HttpEnv } from "./respond.js";
+import { bazaarForHttp } from "./discovery.js";
 
 export { MAX_BODY_BYTES } from "./middleware.js";
 
@@ -82,6 +83,7 @@ async function serveRoute(c: Context<HttpEnv>, route: AnyRouteDef, deps: RouterD
     work: (trx, payment) => route.handler(input, { ...ctx, db: trx, payment }),
     readOnly: route.readOnly,
     minValiditySeconds: route.minValiditySeconds,
+    extensions: bazaarForHttp(route, url.pathname),
   });
   if (outcome.kind === "payment_required") {
     const headers: Record<string, string> = {

@@ -48,7 +48,7 @@ export interface Paywall {
   /** null when PAY_TO is missing outside the devnet: paid routes answer 503. */
   terms: PaymentTerms | null;
   requirementsFor(amount: bigint): PaymentRequirements;
-  paymentRequired(resource: ResourceDescription, amount: bigint, error: string): PaymentRequired;
+  paymentRequired(resource: ResourceDescription, amount: bigint, error: string, extensions?: Record<string, unknown>): PaymentRequired;
   run<T>(call: PaidCall<T>): Promise<PaidOutcome<T>>;
 }
 
@@ -65,6 +65,8 @@ export interface PaidCall<T> {
   readOnly?: boolean;
   /** Least remaining validity of the authorisation (see RouteDef.minValiditySeconds). */
   minValiditySeconds?: number;
+  /** Protocol extensions declared in the 402 (bazaar discovery, payment-identifier). */
+  extensions?: Record<string, unknown>;
 }
 
 export type PaidOutcome<T> =
@@ -132,8 +134,8 @@ export function createPaywall(deps: {
     };
   }
 
-  function paymentRequired(resource: ResourceDescription, amount: bigint, error: string): PaymentRequired {
-    return { x402Version: 2, error, resource, accepts: [requirementsFor(amount)] };
+  function paymentRequired(resource: ResourceDescription, amount: bigint, error: string, extensions?: Record<string, unknown>): PaymentRequired {
+    return { x402Version: 2, error, resource, accepts: [requirementsFor(amount)], ...(extensions ? { extensions } : {}) };
   }
 
   /** Checks the decoded payload against our terms before anything leaves the process. */
@@ -158,7 +160,7 @@ export function createPaywall(deps: {
     const req = requirementsFor(call.amount);
     const refuse = (reason: string, settleResponse?: SettleResponse): PaidOutcome<T> => ({
       kind: "payment_required",
-      paymentRequired: paymentRequired(call.resource, call.amount, reason),
+      paymentRequired: paymentRequired(call.resource, call.amount, reason, call.extensions),
       ...(settleResponse ? { settleResponse } : {}),
     });
     if (call.header === undefined || call.header === "") return refuse("payment_required");

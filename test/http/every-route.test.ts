@@ -10,6 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { x402Client, x402HTTPClient } from "@x402/core/client";
+import { validateDiscoveryExtension, validateDiscoveryExtensionSpec, type DiscoveryExtension } from "@x402/extensions/bazaar";
 import type { AnyRouteDef } from "../../src/http/route-table.js";
 import { priceOf } from "../../src/http/router.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
@@ -288,6 +290,14 @@ describe("every route in the table gets the shared checks", () => {
       expect(required.x402Version).toBe(2);
       expect(required.accepts[0]!.amount, r.operationId).toBe(priceOf(r, r.input.parse(input))!.toString());
       expect(required.resource.url, r.operationId).toContain(r.path.replace(/:.*$/, ""));
+      // The official client reads the same 402, and its bazaar extension is valid by the official validators.
+      expect(header!.length, `${r.operationId}: PAYMENT-REQUIRED stays well under the 16 KB header limit of common clients`).toBeLessThan(12_000);
+      const official = new x402HTTPClient(new x402Client()).getPaymentRequiredResponse((name) => res.headers.get(name), await res.json());
+      const bazaar = official.extensions?.bazaar as DiscoveryExtension | undefined;
+      expect(bazaar, `${r.operationId} has a bazaar extension`).toBeDefined();
+      expect(validateDiscoveryExtension(bazaar!), `${r.operationId}: ${JSON.stringify(validateDiscoveryExtension(bazaar!).errors)}`).toEqual({ valid: true });
+      expect(validateDiscoveryExtensionSpec(bazaar as never).valid, r.operationId).toBe(true);
+      expect((bazaar!.info.input as { method?: string }).method, r.operationId).toBe(r.method);
     }
   });
 
