@@ -21,6 +21,7 @@ import type { QuestionDef } from "./oracle/question.js";
 import { createPaywall, type Paywall, type PaymentTerms } from "./x402/paywall.js";
 import { createFacilitator, type FacilitatorSettings } from "./x402/facilitators.js";
 import { USDC } from "./x402/networks.js";
+import { createAuthorizationReader, type AuthorizationReader } from "./x402/authorization-state.js";
 import { SecretBox } from "./core/secretbox.js";
 import { createWebhookSender } from "./webhooks/deliver.js";
 import type { Resolver } from "./webhooks/url-guard.js";
@@ -90,6 +91,8 @@ export interface App {
   watch: WatchDeps;
   /** What the Ethereum follower job needs (workers.ts). */
   ethereum: EthereumFollowerDeps;
+  /** What the payment reconciler job needs (workers.ts): null chain when EVM_RPC_URL or PAY_TO is unset. */
+  payments: { chain: AuthorizationReader | null; responseTtlSeconds: number };
   /** What the checkout invoice expiry job needs (workers.ts). */
   checkout: CheckoutDeps;
   /** What the relay poller job needs (workers.ts); no relays when RELAY_URLS is unset. */
@@ -152,7 +155,18 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const terms: PaymentTerms | null = payTo
     ? { usdc: USDC[network], payTo: payTo as `0x${string}`, maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS }
     : null;
-  const paywall = createPaywall({ db: database.db, facilitator: facilitator.client, terms, clock, log });
+  // Paid answers are stored sealed for retries (with a master key), and work interrupted after settlement
+  // is resumed on the chain's word (with an RPC of the payment network: EVM_RPC_URL).
+  const paymentChain = terms && config.EVM_RPC_URL ? createAuthorizationReader({ rpcUrl: config.EVM_RPC_URL, usdc: terms.usdc, payTo: terms.payTo }) : null;
+  const paywall = createPaywall({
+    db: database.db,
+    facilitator: facilitator.client,
+    terms,
+    clock,
+    log,
+    secretBox: config.MASTER_KEY ? new SecretBox(config.MASTER_KEY) : null,
+    chain: paymentChain,
+  });
 
   // Monero: the configured daemon (the devnet's in devnet mode); without one, facts answer 503 chain_not_configured.
   const moneroNetwork = config.MONERO_NETWORK;
@@ -356,6 +370,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     table,
     oracle,
     paywall,
+    payments: { chain: paymentChain, responseTtlSeconds: paywall.responseTtlSeconds },
     watch,
     ethereum,
     checkout,

@@ -72,6 +72,7 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, description: "The path exists for other methods; the `Allow` header lists them." },
   // 409: conflicting state
   payment_in_progress: { status: 409, description: "The same payment authorisation is being processed by another request." },
+  payment_identifier_conflict: { status: 409, description: "The payment identifier (payment-identifier extension) was used by this payer for a different request." },
   watch_dead: { status: 409, description: "The watch was retired after 50 consecutive failed deliveries; it takes no top-ups or tests." },
   // 413: too large
   payload_too_large: { status: 413, description: "The request body is over 64 KB." },

@@ -16,7 +16,7 @@ import { installMiddleware } from "./middleware.js";
 import { installFallbacks } from "./fallbacks.js";
 import { requestInput } from "./request-input.js";
 import { createRateLimiters, enforceRouteLimit, type RateLimiters, type RateLimitSettings } from "./rate-limits.js";
-import { render, type HttpEnv } from "./respond.js";
+import { render, storedAnswer, type HttpEnv } from "./respond.js";
 import { bazaarForHttp } from "./discovery.js";
 
 export { MAX_BODY_BYTES } from "./middleware.js";
@@ -80,7 +80,10 @@ async function serveRoute(c: Context<HttpEnv>, route: AnyRouteDef, deps: RouterD
     },
     amount: price,
     header: c.req.header("payment-signature") ?? c.req.header("x-payment"),
+    input,
     work: (trx, payment) => route.handler(input, { ...ctx, db: trx, payment }),
+    codec: storedAnswer,
+    successStatus: status,
     readOnly: route.readOnly,
     minValiditySeconds: route.minValiditySeconds,
     extensions: bazaarForHttp(route, url.pathname),

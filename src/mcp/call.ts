@@ -26,6 +26,7 @@ import { isToolOnly, RawBody, type RequestContext } from "../http/route-table.js
 import { enforceRouteLimit, type RateLimiters } from "../http/rate-limits.js";
 import { priceOf } from "../http/router.js";
 import { bazaarForMcp } from "../http/discovery.js";
+import { storedAnswer } from "../http/respond.js";
 import type { PublishedTool } from "./tools.js";
 
 /** `_meta` key of the signed payment (a PaymentPayload object; a base64 header string is accepted too). */
@@ -107,7 +108,10 @@ export async function callTool(
       resource: { url: `mcp://tool/${name}`, description: entry.summary, mimeType: entry.mimeType ?? "application/json" },
       amount: price,
       header: paymentHeader(meta),
+      input,
       work: (trx, payment) => entry.handler(input, { ...ctx, db: trx, payment }),
+      codec: storedAnswer,
+      successStatus: entry.successStatus ?? 200,
       readOnly: entry.readOnly,
       minValiditySeconds: entry.minValiditySeconds,
       extensions: bazaarForMcp(entry, name),
