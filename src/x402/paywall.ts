@@ -464,13 +464,8 @@ export function createPaywall(deps: {
     async function retryOf(row: PaymentRow): Promise<PaidOutcome<T>> {
       // Only the same request may have its answer back; another request never reuses an authorisation.
       if (row.request_hash !== hash || row.route !== call.route || BigInt(row.amount_atomic) !== call.amount) return refuse("authorization_already_used");
-      if (row.status === "pending") {
-        // Young and pending: most likely in flight in another request. Old: its process died; the chain decides.
-        const young = clock.now() - new Date(row.created_at).getTime() < 60_000;
-        if (young && !(row.payment_identifier === null && deps.chain)) {
-          throw new ServiceError(409, "payment_in_progress", "This payment authorisation is being processed by another request.");
-        }
-      }
+      // A pending row is either in flight (its work transaction holds the row's lock, or the chain shows it
+      // unused: 409) or was left by a process that died after settling (the chain shows it paid: resumed).
       if (!(await signedByPayer(payload))) return refuse("invalid_exact_evm_payload_signature");
       return resume(row, call, refuse);
     }

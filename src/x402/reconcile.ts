@@ -49,6 +49,8 @@ export interface ReconcileDeps {
   chain: AuthorizationReader | null;
   clock: Clock;
   log: Pick<Logger, "warn" | "info" | "error">;
+  /** Pending rows younger than this are left alone (default RECONCILE_GRACE_SECONDS). */
+  graceSeconds?: number;
 }
 
 export interface ReconcileResult {
@@ -97,7 +99,7 @@ export async function reconcilePayments(deps: ReconcileDeps): Promise<ReconcileR
     .where("response_sealed", "is not", null)
     .where("response_expires_at", "<=", now)
     .executeTakeFirst();
-  const cutoff = new Date(clock.now() - RECONCILE_GRACE_SECONDS * 1000);
+  const cutoff = new Date(clock.now() - (deps.graceSeconds ?? RECONCILE_GRACE_SECONDS) * 1000);
   const pending = await db.selectFrom("payments").selectAll().where("status", "=", "pending").where("created_at", "<", cutoff).orderBy("created_at").limit(BATCH).execute();
   let failed = 0;
   let orphaned = 0;
