@@ -305,6 +305,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       startedAt: clock.now(),
       now: () => clock.now(),
       version: VERSION,
+      generalPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      allowList: { enabled: false, perMinute: undefined },
     }),
     ...moduleRoutes,
   );

@@ -58,6 +58,8 @@ const FIXTURES: Record<string, Fixture> = {
   index: noInput,
   paywallInfo: noInput,
   openapi: noInput,
+  openapiRoot: noInput,
+  llmsTxt: noInput,
   x402Discovery: noInput,
   mcpServerCard: noInput,
   health: noInput,
