@@ -19,7 +19,7 @@ import { createOracleRegistry, type OracleRegistry } from "./oracle/registry.js"
 import { oracleRoutes } from "./oracle/routes.js";
 import type { QuestionDef } from "./oracle/question.js";
 import { createPaywall, type Paywall, type PaymentTerms } from "./x402/paywall.js";
-import { createFacilitator, type FacilitatorSettings } from "./x402/facilitators.js";
+import { checkFacilitatorSupport, createFacilitator, type FacilitatorSettings } from "./x402/facilitators.js";
 import { USDC } from "./x402/networks.js";
 import { createAuthorizationReader, type AuthorizationReader } from "./x402/authorization-state.js";
 import { SecretBox } from "./core/secretbox.js";
@@ -155,6 +155,15 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const terms: PaymentTerms | null = payTo
     ? { usdc: USDC[network], payTo: payTo as `0x${string}`, maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS }
     : null;
+  // A facilitator that cannot settle the configured network stops the start, with the reason.
+  if (terms) {
+    try {
+      await checkFacilitatorSupport(facilitator.client, terms.usdc.network, facilitator.label, log);
+    } catch (e) {
+      if (ownsDatabase) await database.close();
+      throw e;
+    }
+  }
   // Paid answers are stored sealed for retries (with a master key), and work interrupted after settlement
   // is resumed on the chain's word (with an RPC of the payment network: EVM_RPC_URL).
   const paymentChain = terms && config.EVM_RPC_URL ? createAuthorizationReader({ rpcUrl: config.EVM_RPC_URL, usdc: terms.usdc, payTo: terms.payTo }) : null;

@@ -12,7 +12,7 @@
 export type ErrorDetails = Record<string, unknown>;
 
 export interface ErrorCodeInfo {
-  status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 429 | 500 | 502 | 503 | 504;
+  status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 429 | 431 | 500 | 502 | 503 | 504;
   /** What the code means to a client, one sentence (the docs table is made of these). */
   description: string;
 }
@@ -79,6 +79,8 @@ export const ERROR_CODES = {
   webhook_body_too_large: { status: 413, description: "A webhook body would be over 64 KB; it is refused before signing." },
   // 429: rate limited
   rate_limited: { status: 429, description: "Too many requests from this IP; `Retry-After` says when to retry (seconds)." },
+  // 431: header too large
+  payment_header_too_large: { status: 431, description: "The PAYMENT-SIGNATURE (or X-PAYMENT) header is over 8192 bytes; it is refused before decoding." },
   // 500: a bug
   internal_error: { status: 500, description: "An unexpected error; `details.requestId` finds the log line." },
   // 502: an upstream answered badly or not at all

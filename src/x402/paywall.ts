@@ -372,7 +372,8 @@ export function createPaywall(deps: {
       ...(settleResponse ? { settleResponse } : {}),
     });
     if (call.header === undefined || call.header === "") return refuse("payment_required");
-    if (call.header.length > MAX_PAYMENT_HEADER_BYTES) return refuse("payment_header_too_large");
+    if (call.header.length > MAX_PAYMENT_HEADER_BYTES)
+      throw new ServiceError(431, "payment_header_too_large", `The payment header is over ${MAX_PAYMENT_HEADER_BYTES} bytes; it was not decoded.`, { max_bytes: MAX_PAYMENT_HEADER_BYTES });
 
     let decoded: PaymentPayload;
     let payload: ExactEvmPayload;
