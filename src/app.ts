@@ -285,6 +285,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   ];
   const oracle = createOracleRegistry(questions, clock);
 
+  // The operator allow-list (docs/allow-list.md): addresses and tokens with their own, higher general limit.
+  const splitList = (v: string | undefined) => (v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+  const allowCidrs = splitList(config.RATE_LIMIT_ALLOW_CIDRS);
+  const allowTokens = splitList(config.RATE_LIMIT_ALLOW_TOKENS);
+  const allowListSettings =
+    allowCidrs.length || allowTokens.length ? { cidrs: allowCidrs, tokens: allowTokens, perMinute: config.RATE_LIMIT_ALLOW_PER_MINUTE } : undefined;
+
   const routes: AnyRouteDef[] = [];
   // Built from the whole table below; the server card route reads it per request.
   let mcp: McpService | undefined;
@@ -315,7 +322,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       now: () => clock.now(),
       version: VERSION,
       generalPerMinute: config.RATE_LIMIT_PER_MINUTE,
-      allowList: { enabled: false, perMinute: undefined },
+      allowList: allowListSettings
+        ? { enabled: true, perMinute: allowListSettings.perMinute }
+        : { enabled: false, perMinute: undefined },
     }),
     ...moduleRoutes,
   );
@@ -338,7 +347,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     log,
     site,
     trustProxyHops: config.TRUST_PROXY_HOPS,
-    rateLimits: { store, generalPerMinute: config.RATE_LIMIT_PER_MINUTE },
+    rateLimits: { store, generalPerMinute: config.RATE_LIMIT_PER_MINUTE, allowList: allowListSettings },
   });
   mcp = createMcpService({
     table,

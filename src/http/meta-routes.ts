@@ -70,6 +70,13 @@ export const PaywallInfo = z.object({
   asset: z.string().nullable(),
   /** False when no payTo is configured: paid routes then cannot be bought. */
   configured: z.boolean(),
+  /** The general limit, and what an operator allow-list entry gives (never who is on the list). */
+  rate_limits: z.object({
+    per_minute_per_ip: z.number().int(),
+    allow_list: z.object({ enabled: z.boolean(), per_minute: z.number().int().optional(), note: z.string() }),
+  }),
+  /** Paid answers stored for retries (the payment-identifier extension) and for how long. */
+  idempotency: z.object({ payment_identifier: z.boolean(), stored_seconds: z.number().int() }),
   routes: z.array(
     z.object({
       endpoint: z.string(),
@@ -175,6 +182,15 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
         scheme: "exact",
         asset: deps.paywall.terms?.usdc.asset ?? null,
         configured: deps.paywall.terms !== null,
+        rate_limits: {
+          per_minute_per_ip: deps.generalPerMinute,
+          allow_list: {
+            enabled: deps.allowList.enabled,
+            ...(deps.allowList.perMinute !== undefined ? { per_minute: deps.allowList.perMinute } : {}),
+            note: "Operators allow-list client addresses or tokens (header x-allow-token) with a higher general limit on request; who is listed is never shown.",
+          },
+        },
+        idempotency: { payment_identifier: deps.paywall.idempotent, stored_seconds: deps.paywall.responseTtlSeconds },
         routes: paywallRoutes(),
       }),
     }),

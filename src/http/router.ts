@@ -42,7 +42,12 @@ export function priceOf(route: AnyRouteDef, input: unknown): bigint | undefined 
 export function buildRouter(deps: RouterDeps): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   const limiters = createRateLimiters(deps.routes, deps.rateLimits);
-  installMiddleware(app, { log: deps.log, trustProxyHops: deps.trustProxyHops, generalLimiter: limiters.general });
+  installMiddleware(app, {
+    log: deps.log,
+    trustProxyHops: deps.trustProxyHops,
+    generalLimiter: limiters.general,
+    allowed: { limiter: limiters.allowed, list: limiters.allowList },
+  });
   for (const route of deps.routes) {
     app.on(route.method, route.path, (c) => serveRoute(c, route, deps, limiters));
   }
