@@ -4,6 +4,7 @@
  * to that API), against the whole devnet stack: the same tools, schemas,
  * payments and errors on both transports.
  */
+import { validateDiscoveryExtension, type DiscoveryExtension } from "@x402/extensions/bazaar";
 import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
 import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
 import path from "node:path";
@@ -191,6 +192,10 @@ describe.each(transports)("MCP over $name", (transport) => {
     expect(terms).toMatchObject({ x402Version: 2, error: "payment_required", resource: { url: "mcp://tool/service_private_watch_create" } });
     expect(terms.accepts[0]).toMatchObject({ amount: "100000", network: "eip155:84532" });
     expect(unpaid._meta?.["vigil/rest"]).toEqual({ method: "POST", url: `${s.url}/v1/private/watch` });
+    // The bazaar extension in its MCP form, valid by the official validator.
+    const bazaar = terms.extensions?.bazaar as DiscoveryExtension;
+    expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
+    expect(bazaar.info.input).toMatchObject({ type: "mcp", toolName: "service_private_watch_create", transport: "streamable-http" });
     const watchesBefore = await s.t.db.db.selectFrom("watches").select("id").execute();
 
     const signed = await s.payer.signFor(terms);
