@@ -21,8 +21,9 @@ import { createOracleRegistry, type OracleRegistry } from "./oracle/registry.js"
 import { oracleRoutes } from "./oracle/routes.js";
 import type { QuestionDef } from "./oracle/question.js";
 import { createPaywall, type Paywall, type PaymentTerms } from "./x402/paywall.js";
-import { createFacilitator, type FacilitatorSettings } from "./x402/facilitators.js";
+import { checkFacilitatorSupport, createFacilitator, type FacilitatorSettings } from "./x402/facilitators.js";
 import { USDC } from "./x402/networks.js";
+import { createAuthorizationReader, type AuthorizationReader } from "./x402/authorization-state.js";
 import { SecretBox } from "./core/secretbox.js";
 import { createWebhookSender } from "./webhooks/deliver.js";
 import type { Resolver } from "./webhooks/url-guard.js";
@@ -101,6 +102,8 @@ export interface App {
   watch: WatchDeps;
   /** What the Ethereum follower job needs (workers.ts). */
   ethereum: EthereumFollowerDeps;
+  /** What the payment reconciler job needs (workers.ts): null chain when EVM_RPC_URL or PAY_TO is unset. */
+  payments: { chain: AuthorizationReader | null; responseTtlSeconds: number };
   /** What the checkout invoice expiry job needs (workers.ts). */
   checkout: CheckoutDeps;
   /** What the relay poller job needs (workers.ts); no relays when RELAY_URLS is unset. */
@@ -169,7 +172,27 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const terms: PaymentTerms | null = payTo
     ? { usdc: USDC[network], payTo: payTo as `0x${string}`, maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS }
     : null;
-  const paywall = createPaywall({ db: database.db, facilitator: facilitator.client, terms, clock, log });
+  // A facilitator that cannot settle the configured network stops the start, with the reason.
+  if (terms) {
+    try {
+      await checkFacilitatorSupport(facilitator.client, terms.usdc.network, facilitator.label, log);
+    } catch (e) {
+      if (ownsDatabase) await database.close();
+      throw e;
+    }
+  }
+  // Paid answers are stored sealed for retries (with a master key), and work interrupted after settlement
+  // is resumed on the chain's word (with an RPC of the payment network: EVM_RPC_URL).
+  const paymentChain = terms && config.EVM_RPC_URL ? createAuthorizationReader({ rpcUrl: config.EVM_RPC_URL, usdc: terms.usdc, payTo: terms.payTo }) : null;
+  const paywall = createPaywall({
+    db: database.db,
+    facilitator: facilitator.client,
+    terms,
+    clock,
+    log,
+    secretBox: config.MASTER_KEY ? new SecretBox(config.MASTER_KEY) : null,
+    chain: paymentChain,
+  });
 
   // Monero: the configured daemon (the devnet's in devnet mode); without one, facts answer 503 chain_not_configured.
   const moneroNetwork = config.MONERO_NETWORK;
@@ -313,6 +336,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   ];
   const oracle = createOracleRegistry(questions, clock);
 
+  // The operator allow-list (docs/allow-list.md): addresses and tokens with their own, higher general limit.
+  const splitList = (v: string | undefined) => (v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+  const allowCidrs = splitList(config.RATE_LIMIT_ALLOW_CIDRS);
+  const allowTokens = splitList(config.RATE_LIMIT_ALLOW_TOKENS);
+  const allowListSettings =
+    allowCidrs.length || allowTokens.length ? { cidrs: allowCidrs, tokens: allowTokens, perMinute: config.RATE_LIMIT_ALLOW_PER_MINUTE } : undefined;
+
   const routes: AnyRouteDef[] = [];
   // Built from the whole table below; the server card route reads it per request.
   let mcp: McpService | undefined;
@@ -342,6 +372,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       startedAt: clock.now(),
       now: () => clock.now(),
       version: VERSION,
+      generalPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      allowList: allowListSettings
+        ? { enabled: true, perMinute: allowListSettings.perMinute }
+        : { enabled: false, perMinute: undefined },
     }),
     ...moduleRoutes,
   );
@@ -364,7 +398,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     log,
     site,
     trustProxyHops: config.TRUST_PROXY_HOPS,
-    rateLimits: { store, generalPerMinute: config.RATE_LIMIT_PER_MINUTE },
+    rateLimits: { store, generalPerMinute: config.RATE_LIMIT_PER_MINUTE, allowList: allowListSettings },
   });
   mcp = createMcpService({
     table,
@@ -428,6 +462,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     table,
     oracle,
     paywall,
+    payments: { chain: paymentChain, responseTtlSeconds: paywall.responseTtlSeconds },
     watch,
     ethereum,
     checkout,

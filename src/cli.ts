@@ -23,6 +23,7 @@ const USAGE = `Usage: vigil <command> [options]
   devnet send monero <address> <XMR> send devnet coins to an address  [--devnet URL]
   devnet mine [blocks]               mine blocks on the devnet's monerod  [--devnet URL]
   pay <METHOD> <URL> [json]          call a paid route, paying with a devnet key or VIGIL_PAYER_KEY
+  payments pending [--json]          x402 payments that need attention (pending, or settled without their work)
   zcash derive-ufvk [--account N] [--network mainnet|testnet|regtest]   phrase on stdin
   zcash scan-tx                      {"hex","ufvk","height"?} on stdin
   monero scan-tx                     {"hex","address","viewKey"} on stdin
@@ -173,6 +174,27 @@ async function main(argv: string[]): Promise<number> {
       const applied = await migrateToLatest(db.db);
       await db.close();
       io.stdout.write(applied.length ? `applied: ${applied.join(", ")}\n` : "database is up to date\n");
+      return 0;
+    }
+    case "payments": {
+      if (rest[0] !== "pending") {
+        io.stderr.write("usage: vigil payments pending [--json]\n");
+        return 2;
+      }
+      const cfg = config();
+      const { openDatabase } = await import("./db/connection.js");
+      const { migrateToLatest } = await import("./db/migrate.js");
+      const { openPayments } = await import("./x402/reconcile.js");
+      const db = await openDatabase({ databaseUrl: cfg.DATABASE_URL, schema: cfg.DATABASE_SCHEMA, dataDir: cfg.dataDir });
+      try {
+        await migrateToLatest(db.db);
+        const open = await openPayments(db.db);
+        if (rest.includes("--json")) io.stdout.write(`${JSON.stringify(open)}\n`);
+        else if (!open.length) io.stdout.write("no payment needs attention\n");
+        else for (const p of open) io.stdout.write(`${p.state}\t${p.id}\t${p.created_at}\t${p.route}\t${p.payer}\t${p.amount_atomic}\t${p.tx_hash ?? "-"}\t${p.error ?? ""}\n`);
+      } finally {
+        await db.close();
+      }
       return 0;
     }
     case "devnet": {

@@ -3,6 +3,7 @@
  * start. A wrong value stops start-up with a message naming the variable.
  * Nothing below the CLI reads process.env.
  */
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import path from "node:path";
 
@@ -54,6 +55,18 @@ export const ConfigSchema = z.object({
   /** Number of reverse proxies in front of the service whose X-Forwarded-For is trusted (0 = none). */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  /** Operator allow-list: client addresses (CIDRs, comma-separated) whose general limit is RATE_LIMIT_ALLOW_PER_MINUTE. */
+  RATE_LIMIT_ALLOW_CIDRS: z
+    .string()
+    .refine((v) => v.split(",").map((s) => s.trim()).filter(Boolean).every((c) => isCidr(c)), "must be CIDRs like 203.0.113.0/24 or 2001:db8::/32, comma-separated")
+    .optional(),
+  /** Operator allow-list tokens (comma-separated, at least 24 characters each), sent by clients in `x-allow-token`. */
+  RATE_LIMIT_ALLOW_TOKENS: z
+    .string()
+    .refine((v) => v.split(",").map((s) => s.trim()).filter(Boolean).every((t) => /^[A-Za-z0-9._~-]{24,256}$/.test(t)), "each token is 24-256 characters of [A-Za-z0-9._~-]")
+    .optional(),
+  /** The general per-minute limit of an allow-listed address or token. */
+  RATE_LIMIT_ALLOW_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   /** MCP server on a port of its own as well as at /mcp of the API (absent = /mcp only). */
   MCP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Serves GET /metrics on the API port to requests with `Authorization: Bearer <token>`; unset: not served there. */
@@ -156,6 +169,15 @@ export const ConfigSchema = z.object({
   /** Oldest delivered payload (seconds) the builder answers accept before answering 503 source_stale. */
   RELAY_MAX_AGE_SECONDS: z.coerce.number().int().min(24).max(86_400).default(600),
 });
+
+function isCidr(v: string): boolean {
+  try {
+    ipaddr.parseCIDR(v);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "ZCASH_CONFIRMATIONS" | "WATCH_POLL_SECONDS">> & {
   readonly WATCH_POLL_SECONDS: number;

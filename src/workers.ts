@@ -18,6 +18,7 @@ import { ethereumFollowerJob } from "./oracle/ethereum-follower.js";
 import { invoiceExpiryJob } from "./checkout/invoices.js";
 import { relayPollerJob } from "./oracle/relay-poller.js";
 import { zcashSnapshotJob } from "./feeds/zcash-pools.js";
+import { paymentReconcilerJob } from "./x402/reconcile.js";
 
 export interface Workers {
   stop(): Promise<void>;
@@ -50,6 +51,7 @@ export function backgroundJobs(app: App, watchTick: () => Promise<TickStats>, id
     watchTickJob(app, watchTick, idleSleepMs),
     boardPurgeJob({ db: app.database.db, clock: app.clock }),
     invoiceExpiryJob(app.checkout, app.database.db),
+    paymentReconcilerJob({ db: app.database.db, chain: app.payments.chain, clock: app.clock, log: app.log, onFinding: (finding) => app.metrics.reconcilerFindings.inc({ finding }) }),
     ...(app.ethereum.rpc.configured ? [ethereumFollowerJob(app.ethereum, 2_000)] : []),
     ...(app.relays.relays.length > 0 ? [relayPollerJob(app.relays, 6_000)] : []),
     ...(app.zcashPools.zebrad.configured ? [zcashSnapshotJob(app.zcashPools)] : []),

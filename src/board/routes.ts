@@ -247,6 +247,7 @@ export function boardRoutes(deps: BoardDeps): AnyRouteDef[] {
       input: NoticeRef.extend({
         amountAtomic: z
           .union([z.string().regex(/^\d{1,12}$/), z.number().int().nonnegative()])
+          .meta({ examples: ["250000"] })
           .transform((v) => BigInt(v))
           .refine((v) => v >= BOOST_MIN_ATOMIC && v <= BOOST_MAX_ATOMIC, {
             message: `amountAtomic must be between ${BOOST_MIN_ATOMIC} and ${BOOST_MAX_ATOMIC} (USD 0.10 to 25)`,

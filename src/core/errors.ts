@@ -12,7 +12,7 @@
 export type ErrorDetails = Record<string, unknown>;
 
 export interface ErrorCodeInfo {
-  status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 429 | 500 | 502 | 503 | 504;
+  status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 429 | 431 | 500 | 502 | 503 | 504;
   /** What the code means to a client, one sentence (the docs table is made of these). */
   description: string;
 }
@@ -74,12 +74,15 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, description: "The path exists for other methods; the `Allow` header lists them." },
   // 409: conflicting state
   payment_in_progress: { status: 409, description: "The same payment authorisation is being processed by another request." },
+  payment_identifier_conflict: { status: 409, description: "The payment identifier (payment-identifier extension) was used by this payer for a different request." },
   watch_dead: { status: 409, description: "The watch was retired after 50 consecutive failed deliveries; it takes no top-ups or tests." },
   // 413: too large
   payload_too_large: { status: 413, description: "The request body is over 64 KB." },
   webhook_body_too_large: { status: 413, description: "A webhook body would be over 64 KB; it is refused before signing." },
   // 429: rate limited
   rate_limited: { status: 429, description: "Too many requests from this IP; `Retry-After` says when to retry (seconds)." },
+  // 431: header too large
+  payment_header_too_large: { status: 431, description: "The PAYMENT-SIGNATURE (or X-PAYMENT) header is over 8192 bytes; it is refused before decoding." },
   // 500: a bug
   internal_error: { status: 500, description: "An unexpected error; `details.requestId` finds the log line." },
   // 502: an upstream answered badly or not at all

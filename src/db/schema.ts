@@ -15,6 +15,15 @@ export interface PaymentsTable {
   error: string | null;
   created_at: Generated<Date>;
   settled_at: Date | null;
+  /** Migration 0011: idempotent paid work (docs/idempotency.md). */
+  request_hash: string | null;
+  valid_before: string | bigint | null;
+  payment_identifier: string | null;
+  response_status: number | null;
+  response_sealed: Buffer | null;
+  response_expires_at: Date | null;
+  work_done: Generated<boolean>;
+  checked_at: Date | null;
 }
 
 export interface RateLimitsTable {

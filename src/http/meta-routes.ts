@@ -7,6 +7,8 @@ import { z } from "zod";
 import { sql } from "kysely";
 import { defineRoute, priceLabel, type AnyRouteDef } from "./route-table.js";
 import { buildOpenApi, OpenApiDocument } from "./openapi.js";
+import { buildLlmsTxt, type LlmsTxtInfo } from "./llms.js";
+import { RawBody } from "./route-table.js";
 import type { Paywall } from "../x402/paywall.js";
 import type { Database } from "../db/types.js";
 
@@ -41,6 +43,10 @@ export interface MetaDeps {
   startedAt: number;
   now: () => number;
   version: string;
+  /** The general per-IP limit, for llms.txt. */
+  generalPerMinute: number;
+  /** What the operator allow-list gives (never who is on it). */
+  allowList: LlmsTxtInfo["allowList"];
 }
 
 const Empty = z.object({}).strict();
@@ -49,7 +55,7 @@ export const ServiceIndex = z.object({
   service: z.literal("vigil"),
   version: z.string(),
   about: z.string(),
-  docs: z.object({ openapi: z.string(), paywall: z.string(), oracle_catalogue: z.string(), discovery: z.string(), health: z.string() }),
+  docs: z.object({ openapi: z.string(), paywall: z.string(), oracle_catalogue: z.string(), discovery: z.string(), health: z.string(), llms: z.string() }),
   devnet: z.boolean(),
 });
 
@@ -64,6 +70,13 @@ export const PaywallInfo = z.object({
   asset: z.string().nullable(),
   /** False when no payTo is configured: paid routes then cannot be bought. */
   configured: z.boolean(),
+  /** The general limit, and what an operator allow-list entry gives (never who is on the list). */
+  rate_limits: z.object({
+    per_minute_per_ip: z.number().int(),
+    allow_list: z.object({ enabled: z.boolean(), per_minute: z.number().int().optional(), note: z.string() }),
+  }),
+  /** Paid answers stored for retries (the payment-identifier extension) and for how long. */
+  idempotency: z.object({ payment_identifier: z.boolean(), stored_seconds: z.number().int() }),
   routes: z.array(
     z.object({
       endpoint: z.string(),
@@ -113,6 +126,17 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
     })),
   );
   const openapi = once(() => buildOpenApi(getRoutes(), { baseUrl: deps.site.baseUrl, network: network(), payTo: deps.paywall.terms?.payTo }));
+  const llms = once(() =>
+    buildLlmsTxt(getRoutes(), {
+      baseUrl: deps.site.baseUrl,
+      network: network(),
+      payTo: deps.paywall.terms?.payTo,
+      generalPerMinute: deps.generalPerMinute,
+      idempotent: deps.paywall.idempotent,
+      responseTtlSeconds: deps.paywall.responseTtlSeconds,
+      allowList: deps.allowList,
+    }),
+  );
 
   return [
     defineRoute({
@@ -134,6 +158,7 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
           oracle_catalogue: "/v1/q",
           discovery: "/.well-known/x402",
           health: "/v1/health",
+          llms: "/llms.txt",
         },
         devnet: deps.devnet,
       }),
@@ -157,6 +182,15 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
         scheme: "exact",
         asset: deps.paywall.terms?.usdc.asset ?? null,
         configured: deps.paywall.terms !== null,
+        rate_limits: {
+          per_minute_per_ip: deps.generalPerMinute,
+          allow_list: {
+            enabled: deps.allowList.enabled,
+            ...(deps.allowList.perMinute !== undefined ? { per_minute: deps.allowList.perMinute } : {}),
+            note: "Operators allow-list client addresses or tokens (header x-allow-token) with a higher general limit on request; who is listed is never shown.",
+          },
+        },
+        idempotency: { payment_identifier: deps.paywall.idempotent, stored_seconds: deps.paywall.responseTtlSeconds },
         routes: paywallRoutes(),
       }),
     }),
@@ -172,6 +206,27 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
     }),
     defineRoute({
       method: "GET",
+      path: "/openapi.json",
+      operationId: "openapiRoot",
+      summary: "The same OpenAPI 3.1 document at the root, where x402 catalogues look first",
+      tags: ["meta"],
+      input: Empty,
+      output: OpenApiDocument,
+      handler: async () => openapi(),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/llms.txt",
+      operationId: "llmsTxt",
+      summary: "A concise guide for agents: what is sold, prices, the x402 flow, the watch and checkout flows, errors and limits",
+      tags: ["meta"],
+      input: Empty,
+      output: z.string(),
+      mimeType: "text/plain",
+      handler: async () => new RawBody(llms(), "text/plain; charset=utf-8"),
+    }),
+    defineRoute({
+      method: "GET",
       path: "/.well-known/x402",
       operationId: "x402Discovery",
       summary: "x402 discovery manifest: the paid resources of this service",
@@ -183,7 +238,8 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
         x402Version: 2,
         network: network(),
         resources: paidRoutes().map((r) => `${deps.site.baseUrl}${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`),
-        instructions: "Call any resource without payment to receive its PAYMENT-REQUIRED header (x402 v2, scheme exact, USDC). Prices: GET /v1/paywall. Schemas: GET /v1/openapi.json.",
+        instructions:
+          "Call any resource without payment to receive its PAYMENT-REQUIRED header (x402 v2, scheme exact, USDC; its bazaar extension describes the input). Prices: GET /v1/paywall. Schemas: GET /openapi.json. Guide for agents: GET /llms.txt.",
       }),
     }),
     defineRoute({

@@ -12,6 +12,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { ServiceError } from "../core/errors.js";
 import type { RateLimiter } from "../core/rate-limit.js";
+import { ALLOW_TOKEN_HEADER, type AllowList } from "./rate-limits.js";
 import { errorResponse, type HttpEnv } from "./respond.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -21,6 +22,8 @@ export interface MiddlewareDeps {
   /** Proxies of our own in front of the service: X-Forwarded-For entries to skip from the right. */
   trustProxyHops: number;
   generalLimiter: RateLimiter;
+  /** Allow-listed callers count against this limiter instead (absent: nobody is allow-listed). */
+  allowed?: { limiter: RateLimiter; list: AllowList };
 }
 
 function clientIp(c: Context, trustProxyHops: number): string {
@@ -70,6 +73,7 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
     allowHeaders: [
       "Content-Type",
       "PAYMENT-SIGNATURE",
+      "x-allow-token",
       "X-PAYMENT",
       "x-watch-token",
       "x-notice-token",
@@ -93,11 +97,12 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
   // General per-IP limit, before any work.
   app.use("*", async (c, next) => {
     if (c.req.method === "OPTIONS") return next();
-    const r = await deps.generalLimiter.consume(c.get("ip"));
+    const listed = deps.allowed?.list.enabled ? deps.allowed.list.keyOf(c.get("ip"), c.req.header(ALLOW_TOKEN_HEADER)) : undefined;
+    const r = listed ? await deps.allowed!.limiter.consume(listed) : await deps.generalLimiter.consume(c.get("ip"));
     if (!r.allowed) {
       return errorResponse(
         c,
-        new ServiceError(429, "rate_limited", `Too many requests: at most ${r.limit} per minute per IP.`, { limit: r.limit }, {
+        new ServiceError(429, "rate_limited", `Too many requests: at most ${r.limit} per minute${listed ? " for this allow-list entry" : " per IP"}.`, { limit: r.limit }, {
           "Retry-After": String(r.retryAfterSeconds),
         }),
       );

@@ -31,6 +31,8 @@ export const OpenApiOperation = z.object({
   requestBody: JsonObject.optional(),
   responses: z.record(z.string(), JsonObject),
   "x-payment-info": PaymentInfoExtension.optional(),
+  /** `[]` on free operations: no payment or credential needed. */
+  security: z.array(z.record(z.string(), z.array(z.string()))).optional(),
   "x-mcp-tool": z.string().optional(),
 });
 export type OpenApiOperation = z.infer<typeof OpenApiOperation>;
@@ -39,6 +41,7 @@ export const OpenApiDocument = z.object({
   openapi: z.literal("3.1.0"),
   info: z.object({ title: z.string(), version: z.string(), description: z.string() }),
   servers: z.array(z.object({ url: z.string() })),
+  "x-discovery": z.object({ llmsTxtUrl: z.string(), x402: z.string() }).optional(),
   /** OpenAPI path → lower-case method → operation. */
   paths: z.record(z.string(), z.record(z.string(), OpenApiOperation)),
 });
@@ -139,6 +142,8 @@ export function buildOpenApi(routes: readonly AnyRouteDef[], opts: { baseUrl: st
             }),
         ...(opts.payTo ? { payTo: opts.payTo } : {}),
       };
+    } else {
+      op.security = [];
     }
     if (r.mcpTool) op["x-mcp-tool"] = r.mcpTool;
     op.responses = responses;
@@ -154,6 +159,7 @@ export function buildOpenApi(routes: readonly AnyRouteDef[], opts: { baseUrl: st
         "Pay-per-call API for privacy chains: view-key payment watching with signed webhooks, checkout invoices and chain data. Paid routes use x402 v2 (exact, USDC).",
     },
     servers: [{ url: opts.baseUrl }],
+    "x-discovery": { llmsTxtUrl: `${opts.baseUrl}/llms.txt`, x402: `${opts.baseUrl}/.well-known/x402` },
     paths,
   };
 }

@@ -62,3 +62,19 @@ function webStream(body: StreamBody): ReadableStream<Uint8Array> {
     },
   });
 }
+
+/**
+ * How a paid answer is stored for retries (x402/paywall.ts seals the text):
+ * JSON as is, a RawBody with its content type; a StreamBody is not stored.
+ */
+export const storedAnswer = {
+  encode(result: unknown): string | undefined {
+    if (result instanceof StreamBody) return undefined;
+    if (result instanceof RawBody) return JSON.stringify({ raw: result.body, contentType: result.contentType });
+    return JSON.stringify({ json: result });
+  },
+  decode(text: string): unknown {
+    const v = JSON.parse(text) as { json?: unknown; raw?: string; contentType?: string };
+    return v.raw !== undefined ? new RawBody(v.raw, v.contentType ?? "text/plain") : v.json;
+  },
+};

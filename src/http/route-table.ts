@@ -103,6 +103,12 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O extends z.ZodType =
    * authorisation that has expired by settlement time. Default 6.
    */
   minValiditySeconds?: number;
+  /**
+   * An example call for catalogues and agents (the bazaar extension of the
+   * 402, llms.txt): a valid input and the answer it gets. When absent, both
+   * are sampled from the schemas (src/http/discovery.ts).
+   */
+  example?: { input?: z.input<S>; output?: z.input<O> };
   /** MCP tool name when the operation is also a tool. */
   mcpTool?: string;
   /** Set when the MCP tool is free even though the HTTP route is paid (a free dispatcher with no route of its own is a ToolOnlyDef instead). */

@@ -16,7 +16,8 @@ import { installMiddleware } from "./middleware.js";
 import { installFallbacks } from "./fallbacks.js";
 import { requestInput } from "./request-input.js";
 import { createRateLimiters, enforceRouteLimit, type RateLimiters, type RateLimitSettings } from "./rate-limits.js";
-import { render, type HttpEnv } from "./respond.js";
+import { render, storedAnswer, type HttpEnv } from "./respond.js";
+import { bazaarForHttp } from "./discovery.js";
 
 export { MAX_BODY_BYTES } from "./middleware.js";
 
@@ -42,7 +43,12 @@ export function buildRouter(deps: RouterDeps): Hono<HttpEnv> {
   // strict: false — a trailing slash names the same route (`/v1/q/xmr/height/` is `/v1/q/xmr/height`).
   const app = new Hono<HttpEnv>({ strict: false });
   const limiters = createRateLimiters(deps.routes, deps.rateLimits);
-  installMiddleware(app, { log: deps.log, trustProxyHops: deps.trustProxyHops, generalLimiter: limiters.general });
+  installMiddleware(app, {
+    log: deps.log,
+    trustProxyHops: deps.trustProxyHops,
+    generalLimiter: limiters.general,
+    allowed: { limiter: limiters.allowed, list: limiters.allowList },
+  });
   for (const route of deps.routes) {
     // Without strict matching Hono drops a request's trailing slash, so a path declared with one is mounted without it.
     const mounted = route.path.length > 1 ? route.path.replace(/\/+$/, "") : route.path;
@@ -82,9 +88,13 @@ async function serveRoute(c: Context<HttpEnv>, route: AnyRouteDef, deps: RouterD
     },
     amount: price,
     header: c.req.header("payment-signature") ?? c.req.header("x-payment"),
+    input,
     work: (trx, payment) => route.handler(input, { ...ctx, db: trx, payment }),
+    codec: storedAnswer,
+    successStatus: status,
     readOnly: route.readOnly,
     minValiditySeconds: route.minValiditySeconds,
+    extensions: bazaarForHttp(route, url.pathname),
   });
   if (outcome.kind === "payment_required") {
     const headers: Record<string, string> = {

@@ -25,6 +25,8 @@ import type { Paywall } from "../x402/paywall.js";
 import { isToolOnly, RawBody, StreamBody, type RequestContext } from "../http/route-table.js";
 import { enforceRouteLimit, type RateLimiters } from "../http/rate-limits.js";
 import { priceOf } from "../http/router.js";
+import { bazaarForMcp } from "../http/discovery.js";
+import { storedAnswer } from "../http/respond.js";
 import type { PublishedTool } from "./tools.js";
 
 /** `_meta` key of the signed payment (a PaymentPayload object; a base64 header string is accepted too). */
@@ -112,9 +114,13 @@ export async function callTool(
       resource: { url: `mcp://tool/${name}`, description: entry.summary, mimeType: entry.mimeType ?? "application/json" },
       amount: price,
       header: paymentHeader(meta),
+      input,
       work: (trx, payment) => entry.handler(input, { ...ctx, db: trx, payment }),
+      codec: storedAnswer,
+      successStatus: entry.successStatus ?? 200,
       readOnly: entry.readOnly,
       minValiditySeconds: entry.minValiditySeconds,
+      extensions: bazaarForMcp(entry, name),
     });
     if (outcome.kind === "payment_required") {
       const path = entry.path.replace(/:([A-Za-z_]+)/g, (_m: string, k: string) => encodeURIComponent(String((input as Record<string, unknown>)[k] ?? `:${k}`)));

@@ -182,6 +182,7 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
     input: WatchAuthInput.extend({
       amountAtomic: z
         .union([z.string().regex(/^\d{1,12}$/), z.number().int().nonnegative()])
+        .meta({ examples: ["250000"] })
         .transform((v) => BigInt(v))
         .refine((v) => v >= CUSTOM_TOPUP_MIN && v <= CUSTOM_TOPUP_MAX, {
           message: `amountAtomic must be between ${CUSTOM_TOPUP_MIN} and ${CUSTOM_TOPUP_MAX} (USD 0.10 to 25)`,

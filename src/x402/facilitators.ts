@@ -30,3 +30,31 @@ export async function createFacilitator(s: FacilitatorSettings): Promise<Configu
     }
   }
 }
+
+/**
+ * Start-up sanity: asks the facilitator's /supported once and refuses to
+ * start when it does not settle x402 v2 `exact` payments on the configured
+ * network (every paid call would fail at verification). A facilitator that
+ * cannot be reached at start-up is only warned about: it may come back, and
+ * until then paid calls answer 502 facilitator_unavailable and charge nothing.
+ */
+export async function checkFacilitatorSupport(
+  client: FacilitatorClient,
+  network: string,
+  label: string,
+  log: { warn(obj: object, msg: string): void },
+): Promise<void> {
+  let kinds: { x402Version: number; scheme: string; network: string }[];
+  try {
+    kinds = (await client.getSupported()).kinds ?? [];
+  } catch (e) {
+    log.warn({ facilitator: label, err: (e as Error).message }, "the facilitator's /supported could not be read at start-up; paid calls fail until it answers");
+    return;
+  }
+  if (kinds.some((k) => k.x402Version === 2 && k.scheme === "exact" && k.network === network)) return;
+  const offered = kinds.map((k) => `v${k.x402Version} ${k.scheme} on ${k.network}`).join(", ") || "nothing";
+  throw new Error(
+    `The facilitator ${label} does not support x402 v2 "exact" payments on ${network} (its /supported lists: ${offered}). ` +
+      "Set X402_NETWORK to a network it supports, or configure another facilitator (FACILITATOR_MODE, FACILITATOR_URL).",
+  );
+}

@@ -10,8 +10,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { x402Client, x402HTTPClient } from "@x402/core/client";
+import { validateDiscoveryExtension, validateDiscoveryExtensionSpec, type DiscoveryExtension } from "@x402/extensions/bazaar";
 import type { AnyRouteDef } from "../../src/http/route-table.js";
 import { priceOf } from "../../src/http/router.js";
+import { MAX_PAYMENT_HEADER_BYTES } from "../../src/x402/paywall.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { boardCatalogue } from "../../src/board/boards.js";
 import { postNotice } from "../../src/board/service.js";
@@ -55,6 +58,8 @@ const FIXTURES: Record<string, Fixture> = {
   index: noInput,
   paywallInfo: noInput,
   openapi: noInput,
+  openapiRoot: noInput,
+  llmsTxt: noInput,
   x402Discovery: noInput,
   mcpServerCard: noInput,
   health: noInput,
@@ -290,6 +295,15 @@ describe("every route in the table gets the shared checks", () => {
       expect(required.x402Version).toBe(2);
       expect(required.accepts[0]!.amount, r.operationId).toBe(priceOf(r, r.input.parse(input))!.toString());
       expect(required.resource.url, r.operationId).toContain(r.path.replace(/:.*$/, ""));
+      // The official client reads the same 402, and its bazaar extension is valid by the official validators.
+      // Clients echo the extensions in their payment header, which must stay under the size the paywall decodes.
+      expect(header!.length, `${r.operationId}: PAYMENT-REQUIRED is small enough to be echoed back`).toBeLessThan(MAX_PAYMENT_HEADER_BYTES - 2048);
+      const official = new x402HTTPClient(new x402Client()).getPaymentRequiredResponse((name) => res.headers.get(name), await res.json());
+      const bazaar = official.extensions?.bazaar as DiscoveryExtension | undefined;
+      expect(bazaar, `${r.operationId} has a bazaar extension`).toBeDefined();
+      expect(validateDiscoveryExtension(bazaar!), `${r.operationId}: ${JSON.stringify(validateDiscoveryExtension(bazaar!).errors)}`).toEqual({ valid: true });
+      expect(validateDiscoveryExtensionSpec(bazaar as never).valid, r.operationId).toBe(true);
+      expect((bazaar!.info.input as { method?: string }).method, r.operationId).toBe(r.method);
     }
   });
 

@@ -4,6 +4,7 @@
  * to that API), against the whole devnet stack: the same tools, schemas,
  * payments and errors on both transports.
  */
+import { validateDiscoveryExtension, type DiscoveryExtension } from "@x402/extensions/bazaar";
 import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
 import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
 import path from "node:path";
@@ -184,7 +185,7 @@ describe.each(transports)("MCP over $name", (transport) => {
     expect(missing).toMatchObject({ code: "invalid_input", details: { issues: [expect.objectContaining({ path: "question" })] } });
   });
 
-  it("creates, tests and cancels a watch entirely over MCP, paying with a devnet authorisation; the authorisation is refused on replay over MCP and HTTP", async () => {
+  it("creates, tests and cancels a watch entirely over MCP, paying with a devnet authorisation; the same authorisation replayed over MCP and HTTP gets the stored answer and creates nothing", async () => {
     const alice = s.wallets.find((w) => w.label === "alice")!;
     const args = { chain: "monero", address: alice.address, viewKey: alice.viewKey!, webhookUrl: s.receiver.hookUrl(`/mcp-${transport.name.length}`) };
 
@@ -195,6 +196,10 @@ describe.each(transports)("MCP over $name", (transport) => {
     expect(terms).toMatchObject({ x402Version: 2, error: "payment_required", resource: { url: "mcp://tool/service_private_watch_create" } });
     expect(terms.accepts[0]).toMatchObject({ amount: "100000", network: "eip155:84532" });
     expect(unpaid._meta?.["vigil/rest"]).toEqual({ method: "POST", url: `${s.url}/v1/private/watch` });
+    // The bazaar extension in its MCP form, valid by the official validator.
+    const bazaar = terms.extensions?.bazaar as DiscoveryExtension;
+    expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
+    expect(bazaar.info.input).toMatchObject({ type: "mcp", toolName: "service_private_watch_create", transport: "streamable-http" });
     const watchesBefore = await s.t.db.db.selectFrom("watches").select("id").execute();
 
     const signed = await s.payer.signFor(terms);
@@ -206,17 +211,25 @@ describe.each(transports)("MCP over $name", (transport) => {
     s.receiver.registerSecret(created.watchId, created.webhookSecret);
     expect((await s.t.db.db.selectFrom("watches").select("id").execute()).length).toBe(watchesBefore.length + 1);
 
-    // The same authorisation again: refused over MCP and over HTTP, and nothing is created.
+    // The same authorisation for the same request again: the stored answer over MCP and over HTTP, and nothing is created.
     const replay = await call(client, "service_private_watch_create", args, { "x402/payment": signed.payload });
-    expect(replay.isError).toBe(true);
-    expect(replay.structuredContent).toMatchObject({ error: "authorization_already_used" });
+    expect(replay.isError).toBeFalsy();
+    expect(replay.structuredContent).toEqual(paid.structuredContent);
     const http = await fetch(`${s.url}/v1/private/watch`, {
       method: "POST",
       headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": signed.header },
       body: JSON.stringify(args),
     });
-    expect(http.status).toBe(402);
-    expect(decodePaymentRequiredHeader(http.headers.get("payment-required")!).error).toBe("authorization_already_used");
+    expect(http.status).toBe(200);
+    expect(await http.json()).toEqual(paid.structuredContent);
+    // For another request the authorisation is spent.
+    const other = await fetch(`${s.url}/v1/private/watch`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": signed.header },
+      body: JSON.stringify({ ...args, webhookUrl: s.receiver.hookUrl("/mcp-other") }),
+    });
+    expect(other.status).toBe(402);
+    expect(decodePaymentRequiredHeader(other.headers.get("payment-required")!).error).toBe("authorization_already_used");
     expect((await s.t.db.db.selectFrom("watches").select("id").execute()).length).toBe(watchesBefore.length + 1);
 
     const auth = { id: created.watchId, watchToken: created.watchToken };
@@ -240,7 +253,7 @@ describe.each(transports)("MCP over $name", (transport) => {
     expect(errorOf(await call(client, "service_private_watch_status", auth)).code).toBe("invalid_watch_token");
   });
 
-  it("refuses over MCP an authorisation already settled over HTTP (a top-up)", async () => {
+  it("answers over MCP an authorisation already settled over HTTP (a top-up) with the stored answer, credited once", async () => {
     const bob = s.wallets.find((w) => w.label === "bob")!;
     const created = await s.paid("/v1/private/watch", { chain: "monero", address: bob.address, viewKey: bob.viewKey!, webhookUrl: s.receiver.hookUrl("/mcp-topup") });
     expect(created.status).toBe(200);
@@ -256,11 +269,11 @@ describe.each(transports)("MCP over $name", (transport) => {
     expect(http.status).toBe(200);
     const credit = (await http.json()) as { creditAtomic: string };
 
-    // As a payload object, and as the base64 header string.
+    // As a payload object, and as the base64 header string: the stored answer of the HTTP top-up, credited once.
     for (const payment of [signed.payload, signed.header]) {
       const replay = await call(client, "service_private_watch_topup", body, { "x402/payment": payment });
-      expect(replay.isError).toBe(true);
-      expect(replay.structuredContent).toMatchObject({ error: "authorization_already_used" });
+      expect(replay.isError).toBeFalsy();
+      expect(replay.structuredContent).toEqual(credit);
     }
     // Credited once: what the HTTP top-up answered is still the balance.
     const status = await call(client, "service_private_watch_status", { id: body.watchId, watchToken: body.watchToken });

@@ -87,7 +87,8 @@ describe("http mode against a facilitator served over HTTP", () => {
     const before = devnet.evm.usdcBalanceOf(devnet.payTo);
     const r = await payer.payFetch(`${t.url}/v1/q/xmr/height`);
     expect(r.status).toBe(200);
-    expect(seen).toEqual(["POST /verify", "POST /settle"]);
+    // GET /supported once at start-up (the configured network must be supported), then one verify and one settle.
+    expect(seen).toEqual(["GET /supported", "POST /verify", "POST /settle"]);
     expect(devnet.evm.usdcBalanceOf(devnet.payTo)).toBe(before + 1000n);
   });
 });

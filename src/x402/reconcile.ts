@@ -1,0 +1,165 @@
+/**
+ * The payment reconciler: settles every `pending` payment row one way or the
+ * other, by the chain's word, and lists what it cannot settle.
+ *
+ * A row is pending from the moment an authorisation is accepted until its
+ * work commits with the settlement. A row still pending after the grace
+ * period was left by a process that died (or an unknown settlement outcome):
+ *   - the authorisation is unused and can no longer be executed (validBefore
+ *     passed): nothing moved, the row becomes `failed` (expired_unsettled);
+ *   - it is unused but still valid: left pending (its owner may yet settle);
+ *   - the chain shows it paid us this price: the row becomes `settled` with
+ *     `work_done = false` (error work_not_committed): money moved, no work.
+ *     The client's retry with the same authorisation does the work then,
+ *     once; until then the operator sees it in `vigil payments pending`;
+ *   - it was used by some other transaction: `failed` (nothing reached us);
+ *   - the chain cannot be read (no EVM_RPC_URL, RPC down): left as is and
+ *     listed.
+ * It also purges stored answers whose time is up (docs/idempotency.md).
+ */
+import type { Logger } from "pino";
+import type { Selectable } from "kysely";
+import type { Database } from "../db/types.js";
+import type { PaymentsTable } from "../db/schema.js";
+import type { Clock } from "../core/clock.js";
+import type { Job } from "../core/jobs.js";
+import type { AuthorizationReader } from "./authorization-state.js";
+
+/** A pending row younger than this may still be in flight (verify, work, settle with its receipt wait). */
+export const RECONCILE_GRACE_SECONDS = 120;
+const BATCH = 100;
+
+export interface OpenPayment {
+  id: string;
+  status: "pending" | "settled" | "failed";
+  payer: string;
+  route: string;
+  amount_atomic: string;
+  network: string;
+  nonce: string;
+  tx_hash: string | null;
+  error: string | null;
+  created_at: string;
+  /** What is wrong, for the operator. */
+  state: "settled_without_work" | "pending_unresolved";
+}
+
+export interface ReconcileDeps {
+  db: Database;
+  chain: AuthorizationReader | null;
+  clock: Clock;
+  log: Pick<Logger, "warn" | "info" | "error">;
+  /** Pending rows younger than this are left alone (default RECONCILE_GRACE_SECONDS). */
+  graceSeconds?: number;
+  /** Told of each finding (the vigil_reconciler_findings_total metric). */
+  onFinding?: (finding: "chain_unreadable" | "still_pending" | "expired_unsettled" | "used_elsewhere" | "settled_without_work") => void;
+}
+
+export interface ReconcileResult {
+  checked: number;
+  failed: number;
+  orphaned: number;
+  purged: number;
+  /** Rows that stay open (pending, or settled without work), as the operator sees them. */
+  open: OpenPayment[];
+}
+
+/** Rows that need a person or a client retry: pending ones, and settled ones whose work never committed. */
+export async function openPayments(db: Database): Promise<OpenPayment[]> {
+  const rows = await db
+    .selectFrom("payments")
+    .selectAll()
+    .where((eb) => eb.or([eb("status", "=", "pending"), eb.and([eb("status", "=", "settled"), eb("work_done", "=", false)])]))
+    .orderBy("created_at")
+    .limit(1000)
+    .execute();
+  return rows.map(describe);
+}
+
+function describe(r: Selectable<PaymentsTable>): OpenPayment {
+  return {
+    id: r.id,
+    status: r.status,
+    payer: r.payer,
+    route: r.route,
+    amount_atomic: String(r.amount_atomic),
+    network: r.network,
+    nonce: r.nonce,
+    tx_hash: r.tx_hash,
+    error: r.error,
+    created_at: new Date(r.created_at).toISOString(),
+    state: r.status === "settled" ? "settled_without_work" : "pending_unresolved",
+  };
+}
+
+export async function reconcilePayments(deps: ReconcileDeps): Promise<ReconcileResult> {
+  const { db, chain, clock, log } = deps;
+  const now = new Date(clock.now());
+  const purged = await db
+    .updateTable("payments")
+    .set({ response_sealed: null, response_status: null, payment_identifier: null })
+    .where("response_sealed", "is not", null)
+    .where("response_expires_at", "<=", now)
+    .executeTakeFirst();
+  const cutoff = new Date(clock.now() - (deps.graceSeconds ?? RECONCILE_GRACE_SECONDS) * 1000);
+  const pending = await db.selectFrom("payments").selectAll().where("status", "=", "pending").where("created_at", "<", cutoff).orderBy("created_at").limit(BATCH).execute();
+  let failed = 0;
+  let orphaned = 0;
+  for (const row of pending) {
+    if (!chain) continue;
+    let finding;
+    try {
+      finding = await chain.check(row.payer, row.nonce, BigInt(row.amount_atomic));
+    } catch (e) {
+      log.warn({ payment: row.id, err: (e as Error).message }, "payment reconciler: the chain could not be read");
+      deps.onFinding?.("chain_unreadable");
+      continue;
+    }
+    const at = new Date(clock.now());
+    // Conditional on `pending`: a client's retry that resumed the work meanwhile wins.
+    const update = db.updateTable("payments").where("id", "=", row.id).where("status", "=", "pending");
+    if (finding.state === "unused") {
+      const expired = row.valid_before !== null && BigInt(row.valid_before) * 1000n < BigInt(clock.now());
+      if (expired) {
+        await update.set({ status: "failed", error: "expired_unsettled", checked_at: at }).execute();
+        failed++;
+        deps.onFinding?.("expired_unsettled");
+      } else {
+        await update.set({ checked_at: at }).execute();
+        deps.onFinding?.("still_pending");
+      }
+    } else if (finding.state === "used_elsewhere") {
+      await update.set({ status: "failed", error: "authorization_used_elsewhere", checked_at: at }).execute();
+      failed++;
+      deps.onFinding?.("used_elsewhere");
+    } else {
+      await update
+        .set({ status: "settled", tx_hash: finding.txHash, error: "work_not_committed", work_done: false, settled_at: at, checked_at: at })
+        .execute();
+      orphaned++;
+      deps.onFinding?.("settled_without_work");
+      log.error({ payment: row.id, route: row.route, payer: row.payer, tx: finding.txHash }, "payment settled on chain without its work: the client's retry with the same authorisation gets the work");
+    }
+  }
+  const open = await openPayments(db);
+  if (open.length) {
+    log.warn(
+      { open: open.map((o) => ({ id: o.id, state: o.state, route: o.route, payer: o.payer, tx: o.tx_hash })) },
+      `payment reconciler: ${open.length} payment(s) need attention (vigil payments pending)`,
+    );
+  }
+  return { checked: pending.length, failed, orphaned, purged: Number(purged.numUpdatedRows ?? 0n), open };
+}
+
+/** The reconciler as a background job: at start-up, then every minute. */
+export function paymentReconcilerJob(deps: ReconcileDeps, intervalMs = 60_000): Job {
+  return {
+    name: "payment reconciler",
+    intervalMs,
+    run: async () => {
+      const r = await reconcilePayments(deps);
+      if (r.failed || r.orphaned || r.purged) deps.log.info({ ...r, open: r.open.length }, "payment reconciler");
+      return { more: r.failed + r.orphaned >= BATCH };
+    },
+  };
+}
