@@ -241,6 +241,11 @@ export async function startDevnetEthereum(opts: {
     }
     if (to === AAVE_V3_CORE_DATA_PROVIDER && selector === SELECTOR_GET_PAUSED) return word(0n);
     if (to === DSS_FLASH && selector === SELECTOR_DSS_FLASH_MAX) return word(500_000_000n * e18);
+    // ERC-20 decimals() of the catalogued tokens.
+    if (selector === "0x313ce567") {
+      const asset = Object.values(ASSETS).find((a) => a.address === to);
+      if (asset) return word(BigInt(asset.decimals));
+    }
     if (selector === SELECTOR_BALANCE_OF && Object.values(ASSETS).some((a) => a.address === to)) {
       return word(balances.get(`${to}:${arg}`) ?? 0n);
     }

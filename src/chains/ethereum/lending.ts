@@ -74,6 +74,7 @@ export const poolAbi = parseAbi([
 ]);
 
 export const oracleAbi = parseAbi(["function getAssetPrice(address asset) view returns (uint256)"]);
+const erc20Abi = parseAbi(["function decimals() view returns (uint8)"]);
 
 const multicallAbi = parseAbi([
   "struct Call3 { address target; bool allowFailure; bytes callData; }",
@@ -175,6 +176,20 @@ export const assetPriceCall = (oracle: string, asset: string): SubCall => ({
   target: oracle,
   data: encodeFunctionData({ abi: oracleAbi, functionName: "getAssetPrice", args: [asset as Hex] }),
 });
+
+export const decimalsCall = (token: string): SubCall => ({
+  target: token,
+  data: encodeFunctionData({ abi: erc20Abi, functionName: "decimals" }),
+});
+
+export function decodeDecimals(data: Hex | null): number | null {
+  if (!data || data === "0x") return null;
+  try {
+    return decodeFunctionResult({ abi: erc20Abi, functionName: "decimals", data });
+  } catch {
+    return null;
+  }
+}
 
 /** Multicall3 aggregate3 calldata; every sub-call may fail on its own. */
 export function encodeAggregate3(calls: readonly SubCall[]): Hex {
