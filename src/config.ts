@@ -133,6 +133,10 @@ export const ConfigSchema = z.object({
   RELAY_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(720),
   /** Oldest delivered payload (seconds) the builder answers accept before answering 503 source_stale. */
   RELAY_MAX_AGE_SECONDS: z.coerce.number().int().min(24).max(86_400).default(600),
+  /** Blocks below the head where the lending indexer starts a market it has never read (default 50400, 7 days). */
+  LENDING_BACKFILL_BLOCKS: z.coerce.number().int().min(1).max(10_000_000).default(50_400),
+  /** Liquidation events kept (hours; default 168 = 7 days). */
+  LENDING_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(168),
 });
 
 export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "WATCH_POLL_SECONDS">> & {

@@ -15,6 +15,7 @@ import { boardPurgeJob } from "./board/purge.js";
 import { ethereumFollowerJob } from "./oracle/ethereum-follower.js";
 import { invoiceExpiryJob } from "./checkout/invoices.js";
 import { relayPollerJob } from "./oracle/relay-poller.js";
+import { lendingIndexerJob } from "./oracle/lending-indexer.js";
 import { zcashSnapshotJob } from "./feeds/zcash-pools.js";
 
 /** Seconds a tick's watch leases last; a tick must finish its batch within them. */
@@ -51,6 +52,7 @@ export function backgroundJobs(app: App, watchTick: () => Promise<TickStats>, id
     invoiceExpiryJob(app.checkout, app.database.db),
     ...(app.ethereum.rpc.configured ? [ethereumFollowerJob(app.ethereum, 2_000)] : []),
     ...(app.relays.relays.length > 0 ? [relayPollerJob(app.relays, 6_000)] : []),
+    ...(app.lending.rpc.configured ? [lendingIndexerJob(app.lending, 4_000)] : []),
     ...(app.zcashPools.zebrad.configured ? [zcashSnapshotJob(app.zcashPools)] : []),
   ];
 }
