@@ -12,7 +12,10 @@
  * It serves what the service reads: eth_chainId, eth_blockNumber,
  * eth_getBlockByNumber/-ByHash, and eth_call for the flash-loan contracts at
  * their mainnet addresses (Aave's FLASHLOAN_PREMIUM_TOTAL and reserve flags,
- * token balances of the zero-fee providers, DssFlash's max()). Randomness is
+ * token balances of the zero-fee providers, DssFlash's max()), the lending
+ * markets of ethereum-lending.ts (Aave V3 Core and SparkLend positions, their
+ * events through eth_getLogs, getUserAccountData, the Core oracle) and
+ * Multicall3 aggregate3 over all of these. Randomness is
  * seeded, so a devnet's history is reproducible. Test hooks: mine blocks on
  * demand, set balances and premiums, make the node fail.
  */
