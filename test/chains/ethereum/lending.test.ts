@@ -34,6 +34,8 @@ const WETH = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
 const USER = "0x00000000000000000000000000000000000a11ce";
 const LIQ = "0x1111111254eeb25477b68fb85ed929f73a960582";
 const B = 10n ** 8n;
+/** Non-anonymous events with every indexed argument given: each topic is one hex string. */
+const topicsOf = (t: readonly unknown[]) => t as string[];
 
 describe("Aave V3 Pool events", () => {
   it("topic0 values are the published ones", () => {
@@ -45,7 +47,7 @@ describe("Aave V3 Pool events", () => {
   });
 
   it("decodes a LiquidationCall encoded by viem", () => {
-    const topics = encodeEventTopics({ abi: poolAbi, eventName: "LiquidationCall", args: { collateralAsset: WETH, debtAsset: USDC, user: USER } });
+    const topics = topicsOf(encodeEventTopics({ abi: poolAbi, eventName: "LiquidationCall", args: { collateralAsset: WETH, debtAsset: USDC, user: USER } }));
     const data = encodeAbiParameters(parseAbi(["function f(uint256, uint256, address, bool)"])[0].inputs, [12_250_000_000n, 4n * 10n ** 18n, LIQ, true]);
     expect(decodePoolLog({ topics, data })).toEqual({
       kind: "liquidation",
@@ -62,24 +64,24 @@ describe("Aave V3 Pool events", () => {
   it("names the position's owner: onBehalfOf for Borrow and Supply, user for Repay", () => {
     const other = "0x000000000000000000000000000000000000beef";
     const borrow = decodePoolLog({
-      topics: encodeEventTopics({ abi: poolAbi, eventName: "Borrow", args: { reserve: USDC, onBehalfOf: USER, referralCode: 0 } }),
+      topics: topicsOf(encodeEventTopics({ abi: poolAbi, eventName: "Borrow", args: { reserve: USDC, onBehalfOf: USER, referralCode: 0 } })),
       data: encodeAbiParameters(parseAbi(["function f(address, uint256, uint8, uint256)"])[0].inputs, [other, 5n, 2, 7n]),
     });
     expect(borrow).toEqual({ kind: "borrow", reserve: USDC, user: USER, amount: 5n });
     const supply = decodePoolLog({
-      topics: encodeEventTopics({ abi: poolAbi, eventName: "Supply", args: { reserve: WETH, onBehalfOf: USER, referralCode: 0 } }),
+      topics: topicsOf(encodeEventTopics({ abi: poolAbi, eventName: "Supply", args: { reserve: WETH, onBehalfOf: USER, referralCode: 0 } })),
       data: encodeAbiParameters(parseAbi(["function f(address, uint256)"])[0].inputs, [other, 9n]),
     });
     expect(supply).toEqual({ kind: "supply", reserve: WETH, user: USER, amount: 9n });
     const repay = decodePoolLog({
-      topics: encodeEventTopics({ abi: poolAbi, eventName: "Repay", args: { reserve: USDC, user: USER, repayer: other } }),
+      topics: topicsOf(encodeEventTopics({ abi: poolAbi, eventName: "Repay", args: { reserve: USDC, user: USER, repayer: other } })),
       data: encodeAbiParameters(parseAbi(["function f(uint256, bool)"])[0].inputs, [3n, false]),
     });
     expect(repay).toEqual({ kind: "repay", reserve: USDC, user: USER, amount: 3n });
   });
 
   it("refuses other events and truncated data instead of throwing", () => {
-    const topics = encodeEventTopics({ abi: poolAbi, eventName: "LiquidationCall", args: { collateralAsset: WETH, debtAsset: USDC, user: USER } });
+    const topics = topicsOf(encodeEventTopics({ abi: poolAbi, eventName: "LiquidationCall", args: { collateralAsset: WETH, debtAsset: USDC, user: USER } }));
     expect(decodePoolLog({ topics, data: "0x1234" })).toBeNull();
     expect(decodePoolLog({ topics: ["0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"], data: "0x" })).toBeNull();
     expect(decodePoolLog({ topics: [], data: "0x" })).toBeNull();
