@@ -62,6 +62,8 @@ import { combineFreshnessSources, lendingFreshnessSource, lendingQuestions, type
 import type { LendingIndexerDeps } from "./oracle/lending-indexer.js";
 import { AAVE_V3_CORE_ORACLE, LENDING_MARKETS } from "./chains/ethereum/lending.js";
 import { opportunitiesRoutes } from "./feeds/opportunities-routes.js";
+import { addressRiskQuestion } from "./oracle/questions/address-risk.js";
+import { loadAddressLists } from "./oracle/address-lists.js";
 import type { RelayPollerDeps } from "./oracle/relay-poller.js";
 import { parseRelayUrls, RelayClient } from "./chains/ethereum/relays.js";
 import { parseBuilderPubkeys } from "./chains/ethereum/builders.js";
@@ -275,6 +277,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...moneroQuestions({ daemon: moneroDaemon, clock }),
     ...ethereumQuestions({ rpc: ethRpc, db: database.db, clock, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS, extraSources: combineFreshnessSources(relayFreshnessSources(builderDeps), lendingFreshnessSource(lendingDeps)) }),
     ...lendingQuestions(lendingDeps),
+    addressRiskQuestion({ ...lendingDeps, lists: loadAddressLists(config.ADDRESS_RISK_LISTS) }),
     ...builderQuestions(builderDeps),
     ...zcashQuestions({ zebrad, clock }),
   ];

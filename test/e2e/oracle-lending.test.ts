@@ -13,12 +13,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { indexLendingOnce } from "../../src/oracle/lending-indexer.js";
 import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
-import { positionsBelow } from "../../src/oracle/lending-store.js";
+import { liquidationsSince, positionsBelow } from "../../src/oracle/lending-store.js";
 import { backgroundJobs } from "../../src/workers.js";
 import { baseToUsd, LENDING_MARKETS, wadToNumber, WAD } from "../../src/chains/ethereum/lending.js";
 import { redactOpportunities, type Opportunities } from "../../src/feeds/opportunities.js";
 import { ServiceError } from "../../src/core/errors.js";
 import { loadConfig } from "../../src/config.js";
+import { tempDir } from "../helpers/app.js";
+import fs from "node:fs";
+import path from "node:path";
+
+/** One of the devnet's liquidators, put on a sanctions-style list below. */
+const LIQUIDATOR = "0x1111111254eeb25477b68fb85ed929f73a960582";
 
 let s: WatchStack;
 
@@ -31,7 +37,10 @@ const index = async () => {
 };
 
 beforeAll(async () => {
-  s = await startWatchStack({ https: false });
+  const dir = tempDir("vigil-lists-");
+  const csv = path.join(dir, "sanctioned.csv");
+  fs.writeFileSync(csv, `address,name\n${LIQUIDATOR.toUpperCase().replace("0X", "0x")},sample entry\n0x000000000000000000000000000000000000dead,other\n`);
+  s = await startWatchStack({ https: false, env: { ADDRESS_RISK_LISTS: `ofac=${csv}:sanctioned` } });
 }, 60_000);
 
 afterAll(async () => {
@@ -156,6 +165,31 @@ describe("lending questions on the devnet", () => {
     expect(sample.json.top[0].borrower).toMatch(/^0x[0-9a-f]{4}…[0-9a-f]{4}$/);
     expect(sample.json.top[0].debt_usd).toMatch(/^-?[1-9]0*$/);
     expect(sample.json).toMatchObject({ premium_endpoint: "/v1/premium/opportunities", present: true, freshness: { stale: false } });
+  });
+
+  it("address-risk: list hits, liquidations suffered and made, builder roles, paid", async () => {
+    expect((await s.call("GET", "/v1/q/address-risk?addr=nope")).status).toBe(400);
+    const liq = await paidGet(`/v1/q/address-risk?addr=${LIQUIDATOR}`);
+    expect(liq.status).toBe(200);
+    expect(liq.json).toMatchObject({ addr: LIQUIDATOR, risk_score: 100, risk_band: "critical", lending_fresh: true });
+    expect(liq.json.flags).toContainEqual(expect.objectContaining({ flag: "sanctioned", weight: 100, detail: "listed on ofac" }));
+    expect(liq.json.lists).toEqual([expect.objectContaining({ list: "ofac", factor: "sanctioned", listed: true })]);
+    expect(liq.json.lending.liquidations_as_liquidator).toBeGreaterThan(0);
+    // The account kind is what the node's eth_getCode says (unknown when it does not serve the method).
+    const code = (await (await fetch(s.devnet.ethereum!.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getCode", params: [LIQUIDATOR, "latest"] }) })).json()) as any;
+    expect(liq.json.account_kind).toBe(code.error ? "unknown" : code.result === "0x" ? "eoa" : "contract");
+
+    const [victim] = await liquidationsSince(s.t.app.database.db, LENDING_MARKETS.map((m) => m.id), 0);
+    const v = await paidGet(`/v1/q/address-risk?addr=${victim!.borrower}`);
+    expect(v.json.flags).toContainEqual(expect.objectContaining({ flag: "liquidated", weight: 20 }));
+    expect(v.json.risk_score).toBeGreaterThanOrEqual(20);
+    expect(v.json.lending.liquidated_as_borrower).toBeGreaterThan(0);
+    expect(v.json.lists[0].listed).toBe(false);
+
+    const miner = s.devnet.ethereum!.head().miner;
+    const m = await paidGet(`/v1/q/address-risk?addr=${miner}`);
+    expect(m.json.builder.fee_recipient_blocks).toBeGreaterThan(0);
+    expect(m.json).toMatchObject({ risk_score: 0, risk_band: "low", flags: [] });
   });
 
   it("data-freshness: the lending source, fresh, then the node down", async () => {
