@@ -4,8 +4,8 @@
  *   - prices walk (ETH and BTC, each with a mild pull back to its start;
  *     wstETH follows ETH at a fixed ratio; stablecoins at $1);
  *   - borrowers arrive (Supply of collateral, then Borrow of a stablecoin
- *     at a health factor between 1.02 and 1.4), interest accrues at a
- *     devnet pace (0.025 % per block) so health factors drift down, some
+ *     at a health factor between 1.02 and 1.4; up to 100 per Pool), interest
+ *     accrues at a devnet pace (0.025 % per block, applied every 8 blocks) so health factors drift down, some
  *     borrowers repay part of their debt (Repay);
  *   - a position whose HF falls below 1 is liquidated by one of three
  *     liquidators with probability ½ per block (LiquidationCall): half the
@@ -16,7 +16,9 @@
  * and every event is a real ABI-encoded log served by eth_getLogs.
  * Randomness is seeded apart from the fee model's, so adding lending leaves
  * the fee history unchanged. A reorg replaces the logs of the replaced
- * blocks; the positions themselves are not rolled back (a devnet liberty).
+ * blocks; the positions themselves are not rolled back, and when the L1
+ * catches up a jump in time only the newest 300 blocks carry lending
+ * activity (devnet liberties).
  */
 import { type Hex, encodeAbiParameters, encodeEventTopics, encodeFunctionResult, keccak256, concat, decodeFunctionData } from "viem";
 import {
@@ -60,6 +62,8 @@ const LIQUIDATORS = [
   "0xf00dfeed000000000000000000000000000000a1",
   "0xbadc0de00000000000000000000000000000b0b2",
 ];
+/** Live borrowers per Pool: enough for meaningful counts, few enough that a block stays cheap. */
+const MAX_PER_POOL = 100;
 const START_PRICES: Record<string, bigint> = { WETH: 3_000n * 10n ** 8n, WBTC: 90_000n * 10n ** 8n };
 
 const lower = (a: string) => a.toLowerCase();
@@ -93,6 +97,7 @@ export function createDevnetLending(opts: { seed: number; pools?: readonly strin
   const logsByBlock = new Map<bigint, SimLogRecord[]>();
   let pending: { address: string; topics: Hex[]; data: Hex }[] = [];
   let userCounter = 0;
+  let interestClock = 0;
   let frozen = false;
   let liquidatorsPaused = false;
 
@@ -101,9 +106,14 @@ export function createDevnetLending(opts: { seed: number; pools?: readonly strin
     return prices.get(symbol) ?? 10n ** 8n;
   };
   const symbolOf = (address: string) => Object.entries(ASSETS).find(([, a]) => a.address === lower(address))?.[0];
-  const dec = (symbol: string) => ASSETS[symbol]!.decimals;
-  const valueBase = (symbol: string, amount: bigint) => (amount * priceOf(symbol)) / 10n ** BigInt(dec(symbol));
-  const fromBase = (symbol: string, base: bigint) => (base * 10n ** BigInt(dec(symbol))) / priceOf(symbol);
+  const scale = new Map(Object.entries(ASSETS).map(([sym, a]) => [sym, 10n ** BigInt(a.decimals)]));
+  const valueBase = (symbol: string, amount: bigint) => (amount * priceOf(symbol)) / scale.get(symbol)!;
+  const fromBase = (symbol: string, base: bigint) => (base * scale.get(symbol)!) / priceOf(symbol);
+  /** Whether a position is under HF 1, without building its account (the per-block check). */
+  const underwater = (p: SimPosition) => {
+    const r = COLLATERAL[p.collateral]!;
+    return p.debtAmount > 0n && valueBase(p.collateral, p.collateralAmount) * r.lt < valueBase(p.debt, p.debtAmount) * 10_000n;
+  };
 
   function account(p: SimPosition | undefined) {
     if (!p || p.debtAmount === 0n) {
@@ -182,10 +192,12 @@ export function createDevnetLending(opts: { seed: number; pools?: readonly strin
         const pull = ((start - cur) * 5n) / 1000n;
         prices.set(sym, cur + (cur * noise) / 10_000n + pull);
       }
-      for (const p of positions.values()) p.debtAmount += p.debtAmount / 4_000n;
+      // Interest: every 8th block, 8 blocks' worth (0.025 % a block), so the per-block cost stays small.
+      if (++interestClock % 8 === 0) for (const p of positions.values()) p.debtAmount += p.debtAmount / 500n;
+      const live = new Map<string, number>();
+      for (const p of positions.values()) live.set(p.pool, (live.get(p.pool) ?? 0) + 1);
       for (const pool of pools) {
-        const live = [...positions.values()].filter((p) => p.pool === pool).length;
-        if (live < 150 && random() < 0.45) arrive(pool);
+        if ((live.get(pool) ?? 0) < MAX_PER_POOL && random() < 0.45) arrive(pool);
       }
       if (positions.size > 0 && random() < 0.08) {
         const all = [...positions.values()];
@@ -197,7 +209,7 @@ export function createDevnetLending(opts: { seed: number; pools?: readonly strin
     }
     if (!liquidatorsPaused) {
       for (const p of [...positions.values()]) {
-        if (account(p).hf < WAD && random() < 0.5) liquidate(p);
+        if (random() < 0.5 && underwater(p)) liquidate(p);
       }
     }
   }
