@@ -65,6 +65,12 @@ import { zcashPoolsRoutes } from "./feeds/zcash-pools-routes.js";
 import type { ZcashPoolsDeps } from "./feeds/zcash-pools.js";
 import { feedsRoutes } from "./feeds/routes.js";
 import { builderQuestions, relayFreshnessSources } from "./oracle/questions/builders.js";
+import { combineFreshnessSources, lendingFreshnessSource, lendingQuestions, type LendingQuestionDeps } from "./oracle/questions/lending.js";
+import type { LendingIndexerDeps } from "./oracle/lending-indexer.js";
+import { AAVE_V3_CORE_ORACLE, LENDING_MARKETS } from "./chains/ethereum/lending.js";
+import { opportunitiesRoutes } from "./feeds/opportunities-routes.js";
+import { addressRiskQuestion } from "./oracle/questions/address-risk.js";
+import { loadAddressLists } from "./oracle/address-lists.js";
 import type { RelayPollerDeps } from "./oracle/relay-poller.js";
 import { parseRelayUrls, RelayClient } from "./chains/ethereum/relays.js";
 import { parseBuilderPubkeys } from "./chains/ethereum/builders.js";
@@ -108,6 +114,8 @@ export interface App {
   checkout: CheckoutDeps;
   /** What the relay poller job needs (workers.ts); no relays when RELAY_URLS is unset. */
   relays: RelayPollerDeps;
+  /** What the lending indexer job needs (workers.ts). */
+  lending: LendingIndexerDeps;
   /** What the Zcash pool snapshot job needs (workers.ts); its zebrad is not configured when ZEBRAD_URL is unset. */
   zcashPools: ZcashPoolsDeps;
   database: DatabaseHandle;
@@ -323,9 +331,27 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   };
   const builderDeps = { db: database.db, clock, relays: relayEndpoints, names: parseBuilderPubkeys(config.BUILDER_PUBKEYS), maxAgeSeconds: config.RELAY_MAX_AGE_SECONDS };
 
+  // Lending (Aave V3 Core/Prime, SparkLend) on the same node; the indexer stays LENDING_CONFIRMATIONS behind the head.
+  const LENDING_CONFIRMATIONS = 2;
+  const lending: LendingIndexerDeps = {
+    db: database.db,
+    rpc: ethRpc,
+    clock,
+    markets: LENDING_MARKETS,
+    oracle: AAVE_V3_CORE_ORACLE,
+    backfillBlocks: config.LENDING_BACKFILL_BLOCKS,
+    batchBlocks: 1_000,
+    confirmations: LENDING_CONFIRMATIONS,
+    retentionSeconds: config.LENDING_RETENTION_HOURS * 3600,
+    multicallBatch: 200,
+  };
+  const lendingDeps: LendingQuestionDeps = { db: database.db, rpc: ethRpc, clock, markets: LENDING_MARKETS, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS + 12 * LENDING_CONFIRMATIONS };
+
   const questions: QuestionDef[] = [
     ...moneroQuestions({ daemon: moneroDaemon, clock }),
-    ...ethereumQuestions({ rpc: ethRpc, db: database.db, clock, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS, extraSources: relayFreshnessSources(builderDeps) }),
+    ...ethereumQuestions({ rpc: ethRpc, db: database.db, clock, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS, extraSources: combineFreshnessSources(relayFreshnessSources(builderDeps), lendingFreshnessSource(lendingDeps)) }),
+    ...lendingQuestions(lendingDeps),
+    addressRiskQuestion({ ...lendingDeps, lists: loadAddressLists(config.ADDRESS_RISK_LISTS) }),
     ...builderQuestions(builderDeps),
     ...zcashQuestions({ zebrad, clock }),
   ];
@@ -352,6 +378,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...flashloanRoutes({ rpc: ethRpc, clock }),
     ...zcashPoolsRoutes(zcashPools),
     ...feedsRoutes(builderDeps),
+    ...opportunitiesRoutes(lendingDeps),
     ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical), ...(zcashHistorical ? { zcash: zcashHistoricalScan(zcashHistorical) } : {}) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout), paymentNetwork: network }),
     ...coinRoutes(coin),
     ...checkoutRoutes(checkout),
@@ -467,6 +494,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ethereum,
     checkout,
     relays,
+    lending,
     zcashPools,
     database,
     log,

@@ -168,6 +168,12 @@ export const ConfigSchema = z.object({
   RELAY_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(720),
   /** Oldest delivered payload (seconds) the builder answers accept before answering 503 source_stale. */
   RELAY_MAX_AGE_SECONDS: z.coerce.number().int().min(24).max(86_400).default(600),
+  /** Blocks below the head where the lending indexer starts a market it has never read (default 50400, 7 days). */
+  LENDING_BACKFILL_BLOCKS: z.coerce.number().int().min(1).max(10_000_000).default(50_400),
+  /** Public address lists for /v1/q/address-risk: comma-separated `name=path[:sanctioned|blocklist|exploit|phishing]` (docs/ethereum.md, Address risk). */
+  ADDRESS_RISK_LISTS: z.string().optional(),
+  /** Liquidation events kept (hours; default 168 = 7 days). */
+  LENDING_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(168),
 });
 
 function isCidr(v: string): boolean {

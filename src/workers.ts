@@ -17,6 +17,7 @@ import { boardPurgeJob } from "./board/purge.js";
 import { ethereumFollowerJob } from "./oracle/ethereum-follower.js";
 import { invoiceExpiryJob } from "./checkout/invoices.js";
 import { relayPollerJob } from "./oracle/relay-poller.js";
+import { lendingIndexerJob } from "./oracle/lending-indexer.js";
 import { zcashSnapshotJob } from "./feeds/zcash-pools.js";
 import { paymentReconcilerJob } from "./x402/reconcile.js";
 
@@ -54,6 +55,7 @@ export function backgroundJobs(app: App, watchTick: () => Promise<TickStats>, id
     paymentReconcilerJob({ db: app.database.db, chain: app.payments.chain, clock: app.clock, log: app.log, onFinding: (finding) => app.metrics.reconcilerFindings.inc({ finding }) }),
     ...(app.ethereum.rpc.configured ? [ethereumFollowerJob(app.ethereum, 2_000)] : []),
     ...(app.relays.relays.length > 0 ? [relayPollerJob(app.relays, 6_000)] : []),
+    ...(app.lending.rpc.configured ? [lendingIndexerJob(app.lending, 4_000)] : []),
     ...(app.zcashPools.zebrad.configured ? [zcashSnapshotJob(app.zcashPools)] : []),
   ];
 }

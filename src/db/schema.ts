@@ -248,6 +248,52 @@ export interface DB {
   relay_bids: RelayBidsTable;
   relay_sources: RelaySourcesTable;
   zcash_pool_snapshots: ZcashPoolSnapshotsTable;
+  lending_positions: LendingPositionsTable;
+  lending_liquidations: LendingLiquidationsTable;
+  lending_cursors: LendingCursorsTable;
+}
+
+/** Borrowers with debt per lending market (migration 0013); base = USD with 8 decimals, HF scaled 1e18. */
+export interface LendingPositionsTable {
+  market: string;
+  borrower: string;
+  collateral_base: string;
+  debt_base: string;
+  liquidation_threshold_bps: number;
+  health_factor_wad: string;
+  first_seen_block: string;
+  refreshed_block: string;
+  refreshed_ms: string;
+}
+
+/** LiquidationCall events (migration 0013). */
+export interface LendingLiquidationsTable {
+  market: string;
+  block_number: string;
+  log_index: number;
+  block_hash: string;
+  tx_hash: string;
+  block_time_s: string;
+  borrower: string;
+  liquidator: string;
+  collateral_asset: string;
+  debt_asset: string;
+  debt_to_cover: string;
+  collateral_amount: string;
+  debt_base: string | null;
+}
+
+/** The lending indexer's state per market (migration 0013). */
+export interface LendingCursorsTable {
+  market: string;
+  chain_id: string;
+  last_block: string | null;
+  last_block_time_s: string | null;
+  last_refresh_ms: string | null;
+  last_ok_ms: string | null;
+  last_error: string | null;
+  last_error_ms: string | null;
+  eth_price_base: string | null;
 }
 
 /** Zcash value pools every snapshot interval (migration 0010): one row per interval bucket; zatoshi as decimal strings. */

@@ -12,7 +12,10 @@
  * It serves what the service reads: eth_chainId, eth_blockNumber,
  * eth_getBlockByNumber/-ByHash, and eth_call for the flash-loan contracts at
  * their mainnet addresses (Aave's FLASHLOAN_PREMIUM_TOTAL and reserve flags,
- * token balances of the zero-fee providers, DssFlash's max()). Randomness is
+ * token balances of the zero-fee providers, DssFlash's max()), the lending
+ * markets of ethereum-lending.ts (Aave V3 Core and SparkLend positions, their
+ * events through eth_getLogs, getUserAccountData, the Core oracle) and
+ * Multicall3 aggregate3 over all of these. Randomness is
  * seeded, so a devnet's history is reproducible. Test hooks: mine blocks on
  * demand, set balances and premiums, make the node fail.
  */
@@ -30,9 +33,14 @@ import {
   SELECTOR_GET_PAUSED,
 } from "../chains/ethereum/flashloans.js";
 import { JsonRpcError, startJsonRpcServer } from "./jsonrpc-server.js";
+import { createDevnetLending, type DevnetLending } from "./ethereum-lending.js";
+import { MULTICALL3 } from "../chains/ethereum/lending.js";
+import { decodeFunctionData, encodeFunctionResult, parseAbi, type Hex } from "viem";
 import { seededRandom } from "./seeded-random.js";
 
 export const DEVNET_ETH_CHAIN_ID = 1337;
+/** Blocks of a catch-up after a jump in time that carry lending activity (the older ones are quiet). */
+const LENDING_CATCH_UP_BLOCKS = 300;
 const SCHEDULE = FORK_SCHEDULES[DEVNET_ETH_CHAIN_ID]!;
 const GAS_LIMIT = 45_000_000n;
 /** Base fee the demand model gravitates to (wei). */
@@ -76,11 +84,19 @@ export interface DevnetEthereum {
   setFeeHistorySkew(wei: bigint): void;
   /** Makes every request fail in the given way (null: healthy again). */
   setFailure(mode: FailureMode): void;
+  /** The simulated lending markets (Aave V3 Core, SparkLend): test hooks. */
+  lending: DevnetLending;
   /** Requests answered per method (failures injected before dispatch are not counted). */
   calls: Map<string, number>;
   close(): Promise<void>;
 }
 
+
+const multicall3Abi = parseAbi([
+  "struct Call3 { address target; bool allowFailure; bytes callData; }",
+  "struct Result { bool success; bytes returnData; }",
+  "function aggregate3(Call3[] calls) payable returns (Result[] returnData)",
+]);
 
 const hex = (v: bigint | number) => `0x${v.toString(16)}`;
 const word = (v: bigint) => `0x${v.toString(16).padStart(64, "0")}`;
@@ -106,6 +122,7 @@ export async function startDevnetEthereum(opts: {
   /** Changes the hashes of blocks produced after a reorg, so the replacements differ. */
   let fork = 0;
 
+  const lending = createDevnetLending({ seed: opts.seed ?? 1337 });
   const premiums = new Map<string, bigint>();
   for (const p of FLASHLOAN_PROVIDERS) if (p.feeCall) premiums.set(p.feeCall.to, p.id === "sparklend" ? 0n : 5n);
   const balances = new Map<string, bigint>();
@@ -131,7 +148,7 @@ export async function startDevnetEthereum(opts: {
   setBalance("WSTETH", holders["balancer-v2"]!, 2_600n * e18);
   setBalance("WSTETH", holders["morpho-blue"]!, 51_000n * e18);
 
-  function produce(timestamp: number): DevnetBlock {
+  function produce(timestamp: number, quiet = false): DevnetBlock {
     const parent = blocks[blocks.length - 1];
     const number = parent ? parent.number + 1n : 0n;
     const baseFeePerGas = parent ? nextBaseFee(parent) : GENESIS_BASE_FEE;
@@ -162,6 +179,7 @@ export async function startDevnetEthereum(opts: {
     };
     blocks.push(b);
     byHash.set(b.hash, b);
+    if (!quiet) lending.onBlock(b);
     return b;
   }
 
@@ -180,7 +198,12 @@ export async function startDevnetEthereum(opts: {
   };
   const catchUp = () => {
     const nowS = Math.floor(now() / 1000);
-    while (blocks[blocks.length - 1]!.timestamp + blockSeconds <= nowS) mine(1);
+    // After a jump in time (tests move the clock by days) the lending markets rest through all but the newest blocks, so catching up stays cheap.
+    const quietBefore = nowS - LENDING_CATCH_UP_BLOCKS * blockSeconds;
+    while (blocks[blocks.length - 1]!.timestamp + blockSeconds <= nowS) {
+      const ts = blocks[blocks.length - 1]!.timestamp + blockSeconds;
+      produce(ts, ts < quietBefore);
+    }
   };
 
   const blockJson = (b: DevnetBlock) => ({
@@ -217,6 +240,9 @@ export async function startDevnetEthereum(opts: {
     const call = params[0] as { to?: unknown; data?: unknown; input?: unknown } | undefined;
     const to = typeof call?.to === "string" ? call.to.toLowerCase() : "";
     const data = String(call?.data ?? call?.input ?? "0x").toLowerCase();
+    if (to === MULTICALL3) return multicall(data);
+    const lent = lending.call(to, data);
+    if (lent !== undefined) return lent;
     const selector = data.slice(0, 10);
     const arg = data.length >= 74 ? `0x${data.slice(34, 74)}` : "";
     if (selector === SELECTOR_FLASHLOAN_PREMIUM_TOTAL && premiums.has(to)) return word(premiums.get(to)!);
@@ -225,11 +251,54 @@ export async function startDevnetEthereum(opts: {
     }
     if (to === AAVE_V3_CORE_DATA_PROVIDER && selector === SELECTOR_GET_PAUSED) return word(0n);
     if (to === DSS_FLASH && selector === SELECTOR_DSS_FLASH_MAX) return word(500_000_000n * e18);
+    // ERC-20 decimals() of the catalogued tokens.
+    if (selector === "0x313ce567") {
+      const asset = Object.values(ASSETS).find((a) => a.address === to);
+      if (asset) return word(BigInt(asset.decimals));
+    }
     if (selector === SELECTOR_BALANCE_OF && Object.values(ASSETS).some((a) => a.address === to)) {
       return word(balances.get(`${to}:${arg}`) ?? 0n);
     }
     // No code at that address (or an unknown function): empty return data, as a node answers.
     return "0x";
+  };
+
+  /** Multicall3's aggregate3 at its canonical address: each sub-call is answered as its own eth_call. */
+  function multicall(data: string): string {
+    let decoded;
+    try {
+      decoded = decodeFunctionData({ abi: multicall3Abi, data: data as Hex });
+    } catch {
+      throw new JsonRpcError(3, "execution reverted");
+    }
+    const results = decoded.args[0].map((c) => {
+      const returnData = ethCall([{ to: c.target, data: c.callData }]) as Hex;
+      return { success: true, returnData };
+    });
+    return encodeFunctionResult({ abi: multicall3Abi, functionName: "aggregate3", result: results });
+  }
+
+  /** eth_getLogs over the lending logs; ranges above 5,000 blocks are refused as public nodes do. */
+  const getLogs = (p: unknown[]) => {
+    const f = (p[0] ?? {}) as { fromBlock?: unknown; toBlock?: unknown; address?: unknown; topics?: unknown; blockHash?: unknown };
+    const from = lookup(f.fromBlock ?? "latest");
+    const to = lookup(f.toBlock ?? "latest");
+    if (!from || !to) return [];
+    if (to.number - from.number > 5_000n) throw new JsonRpcError(-32005, "query exceeds max block range 5000");
+    const addresses = f.address === undefined || f.address === null ? null : (Array.isArray(f.address) ? f.address : [f.address]).map((a) => String(a).toLowerCase());
+    const t0 = Array.isArray(f.topics) ? f.topics[0] : undefined;
+    const topic0 = t0 === undefined || t0 === null ? null : (Array.isArray(t0) ? t0 : [t0]).map((t) => String(t).toLowerCase());
+    return lending.logs({ from: from.number, to: to.number, addresses, topic0 }).map((l) => ({
+      address: l.address,
+      topics: l.topics,
+      data: l.data,
+      blockNumber: hex(l.blockNumber),
+      blockHash: l.blockHash,
+      transactionHash: l.transactionHash,
+      transactionIndex: hex(l.transactionIndex),
+      logIndex: hex(l.logIndex),
+      removed: false,
+    }));
   };
 
   let skew = 0n;
@@ -287,6 +356,7 @@ export async function startDevnetEthereum(opts: {
           },
           eth_call: (p) => ethCall(p),
           eth_feeHistory: (p) => feeHistory(p),
+          eth_getLogs: (p) => getLogs(p),
         },
       },
     },
@@ -310,6 +380,7 @@ export async function startDevnetEthereum(opts: {
     setFailure: (mode) => {
       failure = mode;
     },
+    lending,
     calls,
     close: async () => {
       if (timer) clearInterval(timer);

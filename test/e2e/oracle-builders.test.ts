@@ -46,7 +46,7 @@ describe("builder questions on the devnet", () => {
       expect.objectContaining({ name: "pct", allowed: ["25", "50", "75", "90", "99"], default: "50", format: "percent" }),
       expect.objectContaining({ name: "window", allowed: ["1h", "24h", "7d", "30d"], default: "24h", format: "duration" }),
     ]);
-    expect(byPath.get("data-freshness").params[0].allowed).toEqual(["eth_rpc", ...RELAY_IDS]);
+    expect(byPath.get("data-freshness").params[0].allowed).toEqual(["eth_rpc", ...RELAY_IDS, "lending"]);
   });
 
   it("the worker's job list carries the relay poller", () => {

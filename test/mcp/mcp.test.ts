@@ -7,6 +7,7 @@
 import { validateDiscoveryExtension, type DiscoveryExtension } from "@x402/extensions/bazaar";
 import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
 import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
+import { indexLendingOnce } from "../../src/oracle/lending-indexer.js";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -162,8 +163,10 @@ describe.each(transports)("MCP over $name", (transport) => {
     while ((await followEthereumOnce(s.t.app.ethereum)).more);
     // The builder answers stand on ingested relay data: let the relay poller catch up too.
     while ((await pollRelaysOnce(s.t.app.relays)).some((r) => r.more));
+    // The lending answers stand on the lending indexer's data.
+    while ((await indexLendingOnce(s.t.app.lending)).more);
     // A valid value for each required free-form parameter (enumerations take their first allowed value).
-    const EXAMPLES: Record<string, string> = { asset: "USDC", builder: "Titan" };
+    const EXAMPLES: Record<string, string> = { asset: "USDC", builder: "Titan", addr: "0x00000000000000000000000000000000000a11ce" };
     for (const q of catalogue.questions) {
       const params: Record<string, string> = {};
       for (const p of q.params) if (p.required) params[p.name] = p.allowed?.[0] ?? p.default ?? EXAMPLES[p.name] ?? "";

@@ -54,13 +54,13 @@ export const cheapestFlashloanAnswer = z.object({
 export const ETH_SOURCES = ["eth_rpc"] as const;
 
 export const dataFreshnessAnswer = z.object({
-  source: z.string().describe('"eth_rpc" or a relay source "relay:<name>"'),
+  source: z.string().describe('"eth_rpc", a relay source "relay:<name>", or "lending"'),
   configured: z.boolean(),
-  age_s: z.number().int().nullable().describe("seconds since the newest ingested item (eth_rpc: the stored head's timestamp; a relay: its last successful poll); null when none yet"),
+  age_s: z.number().int().nullable().describe("seconds since the newest ingested item (eth_rpc: the stored head's timestamp; a relay: its last successful poll; lending: the newest indexed block of the slowest market); null when none yet"),
   fresh: z.boolean().describe("age_s within the limit the answers enforce"),
   max_age_s: z.number().int(),
   head_block: z.number().int().nullable(),
-  stored_blocks: z.number().int().describe("eth_rpc: stored headers; a relay: stored delivered payloads"),
+  stored_blocks: z.number().int().describe("eth_rpc: stored headers; a relay: stored delivered payloads; lending: tracked positions"),
   node_reachable: z.boolean().describe("whether the node answered eth_blockNumber for this answer (stored data can still be fresh without it)"),
   node_head: z.number().int().nullable().describe("the node's head now; node_head − head_block is the follower's lag in blocks"),
   newest_slot: z.number().int().nullable().describe("relay sources: newest delivered slot stored from this relay (null for eth_rpc)"),
@@ -172,7 +172,7 @@ export function ethereumQuestions(deps: EthereumQuestionDeps): QuestionDef[] {
     },
     {
       path: "data-freshness",
-      summary: "How old an ingested data source is (eth_rpc: the follower's newest Ethereum block; relay:<name>: a MEV-Boost relay's last poll)",
+      summary: "How old an ingested data source is (eth_rpc: the follower's newest Ethereum block; relay:<name>: a MEV-Boost relay's last poll; lending: the lending indexer's newest block)",
       source: "internal",
       params: [{ name: "source", required: true, description: "ingested source id", allowed: [...ETH_SOURCES, ...(deps.extraSources?.ids ?? [])] }],
       answer: dataFreshnessAnswer,

@@ -1,0 +1,290 @@
+/**
+ * Lending markets on Ethereum (pure): the reviewed market table, the Aave V3
+ * Pool's events and views as ABI, the Multicall3 batch of
+ * `getUserAccountData`, and the liquidation arithmetic the questions and the
+ * opportunities feed share. Nothing here does I/O.
+ *
+ * Units follow the Pool: "base" amounts are USD with 8 decimals (the Aave
+ * oracle's base currency on Ethereum), the health factor is scaled 1e18
+ * (`type(uint256).max` when there is no debt), thresholds and bonuses are
+ * basis points. Every computation is bigint; no float touches an amount.
+ *
+ * SparkLend is an Aave V3 fork with the same events and views, so one
+ * decoder serves both. Compound V3 and Morpho Blue are not indexed.
+ */
+import {
+  type Hex,
+  decodeEventLog,
+  decodeFunctionResult,
+  encodeFunctionData,
+  parseAbi,
+  toEventSelector,
+} from "viem";
+
+/** Canonical Multicall3 (same address on every EVM chain; mds1/multicall). */
+export const MULTICALL3 = "0xca11bde05977b3631167028862be2a173976ca11";
+/** Aave V3 Core's price oracle (bgd-labs/aave-address-book AaveV3Ethereum.ORACLE): USD, 8 decimals. */
+export const AAVE_V3_CORE_ORACLE = "0x54586be62e3c3580375ae3723c145253060ca0c2";
+
+export const LENDING_PROTOCOLS = ["aave", "spark"] as const;
+export type LendingProtocol = (typeof LENDING_PROTOCOLS)[number];
+
+export interface LendingMarket {
+  /** Stable id used in the database and the answers. */
+  id: string;
+  name: string;
+  protocol: LendingProtocol;
+  /** The Pool contract (lower-case). */
+  pool: string;
+  source: string;
+}
+
+/** Aave V3 Pools indexed (addresses as in the reviewed sources). */
+export const LENDING_MARKETS: readonly LendingMarket[] = [
+  {
+    id: "aave-v3-core",
+    name: "Aave V3 Core",
+    protocol: "aave",
+    pool: "0x87870bca3f3fd6335c3f4ce8392d69350b4fa4e2",
+    source: "bgd-labs/aave-address-book src/ts/AaveV3Ethereum.ts",
+  },
+  {
+    id: "aave-v3-prime",
+    name: "Aave V3 Prime (Lido)",
+    protocol: "aave",
+    pool: "0x4e033931ad43597d96d6bcc25c280717730b58b1",
+    source: "bgd-labs/aave-address-book src/ts/AaveV3EthereumLido.ts",
+  },
+  {
+    id: "sparklend",
+    name: "SparkLend",
+    protocol: "spark",
+    pool: "0xc13e21b648a5ee794902342038ff3adab66be987",
+    source: "marsfoundation/sparklend-deployments; SparkLend health checker script (POOL constant)",
+  },
+];
+
+export const poolAbi = parseAbi([
+  "event Supply(address indexed reserve, address user, address indexed onBehalfOf, uint256 amount, uint16 indexed referralCode)",
+  "event Borrow(address indexed reserve, address user, address indexed onBehalfOf, uint256 amount, uint8 interestRateMode, uint256 borrowRate, uint16 indexed referralCode)",
+  "event Repay(address indexed reserve, address indexed user, address indexed repayer, uint256 amount, bool useATokens)",
+  "event Withdraw(address indexed reserve, address indexed user, address indexed to, uint256 amount)",
+  "event LiquidationCall(address indexed collateralAsset, address indexed debtAsset, address indexed user, uint256 debtToCover, uint256 liquidatedCollateralAmount, address liquidator, bool receiveAToken)",
+  "function getUserAccountData(address user) view returns (uint256 totalCollateralBase, uint256 totalDebtBase, uint256 availableBorrowsBase, uint256 currentLiquidationThreshold, uint256 ltv, uint256 healthFactor)",
+]);
+
+export const oracleAbi = parseAbi(["function getAssetPrice(address asset) view returns (uint256)"]);
+const erc20Abi = parseAbi(["function decimals() view returns (uint8)"]);
+
+const multicallAbi = parseAbi([
+  "struct Call3 { address target; bool allowFailure; bytes callData; }",
+  "struct Result { bool success; bytes returnData; }",
+  "function aggregate3(Call3[] calls) payable returns (Result[] returnData)",
+]);
+
+export const TOPIC_SUPPLY = toEventSelector(poolAbi[0]);
+export const TOPIC_BORROW = toEventSelector(poolAbi[1]);
+export const TOPIC_REPAY = toEventSelector(poolAbi[2]);
+export const TOPIC_WITHDRAW = toEventSelector(poolAbi[3]);
+export const TOPIC_LIQUIDATION_CALL = toEventSelector(poolAbi[4]);
+/** The topics the indexer asks eth_getLogs for (one OR-list in position 0). */
+export const POOL_TOPICS = [TOPIC_SUPPLY, TOPIC_BORROW, TOPIC_REPAY, TOPIC_WITHDRAW, TOPIC_LIQUIDATION_CALL] as const;
+
+/** A raw log as eth_getLogs returns it (already shape-checked). */
+export interface RawLog {
+  address: string;
+  topics: readonly string[];
+  data: string;
+  blockNumber: bigint;
+  blockHash: string;
+  transactionHash: string;
+  logIndex: number;
+}
+
+export type PoolEvent =
+  | { kind: "supply" | "borrow" | "repay" | "withdraw"; reserve: string; user: string; amount: bigint }
+  | {
+      kind: "liquidation";
+      collateralAsset: string;
+      debtAsset: string;
+      user: string;
+      debtToCover: bigint;
+      collateralAmount: bigint;
+      liquidator: string;
+      receiveAToken: boolean;
+    };
+
+const low = (a: string) => a.toLowerCase();
+
+/**
+ * Decodes one Pool log; null for a log that is not one of the five events
+ * (or is malformed: a node that sends garbage must not stop the indexer).
+ * The account concerned is the position's owner: `onBehalfOf` for Supply
+ * and Borrow, `user` for the others.
+ */
+export function decodePoolLog(log: Pick<RawLog, "topics" | "data">): PoolEvent | null {
+  let d;
+  try {
+    d = decodeEventLog({ abi: poolAbi, topics: log.topics as [Hex, ...Hex[]], data: log.data as Hex, strict: true });
+  } catch {
+    return null;
+  }
+  switch (d.eventName) {
+    case "Supply":
+      return { kind: "supply", reserve: low(d.args.reserve), user: low(d.args.onBehalfOf), amount: d.args.amount };
+    case "Borrow":
+      return { kind: "borrow", reserve: low(d.args.reserve), user: low(d.args.onBehalfOf), amount: d.args.amount };
+    case "Repay":
+      return { kind: "repay", reserve: low(d.args.reserve), user: low(d.args.user), amount: d.args.amount };
+    case "Withdraw":
+      return { kind: "withdraw", reserve: low(d.args.reserve), user: low(d.args.user), amount: d.args.amount };
+    case "LiquidationCall":
+      return {
+        kind: "liquidation",
+        collateralAsset: low(d.args.collateralAsset),
+        debtAsset: low(d.args.debtAsset),
+        user: low(d.args.user),
+        debtToCover: d.args.debtToCover,
+        collateralAmount: d.args.liquidatedCollateralAmount,
+        liquidator: low(d.args.liquidator),
+        receiveAToken: d.args.receiveAToken,
+      };
+  }
+}
+
+export interface AccountData {
+  collateralBase: bigint;
+  debtBase: bigint;
+  availableBorrowsBase: bigint;
+  liquidationThresholdBps: bigint;
+  ltvBps: bigint;
+  /** Scaled 1e18; 2^256−1 when there is no debt. */
+  healthFactorWad: bigint;
+}
+
+export interface SubCall {
+  target: string;
+  data: Hex;
+}
+
+export const accountDataCall = (pool: string, user: string): SubCall => ({
+  target: pool,
+  data: encodeFunctionData({ abi: poolAbi, functionName: "getUserAccountData", args: [user as Hex] }),
+});
+
+export const assetPriceCall = (oracle: string, asset: string): SubCall => ({
+  target: oracle,
+  data: encodeFunctionData({ abi: oracleAbi, functionName: "getAssetPrice", args: [asset as Hex] }),
+});
+
+export const decimalsCall = (token: string): SubCall => ({
+  target: token,
+  data: encodeFunctionData({ abi: erc20Abi, functionName: "decimals" }),
+});
+
+export function decodeDecimals(data: Hex | null): number | null {
+  if (!data || data === "0x") return null;
+  try {
+    return decodeFunctionResult({ abi: erc20Abi, functionName: "decimals", data });
+  } catch {
+    return null;
+  }
+}
+
+/** Multicall3 aggregate3 calldata; every sub-call may fail on its own. */
+export function encodeAggregate3(calls: readonly SubCall[]): Hex {
+  return encodeFunctionData({
+    abi: multicallAbi,
+    functionName: "aggregate3",
+    args: [calls.map((c) => ({ target: c.target as Hex, allowFailure: true, callData: c.data }))],
+  });
+}
+
+/** aggregate3's answer → each sub-call's return data, or null where it failed. */
+export function decodeAggregate3(data: Hex): (Hex | null)[] {
+  const r = decodeFunctionResult({ abi: multicallAbi, functionName: "aggregate3", data });
+  return r.map((x) => (x.success ? x.returnData : null));
+}
+
+/** getUserAccountData's return data → the six values; null when it is not a valid answer (no code there, a revert). */
+export function decodeAccountData(data: Hex | null): AccountData | null {
+  if (!data || data === "0x") return null;
+  try {
+    const [c, d, a, lt, ltv, hf] = decodeFunctionResult({ abi: poolAbi, functionName: "getUserAccountData", data });
+    return { collateralBase: c, debtBase: d, availableBorrowsBase: a, liquidationThresholdBps: lt, ltvBps: ltv, healthFactorWad: hf };
+  } catch {
+    return null;
+  }
+}
+
+export function decodeAssetPrice(data: Hex | null): bigint | null {
+  if (!data || data === "0x") return null;
+  try {
+    return decodeFunctionResult({ abi: oracleAbi, functionName: "getAssetPrice", data });
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------- arithmetic
+
+export const WAD = 10n ** 18n;
+export const BASE_UNIT = 10n ** 8n;
+/** Aave V3.3 LiquidationLogic: above this HF only half the debt may be repaid in one call. */
+export const CLOSE_FACTOR_HF_THRESHOLD = 95n * 10n ** 16n;
+/** Aave V3.3: positions (collateral or debt) below $2,000 may be closed entirely. */
+export const MIN_BASE_MAX_CLOSE_FACTOR_THRESHOLD = 2_000n * BASE_UNIT;
+
+/**
+ * The share of the debt one liquidation call may repay, in bps: 100 % at or
+ * below HF 0.95 or when the collateral or the debt is under $2,000, else
+ * 50 %. (Per reserve in the contract; the account totals stand in for the
+ * single-reserve case, which is the common one.)
+ */
+export function closeFactorBps(a: Pick<AccountData, "collateralBase" | "debtBase" | "healthFactorWad">): bigint {
+  if (a.healthFactorWad <= CLOSE_FACTOR_HF_THRESHOLD) return 10_000n;
+  if (a.collateralBase < MIN_BASE_MAX_CLOSE_FACTOR_THRESHOLD || a.debtBase < MIN_BASE_MAX_CLOSE_FACTOR_THRESHOLD) return 10_000n;
+  return 5_000n;
+}
+
+/** Whether the Pool would accept a liquidationCall now. */
+export const isLiquidatable = (hfWad: bigint, debtBase: bigint) => debtBase > 0n && hfWad < WAD;
+
+/** Value in base units of `amount` of a token with `decimals`, at `priceBase` (8-dec USD per whole token). */
+export const toBase = (amount: bigint, decimals: number, priceBase: bigint) => (amount * priceBase) / 10n ** BigInt(decimals);
+
+/** A 1e18-scaled ratio as a number with 6 decimals, rounded down (null for "no debt"). */
+export function wadToNumber(wad: bigint): number | null {
+  if (wad >= 2n ** 255n) return null;
+  return Number(wad / 10n ** 12n) / 1e6;
+}
+
+/** A decimal string ("1.05") → 1e18-scaled bigint; null when it is not a plain non-negative decimal with ≤ 18 decimals. */
+export function decimalToWad(text: string): bigint | null {
+  const m = /^(\d{1,12})(?:\.(\d{1,18}))?$/.exec(text);
+  if (!m) return null;
+  return BigInt(m[1]!) * WAD + BigInt((m[2] ?? "").padEnd(18, "0"));
+}
+
+/** Base units (8-dec USD) → dollars with 2 decimals, rounded down ("1234.56"). */
+export function baseToUsd(base: bigint): string {
+  const cents = base / 10n ** 6n;
+  const s = (cents < 0n ? -cents : cents).toString().padStart(3, "0");
+  return `${cents < 0n ? "-" : ""}${s.slice(0, -2)}.${s.slice(-2)}`;
+}
+
+/** Whole dollars (decimal string) → base units; null when not a plain non-negative decimal. */
+export function usdToBase(text: string): bigint | null {
+  const m = /^(\d{1,15})(?:\.(\d{1,8}))?$/.exec(text);
+  if (!m) return null;
+  return BigInt(m[1]!) * BASE_UNIT + BigInt((m[2] ?? "").padEnd(8, "0"));
+}
+
+/** Rounds a non-negative base amount to one significant figure in whole dollars, half up ($12,345 → "10000", $0.40 → "0"). */
+export function oneSignificantUsd(base: bigint): string {
+  if (base < BASE_UNIT / 2n) return "0";
+  const dollars = base / BASE_UNIT;
+  const unit = dollars === 0n ? 1n : 10n ** BigInt(dollars.toString().length - 1);
+  const step = unit * BASE_UNIT;
+  return (((base + step / 2n) / step) * unit).toString();
+}

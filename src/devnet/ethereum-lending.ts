@@ -1,0 +1,275 @@
+/**
+ * Lending on the devnet L1: Aave V3 Core and SparkLend Pools at their
+ * mainnet addresses, with the Aave V3 Core oracle, driven block by block:
+ *   - prices walk (ETH and BTC, each with a mild pull back to its start;
+ *     wstETH follows ETH at a fixed ratio; stablecoins at $1);
+ *   - borrowers arrive (Supply of collateral, then Borrow of a stablecoin
+ *     at a health factor between 1.02 and 1.4; up to 100 per Pool), interest
+ *     accrues at a devnet pace (0.025 % per block, applied every 8 blocks) so health factors drift down, some
+ *     borrowers repay part of their debt (Repay);
+ *   - a position whose HF falls below 1 is liquidated by one of three
+ *     liquidators with probability ½ per block (LiquidationCall): half the
+ *     debt, or all of it at HF ≤ 0.95 or under $2,000, seizing collateral
+ *     worth the repaid debt times the reserve's liquidation bonus.
+ * The Pool answers `getUserAccountData(user)` and the oracle
+ * `getAssetPrice(asset)` from this state (at the head, whatever block tag),
+ * and every event is a real ABI-encoded log served by eth_getLogs.
+ * Randomness is seeded apart from the fee model's, so adding lending leaves
+ * the fee history unchanged. A reorg replaces the logs of the replaced
+ * blocks; the positions themselves are not rolled back, and when the L1
+ * catches up a jump in time only the newest 300 blocks carry lending
+ * activity (devnet liberties).
+ */
+import { type Hex, encodeAbiParameters, encodeEventTopics, encodeFunctionResult, keccak256, concat, decodeFunctionData } from "viem";
+import {
+  AAVE_V3_CORE_ORACLE,
+  LENDING_MARKETS,
+  oracleAbi,
+  poolAbi,
+  WAD,
+} from "../chains/ethereum/lending.js";
+import { ASSETS } from "../chains/ethereum/flashloans.js";
+import { seededRandom } from "./seeded-random.js";
+
+export interface SimLogRecord {
+  address: string;
+  topics: Hex[];
+  data: Hex;
+  blockNumber: bigint;
+  blockHash: string;
+  transactionHash: string;
+  transactionIndex: number;
+  logIndex: number;
+}
+
+export interface SimPosition {
+  pool: string;
+  user: string;
+  collateral: string;
+  collateralAmount: bigint;
+  debt: string;
+  debtAmount: bigint;
+}
+
+/** Reserve parameters of the simulated collateral (bps), near Aave V3 Core's. */
+const COLLATERAL: Record<string, { lt: bigint; ltv: bigint; lb: bigint }> = {
+  WETH: { lt: 8_300n, ltv: 8_050n, lb: 10_500n },
+  WSTETH: { lt: 8_100n, ltv: 7_850n, lb: 10_600n },
+  WBTC: { lt: 7_800n, ltv: 7_300n, lb: 10_500n },
+};
+const LIQUIDATORS = [
+  "0x1111111254eeb25477b68fb85ed929f73a960582",
+  "0xf00dfeed000000000000000000000000000000a1",
+  "0xbadc0de00000000000000000000000000000b0b2",
+];
+/** Live borrowers per Pool: enough for meaningful counts, few enough that a block stays cheap. */
+const MAX_PER_POOL = 100;
+const START_PRICES: Record<string, bigint> = { WETH: 3_000n * 10n ** 8n, WBTC: 90_000n * 10n ** 8n };
+
+const lower = (a: string) => a.toLowerCase();
+
+export interface DevnetLending {
+  /** Advances the markets by one block and records its logs. */
+  onBlock(block: { number: bigint; hash: string }): void;
+  /** eth_getLogs over the recorded blocks. */
+  logs(filter: { from: bigint; to: bigint; addresses: string[] | null; topic0: string[] | null }): SimLogRecord[];
+  /** Answers an eth_call to a Pool or the oracle; undefined for other targets. */
+  call(to: string, data: string): Hex | undefined;
+  /** Test hooks. */
+  positions(pool?: string): SimPosition[];
+  /** Opens a position directly (a Supply and a Borrow in the next block). */
+  open(p: { pool: string; user: string; collateral: string; collateralAmount: bigint; debt: string; debtAmount: bigint }): void;
+  /** Moves a price by `bps` (negative = down) from the next block on. */
+  shock(symbol: "WETH" | "WBTC", bps: number): void;
+  price(symbol: string): bigint;
+  /** Stops automatic arrivals, interest, repayments and price moves (liquidations still happen). */
+  freeze(frozen: boolean): void;
+  /** Stops the simulated liquidators (liquidatable positions stay open). */
+  pauseLiquidators(paused: boolean): void;
+}
+
+export function createDevnetLending(opts: { seed: number; pools?: readonly string[] }): DevnetLending {
+  const random = seededRandom(opts.seed ^ 0x1e4d1);
+  const pools = opts.pools ?? LENDING_MARKETS.filter((m) => m.id !== "aave-v3-prime").map((m) => m.pool);
+  const prices = new Map<string, bigint>(Object.entries(START_PRICES));
+  const positions = new Map<string, SimPosition>();
+  const key = (pool: string, user: string) => `${pool}:${user}`;
+  const logsByBlock = new Map<bigint, SimLogRecord[]>();
+  let pending: { address: string; topics: Hex[]; data: Hex }[] = [];
+  let userCounter = 0;
+  let interestClock = 0;
+  let frozen = false;
+  let liquidatorsPaused = false;
+
+  const priceOf = (symbol: string): bigint => {
+    if (symbol === "WSTETH") return (prices.get("WETH")! * 12n) / 10n;
+    return prices.get(symbol) ?? 10n ** 8n;
+  };
+  const symbolOf = (address: string) => Object.entries(ASSETS).find(([, a]) => a.address === lower(address))?.[0];
+  const scale = new Map(Object.entries(ASSETS).map(([sym, a]) => [sym, 10n ** BigInt(a.decimals)]));
+  const valueBase = (symbol: string, amount: bigint) => (amount * priceOf(symbol)) / scale.get(symbol)!;
+  const fromBase = (symbol: string, base: bigint) => (base * scale.get(symbol)!) / priceOf(symbol);
+  /** Whether a position is under HF 1, without building its account (the per-block check). */
+  const underwater = (p: SimPosition) => {
+    const r = COLLATERAL[p.collateral]!;
+    return p.debtAmount > 0n && valueBase(p.collateral, p.collateralAmount) * r.lt < valueBase(p.debt, p.debtAmount) * 10_000n;
+  };
+
+  function account(p: SimPosition | undefined) {
+    if (!p || p.debtAmount === 0n) {
+      const c = p ? valueBase(p.collateral, p.collateralAmount) : 0n;
+      const r = p ? COLLATERAL[p.collateral]! : { lt: 0n, ltv: 0n };
+      return { c, d: 0n, avail: (c * r.ltv) / 10_000n, lt: r.lt, ltv: r.ltv, hf: 2n ** 256n - 1n };
+    }
+    const r = COLLATERAL[p.collateral]!;
+    const c = valueBase(p.collateral, p.collateralAmount);
+    const d = valueBase(p.debt, p.debtAmount);
+    const maxBorrow = (c * r.ltv) / 10_000n;
+    return { c, d, avail: maxBorrow > d ? maxBorrow - d : 0n, lt: r.lt, ltv: r.ltv, hf: d === 0n ? 2n ** 256n - 1n : (c * r.lt * WAD) / 10_000n / d };
+  }
+
+  const emit = (address: string, eventName: "Supply" | "Borrow" | "Repay" | "LiquidationCall", args: Record<string, unknown>, data: Hex) => {
+    const topics = encodeEventTopics({ abi: poolAbi, eventName, args } as never) as Hex[];
+    pending.push({ address, topics, data });
+  };
+
+  function open(p: SimPosition) {
+    positions.set(key(p.pool, p.user), { ...p });
+    const coll = ASSETS[p.collateral]!.address as Hex;
+    const debt = ASSETS[p.debt]!.address as Hex;
+    emit(p.pool, "Supply", { reserve: coll, onBehalfOf: p.user, referralCode: 0 }, encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [p.user as Hex, p.collateralAmount]));
+    emit(
+      p.pool,
+      "Borrow",
+      { reserve: debt, onBehalfOf: p.user, referralCode: 0 },
+      encodeAbiParameters([{ type: "address" }, { type: "uint256" }, { type: "uint8" }, { type: "uint256" }], [p.user as Hex, p.debtAmount, 2, 5n * 10n ** 25n]),
+    );
+  }
+
+  function arrive(pool: string) {
+    const collateral = (["WETH", "WETH", "WSTETH", "WBTC"] as const)[Math.floor(random() * 4)]!;
+    const debt = pool === LENDING_MARKETS.find((m) => m.id === "sparklend")!.pool ? "DAI" : (["USDC", "USDT"] as const)[Math.floor(random() * 2)]!;
+    // Sizes from $1,500 to about $1.5M of collateral, log-uniform.
+    const collBase = BigInt(Math.floor(1_500 * Math.pow(1_000, random()))) * 10n ** 8n;
+    const targetHf = 1.02 + random() * 0.38;
+    const debtBase = (collBase * COLLATERAL[collateral]!.lt * 10_000n) / 10_000n / BigInt(Math.round(targetHf * 10_000));
+    userCounter++;
+    const user = lower(`0x${keccak256(concat([pool as Hex, `0x${userCounter.toString(16).padStart(8, "0")}`])).slice(26)}`);
+    open({ pool, user, collateral, collateralAmount: fromBase(collateral, collBase), debt, debtAmount: fromBase(debt, debtBase) });
+  }
+
+  function liquidate(p: SimPosition) {
+    const a = account(p);
+    const r = COLLATERAL[p.collateral]!;
+    const full = a.hf <= (95n * WAD) / 100n || a.c < 2_000n * 10n ** 8n || a.d < 2_000n * 10n ** 8n;
+    let debtToCover = full ? p.debtAmount : p.debtAmount / 2n;
+    let seizeBase = (valueBase(p.debt, debtToCover) * r.lb) / 10_000n;
+    if (seizeBase > a.c) {
+      // Not enough collateral for the bonus: take it all and cover what it pays for.
+      seizeBase = a.c;
+      debtToCover = fromBase(p.debt, (a.c * 10_000n) / r.lb);
+    }
+    const seized = seizeBase >= a.c ? p.collateralAmount : fromBase(p.collateral, seizeBase);
+    const liquidator = LIQUIDATORS[Math.floor(random() * LIQUIDATORS.length)]!;
+    emit(
+      p.pool,
+      "LiquidationCall",
+      { collateralAsset: ASSETS[p.collateral]!.address as Hex, debtAsset: ASSETS[p.debt]!.address as Hex, user: p.user as Hex },
+      encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }, { type: "address" }, { type: "bool" }], [debtToCover, seized, liquidator as Hex, false]),
+    );
+    p.debtAmount -= debtToCover;
+    p.collateralAmount -= seized;
+    // Dust left after the collateral is gone is written off (Aave v3.3 deficit): the position is closed.
+    if (p.debtAmount === 0n || p.collateralAmount === 0n) positions.delete(key(p.pool, p.user));
+  }
+
+  function step() {
+    if (!frozen) {
+      for (const [sym, start] of Object.entries(START_PRICES)) {
+        const cur = prices.get(sym)!;
+        // ±0.35 % noise per block with a pull of 0.5 % of the gap back to the start price.
+        const noise = BigInt(Math.round((random() - 0.5) * 70));
+        const pull = ((start - cur) * 5n) / 1000n;
+        prices.set(sym, cur + (cur * noise) / 10_000n + pull);
+      }
+      // Interest: every 8th block, 8 blocks' worth (0.025 % a block), so the per-block cost stays small.
+      if (++interestClock % 8 === 0) for (const p of positions.values()) p.debtAmount += p.debtAmount / 500n;
+      const live = new Map<string, number>();
+      for (const p of positions.values()) live.set(p.pool, (live.get(p.pool) ?? 0) + 1);
+      for (const pool of pools) {
+        if ((live.get(pool) ?? 0) < MAX_PER_POOL && random() < 0.45) arrive(pool);
+      }
+      if (positions.size > 0 && random() < 0.08) {
+        const all = [...positions.values()];
+        const p = all[Math.floor(random() * all.length)]!;
+        const amount = p.debtAmount / 5n;
+        p.debtAmount -= amount;
+        emit(p.pool, "Repay", { reserve: ASSETS[p.debt]!.address as Hex, user: p.user as Hex, repayer: p.user as Hex }, encodeAbiParameters([{ type: "uint256" }, { type: "bool" }], [amount, false]));
+      }
+    }
+    if (!liquidatorsPaused) {
+      for (const p of [...positions.values()]) {
+        if (random() < 0.5 && underwater(p)) liquidate(p);
+      }
+    }
+  }
+
+  return {
+    onBlock(block) {
+      step();
+      const records = pending.map((l, i) => ({
+        ...l,
+        blockNumber: block.number,
+        blockHash: block.hash,
+        transactionHash: keccak256(concat([block.hash as Hex, `0x${i.toString(16).padStart(8, "0")}`])),
+        transactionIndex: i,
+        logIndex: i,
+      }));
+      pending = [];
+      logsByBlock.set(block.number, records);
+    },
+    logs({ from, to, addresses, topic0 }) {
+      const out: SimLogRecord[] = [];
+      for (let n = from; n <= to; n++) {
+        for (const l of logsByBlock.get(n) ?? []) {
+          if (addresses && !addresses.includes(l.address)) continue;
+          if (topic0 && !topic0.includes(l.topics[0]!)) continue;
+          out.push(l);
+        }
+      }
+      return out;
+    },
+    call(to, data) {
+      const target = lower(to);
+      if (target === AAVE_V3_CORE_ORACLE) {
+        try {
+          const d = decodeFunctionData({ abi: oracleAbi, data: data as Hex });
+          const sym = symbolOf(d.args[0]);
+          return encodeFunctionResult({ abi: oracleAbi, functionName: "getAssetPrice", result: sym ? priceOf(sym) : 0n });
+        } catch {
+          return undefined;
+        }
+      }
+      if (!pools.includes(target)) return undefined;
+      let d;
+      try {
+        d = decodeFunctionData({ abi: poolAbi, data: data as Hex });
+      } catch {
+        // Another function of the Pool (the flash-loan premium): the L1's own table answers it.
+        return undefined;
+      }
+      const a = account(positions.get(key(target, lower(d.args[0]))));
+      return encodeFunctionResult({ abi: poolAbi, functionName: "getUserAccountData", result: [a.c, a.d, a.avail, a.lt, a.ltv, a.hf] });
+    },
+    positions: (pool) => [...positions.values()].filter((p) => !pool || p.pool === lower(pool)).map((p) => ({ ...p })),
+    open: (p) => open({ ...p, pool: lower(p.pool), user: lower(p.user) }),
+    shock: (symbol, bps) => prices.set(symbol, (prices.get(symbol)! * BigInt(10_000 + bps)) / 10_000n),
+    price: priceOf,
+    freeze: (f) => {
+      frozen = f;
+    },
+    pauseLiquidators: (p) => {
+      liquidatorsPaused = p;
+    },
+  };
+}

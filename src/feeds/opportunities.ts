@@ -1,0 +1,332 @@
+/**
+ * The liquidation-opportunities feed (docs/feeds.md): lending positions at or
+ * below a health factor, each valued as a liquidation and ranked by expected
+ * value. One computation, `computeOpportunities`, answers the paid feed; the
+ * free sample is `redactOpportunities` of its answer (top 3 rows, addresses
+ * truncated, dollars rounded to one significant figure).
+ *
+ * The model, per position (all bigint, USD base units of 8 decimals):
+ *   close factor  cf = the Pool's rule at the liquidation's HF (the current HF
+ *                 if below 1, else just under 1): 100 % at HF ≤ 0.95 or a
+ *                 position under $2,000, else 50 %;
+ *   repay         = debt × cf, at most collateral / (1 + bonus) (the seizure
+ *                 cannot exceed the collateral);
+ *   gross bonus   = repay × bonus (bonus: the reserve's liquidation bonus, 5 %
+ *                 by default: Aave V3 Core's WETH, overridable);
+ *   protocol cut  = gross bonus × protocol fee (10 %, Aave's usual
+ *                 liquidationProtocolFee);
+ *   swap cost     = (repay + gross bonus) × 0.30 % (selling the seized
+ *                 collateral for the debt asset);
+ *   gas           = 450,000 gas × (head base fee + 1 gwei tip) × ETH price;
+ *   flash loan    = 0 (Balancer, Morpho Blue and Uniswap V4 lend without fee:
+ *                 /v1/flashloan/providers);
+ *   net           = gross bonus − protocol cut − swap cost − gas;
+ *   competition   = the liquidators seen in the last 24 h; a newcomer's share
+ *                 is 1 / (1 + that number);
+ *   expected value = net × share (net itself when negative).
+ * For a position not yet liquidatable the value is conditional on it
+ * reaching HF 1; `price_drop_to_liquidation_pct` says how far that is.
+ * Priority fees paid to builders and oracle-update auctions (Chainlink SVR)
+ * take most of the bonus in practice: these are gross opportunities.
+ */
+import { z } from "zod";
+import { formatAtomic, type MoneyUnit } from "../core/money.js";
+import type { Clock } from "../core/clock.js";
+import type { Queryable } from "../db/types.js";
+import type { EthRpc } from "../chains/ethereum/rpc.js";
+import {
+  BASE_UNIT,
+  baseToUsd,
+  closeFactorBps,
+  isLiquidatable,
+  oneSignificantUsd,
+  wadToNumber,
+  WAD,
+  type LendingMarket,
+} from "../chains/ethereum/lending.js";
+import { cursors, liquidationsSince, positionsBelow, riskCounts } from "../oracle/lending-store.js";
+import { latestHeader } from "../oracle/ethereum-store.js";
+import { marketsFor, parseMaxHf, parseMinDebt, PROTOCOL_CHOICES, priceDropPct } from "../oracle/questions/lending.js";
+
+export const OPPORTUNITIES_PATH = "/v1/premium/opportunities";
+export const SAMPLE_TOP = 3;
+export const MAX_LIMIT = 500;
+export const GAS_UNITS = 450_000n;
+export const TIP_WEI = 1_000_000_000n;
+export const PROTOCOL_FEE_BPS = 1_000n;
+export const SWAP_COST_BPS = 30n;
+export const DEFAULT_BONUS_BPS = 500;
+/** The sample's fixed filters. */
+export const SAMPLE_INPUT = { max_hf: "1.1", min_debt_usd: "0", protocol: "all", limit: SAMPLE_TOP, bonus_bps: DEFAULT_BONUS_BPS } as const;
+
+const GWEI: MoneyUnit = { symbol: "gwei", decimals: 9, scale: 10n ** 9n };
+const usd = z.string().regex(/^-?\d+\.\d{2}$/).describe("USD, exact decimal string with 2 decimals (rounded down)");
+
+export const OpportunitiesInput = z
+  .object({
+    max_hf: z
+      .string()
+      .default("1.1")
+      .refine((v) => {
+        try {
+          parseMaxHf(v);
+          return true;
+        } catch {
+          return false;
+        }
+      }, "max_hf must be a decimal health factor from 0 to 1000, e.g. 1.1"),
+    min_debt_usd: z
+      .string()
+      .default("0")
+      .refine((v) => {
+        try {
+          parseMinDebt(v);
+          return true;
+        } catch {
+          return false;
+        }
+      }, "min_debt_usd must be a non-negative amount of US dollars"),
+    protocol: z.enum(PROTOCOL_CHOICES, { message: `protocol must be one of: ${PROTOCOL_CHOICES.join(", ")}` }).default("all"),
+    limit: z
+      .string()
+      .regex(/^\d{1,3}$/, `limit must be a whole number from 1 to ${MAX_LIMIT}`)
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= MAX_LIMIT, `limit must be a whole number from 1 to ${MAX_LIMIT}`)
+      .default(50),
+    bonus_bps: z
+      .string()
+      .regex(/^\d{1,4}$/, "bonus_bps must be a whole number of basis points from 1 to 2000")
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= 2_000, "bonus_bps must be a whole number of basis points from 1 to 2000")
+      .default(DEFAULT_BONUS_BPS),
+  })
+  .strict();
+export type OpportunitiesQuery = z.output<typeof OpportunitiesInput>;
+
+const row = z.object({
+  rank: z.number().int(),
+  borrower: z.string(),
+  protocol: z.string(),
+  market: z.string(),
+  health_factor: z.number().nullable(),
+  liquidatable: z.boolean(),
+  price_drop_to_liquidation_pct: z.number(),
+  collateral_usd: usd,
+  debt_usd: usd,
+  close_factor_bps: z.number().int(),
+  repayable_usd: usd,
+  gross_bonus_usd: usd,
+  protocol_cut_usd: usd,
+  swap_cost_usd: usd,
+  gas_usd: usd,
+  net_usd: usd,
+  win_share_bps: z.number().int().describe("a newcomer's expected share against the liquidators seen in 24 h"),
+  expected_value_usd: usd,
+  refreshed_block: z.number().int(),
+});
+export type OpportunityRow = z.infer<typeof row>;
+
+const freshnessFields = {
+  as_of_ms: z.number().int().nullable().describe("block time of the newest indexed block of the slowest market (Unix ms); null when nothing is indexed"),
+  generated_at_ms: z.number().int(),
+  source_age_s: z.number().int().nullable(),
+  stale_after_s: z.number().int(),
+  stale: z.boolean(),
+  present: z.boolean().describe("whether any position matches"),
+};
+
+export const OpportunitiesOutput = z.object({
+  ...freshnessFields,
+  filters: z.object({ max_hf: z.string(), min_debt_usd: z.string(), protocol: z.enum(PROTOCOL_CHOICES), limit: z.number().int(), bonus_bps: z.number().int() }),
+  totals: z.object({
+    at_risk: z.number().int().describe("positions matching the filters (before the limit)"),
+    at_risk_debt_usd: usd,
+    liquidatable_now: z.number().int(),
+    universe_size: z.number().int().describe("positions with debt tracked in the included markets"),
+    liquidations_24h: z.number().int(),
+    liquidators_24h: z.number().int(),
+  }),
+  assumptions: z.object({
+    gas_units: z.number().int(),
+    base_fee_gwei: z.string().nullable().describe("base fee of the newest stored block; null when none is stored (gas then counts as 0)"),
+    tip_gwei: z.string(),
+    eth_usd: usd.nullable(),
+    protocol_fee_bps: z.number().int(),
+    swap_cost_bps: z.number().int(),
+    flash_fee_bps: z.number().int(),
+    note: z.string(),
+  }),
+  opportunities: z.array(row),
+});
+export type Opportunities = z.infer<typeof OpportunitiesOutput>;
+
+export const OpportunitiesSampleOutput = z.object({
+  as_of_ms: z.number().int().nullable(),
+  generated_at_ms: z.number().int(),
+  freshness: z.object({ age_s: z.number().int().nullable(), stale_after_s: z.number().int(), stale: z.boolean() }),
+  present: z.boolean(),
+  source_freshness_s: z.number().int().nullable(),
+  totals: z.object({ at_risk: z.number().int(), liquidatable_now: z.number().int(), universe_size: z.number().int(), liquidations_24h: z.number().int() }),
+  top: z.array(
+    z.object({
+      rank: z.number().int(),
+      borrower: z.string().describe("first 6 and last 4 characters"),
+      protocol: z.string(),
+      health_factor: z.number().nullable(),
+      liquidatable: z.boolean(),
+      debt_usd: z.string().describe("one significant figure, whole dollars"),
+      expected_value_usd: z.string().describe("one significant figure, whole dollars (a minus sign when negative)"),
+    }),
+  ),
+  note: z.string(),
+  premium_endpoint: z.string(),
+});
+export type OpportunitiesSample = z.infer<typeof OpportunitiesSampleOutput>;
+
+export interface OpportunitiesDeps {
+  db: Queryable;
+  rpc: EthRpc;
+  clock: Clock;
+  markets: readonly LendingMarket[];
+  maxAgeSeconds: number;
+}
+
+export interface ValuationInputs {
+  bonusBps: bigint;
+  gasBase: bigint;
+  competitors: number;
+}
+
+/** The model for one position (see the header); amounts in base units. */
+export function valuePosition(p: { collateralBase: bigint; debtBase: bigint; healthFactorWad: bigint }, v: ValuationInputs) {
+  const liquidatable = isLiquidatable(p.healthFactorWad, p.debtBase);
+  const cf = closeFactorBps({ ...p, healthFactorWad: liquidatable ? p.healthFactorWad : WAD - 1n });
+  let repay = (p.debtBase * cf) / 10_000n;
+  const maxRepay = (p.collateralBase * 10_000n) / (10_000n + v.bonusBps);
+  if (repay > maxRepay) repay = maxRepay;
+  const gross = (repay * v.bonusBps) / 10_000n;
+  const cut = (gross * PROTOCOL_FEE_BPS) / 10_000n;
+  const swap = ((repay + gross) * SWAP_COST_BPS) / 10_000n;
+  const net = gross - cut - swap - v.gasBase;
+  const shareBps = 10_000n / BigInt(1 + v.competitors);
+  const ev = net > 0n ? (net * shareBps) / 10_000n : net;
+  return { liquidatable, cf, repay, gross, cut, swap, gas: v.gasBase, net, shareBps, ev };
+}
+
+/** The paid feed's computation. Never throws for stale data: it says so (the paid route refuses it before settlement). */
+export async function computeOpportunities({ ctx, input }: { ctx: OpportunitiesDeps; input: OpportunitiesQuery }): Promise<Opportunities> {
+  const { db, clock } = ctx;
+  const nowMs = clock.now();
+  const nowS = Math.floor(nowMs / 1000);
+  const markets = marketsFor(ctx.markets, input.protocol);
+  const ids = markets.map((m) => m.id);
+  const all = new Map((await cursors(db)).map((c) => [c.market, c]));
+  const cs = markets.map((m) => all.get(m.id));
+  const times = cs.map((c) => c?.lastBlockTimeS ?? null);
+  const oldest = times.some((t) => t === null) || times.length === 0 ? null : Math.min(...(times as number[]));
+  const age = oldest === null ? null : Math.max(0, nowS - oldest);
+  const maxHf = parseMaxHf(input.max_hf);
+  const minDebt = parseMinDebt(input.min_debt_usd);
+
+  const ethPrice = cs.find((c) => c?.ethPriceBase)?.ethPriceBase ?? null;
+  const chainId = cs.find((c) => c)?.chainId;
+  const head = chainId === undefined ? null : await latestHeader(db, chainId);
+  const gasBase = head && ethPrice ? (GAS_UNITS * (head.baseFeePerGas + TIP_WEI) * ethPrice) / WAD : 0n;
+  const recent = await liquidationsSince(db, ids, nowS - 86_400);
+  const competitors = new Set(recent.map((l) => l.liquidator)).size;
+  const counts = await riskCounts(db, { markets: ids, maxHfWad: maxHf, minDebtBase: minDebt });
+  // Every matching position is valued, then the best `limit` are kept: the rank is by value, not by HF.
+  const positions = await positionsBelow(db, { markets: ids, maxHfWad: maxHf, minDebtBase: minDebt });
+  const byId = new Map(ctx.markets.map((m) => [m.id, m]));
+  const valued = positions.map((p) => ({ p, v: valuePosition(p, { bonusBps: BigInt(input.bonus_bps), gasBase, competitors }) }));
+  valued.sort((a, b) => (b.v.ev > a.v.ev ? 1 : b.v.ev < a.v.ev ? -1 : a.p.borrower.localeCompare(b.p.borrower)));
+
+  return OpportunitiesOutput.parse({
+    as_of_ms: oldest === null ? null : oldest * 1000,
+    generated_at_ms: nowMs,
+    source_age_s: age,
+    stale_after_s: ctx.maxAgeSeconds,
+    stale: age === null || age > ctx.maxAgeSeconds || !ctx.rpc.configured,
+    present: positions.length > 0,
+    filters: { max_hf: input.max_hf, min_debt_usd: input.min_debt_usd, protocol: input.protocol, limit: input.limit, bonus_bps: input.bonus_bps },
+    totals: {
+      at_risk: counts.count,
+      at_risk_debt_usd: baseToUsd(counts.debtBase),
+      liquidatable_now: positions.filter((p) => isLiquidatable(p.healthFactorWad, p.debtBase)).length,
+      universe_size: counts.universe,
+      liquidations_24h: recent.length,
+      liquidators_24h: competitors,
+    },
+    assumptions: {
+      gas_units: Number(GAS_UNITS),
+      base_fee_gwei: head ? formatAtomic(head.baseFeePerGas, GWEI) : null,
+      tip_gwei: formatAtomic(TIP_WEI, GWEI),
+      eth_usd: ethPrice === null ? null : baseToUsd(ethPrice),
+      protocol_fee_bps: Number(PROTOCOL_FEE_BPS),
+      swap_cost_bps: Number(SWAP_COST_BPS),
+      flash_fee_bps: 0,
+      note: "Gross opportunities: liquidators usually pay most of the bonus to block builders, and oracle-update auctions (Chainlink SVR) return much of it to the protocol. Values of positions not yet liquidatable assume they reach HF 1. Model: docs/feeds.md.",
+    },
+    opportunities: valued.slice(0, input.limit).map(({ p, v }, i) => ({
+      rank: i + 1,
+      borrower: p.borrower,
+      protocol: byId.get(p.market)?.protocol ?? "unknown",
+      market: p.market,
+      health_factor: wadToNumber(p.healthFactorWad),
+      liquidatable: v.liquidatable,
+      price_drop_to_liquidation_pct: priceDropPct(p.healthFactorWad),
+      collateral_usd: baseToUsd(p.collateralBase),
+      debt_usd: baseToUsd(p.debtBase),
+      close_factor_bps: Number(v.cf),
+      repayable_usd: baseToUsd(v.repay),
+      gross_bonus_usd: baseToUsd(v.gross),
+      protocol_cut_usd: baseToUsd(v.cut),
+      swap_cost_usd: baseToUsd(v.swap),
+      gas_usd: baseToUsd(v.gas),
+      net_usd: baseToUsd(v.net),
+      win_share_bps: Number(v.shareBps),
+      expected_value_usd: baseToUsd(v.ev),
+      refreshed_block: Number(p.refreshedBlock),
+    })),
+  });
+}
+
+/** "0x1234…abcd": the first 6 and last 4 characters. */
+export const truncateAddress = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`;
+
+/** A "1234.56" dollar string (possibly negative) → one significant figure in whole dollars. */
+export function roundUsdOneFigure(text: string): string {
+  const negative = text.startsWith("-");
+  const [whole, cents] = (negative ? text.slice(1) : text).split(".");
+  const base = BigInt(whole!) * BASE_UNIT + BigInt((cents ?? "").padEnd(8, "0"));
+  const r = oneSignificantUsd(base);
+  return negative && r !== "0" ? `-${r}` : r;
+}
+
+/** The free sample: the paid answer for the fixed filters, cut to 3 rows, addresses truncated, dollars to one figure. */
+export function redactOpportunities(paid: Opportunities): OpportunitiesSample {
+  return OpportunitiesSampleOutput.parse({
+    as_of_ms: paid.as_of_ms,
+    generated_at_ms: paid.generated_at_ms,
+    freshness: { age_s: paid.source_age_s, stale_after_s: paid.stale_after_s, stale: paid.stale },
+    present: paid.present,
+    source_freshness_s: paid.source_age_s,
+    totals: {
+      at_risk: paid.totals.at_risk,
+      liquidatable_now: paid.totals.liquidatable_now,
+      universe_size: paid.totals.universe_size,
+      liquidations_24h: paid.totals.liquidations_24h,
+    },
+    top: paid.opportunities.slice(0, SAMPLE_TOP).map((r) => ({
+      rank: r.rank,
+      borrower: truncateAddress(r.borrower),
+      protocol: r.protocol,
+      health_factor: r.health_factor,
+      liquidatable: r.liquidatable,
+      debt_usd: roundUsdOneFigure(r.debt_usd),
+      expected_value_usd: roundUsdOneFigure(r.expected_value_usd),
+    })),
+    note: `Top ${SAMPLE_TOP} lending positions at HF ≤ 1.1 by expected liquidation value, addresses truncated and dollars rounded to one significant figure. Every row with its full valuation, other filters and up to ${MAX_LIMIT} rows: ${OPPORTUNITIES_PATH} ($0.05).`,
+    premium_endpoint: OPPORTUNITIES_PATH,
+  });
+}

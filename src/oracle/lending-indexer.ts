@@ -1,0 +1,253 @@
+/**
+ * The lending indexer: a background job that keeps, per lending market
+ * (chains/ethereum/lending.ts), the borrowers with debt and their health,
+ * and the liquidations, in the database (lending-store.ts). One run, for
+ * each market in turn:
+ *   1. reads the node's head; the indexer stays `confirmations` blocks
+ *      behind it, so a shallow reorg never reaches the stored events;
+ *   2. reads the Pool's Supply/Borrow/Repay/Withdraw/LiquidationCall logs
+ *      (eth_getLogs) from the block after the cursor, at most `batchBlocks`
+ *      at a time; a new market starts `backfillBlocks` below the head;
+ *   3. borrowers are the accounts those events name; their
+ *      `getUserAccountData` is read in Multicall3 aggregate3 batches — only
+ *      the touched ones while catching up, every tracked borrower once the
+ *      range reaches the head (the health-factor refresh);
+ *   4. each LiquidationCall is valued in USD with the oracle's price and the
+ *      token's decimals() (read in one batch), at indexing time;
+ *   5. in one transaction: positions with debt upserted, positions without
+ *      debt dropped, liquidations inserted (idempotent by block and log
+ *      index), the cursor moved, liquidations past the retention pruned.
+ * A market that fails records its error on its cursor and the others go on;
+ * the run fails only when every market failed. Several workers may run it:
+ * every write is an idempotent upsert of the same chain data.
+ */
+import { z } from "zod";
+import type { Hex } from "viem";
+import type { Clock } from "../core/clock.js";
+import type { Job } from "../core/jobs.js";
+import type { Queryable } from "../db/types.js";
+import { withTransaction } from "../db/transaction.js";
+import type { EthRpc } from "../chains/ethereum/rpc.js";
+import { ASSETS } from "../chains/ethereum/flashloans.js";
+import {
+  accountDataCall,
+  assetPriceCall,
+  decimalsCall,
+  decodeAccountData,
+  decodeAggregate3,
+  decodeAssetPrice,
+  decodeDecimals,
+  decodePoolLog,
+  encodeAggregate3,
+  MULTICALL3,
+  POOL_TOPICS,
+  toBase,
+  type AccountData,
+  type LendingMarket,
+  type RawLog,
+  type SubCall,
+} from "../chains/ethereum/lending.js";
+import {
+  advanceCursor,
+  cursors,
+  pruneLiquidations,
+  recordCursorError,
+  storeAccounts,
+  storeLiquidations,
+  trackedBorrowers,
+  type StoredLiquidation,
+} from "./lending-store.js";
+
+export interface LendingIndexerDeps {
+  db: Queryable;
+  rpc: EthRpc;
+  clock: Clock;
+  markets: readonly LendingMarket[];
+  /** The price oracle used to value liquidations and gas (USD, 8 decimals). */
+  oracle: string;
+  /** Where a market without a cursor starts: this many blocks below the head. */
+  backfillBlocks: number;
+  /** eth_getLogs range per call (public nodes cap it; 1,000–5,000 is safe). */
+  batchBlocks: number;
+  /** Blocks the indexer stays behind the head. */
+  confirmations: number;
+  /** Liquidations kept (seconds of block time). */
+  retentionSeconds: number;
+  /** Accounts per Multicall3 aggregate3 call. */
+  multicallBatch: number;
+}
+
+export interface LendingRunResult {
+  nodeHead: bigint;
+  markets: { market: string; from: bigint | null; to: bigint | null; logs: number; refreshed: number; liquidations: number; error: string | null }[];
+  more: boolean;
+}
+
+const hexQ = z.string().regex(/^0x[0-9a-fA-F]{1,64}$/).transform((s) => BigInt(s));
+const LogSchema = z.object({
+  address: z.string().regex(/^0x[0-9a-fA-F]{40}$/).transform((s) => s.toLowerCase()),
+  topics: z.array(z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((s) => s.toLowerCase())),
+  data: z.string().regex(/^0x([0-9a-fA-F]{2})*$/),
+  blockNumber: hexQ,
+  blockHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((s) => s.toLowerCase()),
+  transactionHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((s) => s.toLowerCase()),
+  logIndex: hexQ.transform((v) => Number(v)),
+  removed: z.boolean().optional(),
+});
+
+const hex = (v: bigint) => `0x${v.toString(16)}`;
+
+/** eth_getLogs for one Pool over [from, to], shape-checked. */
+async function poolLogs(rpc: EthRpc, pool: string, from: bigint, to: bigint, signal?: AbortSignal): Promise<RawLog[]> {
+  const raw = await rpc.call("eth_getLogs", [{ address: pool, fromBlock: hex(from), toBlock: hex(to), topics: [[...POOL_TOPICS]] }], signal);
+  const parsed = z.array(LogSchema).safeParse(raw);
+  if (!parsed.success) throw new Error(`malformed eth_getLogs answer: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  return parsed.data.filter((l) => !l.removed && l.address === pool);
+}
+
+/** Runs sub-calls through Multicall3 in batches of `size`; null where a sub-call failed. */
+export async function multicall(rpc: EthRpc, calls: readonly SubCall[], size: number, signal?: AbortSignal): Promise<(Hex | null)[]> {
+  const out: (Hex | null)[] = [];
+  for (let i = 0; i < calls.length; i += size) {
+    const batch = calls.slice(i, i + size);
+    const data = (await rpc.ethCall(MULTICALL3, encodeAggregate3(batch), signal)) as Hex;
+    let results: (Hex | null)[];
+    try {
+      results = decodeAggregate3(data);
+    } catch {
+      throw new Error("malformed Multicall3 aggregate3 answer");
+    }
+    if (results.length !== batch.length) throw new Error("Multicall3 answered a different number of results");
+    out.push(...results);
+  }
+  return out;
+}
+
+/** Each account's getUserAccountData (null where the call failed or answered garbage). */
+export async function readAccounts(rpc: EthRpc, pool: string, users: readonly string[], batch: number, signal?: AbortSignal) {
+  const results = await multicall(rpc, users.map((u) => accountDataCall(pool, u)), batch, signal);
+  return users.map((borrower, i) => ({ borrower, data: decodeAccountData(results[i] ?? null) }));
+}
+
+/** USD price (8 dec) and decimals of each token, read in one batch; catalogued decimals when decimals() fails. */
+async function tokenFacts(rpc: EthRpc, oracle: string, tokens: readonly string[], batch: number, signal?: AbortSignal) {
+  const calls = tokens.flatMap((t) => [assetPriceCall(oracle, t), decimalsCall(t)]);
+  const r = calls.length ? await multicall(rpc, calls, batch, signal) : [];
+  const facts = new Map<string, { price: bigint | null; decimals: number | null }>();
+  tokens.forEach((t, i) => {
+    const price = decodeAssetPrice(r[2 * i] ?? null);
+    const decimals = decodeDecimals(r[2 * i + 1] ?? null) ?? Object.values(ASSETS).find((a) => a.address === t)?.decimals ?? null;
+    facts.set(t, { price: price && price > 0n ? price : null, decimals });
+  });
+  return facts;
+}
+
+export async function indexLendingOnce(deps: LendingIndexerDeps, signal?: AbortSignal): Promise<LendingRunResult> {
+  const { db, rpc, clock } = deps;
+  const state = new Map((await cursors(db)).map((c) => [c.market, c]));
+  let chainId: number;
+  let nodeHead: bigint;
+  try {
+    chainId = await rpc.chainId(signal);
+    nodeHead = await rpc.blockNumber(signal);
+  } catch (e) {
+    // The node is down: every market says so (data-freshness reports it), and the job runner logs the error.
+    if (!signal?.aborted) {
+      const message = e instanceof Error ? e.message : String(e);
+      for (const m of deps.markets) await recordCursorError(db, m.id, state.get(m.id)?.chainId ?? 0, message, clock.now());
+    }
+    throw e;
+  }
+  const target = nodeHead - BigInt(deps.confirmations);
+  const result: LendingRunResult = { nodeHead, markets: [], more: false };
+  if (target < 0n) return result;
+  const weth = ASSETS.WETH!.address;
+  const headers = new Map<bigint, number>();
+  const blockTime = async (n: bigint) => {
+    if (!headers.has(n)) {
+      const h = await rpc.header(n, signal);
+      if (!h) throw new Error(`the node has no block ${n}`);
+      headers.set(n, h.timestamp);
+    }
+    return headers.get(n)!;
+  };
+
+  for (const market of deps.markets) {
+    const cursor = state.get(market.id);
+    const from = cursor?.lastBlock != null ? cursor.lastBlock + 1n : target - BigInt(deps.backfillBlocks) + 1n > 0n ? target - BigInt(deps.backfillBlocks) + 1n : 0n;
+    const line = { market: market.id, from: null as bigint | null, to: null as bigint | null, logs: 0, refreshed: 0, liquidations: 0, error: null as string | null };
+    result.markets.push(line);
+    if (from > target) continue;
+    const to = from + BigInt(deps.batchBlocks) - 1n < target ? from + BigInt(deps.batchBlocks) - 1n : target;
+    line.from = from;
+    line.to = to;
+    try {
+      const logs = await poolLogs(rpc, market.pool, from, to, signal);
+      line.logs = logs.length;
+      const touched = new Set<string>();
+      const liqLogs: { log: RawLog; ev: Extract<ReturnType<typeof decodePoolLog>, { kind: "liquidation" }> }[] = [];
+      for (const log of logs) {
+        const ev = decodePoolLog(log);
+        if (!ev) continue;
+        touched.add(ev.user);
+        if (ev.kind === "liquidation") liqLogs.push({ log, ev });
+      }
+      const caughtUp = to === target;
+      // At the head every tracked borrower is refreshed; while catching up only those the range touched.
+      const users = caughtUp ? [...new Set([...(await trackedBorrowers(db, market.id)), ...touched])] : [...touched];
+      const accounts = (await readAccounts(rpc, market.pool, users, deps.multicallBatch, signal)).filter(
+        (a): a is { borrower: string; data: AccountData } => a.data !== null,
+      );
+      const facts = await tokenFacts(rpc, deps.oracle, [...new Set([weth, ...liqLogs.map((l) => l.ev.debtAsset)])], deps.multicallBatch, signal);
+      const liquidations: StoredLiquidation[] = [];
+      for (const { log, ev } of liqLogs) {
+        const f = facts.get(ev.debtAsset);
+        liquidations.push({
+          market: market.id,
+          blockNumber: log.blockNumber,
+          logIndex: log.logIndex,
+          blockHash: log.blockHash,
+          txHash: log.transactionHash,
+          blockTimeS: await blockTime(log.blockNumber),
+          borrower: ev.user,
+          liquidator: ev.liquidator,
+          collateralAsset: ev.collateralAsset,
+          debtAsset: ev.debtAsset,
+          debtToCover: ev.debtToCover,
+          collateralAmount: ev.collateralAmount,
+          debtBase: f?.price != null && f.decimals != null ? toBase(ev.debtToCover, f.decimals, f.price) : null,
+        });
+      }
+      const toTime = await blockTime(to);
+      const nowMs = clock.now();
+      await withTransaction(db, async (trx) => {
+        await storeAccounts(trx, market.id, to, nowMs, accounts);
+        await storeLiquidations(trx, liquidations);
+        await advanceCursor(trx, { market: market.id, chainId, lastBlock: to, lastBlockTimeS: toTime, nowMs, refreshed: caughtUp, ethPriceBase: facts.get(weth)?.price ?? null });
+        await pruneLiquidations(trx, Math.floor(nowMs / 1000) - deps.retentionSeconds);
+      });
+      line.refreshed = accounts.length;
+      line.liquidations = liquidations.length;
+      if (!caughtUp) result.more = true;
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      line.error = e instanceof Error ? e.message : String(e);
+      await recordCursorError(db, market.id, chainId, line.error, clock.now());
+    }
+  }
+  const attempted = result.markets.filter((m) => m.from !== null);
+  if (attempted.length > 0 && attempted.every((m) => m.error !== null)) {
+    throw new Error(`lending indexer: every market failed (${attempted.map((m) => `${m.market}: ${m.error}`).join("; ")})`);
+  }
+  return result;
+}
+
+/** The indexer as a background job (one entry of `backgroundJobs`). */
+export function lendingIndexerJob(deps: LendingIndexerDeps, intervalMs: number): Job {
+  return {
+    name: "lending indexer",
+    intervalMs,
+    leaseSeconds: 120,
+    run: async (signal) => ({ more: (await indexLendingOnce(deps, signal)).more }),
+  };
+}

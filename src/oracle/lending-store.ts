@@ -1,0 +1,312 @@
+/**
+ * The lending indexer's SQL (migration 0013): positions of borrowers with
+ * debt, liquidation events and a cursor per market. Base amounts (USD, 8
+ * decimals) and health factors (1e18) are exact decimal strings in the
+ * database and bigints here; comparisons happen in SQL on numeric.
+ */
+import { sql } from "kysely";
+import type { Queryable } from "../db/types.js";
+import type { AccountData } from "../chains/ethereum/lending.js";
+
+export interface StoredPosition {
+  market: string;
+  borrower: string;
+  collateralBase: bigint;
+  debtBase: bigint;
+  liquidationThresholdBps: number;
+  healthFactorWad: bigint;
+  firstSeenBlock: bigint;
+  refreshedBlock: bigint;
+  refreshedMs: number;
+}
+
+export interface StoredLiquidation {
+  market: string;
+  blockNumber: bigint;
+  logIndex: number;
+  blockHash: string;
+  txHash: string;
+  blockTimeS: number;
+  borrower: string;
+  liquidator: string;
+  collateralAsset: string;
+  debtAsset: string;
+  debtToCover: bigint;
+  collateralAmount: bigint;
+  debtBase: bigint | null;
+}
+
+export interface LendingCursor {
+  market: string;
+  chainId: number;
+  lastBlock: bigint | null;
+  lastBlockTimeS: number | null;
+  lastRefreshMs: number | null;
+  lastOkMs: number | null;
+  lastError: string | null;
+  lastErrorMs: number | null;
+  ethPriceBase: bigint | null;
+}
+
+const num = (v: string | null) => (v === null ? null : Number(v));
+const big = (v: string | null) => (v === null ? null : BigInt(v));
+
+export async function cursors(db: Queryable): Promise<LendingCursor[]> {
+  const rows = await db.selectFrom("lending_cursors").selectAll().orderBy("market").execute();
+  return rows.map((r) => ({
+    market: r.market,
+    chainId: Number(r.chain_id),
+    lastBlock: big(r.last_block),
+    lastBlockTimeS: num(r.last_block_time_s),
+    lastRefreshMs: num(r.last_refresh_ms),
+    lastOkMs: num(r.last_ok_ms),
+    lastError: r.last_error,
+    lastErrorMs: num(r.last_error_ms),
+    ethPriceBase: big(r.eth_price_base),
+  }));
+}
+
+/** Records a successful run of a market: events read through `lastBlock`. */
+export async function advanceCursor(
+  db: Queryable,
+  c: { market: string; chainId: number; lastBlock: bigint; lastBlockTimeS: number; nowMs: number; refreshed: boolean; ethPriceBase: bigint | null },
+): Promise<void> {
+  await db
+    .insertInto("lending_cursors")
+    .values({
+      market: c.market,
+      chain_id: String(c.chainId),
+      last_block: c.lastBlock.toString(),
+      last_block_time_s: String(c.lastBlockTimeS),
+      last_refresh_ms: c.refreshed ? String(c.nowMs) : null,
+      last_ok_ms: String(c.nowMs),
+      last_error: null,
+      last_error_ms: null,
+      eth_price_base: c.ethPriceBase?.toString() ?? null,
+    })
+    .onConflict((oc) =>
+      oc.column("market").doUpdateSet((eb) => ({
+        chain_id: eb.ref("excluded.chain_id"),
+        last_block: eb.ref("excluded.last_block"),
+        last_block_time_s: eb.ref("excluded.last_block_time_s"),
+        last_refresh_ms: c.refreshed ? eb.ref("excluded.last_refresh_ms") : eb.ref("lending_cursors.last_refresh_ms"),
+        last_ok_ms: eb.ref("excluded.last_ok_ms"),
+        last_error: null,
+        last_error_ms: null,
+        eth_price_base: c.ethPriceBase === null ? eb.ref("lending_cursors.eth_price_base") : eb.ref("excluded.eth_price_base"),
+      })),
+    )
+    .execute();
+}
+
+/** Records a failed run of a market (the data stays as it was). */
+export async function recordCursorError(db: Queryable, market: string, chainId: number, message: string, nowMs: number): Promise<void> {
+  await db
+    .insertInto("lending_cursors")
+    .values({ market, chain_id: String(chainId), last_block: null, last_block_time_s: null, last_error: message.slice(0, 300), last_error_ms: String(nowMs) })
+    .onConflict((oc) => oc.column("market").doUpdateSet({ last_error: message.slice(0, 300), last_error_ms: String(nowMs) }))
+    .execute();
+}
+
+export async function trackedBorrowers(db: Queryable, market: string): Promise<string[]> {
+  const rows = await db.selectFrom("lending_positions").select("borrower").where("market", "=", market).execute();
+  return rows.map((r) => r.borrower);
+}
+
+/**
+ * Writes refreshed account data: borrowers with debt are upserted (keeping
+ * their first-seen block), borrowers without debt are dropped.
+ */
+export async function storeAccounts(
+  db: Queryable,
+  market: string,
+  block: bigint,
+  nowMs: number,
+  accounts: readonly { borrower: string; data: AccountData }[],
+): Promise<{ stored: number; dropped: number }> {
+  const withDebt = accounts.filter((a) => a.data.debtBase > 0n);
+  const without = accounts.filter((a) => a.data.debtBase === 0n).map((a) => a.borrower);
+  for (let i = 0; i < withDebt.length; i += 500) {
+    await db
+      .insertInto("lending_positions")
+      .values(
+        withDebt.slice(i, i + 500).map((a) => ({
+          market,
+          borrower: a.borrower,
+          collateral_base: a.data.collateralBase.toString(),
+          debt_base: a.data.debtBase.toString(),
+          liquidation_threshold_bps: Number(a.data.liquidationThresholdBps),
+          health_factor_wad: a.data.healthFactorWad.toString(),
+          first_seen_block: block.toString(),
+          refreshed_block: block.toString(),
+          refreshed_ms: String(nowMs),
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(["market", "borrower"]).doUpdateSet((eb) => ({
+          collateral_base: eb.ref("excluded.collateral_base"),
+          debt_base: eb.ref("excluded.debt_base"),
+          liquidation_threshold_bps: eb.ref("excluded.liquidation_threshold_bps"),
+          health_factor_wad: eb.ref("excluded.health_factor_wad"),
+          refreshed_block: eb.ref("excluded.refreshed_block"),
+          refreshed_ms: eb.ref("excluded.refreshed_ms"),
+        })),
+      )
+      .execute();
+  }
+  let dropped = 0;
+  for (let i = 0; i < without.length; i += 500) {
+    const r = await db.deleteFrom("lending_positions").where("market", "=", market).where("borrower", "in", without.slice(i, i + 500)).executeTakeFirst();
+    dropped += Number(r.numDeletedRows);
+  }
+  return { stored: withDebt.length, dropped };
+}
+
+export async function storeLiquidations(db: Queryable, rows: readonly StoredLiquidation[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto("lending_liquidations")
+    .values(
+      rows.map((l) => ({
+        market: l.market,
+        block_number: l.blockNumber.toString(),
+        log_index: l.logIndex,
+        block_hash: l.blockHash,
+        tx_hash: l.txHash,
+        block_time_s: String(l.blockTimeS),
+        borrower: l.borrower,
+        liquidator: l.liquidator,
+        collateral_asset: l.collateralAsset,
+        debt_asset: l.debtAsset,
+        debt_to_cover: l.debtToCover.toString(),
+        collateral_amount: l.collateralAmount.toString(),
+        debt_base: l.debtBase?.toString() ?? null,
+      })),
+    )
+    .onConflict((oc) => oc.columns(["market", "block_number", "log_index"]).doNothing())
+    .execute();
+}
+
+/** Retention: drops liquidations whose block is older than `beforeS`. */
+export async function pruneLiquidations(db: Queryable, beforeS: number): Promise<number> {
+  const r = await db.deleteFrom("lending_liquidations").where("block_time_s", "<", String(beforeS)).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+const positionFromRow = (r: {
+  market: string;
+  borrower: string;
+  collateral_base: string;
+  debt_base: string;
+  liquidation_threshold_bps: number;
+  health_factor_wad: string;
+  first_seen_block: string;
+  refreshed_block: string;
+  refreshed_ms: string;
+}): StoredPosition => ({
+  market: r.market,
+  borrower: r.borrower,
+  collateralBase: BigInt(r.collateral_base),
+  debtBase: BigInt(r.debt_base),
+  liquidationThresholdBps: Number(r.liquidation_threshold_bps),
+  healthFactorWad: BigInt(r.health_factor_wad),
+  firstSeenBlock: BigInt(r.first_seen_block),
+  refreshedBlock: BigInt(r.refreshed_block),
+  refreshedMs: Number(r.refreshed_ms),
+});
+
+/** An address's positions in the given markets, lowest health factor first. */
+export async function positionsOf(db: Queryable, borrower: string, markets: readonly string[]): Promise<StoredPosition[]> {
+  if (markets.length === 0) return [];
+  const rows = await db
+    .selectFrom("lending_positions")
+    .selectAll()
+    .where("borrower", "=", borrower)
+    .where("market", "in", markets)
+    .orderBy("health_factor_wad", "asc")
+    .execute();
+  return rows.map(positionFromRow);
+}
+
+/** Positions at or below a health factor with at least `minDebtBase` of debt, lowest HF first. */
+export async function positionsBelow(
+  db: Queryable,
+  q: { markets: readonly string[]; maxHfWad: bigint; minDebtBase: bigint; limit?: number },
+): Promise<StoredPosition[]> {
+  if (q.markets.length === 0) return [];
+  let query = db
+    .selectFrom("lending_positions")
+    .selectAll()
+    .where("market", "in", q.markets)
+    .where(sql<boolean>`health_factor_wad <= ${q.maxHfWad.toString()}::numeric`)
+    .where(sql<boolean>`debt_base >= ${q.minDebtBase.toString()}::numeric`)
+    .orderBy("health_factor_wad", "asc")
+    .orderBy("debt_base", "desc");
+  if (q.limit !== undefined) query = query.limit(q.limit);
+  return (await query.execute()).map(positionFromRow);
+}
+
+/** Count and total debt of positions at or below a health factor, plus the number of borrowers tracked. */
+export async function riskCounts(
+  db: Queryable,
+  q: { markets: readonly string[]; maxHfWad: bigint; minDebtBase: bigint },
+): Promise<{ count: number; debtBase: bigint; liquidatable: number; universe: number }> {
+  if (q.markets.length === 0) return { count: 0, debtBase: 0n, liquidatable: 0, universe: 0 };
+  const r = await sql<{ n: string; debt: string | null; liq: string; universe: string }>`
+    SELECT
+      count(*) FILTER (WHERE health_factor_wad <= ${q.maxHfWad.toString()}::numeric AND debt_base >= ${q.minDebtBase.toString()}::numeric)::text AS n,
+      (sum(debt_base) FILTER (WHERE health_factor_wad <= ${q.maxHfWad.toString()}::numeric AND debt_base >= ${q.minDebtBase.toString()}::numeric))::text AS debt,
+      count(*) FILTER (WHERE health_factor_wad < 1000000000000000000::numeric AND debt_base >= ${q.minDebtBase.toString()}::numeric)::text AS liq,
+      count(*)::text AS universe
+    FROM lending_positions WHERE market IN (${sql.join(q.markets)})`.execute(db);
+  const row = r.rows[0]!;
+  return { count: Number(row.n), debtBase: BigInt(row.debt ?? "0"), liquidatable: Number(row.liq), universe: Number(row.universe) };
+}
+
+export async function countPositions(db: Queryable): Promise<number> {
+  const r = await db.selectFrom("lending_positions").select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+const liquidationFromRow = (r: {
+  market: string;
+  block_number: string;
+  log_index: number;
+  block_hash: string;
+  tx_hash: string;
+  block_time_s: string;
+  borrower: string;
+  liquidator: string;
+  collateral_asset: string;
+  debt_asset: string;
+  debt_to_cover: string;
+  collateral_amount: string;
+  debt_base: string | null;
+}): StoredLiquidation => ({
+  market: r.market,
+  blockNumber: BigInt(r.block_number),
+  logIndex: Number(r.log_index),
+  blockHash: r.block_hash,
+  txHash: r.tx_hash,
+  blockTimeS: Number(r.block_time_s),
+  borrower: r.borrower,
+  liquidator: r.liquidator,
+  collateralAsset: r.collateral_asset,
+  debtAsset: r.debt_asset,
+  debtToCover: BigInt(r.debt_to_cover),
+  collateralAmount: BigInt(r.collateral_amount),
+  debtBase: big(r.debt_base),
+});
+
+/** Liquidations in the given markets since `sinceS` (block time), newest first. */
+export async function liquidationsSince(db: Queryable, markets: readonly string[], sinceS: number, borrower?: string): Promise<StoredLiquidation[]> {
+  if (markets.length === 0) return [];
+  let q = db
+    .selectFrom("lending_liquidations")
+    .selectAll()
+    .where("market", "in", markets)
+    .where("block_time_s", ">=", String(sinceS));
+  if (borrower !== undefined) q = q.where("borrower", "=", borrower);
+  const rows = await q.orderBy("block_number", "desc").orderBy("log_index", "desc").execute();
+  return rows.map(liquidationFromRow);
+}

@@ -1,0 +1,339 @@
+/**
+ * The lending questions of the Penny Oracle, from the lending indexer's data
+ * (lending-store.ts): /v1/q/liquidatable, /v1/q/at-risk-count,
+ * /v1/q/recent-liquidations, and the `lending` line of /v1/q/data-freshness.
+ *
+ * Definitions (docs/ethereum.md, Lending): a position is one borrower in one
+ * market (Aave V3 Core, Aave V3 Prime, SparkLend); its health factor is the
+ * Pool's own `getUserAccountData` at the indexer's last refresh; it is
+ * liquidatable when the HF is below 1 with debt outstanding. USD amounts are
+ * the Aave oracle's base currency (8 decimals) shown as exact dollar strings
+ * with 2 decimals (rounded down); health factors are numbers with 6
+ * decimals (rounded down).
+ *
+ * Every answer carries `source_age_s` (seconds since the newest indexed
+ * block of the slowest market asked about) and `indexed_block`. No node → 503
+ * chain_not_configured; nothing indexed yet, a health-factor refresh never
+ * done, or data older than the limit → 503 source_stale naming `lending`.
+ */
+import { z } from "zod";
+import type { Clock } from "../../core/clock.js";
+import { badRequest, unavailable } from "../../core/errors.js";
+import type { Queryable } from "../../db/types.js";
+import type { EthRpc } from "../../chains/ethereum/rpc.js";
+import {
+  baseToUsd,
+  closeFactorBps,
+  decimalToWad,
+  isLiquidatable,
+  LENDING_PROTOCOLS,
+  usdToBase,
+  wadToNumber,
+  WAD,
+  type LendingMarket,
+} from "../../chains/ethereum/lending.js";
+import { countPositions, cursors, liquidationsSince, positionsOf, riskCounts } from "../lending-store.js";
+import type { QuestionDef } from "../question.js";
+import type { ExtraFreshnessSources, SourceFreshness } from "./ethereum.js";
+
+export const LENDING_SOURCE = "lending";
+export const PROTOCOL_CHOICES = ["all", ...LENDING_PROTOCOLS] as const;
+export const MAX_HF_LIMIT = 1_000n * WAD;
+export const SINCE_MIN_MAX = 1_440;
+
+const usd = z.string().regex(/^\d+\.\d{2}$/).describe("USD, exact decimal string with 2 decimals (rounded down)");
+const sourceFields = {
+  source_age_s: z.number().int().describe("seconds since the newest indexed block (of the slowest market included)"),
+  indexed_block: z.number().int().describe("newest block whose events every included market has read"),
+};
+
+export const liquidatableAnswer = z.object({
+  found: z.boolean().describe("whether the address has debt in an indexed market"),
+  addr: z.string(),
+  protocol: z.enum(LENDING_PROTOCOLS).nullable().describe("protocol of the position shown (the lowest health factor)"),
+  market: z.string().nullable(),
+  liquidatable: z.boolean().describe("health factor below 1 with debt outstanding"),
+  health_factor: z.number().nullable().describe("getUserAccountData healthFactor / 1e18, 6 decimals rounded down"),
+  collateral_usd: usd.nullable(),
+  debt_usd: usd.nullable(),
+  liquidation_threshold_bps: z.number().int().nullable().describe("weighted liquidation threshold, basis points"),
+  close_factor_bps: z.number().int().nullable().describe("share of the debt one liquidation may repay: 10000 at HF ≤ 0.95 or a position under $2,000, else 5000"),
+  price_drop_to_liquidation_pct: z.number().nullable().describe("collateral price fall (percent, 2 decimals) that brings the HF to 1 with the debt fixed: 100 × (1 − 1/HF); 0 when already liquidatable"),
+  positions: z.number().int().describe("markets in which the address has debt"),
+  refreshed_block: z.number().int().nullable().describe("block of the position's last health-factor read"),
+  last_seen_ms: z.number().int().nullable().describe("when it was read (Unix ms)"),
+  protocol_filter: z.enum(PROTOCOL_CHOICES),
+  ...sourceFields,
+});
+
+export const atRiskAnswer = z.object({
+  count: z.number().int().describe("positions with health factor ≤ max_hf and debt ≥ min_debt_usd"),
+  total_debt_usd: usd,
+  liquidatable_count: z.number().int().describe("of all positions with debt ≥ min_debt_usd, those with HF < 1"),
+  universe_size: z.number().int().describe("positions with debt tracked in the included markets"),
+  max_hf: z.string(),
+  min_debt_usd: z.string(),
+  protocol: z.enum(PROTOCOL_CHOICES),
+  ...sourceFields,
+});
+
+export const recentLiquidationsAnswer = z.object({
+  count: z.number().int().describe("LiquidationCall events whose block time lies within the last since_min minutes"),
+  total_debt_usd: usd.describe("debt repaid, valued at the oracle price when indexed (events without a price are left out)"),
+  unpriced: z.number().int().describe("events left out of total_debt_usd because their debt asset had no oracle price"),
+  distinct_borrowers: z.number().int(),
+  distinct_liquidators: z.number().int(),
+  since_min: z.number().int(),
+  protocol: z.enum(PROTOCOL_CHOICES),
+  newest: z
+    .object({
+      market: z.string(),
+      block: z.number().int(),
+      block_time_s: z.number().int(),
+      tx_hash: z.string(),
+      borrower: z.string(),
+      liquidator: z.string(),
+      debt_usd: usd.nullable(),
+    })
+    .nullable(),
+  ...sourceFields,
+});
+
+export interface LendingQuestionDeps {
+  db: Queryable;
+  rpc: EthRpc;
+  clock: Clock;
+  markets: readonly LendingMarket[];
+  /** Oldest newest-indexed block (seconds) the answers accept before answering 503 source_stale. */
+  maxAgeSeconds: number;
+}
+
+type ProtocolChoice = (typeof PROTOCOL_CHOICES)[number];
+
+export const marketsFor = (markets: readonly LendingMarket[], protocol: string | undefined) =>
+  markets.filter((m) => protocol === undefined || protocol === "all" || m.protocol === protocol);
+
+const invalid = (path: string, message: string) =>
+  badRequest("invalid_input", "The question's parameters are invalid.", { issues: [{ path, message }] });
+
+export function parseAddress(text: string | undefined, path = "addr"): string {
+  if (!text || !/^0x[0-9a-fA-F]{40}$/.test(text)) throw invalid(path, `${path} must be a 0x-address (0x followed by 40 hex digits)`);
+  return text.toLowerCase();
+}
+
+export function parseMaxHf(text: string | undefined): bigint {
+  const v = decimalToWad(text ?? "1.05");
+  if (v === null || v > MAX_HF_LIMIT) throw invalid("max_hf", "max_hf must be a decimal health factor from 0 to 1000, e.g. 1.05");
+  return v;
+}
+
+export function parseMinDebt(text: string | undefined): bigint {
+  const v = usdToBase(text ?? "0");
+  if (v === null) throw invalid("min_debt_usd", "min_debt_usd must be a non-negative amount of US dollars, e.g. 10000 or 2500.50");
+  return v;
+}
+
+export function parseSinceMin(text: string | undefined): number {
+  const t = text ?? "60";
+  const v = /^\d{1,4}$/.test(t) ? Number(t) : NaN;
+  if (!(v >= 1 && v <= SINCE_MIN_MAX)) throw invalid("since_min", `since_min must be a whole number of minutes from 1 to ${SINCE_MIN_MAX}`);
+  return v;
+}
+
+/**
+ * The indexed data's state for an answer about `markets`; throws 503 when
+ * no answer may be given (never stale data passed off as fresh).
+ */
+export async function lendingSourceCheck(deps: LendingQuestionDeps, markets: readonly LendingMarket[]) {
+  if (!deps.rpc.configured) {
+    throw unavailable("chain_not_configured", "No Ethereum node is configured (ETH_RPC_URL).", { chain: "ethereum", source: LENDING_SOURCE });
+  }
+  const all = new Map((await cursors(deps.db)).map((c) => [c.market, c]));
+  const cs = markets.map((m) => all.get(m.id));
+  const nowS = Math.floor(deps.clock.now() / 1000);
+  const lastError = cs.find((c) => c?.lastError)?.lastError ?? null;
+  if (cs.some((c) => !c || c.lastBlockTimeS === null || c.lastBlock === null || c.lastRefreshMs === null)) {
+    throw unavailable("source_stale", "The lending markets have not been indexed yet.", { source: LENDING_SOURCE, age_s: null, ...(lastError ? { last_error: lastError } : {}) });
+  }
+  const oldest = Math.min(...cs.map((c) => c!.lastBlockTimeS!));
+  const age = Math.max(0, nowS - oldest);
+  if (age > deps.maxAgeSeconds) {
+    throw unavailable("source_stale", `The newest indexed lending block is ${age} s old (limit ${deps.maxAgeSeconds} s).`, {
+      source: LENDING_SOURCE,
+      age_s: age,
+      ...(lastError ? { last_error: lastError } : {}),
+    });
+  }
+  const indexed = cs.reduce((min, c) => (c!.lastBlock! < min ? c!.lastBlock! : min), cs[0]!.lastBlock!);
+  return { source_age_s: age, indexed_block: Number(indexed), nowS, cursors: cs.map((c) => c!) };
+}
+
+/** 100 × (1 − 1/HF), 2 decimals, from the 1e18-scaled HF. */
+export function priceDropPct(hfWad: bigint): number {
+  if (hfWad <= WAD) return 0;
+  return Number((10_000n * (hfWad - WAD)) / hfWad) / 100;
+}
+
+export function lendingQuestions(deps: LendingQuestionDeps): QuestionDef[] {
+  const { db } = deps;
+  const available = () => deps.rpc.configured;
+  const protocolParam = {
+    name: "protocol",
+    required: false,
+    description: "lending protocol: aave (Aave V3 Core and Prime), spark (SparkLend), or all",
+    allowed: PROTOCOL_CHOICES,
+    default: "all",
+  } as const;
+  const choice = (p: string | undefined) => (p ?? "all") as ProtocolChoice;
+
+  return [
+    {
+      path: "liquidatable",
+      summary: "Whether an address's lending position can be liquidated now: health factor, collateral and debt in USD, close factor (Aave V3, SparkLend)",
+      source: "lending",
+      params: [{ name: "addr", required: true, description: "borrower address", format: "0x-address" }, protocolParam],
+      answer: liquidatableAnswer,
+      available,
+      check: (p) => void parseAddress(p.addr),
+      answerQuestion: async (p) => {
+        const addr = parseAddress(p.addr);
+        const markets = marketsFor(deps.markets, p.protocol);
+        const { nowS: _n, cursors: _c, ...src } = await lendingSourceCheck(deps, markets);
+        const positions = await positionsOf(db, addr, markets.map((m) => m.id));
+        const top = positions[0];
+        const market = top ? deps.markets.find((m) => m.id === top.market)! : null;
+        return liquidatableAnswer.parse({
+          found: top !== undefined,
+          addr,
+          protocol: market?.protocol ?? null,
+          market: market?.id ?? null,
+          liquidatable: top ? isLiquidatable(top.healthFactorWad, top.debtBase) : false,
+          health_factor: top ? wadToNumber(top.healthFactorWad) : null,
+          collateral_usd: top ? baseToUsd(top.collateralBase) : null,
+          debt_usd: top ? baseToUsd(top.debtBase) : null,
+          liquidation_threshold_bps: top?.liquidationThresholdBps ?? null,
+          close_factor_bps: top ? Number(closeFactorBps(top)) : null,
+          price_drop_to_liquidation_pct: top ? priceDropPct(top.healthFactorWad) : null,
+          positions: positions.length,
+          refreshed_block: top ? Number(top.refreshedBlock) : null,
+          last_seen_ms: top?.refreshedMs ?? null,
+          protocol_filter: choice(p.protocol),
+          ...src,
+        });
+      },
+    },
+    {
+      path: "at-risk-count",
+      summary: "How many lending positions are at or below a health factor, with their total debt in USD (Aave V3, SparkLend)",
+      source: "lending",
+      params: [
+        { name: "max_hf", required: false, description: "health factor ceiling (inclusive), 0 to 1000", default: "1.05", format: "decimal health factor" },
+        { name: "min_debt_usd", required: false, description: "smallest debt counted", default: "0", format: "USD" },
+        protocolParam,
+      ],
+      answer: atRiskAnswer,
+      available,
+      check: (p) => {
+        parseMaxHf(p.max_hf);
+        parseMinDebt(p.min_debt_usd);
+      },
+      answerQuestion: async (p) => {
+        const maxHf = parseMaxHf(p.max_hf);
+        const minDebt = parseMinDebt(p.min_debt_usd);
+        const markets = marketsFor(deps.markets, p.protocol);
+        const { nowS: _n, cursors: _c, ...src } = await lendingSourceCheck(deps, markets);
+        const r = await riskCounts(db, { markets: markets.map((m) => m.id), maxHfWad: maxHf, minDebtBase: minDebt });
+        return atRiskAnswer.parse({
+          count: r.count,
+          total_debt_usd: baseToUsd(r.debtBase),
+          liquidatable_count: r.liquidatable,
+          universe_size: r.universe,
+          max_hf: p.max_hf ?? "1.05",
+          min_debt_usd: p.min_debt_usd ?? "0",
+          protocol: choice(p.protocol),
+          ...src,
+        });
+      },
+    },
+    {
+      path: "recent-liquidations",
+      summary: "Liquidations in the last minutes: count, debt repaid in USD, distinct liquidators, the newest one (Aave V3, SparkLend)",
+      source: "lending",
+      params: [
+        { name: "since_min", required: false, description: `look-back by block time, 1 to ${SINCE_MIN_MAX}`, default: "60", format: "minutes" },
+        protocolParam,
+      ],
+      answer: recentLiquidationsAnswer,
+      available,
+      check: (p) => void parseSinceMin(p.since_min),
+      answerQuestion: async (p) => {
+        const since = parseSinceMin(p.since_min);
+        const markets = marketsFor(deps.markets, p.protocol);
+        const { nowS, cursors: _c, ...src } = await lendingSourceCheck(deps, markets);
+        const rows = await liquidationsSince(db, markets.map((m) => m.id), nowS - since * 60);
+        const priced = rows.filter((r) => r.debtBase !== null);
+        const n = rows[0];
+        return recentLiquidationsAnswer.parse({
+          count: rows.length,
+          total_debt_usd: baseToUsd(priced.reduce((a, r) => a + r.debtBase!, 0n)),
+          unpriced: rows.length - priced.length,
+          distinct_borrowers: new Set(rows.map((r) => r.borrower)).size,
+          distinct_liquidators: new Set(rows.map((r) => r.liquidator)).size,
+          since_min: since,
+          protocol: choice(p.protocol),
+          newest: n
+            ? {
+                market: n.market,
+                block: Number(n.blockNumber),
+                block_time_s: n.blockTimeS,
+                tx_hash: n.txHash,
+                borrower: n.borrower,
+                liquidator: n.liquidator,
+                debt_usd: n.debtBase === null ? null : baseToUsd(n.debtBase),
+              }
+            : null,
+          ...src,
+        });
+      },
+    },
+  ];
+}
+
+/** The lending indexer as a data-freshness source ("lending"). */
+export function lendingFreshnessSource(deps: LendingQuestionDeps): ExtraFreshnessSources {
+  return {
+    ids: [LENDING_SOURCE],
+    freshness: async (): Promise<SourceFreshness> => {
+      const all = new Map((await cursors(deps.db)).map((c) => [c.market, c]));
+      const cs = deps.markets.map((m) => all.get(m.id));
+      const times = cs.map((c) => c?.lastBlockTimeS ?? null);
+      const age = times.some((t) => t === null) ? null : Math.max(0, Math.floor(deps.clock.now() / 1000) - Math.min(...(times as number[])));
+      const failing = cs.filter((c) => c?.lastError && (c.lastOkMs === null || (c.lastErrorMs ?? 0) >= c.lastOkMs));
+      const oks = cs.map((c) => c?.lastOkMs ?? null).filter((v): v is number => v !== null);
+      return {
+        source: LENDING_SOURCE,
+        configured: deps.rpc.configured,
+        age_s: age,
+        fresh: deps.rpc.configured && age !== null && age <= deps.maxAgeSeconds,
+        max_age_s: deps.maxAgeSeconds,
+        stored_blocks: await countPositions(deps.db),
+        node_reachable: deps.rpc.configured && failing.length === 0,
+        newest_slot: null,
+        last_ok_ms: oks.length ? Math.min(...oks) : null,
+        last_error: failing.length ? `${failing[0]!.market}: ${failing[0]!.lastError}` : null,
+      };
+    },
+  };
+}
+
+/** Several data-freshness sources as one (the relays and the lending indexer). */
+export function combineFreshnessSources(...sources: ExtraFreshnessSources[]): ExtraFreshnessSources {
+  return {
+    ids: sources.flatMap((s) => [...s.ids]),
+    freshness: async (id) => {
+      const s = sources.find((x) => x.ids.includes(id));
+      if (!s) throw invalid("source", `unknown source ${id}`);
+      return s.freshness(id);
+    },
+  };
+}

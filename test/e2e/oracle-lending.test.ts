@@ -1,0 +1,228 @@
+/**
+ * The lending questions and the opportunities feed end to end on the devnet:
+ * before anything is indexed a paid question answers 503 naming `lending`;
+ * the indexer then reads the devnet L1's Aave V3 Core and SparkLend markets
+ * over loopback, and /v1/q/liquidatable, /v1/q/at-risk-count,
+ * /v1/q/recent-liquidations and /v1/premium/opportunities are bought with
+ * devnet x402 payments; the free sample is the redaction of the paid rows;
+ * bad parameters are refused before payment with the allowed values listed;
+ * the catalogue and data-freshness list the `lending` source; stale data and
+ * a node that is down answer 503 / show in data-freshness.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWatchStack, type WatchStack } from "../helpers/stack.js";
+import { indexLendingOnce } from "../../src/oracle/lending-indexer.js";
+import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
+import { liquidationsSince, positionsBelow } from "../../src/oracle/lending-store.js";
+import { backgroundJobs } from "../../src/workers.js";
+import { baseToUsd, LENDING_MARKETS, wadToNumber, WAD } from "../../src/chains/ethereum/lending.js";
+import { redactOpportunities, type Opportunities } from "../../src/feeds/opportunities.js";
+import { ServiceError } from "../../src/core/errors.js";
+import { loadConfig } from "../../src/config.js";
+import { tempDir } from "../helpers/app.js";
+import fs from "node:fs";
+import path from "node:path";
+
+/** One of the devnet's liquidators, put on a sanctions-style list below. */
+const LIQUIDATOR = "0x1111111254eeb25477b68fb85ed929f73a960582";
+
+let s: WatchStack;
+
+const paidGet = async (path: string) => {
+  const r = await s.payer.payFetch(`${s.url}${path}`);
+  return { status: r.status, json: (await r.json()) as any };
+};
+const index = async () => {
+  while ((await indexLendingOnce(s.t.app.lending)).more);
+};
+
+beforeAll(async () => {
+  const dir = tempDir("vigil-lists-");
+  const csv = path.join(dir, "sanctioned.csv");
+  fs.writeFileSync(csv, `address,name\n${LIQUIDATOR.toUpperCase().replace("0X", "0x")},sample entry\n0x000000000000000000000000000000000000dead,other\n`);
+  s = await startWatchStack({ https: false, env: { ADDRESS_RISK_LISTS: `ofac=${csv}:sanctioned` } });
+}, 60_000);
+
+afterAll(async () => {
+  await s?.close();
+});
+
+describe("lending questions on the devnet", () => {
+  it("before the indexer has run, a paid question answers 503 naming the lending source", async () => {
+    const r = await paidGet("/v1/q/at-risk-count?max_hf=1.2");
+    expect(r.status).toBe(503);
+    expect(r.json.error).toMatchObject({ code: "source_stale", details: { source: "lending", age_s: null } });
+  });
+
+  it("the indexer finds the devnet's borrowers and liquidations; the worker runs it", async () => {
+    await index();
+    while ((await followEthereumOnce(s.t.app.ethereum)).more);
+    const all = await positionsBelow(s.t.app.database.db, { markets: LENDING_MARKETS.map((m) => m.id), maxHfWad: 10n ** 40n, minDebtBase: 0n });
+    expect(all.length).toBeGreaterThan(100);
+    expect(backgroundJobs(s.t.app, async () => ({}) as never, 1000).some((j) => j.name === "lending indexer")).toBe(true);
+  });
+
+  it("the catalogue lists the questions with allowed values and units, and data-freshness a lending source", async () => {
+    const r = await s.call("GET", "/v1/q");
+    const byPath = new Map((r.json.questions as any[]).map((q) => [q.question, q]));
+    for (const q of ["liquidatable", "at-risk-count", "recent-liquidations"]) {
+      expect(byPath.get(q)?.available, q).toBe(true);
+      expect(byPath.get(q)?.source, q).toBe("lending");
+    }
+    expect(byPath.get("at-risk-count").params).toEqual([
+      expect.objectContaining({ name: "max_hf", default: "1.05", format: "decimal health factor" }),
+      expect.objectContaining({ name: "min_debt_usd", default: "0", format: "USD" }),
+      expect.objectContaining({ name: "protocol", allowed: ["all", "aave", "spark"], default: "all" }),
+    ]);
+    expect(byPath.get("recent-liquidations").params[0]).toMatchObject({ name: "since_min", default: "60", format: "minutes" });
+    expect(byPath.get("liquidatable").params[0]).toMatchObject({ name: "addr", required: true, format: "0x-address" });
+    expect(byPath.get("data-freshness").params[0].allowed).toContain("lending");
+  });
+
+  it("bad parameters are a 400 listing the allowed values, before any payment", async () => {
+    const cases: [string, string][] = [
+      ["/v1/q/liquidatable?addr=0x123", "0x-address"],
+      ["/v1/q/liquidatable", "addr"],
+      ["/v1/q/liquidatable?addr=0x00000000000000000000000000000000000a11ce&protocol=compound", "all, aave, spark"],
+      ["/v1/q/at-risk-count?max_hf=abc", "from 0 to 1000"],
+      ["/v1/q/at-risk-count?max_hf=1001", "from 0 to 1000"],
+      ["/v1/q/at-risk-count?min_debt_usd=-5", "non-negative"],
+      ["/v1/q/recent-liquidations?since_min=0", "1 to 1440"],
+      ["/v1/q/recent-liquidations?since_min=1441", "1 to 1440"],
+      ["/v1/premium/opportunities?limit=501", "1 to 500"],
+      ["/v1/premium/opportunities?protocol=morpho", "all, aave, spark"],
+    ];
+    for (const [path, hint] of cases) {
+      const r = await s.call("GET", path);
+      expect(r.status, path).toBe(400);
+      expect(r.json.error.code, path).toBe("invalid_input");
+      expect(JSON.stringify(r.json), path).toContain(hint);
+    }
+  });
+
+  it("liquidatable: the lowest-HF position of a borrower, paid", async () => {
+    const [worst] = await positionsBelow(s.t.app.database.db, { markets: LENDING_MARKETS.map((m) => m.id), maxHfWad: 10n ** 40n, minDebtBase: 0n, limit: 1 });
+    expect((await s.call("GET", `/v1/q/liquidatable?addr=${worst!.borrower}`)).status).toBe(402);
+    const r = await paidGet(`/v1/q/liquidatable?addr=${worst!.borrower.toUpperCase().replace("0X", "0x")}`);
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({
+      found: true,
+      addr: worst!.borrower,
+      market: worst!.market,
+      liquidatable: worst!.healthFactorWad < WAD,
+      health_factor: wadToNumber(worst!.healthFactorWad),
+      debt_usd: baseToUsd(worst!.debtBase),
+      protocol_filter: "all",
+    });
+    expect(r.json.source_age_s).toBeLessThan(120);
+    expect(typeof r.json.as_of_ms).toBe("number");
+    const nobody = await paidGet("/v1/q/liquidatable?addr=0x00000000000000000000000000000000000b0b00&protocol=spark");
+    expect(nobody.json).toMatchObject({ found: false, liquidatable: false, health_factor: null, debt_usd: null, positions: 0, protocol_filter: "spark" });
+  });
+
+  it("at-risk-count: counts by HF, debt and protocol, paid", async () => {
+    const all = await paidGet("/v1/q/at-risk-count?max_hf=1000");
+    expect(all.status).toBe(200);
+    expect(all.json.count).toBe(all.json.universe_size);
+    const risky = await paidGet("/v1/q/at-risk-count?max_hf=1.1");
+    expect(risky.json.count).toBeGreaterThan(0);
+    expect(risky.json.count).toBeLessThan(all.json.count);
+    const big = await paidGet("/v1/q/at-risk-count?max_hf=1.1&min_debt_usd=100000");
+    expect(big.json.count).toBeLessThanOrEqual(risky.json.count);
+    const aave = await paidGet("/v1/q/at-risk-count?max_hf=1000&protocol=aave");
+    const spark = await paidGet("/v1/q/at-risk-count?max_hf=1000&protocol=spark");
+    expect(aave.json.count + spark.json.count).toBe(all.json.count);
+    expect(spark.json).toMatchObject({ protocol: "spark", max_hf: "1000", min_debt_usd: "0" });
+  });
+
+  it("recent-liquidations: the devnet's liquidations in the window, paid", async () => {
+    const day = await paidGet("/v1/q/recent-liquidations?since_min=1440");
+    expect(day.status).toBe(200);
+    expect(day.json.count).toBeGreaterThan(3);
+    expect(day.json.distinct_liquidators).toBeGreaterThanOrEqual(2);
+    expect(Number(day.json.total_debt_usd)).toBeGreaterThan(0);
+    expect(day.json.newest).toMatchObject({ borrower: expect.stringMatching(/^0x[0-9a-f]{40}$/), tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    const spark = await paidGet("/v1/q/recent-liquidations?since_min=1440&protocol=spark");
+    expect(spark.json.count).toBeLessThan(day.json.count);
+  });
+
+  it("opportunities: paid rows ranked by expected value; the free sample is their redaction", async () => {
+    expect((await s.call("GET", "/v1/premium/opportunities")).status).toBe(402);
+    const paid = await paidGet("/v1/premium/opportunities?max_hf=1.1&limit=3");
+    expect(paid.status).toBe(200);
+    const body = paid.json as Opportunities;
+    expect(body.opportunities.length).toBe(3);
+    const evs = body.opportunities.map((r) => Number(r.expected_value_usd));
+    expect([...evs].sort((a, b) => b - a)).toEqual(evs);
+    expect(body.totals.at_risk).toBeGreaterThanOrEqual(3);
+    expect(body.assumptions.base_fee_gwei).not.toBeNull();
+    expect(Number(body.opportunities[0]!.gas_usd)).toBeGreaterThan(0);
+    expect(body.stale).toBe(false);
+
+    const sample = await s.call("GET", "/v1/premium/opportunities/sample");
+    expect(sample.status).toBe(200);
+    expect(sample.json).toEqual(redactOpportunities(body));
+    expect(sample.json.top[0].borrower).toMatch(/^0x[0-9a-f]{4}…[0-9a-f]{4}$/);
+    expect(sample.json.top[0].debt_usd).toMatch(/^-?[1-9]0*$/);
+    expect(sample.json).toMatchObject({ premium_endpoint: "/v1/premium/opportunities", present: true, freshness: { stale: false } });
+  });
+
+  it("address-risk: list hits, liquidations suffered and made, builder roles, paid", async () => {
+    expect((await s.call("GET", "/v1/q/address-risk?addr=nope")).status).toBe(400);
+    const liq = await paidGet(`/v1/q/address-risk?addr=${LIQUIDATOR}`);
+    expect(liq.status).toBe(200);
+    expect(liq.json).toMatchObject({ addr: LIQUIDATOR, risk_score: 100, risk_band: "critical", lending_fresh: true });
+    expect(liq.json.flags).toContainEqual(expect.objectContaining({ flag: "sanctioned", weight: 100, detail: "listed on ofac" }));
+    expect(liq.json.lists).toEqual([expect.objectContaining({ list: "ofac", factor: "sanctioned", listed: true })]);
+    expect(liq.json.lending.liquidations_as_liquidator).toBeGreaterThan(0);
+    // The account kind is what the node's eth_getCode says (unknown when it does not serve the method).
+    const code = (await (await fetch(s.devnet.ethereum!.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getCode", params: [LIQUIDATOR, "latest"] }) })).json()) as any;
+    expect(liq.json.account_kind).toBe(code.error ? "unknown" : code.result === "0x" ? "eoa" : "contract");
+
+    const [victim] = await liquidationsSince(s.t.app.database.db, LENDING_MARKETS.map((m) => m.id), 0);
+    const v = await paidGet(`/v1/q/address-risk?addr=${victim!.borrower}`);
+    expect(v.json.flags).toContainEqual(expect.objectContaining({ flag: "liquidated", weight: 20 }));
+    expect(v.json.risk_score).toBeGreaterThanOrEqual(20);
+    expect(v.json.lending.liquidated_as_borrower).toBeGreaterThan(0);
+    expect(v.json.lists[0].listed).toBe(false);
+
+    const miner = s.devnet.ethereum!.head().miner;
+    const m = await paidGet(`/v1/q/address-risk?addr=${miner}`);
+    expect(m.json.builder.fee_recipient_blocks).toBeGreaterThan(0);
+    expect(m.json).toMatchObject({ risk_score: 0, risk_band: "low", flags: [] });
+  });
+
+  it("data-freshness: the lending source, fresh, then the node down", async () => {
+    const r = await paidGet("/v1/q/data-freshness?source=lending");
+    expect(r.json).toMatchObject({ source: "lending", configured: true, fresh: true, node_reachable: true, last_error: null });
+    expect(r.json.stored_blocks).toBeGreaterThan(100);
+    s.devnet.ethereum!.setFailure("http503");
+    try {
+      await expect(indexLendingOnce(s.t.app.lending)).rejects.toThrow();
+      s.advance(11_000);
+      const down = await s.t.app.oracle.ask("data-freshness", { source: "lending" });
+      expect(down).toMatchObject({ source: "lending", node_reachable: false });
+      expect(down.last_error).toMatch(/Ethereum node/);
+    } finally {
+      s.devnet.ethereum!.setFailure(null);
+    }
+  });
+
+  it("stale data answers 503 source_stale naming lending", async () => {
+    s.advance(10 * 60_000);
+    for (const [q, p] of [
+      ["liquidatable", { addr: "0x00000000000000000000000000000000000a11ce" }],
+      ["at-risk-count", {}],
+      ["recent-liquidations", {}],
+    ] as const) {
+      const err = await s.t.app.oracle.ask(q, p).catch((e: unknown) => e);
+      expect(err, q).toBeInstanceOf(ServiceError);
+      expect((err as ServiceError).status).toBe(503);
+      expect((err as ServiceError).details).toMatchObject({ source: "lending" });
+    }
+  });
+
+  it("settings: defaults", () => {
+    expect(loadConfig({ DEVNET: "off" })).toMatchObject({ LENDING_BACKFILL_BLOCKS: 50_400, LENDING_RETENTION_HOURS: 168 });
+  });
+});
