@@ -22,6 +22,10 @@ const USAGE = `Usage: vigil <command> [options]
   devnet wallets [--json]            list the devnet's ready-made wallets  [--devnet URL]
   devnet send monero <address> <XMR> send devnet coins to an address  [--devnet URL]
   devnet mine [blocks]               mine blocks on the devnet's monerod  [--devnet URL]
+  devnet send zcash <address> <ZEC> [--memo text]   send devnet ZEC (real note ciphertexts)
+  devnet mine zcash [blocks]         mine blocks on the devnet's Zcash chain
+  devnet reorg zcash <depth> [--drop txid,…]        replace the last blocks of the Zcash chain
+  devnet spend zcash <wallet> <txid> [--pool p]     spend a devnet wallet's note (its nullifier on chain)
   pay <METHOD> <URL> [json]          call a paid route, paying with a devnet key or VIGIL_PAYER_KEY
   payments pending [--json]          x402 payments that need attention (pending, or settled without their work)
   zcash derive-ufvk [--account N] [--network mainnet|testnet|regtest]   phrase on stdin

@@ -60,7 +60,7 @@ export const DEFAULT_BONUS_BPS = 500;
 export const SAMPLE_INPUT = { max_hf: "1.1", min_debt_usd: "0", protocol: "all", limit: SAMPLE_TOP, bonus_bps: DEFAULT_BONUS_BPS } as const;
 
 const GWEI: MoneyUnit = { symbol: "gwei", decimals: 9, scale: 10n ** 9n };
-const usd = z.string().regex(/^-?\d+\.\d{2}$/).describe("USD, exact decimal string with 2 decimals (rounded down)");
+const usd = z.string().regex(/^-?\d+\.\d{2}$/).describe("USD, exact decimal string with 2 decimals (rounded down)").meta({ examples: ["1234.56"] });
 
 export const OpportunitiesInput = z
   .object({

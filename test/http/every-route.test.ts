@@ -83,7 +83,7 @@ const FIXTURES: Record<string, Fixture> = {
   q_proposer_payment: noInput,
   q_liquidatable: { valid: () => ({ addr: "0x00000000000000000000000000000000000a11ce" }), invalid: () => ({ addr: "0x00000000000000000000000000000000000a11ce", protocol: "compound" }) },
   q_at_risk_count: { valid: () => ({ max_hf: "1.05", min_debt_usd: "1000" }), invalid: () => ({ protocol: "maker" }) },
-  q_address_risk: { valid: () => ({ addr: "0x00000000000000000000000000000000000a11ce" }), invalid: () => ({ addr: "0x00000000000000000000000000000000000a11ce", extra: "1" }) },
+  q_address_risk: { valid: () => ({ addr: "0x00000000000000000000000000000000000a11ce" }), invalid: () => ({ addr: "" }) },
   q_recent_liquidations: { valid: () => ({ since_min: "60", protocol: "aave" }), invalid: () => ({ since_min: "60", protocol: "euler" }) },
   zecIronwood: noInput,
   zecIronwoodHistory: { valid: () => ({ window_ms: "86400000", max_points: "100" }), invalid: () => ({ window_ms: "60000" }) },
