@@ -62,6 +62,8 @@ import type { RelayPollerDeps } from "./oracle/relay-poller.js";
 import { parseRelayUrls, RelayClient } from "./chains/ethereum/relays.js";
 import { parseBuilderPubkeys } from "./chains/ethereum/builders.js";
 import type { EthereumFollowerDeps } from "./oracle/ethereum-follower.js";
+import { relayRoutes } from "./relay/routes.js";
+import { BuilderClient, parsePrivateBuilders } from "./relay/builders.js";
 
 export const VERSION = "1.0.0";
 
@@ -249,6 +251,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   };
   const builderDeps = { db: database.db, clock, relays: relayEndpoints, names: parseBuilderPubkeys(config.BUILDER_PUBKEYS), maxAgeSeconds: config.RELAY_MAX_AGE_SECONDS };
 
+  // The private relay: the configured builder endpoints; the Ethereum node is only read (chain, nonce, known hashes).
+  const privateBuilders = parsePrivateBuilders(config.PRIVATE_RELAY_BUILDERS).map((b) => new BuilderClient(b, { signingKey: config.PRIVATE_RELAY_SIGNING_KEY }));
+
   const questions: QuestionDef[] = [
     ...moneroQuestions({ daemon: moneroDaemon, clock }),
     ...ethereumQuestions({ rpc: ethRpc, db: database.db, clock, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS, extraSources: relayFreshnessSources(builderDeps) }),
@@ -271,6 +276,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...flashloanRoutes({ rpc: ethRpc, clock }),
     ...zcashPoolsRoutes(zcashPools),
     ...feedsRoutes(builderDeps),
+    ...relayRoutes({ rpc: ethRpc, clock, builders: privateBuilders, targetBlocks: config.PRIVATE_RELAY_TARGET_BLOCKS, signed: Boolean(config.PRIVATE_RELAY_SIGNING_KEY) }),
     ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout) }),
     ...coinRoutes(coin),
     ...checkoutRoutes(checkout),
@@ -393,6 +399,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await ethRpc.close();
       await zebrad.close();
       await Promise.all(relays.relays.map((r) => r.close()));
+      await Promise.all(privateBuilders.map((b) => b.close()));
       if (ownsDatabase) await database.close();
     },
   };

@@ -133,6 +133,15 @@ export const ConfigSchema = z.object({
   RELAY_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(720),
   /** Oldest delivered payload (seconds) the builder answers accept before answering 503 source_stale. */
   RELAY_MAX_AGE_SECONDS: z.coerce.number().int().min(24).max(86_400).default(600),
+  /** Private builder endpoints the private relay fans out to: comma-separated `name=url`, `#raw` after the URL for eth_sendRawTransaction (default eth_sendBundle) (docs/private-relay.md). */
+  PRIVATE_RELAY_BUILDERS: z
+    .string()
+    .refine((v) => v.split(",").map((s) => s.trim()).filter(Boolean).every((s) => /^[A-Za-z0-9._-]{1,64}=/.test(s) && z.string().url().safeParse(s.replace(/^[^=]*=/, "")).success), "must be one or more name=url entries (http(s)), comma-separated")
+    .optional(),
+  /** Key that signs bundle requests (X-Flashbots-Signature): a reputation key of the service, never a user's; absent = requests are unsigned. */
+  PRIVATE_RELAY_SIGNING_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x + 64 hex").optional(),
+  /** Blocks ahead a bundle is submitted for (one eth_sendBundle per target block). */
+  PRIVATE_RELAY_TARGET_BLOCKS: z.coerce.number().int().min(1).max(25).default(3),
 });
 
 export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "WATCH_POLL_SECONDS">> & {
@@ -165,6 +174,7 @@ export type ConfigOverlay = Partial<
     | "ZCASH_NETWORK"
     | "RELAY_URLS"
     | "BUILDER_PUBKEYS"
+    | "PRIVATE_RELAY_BUILDERS"
     | "FACILITATOR_MODE"
     | "EVM_RPC_URL"
     | "FACILITATOR_PRIVATE_KEY"

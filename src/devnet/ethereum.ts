@@ -31,6 +31,7 @@ import {
 } from "../chains/ethereum/flashloans.js";
 import { JsonRpcError, startJsonRpcServer } from "./jsonrpc-server.js";
 import { seededRandom } from "./seeded-random.js";
+import { createDevnetAccounts, type DevnetAccounts } from "./ethereum-accounts.js";
 
 export const DEVNET_ETH_CHAIN_ID = 1337;
 const SCHEDULE = FORK_SCHEDULES[DEVNET_ETH_CHAIN_ID]!;
@@ -76,6 +77,8 @@ export interface DevnetEthereum {
   setFeeHistorySkew(wei: bigint): void;
   /** Makes every request fail in the given way (null: healthy again). */
   setFailure(mode: FailureMode): void;
+  /** Nonces, ether balances, code, storage and known transactions (ethereum-accounts.ts). */
+  accounts: DevnetAccounts;
   /** Requests answered per method (failures injected before dispatch are not counted). */
   calls: Map<string, number>;
   close(): Promise<void>;
@@ -252,6 +255,7 @@ export async function startDevnetEthereum(opts: {
     };
   };
 
+  const accounts = createDevnetAccounts();
   let failure: FailureMode = null;
   const calls = new Map<string, number>();
   const server = await startJsonRpcServer({
@@ -287,6 +291,7 @@ export async function startDevnetEthereum(opts: {
           },
           eth_call: (p) => ethCall(p),
           eth_feeHistory: (p) => feeHistory(p),
+          ...accounts.methods,
         },
       },
     },
@@ -303,6 +308,7 @@ export async function startDevnetEthereum(opts: {
     mine,
     reorg,
     setBalance,
+    accounts,
     setFeeHistorySkew: (wei) => {
       skew = wei;
     },

@@ -22,6 +22,7 @@ import { startDevnetEthereum, type DevnetEthereum } from "./ethereum.js";
 import { DEVNET_ZCASH_NETWORK, startDevnetZebrad, type DevnetZebrad } from "./zebrad.js";
 import type { ZcashNetwork } from "../chains/zcash/network.js";
 import { startDevnetRelays, type DevnetRelays } from "./relays.js";
+import { startDevnetPrivateBuilders, type DevnetPrivateBuilders } from "./private-builders.js";
 
 export { DEVNET_MNEMONIC };
 
@@ -62,6 +63,8 @@ export interface DevnetHandle {
   zebrad: DevnetZebrad | undefined;
   /** The simulated MEV-Boost relays; absent when a real RELAY_URLS replaces them. */
   relays: DevnetRelays | undefined;
+  /** The simulated private builder endpoints the private relay fans out to. */
+  privateBuilders: DevnetPrivateBuilders;
   close(): Promise<void>;
 }
 
@@ -111,6 +114,7 @@ export async function startDevnet(opts: {
   const ethereum = opts.ethRpcUrl ? undefined : await startDevnetEthereum({ host });
   const zebrad = opts.zebradUrl ? undefined : await startDevnetZebrad({ host, blockSeconds: opts.blockSeconds, log: opts.log });
   const relays = opts.relayUrls ? undefined : await startDevnetRelays({ host });
+  const privateBuilders = await startDevnetPrivateBuilders({ host });
   const payTo = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address;
   const facilitatorKey = keyAt(18);
   const masterKey = persistentSecret(dir, "master.key");
@@ -137,6 +141,7 @@ export async function startDevnet(opts: {
       ZCASH_NETWORK: zebrad ? DEVNET_ZCASH_NETWORK : (opts.zcashNetwork ?? DEVNET_ZCASH_NETWORK),
       RELAY_URLS: opts.relayUrls ?? relays!.relayUrls,
       BUILDER_PUBKEYS: relays ? relays.builderPubkeys : (opts.builderPubkeys ?? ""),
+      PRIVATE_RELAY_BUILDERS: privateBuilders.setting,
       // The devnet always settles on its own chain, whatever facilitator mode is configured.
       FACILITATOR_MODE: "local",
       EVM_RPC_URL: evm.url,
@@ -154,6 +159,7 @@ export async function startDevnet(opts: {
     ethereum,
     zebrad,
     relays,
+    privateBuilders,
     close: async () => {
       await Promise.allSettled([
         evm.close(),
@@ -162,6 +168,7 @@ export async function startDevnet(opts: {
         ...(ethereum ? [ethereum.close()] : []),
         ...(zebrad ? [zebrad.close()] : []),
         ...(relays ? [relays.close()] : []),
+        privateBuilders.close(),
       ]);
       try {
         const cur = JSON.parse(fs.readFileSync(handle.stateFile, "utf8")) as { pid?: number };

@@ -38,6 +38,10 @@ const SPEC_TOOLS_TODAY = [
   "service_checkout_invoice_status",
   "service_checkout_key_create",
   "service_checkout_key_revoke",
+  // The private relay (service_private_relay_<operation>; the paid relay itself is service_private_relay).
+  "service_private_relay_info",
+  "service_private_relay_inspect",
+  "service_private_relay",
 ];
 
 describe("the MCP tool list is derived from the table", () => {
