@@ -64,6 +64,10 @@ import { parseBuilderPubkeys } from "./chains/ethereum/builders.js";
 import type { EthereumFollowerDeps } from "./oracle/ethereum-follower.js";
 import { relayRoutes } from "./relay/routes.js";
 import { BuilderClient, parsePrivateBuilders } from "./relay/builders.js";
+import { counterMevRoutes } from "./feeds/counter-mev-routes.js";
+import type { CounterMevDeps } from "./feeds/counter-mev.js";
+import type { ApprovalScanDeps } from "./feeds/approval-scan.js";
+import { loadRiskLists } from "./feeds/risk-lists.js";
 
 export const VERSION = "1.0.0";
 
@@ -96,6 +100,8 @@ export interface App {
   checkout: CheckoutDeps;
   /** What the relay poller job needs (workers.ts); no relays when RELAY_URLS is unset. */
   relays: RelayPollerDeps;
+  /** What the counter-MEV scan job needs (workers.ts). */
+  approvalScan: ApprovalScanDeps;
   /** What the Zcash pool snapshot job needs (workers.ts); its zebrad is not configured when ZEBRAD_URL is unset. */
   zcashPools: ZcashPoolsDeps;
   database: DatabaseHandle;
@@ -254,6 +260,20 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   // The private relay: the configured builder endpoints; the Ethereum node is only read (chain, nonce, known hashes).
   const privateBuilders = parsePrivateBuilders(config.PRIVATE_RELAY_BUILDERS).map((b) => new BuilderClient(b, { signingKey: config.PRIVATE_RELAY_SIGNING_KEY }));
 
+  // Counter-MEV: the approval scan beside the follower, scored against the public risk lists.
+  const riskLists = loadRiskLists(config.COUNTER_MEV_RISK_LISTS, clock.now());
+  const approvalScan: ApprovalScanDeps = { db: database.db, rpc: ethRpc, lists: riskLists, retention: config.COUNTER_MEV_RETENTION_BLOCKS, batch: 100, confirmations: 2 };
+  const counterMev: CounterMevDeps = {
+    db: database.db,
+    rpc: ethRpc,
+    clock,
+    lists: riskLists,
+    windowBlocks: config.COUNTER_MEV_WINDOW_BLOCKS,
+    maxWindowBlocks: config.COUNTER_MEV_RETENTION_BLOCKS,
+    maxAgeSeconds: config.COUNTER_MEV_MAX_AGE_SECONDS,
+    priceMemo: {},
+  };
+
   const questions: QuestionDef[] = [
     ...moneroQuestions({ daemon: moneroDaemon, clock }),
     ...ethereumQuestions({ rpc: ethRpc, db: database.db, clock, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS, extraSources: relayFreshnessSources(builderDeps) }),
@@ -276,6 +296,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...flashloanRoutes({ rpc: ethRpc, clock }),
     ...zcashPoolsRoutes(zcashPools),
     ...feedsRoutes(builderDeps),
+    ...counterMevRoutes(counterMev),
     ...relayRoutes({ rpc: ethRpc, clock, builders: privateBuilders, targetBlocks: config.PRIVATE_RELAY_TARGET_BLOCKS, signed: Boolean(config.PRIVATE_RELAY_SIGNING_KEY) }),
     ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout) }),
     ...coinRoutes(coin),
@@ -366,6 +387,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ethereum,
     checkout,
     relays,
+    approvalScan,
     zcashPools,
     database,
     log,

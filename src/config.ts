@@ -142,6 +142,14 @@ export const ConfigSchema = z.object({
   PRIVATE_RELAY_SIGNING_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x + 64 hex").optional(),
   /** Blocks ahead a bundle is submitted for (one eth_sendBundle per target block). */
   PRIVATE_RELAY_TARGET_BLOCKS: z.coerce.number().int().min(1).max(25).default(3),
+  /** Risk lists (JSON files, comma-separated paths) behind the counter-MEV scores, beside the built-in one (docs/feeds.md, Counter-MEV). */
+  COUNTER_MEV_RISK_LISTS: z.string().optional(),
+  /** Blocks of the counter-MEV window (default 7200, one day). */
+  COUNTER_MEV_WINDOW_BLOCKS: z.coerce.number().int().min(16).max(1_000_000).default(7200),
+  /** Blocks of approvals and reverted transactions kept (default 50400, seven days); also the longest paid window. */
+  COUNTER_MEV_RETENTION_BLOCKS: z.coerce.number().int().min(16).max(1_000_000).default(50_400),
+  /** Oldest newest-scanned block (seconds) the paid counter-MEV feed accepts before answering 503 source_stale. */
+  COUNTER_MEV_MAX_AGE_SECONDS: z.coerce.number().int().min(12).max(86_400).default(300),
 });
 
 export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "WATCH_POLL_SECONDS">> & {
@@ -175,6 +183,7 @@ export type ConfigOverlay = Partial<
     | "RELAY_URLS"
     | "BUILDER_PUBKEYS"
     | "PRIVATE_RELAY_BUILDERS"
+    | "COUNTER_MEV_RISK_LISTS"
     | "FACILITATOR_MODE"
     | "EVM_RPC_URL"
     | "FACILITATOR_PRIVATE_KEY"

@@ -16,6 +16,7 @@ import { ethereumFollowerJob } from "./oracle/ethereum-follower.js";
 import { invoiceExpiryJob } from "./checkout/invoices.js";
 import { relayPollerJob } from "./oracle/relay-poller.js";
 import { zcashSnapshotJob } from "./feeds/zcash-pools.js";
+import { approvalScanJob } from "./feeds/approval-scan.js";
 
 /** Seconds a tick's watch leases last; a tick must finish its batch within them. */
 const WATCH_LEASE_SECONDS = 120;
@@ -50,6 +51,7 @@ export function backgroundJobs(app: App, watchTick: () => Promise<TickStats>, id
     boardPurgeJob({ db: app.database.db, clock: app.clock }),
     invoiceExpiryJob(app.checkout, app.database.db),
     ...(app.ethereum.rpc.configured ? [ethereumFollowerJob(app.ethereum, 2_000)] : []),
+    ...(app.approvalScan.rpc.configured ? [approvalScanJob(app.approvalScan, 4_000)] : []),
     ...(app.relays.relays.length > 0 ? [relayPollerJob(app.relays, 6_000)] : []),
     ...(app.zcashPools.zebrad.configured ? [zcashSnapshotJob(app.zcashPools)] : []),
   ];

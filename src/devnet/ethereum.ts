@@ -32,6 +32,7 @@ import {
 import { JsonRpcError, startJsonRpcServer } from "./jsonrpc-server.js";
 import { seededRandom } from "./seeded-random.js";
 import { createDevnetAccounts, type DevnetAccounts } from "./ethereum-accounts.js";
+import { createDevnetActivity } from "./ethereum-activity.js";
 
 export const DEVNET_ETH_CHAIN_ID = 1337;
 const SCHEDULE = FORK_SCHEDULES[DEVNET_ETH_CHAIN_ID]!;
@@ -134,6 +135,9 @@ export async function startDevnetEthereum(opts: {
   setBalance("WSTETH", holders["balancer-v2"]!, 2_600n * e18);
   setBalance("WSTETH", holders["morpho-blue"]!, 51_000n * e18);
 
+  const accounts = createDevnetAccounts();
+  const activity = createDevnetActivity(accounts);
+
   function produce(timestamp: number): DevnetBlock {
     const parent = blocks[blocks.length - 1];
     const number = parent ? parent.number + 1n : 0n;
@@ -165,6 +169,7 @@ export async function startDevnetEthereum(opts: {
     };
     blocks.push(b);
     byHash.set(b.hash, b);
+    activity.record(b);
     return b;
   }
 
@@ -222,6 +227,8 @@ export async function startDevnetEthereum(opts: {
     const data = String(call?.data ?? call?.input ?? "0x").toLowerCase();
     const selector = data.slice(0, 10);
     const arg = data.length >= 74 ? `0x${data.slice(34, 74)}` : "";
+    const answered = activity.call(to, data);
+    if (answered !== undefined) return answered;
     if (selector === SELECTOR_FLASHLOAN_PREMIUM_TOTAL && premiums.has(to)) return word(premiums.get(to)!);
     if (to === AAVE_V3_CORE_DATA_PROVIDER && selector === SELECTOR_GET_FLASHLOAN_ENABLED) {
       return word(Object.values(ASSETS).some((a) => a.address === arg) ? 1n : 0n);
@@ -255,7 +262,6 @@ export async function startDevnetEthereum(opts: {
     };
   };
 
-  const accounts = createDevnetAccounts();
   let failure: FailureMode = null;
   const calls = new Map<string, number>();
   const server = await startJsonRpcServer({
@@ -292,6 +298,7 @@ export async function startDevnetEthereum(opts: {
           eth_call: (p) => ethCall(p),
           eth_feeHistory: (p) => feeHistory(p),
           ...accounts.methods,
+          ...activity.methods,
         },
       },
     },

@@ -23,6 +23,7 @@ import { DEVNET_ZCASH_NETWORK, startDevnetZebrad, type DevnetZebrad } from "./ze
 import type { ZcashNetwork } from "../chains/zcash/network.js";
 import { startDevnetRelays, type DevnetRelays } from "./relays.js";
 import { startDevnetPrivateBuilders, type DevnetPrivateBuilders } from "./private-builders.js";
+import { DEVNET_RISK_LIST } from "./ethereum-activity.js";
 
 export { DEVNET_MNEMONIC };
 
@@ -115,6 +116,9 @@ export async function startDevnet(opts: {
   const zebrad = opts.zebradUrl ? undefined : await startDevnetZebrad({ host, blockSeconds: opts.blockSeconds, log: opts.log });
   const relays = opts.relayUrls ? undefined : await startDevnetRelays({ host });
   const privateBuilders = await startDevnetPrivateBuilders({ host });
+  // The risk list that flags the devnet L1's risky spenders and token.
+  const riskListFile = path.join(dir, "risk-list.json");
+  fs.writeFileSync(riskListFile, JSON.stringify(DEVNET_RISK_LIST, null, 2));
   const payTo = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address;
   const facilitatorKey = keyAt(18);
   const masterKey = persistentSecret(dir, "master.key");
@@ -142,6 +146,7 @@ export async function startDevnet(opts: {
       RELAY_URLS: opts.relayUrls ?? relays!.relayUrls,
       BUILDER_PUBKEYS: relays ? relays.builderPubkeys : (opts.builderPubkeys ?? ""),
       PRIVATE_RELAY_BUILDERS: privateBuilders.setting,
+      COUNTER_MEV_RISK_LISTS: riskListFile,
       // The devnet always settles on its own chain, whatever facilitator mode is configured.
       FACILITATOR_MODE: "local",
       EVM_RPC_URL: evm.url,

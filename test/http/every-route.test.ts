@@ -88,6 +88,8 @@ const FIXTURES: Record<string, Fixture> = {
   premiumBuilderStatsSample: noInput,
   premiumFeeHistoryCsv: { valid: () => ({ limit: "10" }), invalid: () => ({ from_block: "abc" }) },
   premiumBuilderBidsCsv: { valid: () => ({ window: "1h", limit: "10" }), invalid: () => ({ limit: "ten" }) },
+  premiumCounterMev: { valid: () => ({ min_band: "high" }), invalid: () => ({ min_band: "severe" }) },
+  counterMevSummary: noInput,
   privateRelayInfo: noInput,
   privateRelayInspect: {
     valid: () => ({ raw_tx: EIP155_VECTOR }),

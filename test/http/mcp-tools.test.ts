@@ -42,6 +42,9 @@ const SPEC_TOOLS_TODAY = [
   "service_private_relay_info",
   "service_private_relay_inspect",
   "service_private_relay",
+  // Counter-MEV: the paid feed and its free summary.
+  "service_counter_mev",
+  "service_counter_mev_summary",
 ];
 
 describe("the MCP tool list is derived from the table", () => {
