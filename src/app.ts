@@ -68,6 +68,8 @@ import { counterMevRoutes } from "./feeds/counter-mev-routes.js";
 import type { CounterMevDeps } from "./feeds/counter-mev.js";
 import type { ApprovalScanDeps } from "./feeds/approval-scan.js";
 import { loadRiskLists } from "./feeds/risk-lists.js";
+import { puzzleRiskRoutes } from "./feeds/puzzle-risk-routes.js";
+import { loadWatchlist } from "./feeds/puzzle-risk.js";
 
 export const VERSION = "1.0.0";
 
@@ -297,6 +299,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...zcashPoolsRoutes(zcashPools),
     ...feedsRoutes(builderDeps),
     ...counterMevRoutes(counterMev),
+    ...puzzleRiskRoutes({ rpc: ethRpc, clock, watchlist: loadWatchlist(config.PUZZLE_WATCHLIST), maxAgeSeconds: config.ETH_MAX_AGE_SECONDS, memo: {} }),
     ...relayRoutes({ rpc: ethRpc, clock, builders: privateBuilders, targetBlocks: config.PRIVATE_RELAY_TARGET_BLOCKS, signed: Boolean(config.PRIVATE_RELAY_SIGNING_KEY) }),
     ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout) }),
     ...coinRoutes(coin),

@@ -150,6 +150,8 @@ export const ConfigSchema = z.object({
   COUNTER_MEV_RETENTION_BLOCKS: z.coerce.number().int().min(16).max(1_000_000).default(50_400),
   /** Oldest newest-scanned block (seconds) the paid counter-MEV feed accepts before answering 503 source_stale. */
   COUNTER_MEV_MAX_AGE_SECONDS: z.coerce.number().int().min(12).max(86_400).default(300),
+  /** The puzzle-risk watchlist: a JSON file [{address, label, answer?, hash_slot?}] (docs/feeds.md, Puzzle risk); unset = empty. */
+  PUZZLE_WATCHLIST: z.string().optional(),
 });
 
 export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "WATCH_POLL_SECONDS">> & {
@@ -184,6 +186,7 @@ export type ConfigOverlay = Partial<
     | "BUILDER_PUBKEYS"
     | "PRIVATE_RELAY_BUILDERS"
     | "COUNTER_MEV_RISK_LISTS"
+    | "PUZZLE_WATCHLIST"
     | "FACILITATOR_MODE"
     | "EVM_RPC_URL"
     | "FACILITATOR_PRIVATE_KEY"

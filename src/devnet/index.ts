@@ -24,6 +24,7 @@ import type { ZcashNetwork } from "../chains/zcash/network.js";
 import { startDevnetRelays, type DevnetRelays } from "./relays.js";
 import { startDevnetPrivateBuilders, type DevnetPrivateBuilders } from "./private-builders.js";
 import { DEVNET_RISK_LIST } from "./ethereum-activity.js";
+import { deployDevnetPuzzles } from "./puzzles.js";
 
 export { DEVNET_MNEMONIC };
 
@@ -119,6 +120,9 @@ export async function startDevnet(opts: {
   // The risk list that flags the devnet L1's risky spenders and token.
   const riskListFile = path.join(dir, "risk-list.json");
   fs.writeFileSync(riskListFile, JSON.stringify(DEVNET_RISK_LIST, null, 2));
+  // Puzzle contracts on the simulated L1, and the watchlist naming them (empty with a real node).
+  const watchlistFile = path.join(dir, "puzzle-watchlist.json");
+  fs.writeFileSync(watchlistFile, JSON.stringify(ethereum ? deployDevnetPuzzles(ethereum.accounts) : [], null, 2));
   const payTo = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address;
   const facilitatorKey = keyAt(18);
   const masterKey = persistentSecret(dir, "master.key");
@@ -147,6 +151,7 @@ export async function startDevnet(opts: {
       BUILDER_PUBKEYS: relays ? relays.builderPubkeys : (opts.builderPubkeys ?? ""),
       PRIVATE_RELAY_BUILDERS: privateBuilders.setting,
       COUNTER_MEV_RISK_LISTS: riskListFile,
+      PUZZLE_WATCHLIST: watchlistFile,
       // The devnet always settles on its own chain, whatever facilitator mode is configured.
       FACILITATOR_MODE: "local",
       EVM_RPC_URL: evm.url,

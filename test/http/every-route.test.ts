@@ -90,6 +90,9 @@ const FIXTURES: Record<string, Fixture> = {
   premiumBuilderBidsCsv: { valid: () => ({ window: "1h", limit: "10" }), invalid: () => ({ limit: "ten" }) },
   premiumCounterMev: { valid: () => ({ min_band: "high" }), invalid: () => ({ min_band: "severe" }) },
   counterMevSummary: noInput,
+  premiumPuzzleRisk: noInput,
+  puzzleRiskSummary: noInput,
+  puzzleRiskLookup: { valid: () => ({ address: `0x${"12".repeat(20)}` }), invalid: () => ({ address: "0x12" }) },
   privateRelayInfo: noInput,
   privateRelayInspect: {
     valid: () => ({ raw_tx: EIP155_VECTOR }),

@@ -45,6 +45,10 @@ const SPEC_TOOLS_TODAY = [
   // Counter-MEV: the paid feed and its free summary.
   "service_counter_mev",
   "service_counter_mev_summary",
+  // Puzzle risk: the paid watchlist, its free summary and the one-contract lookup.
+  "service_puzzle_risk",
+  "service_puzzle_risk_summary",
+  "service_puzzle_risk_lookup",
 ];
 
 describe("the MCP tool list is derived from the table", () => {
