@@ -63,6 +63,7 @@ import { parseRelayUrls, RelayClient } from "./chains/ethereum/relays.js";
 import { parseBuilderPubkeys } from "./chains/ethereum/builders.js";
 import type { EthereumFollowerDeps } from "./oracle/ethereum-follower.js";
 import { relayRoutes } from "./relay/routes.js";
+import { SPEC_QUESTIONS } from "./oracle/spec-questions.js";
 import { BuilderClient, parsePrivateBuilders } from "./relay/builders.js";
 import { counterMevRoutes } from "./feeds/counter-mev-routes.js";
 import type { CounterMevDeps } from "./feeds/counter-mev.js";
@@ -287,7 +288,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     { name: "zcash", check: () => zcashHealth(zebrad) },
     { name: "ethereum", check: () => ethereumHealth(ethRpc) },
   ];
-  const oracle = createOracleRegistry(questions, clock);
+  // Every question of the contract is listed; the ones without a declaration yet as not implemented.
+  const oracle = createOracleRegistry(questions, clock, SPEC_QUESTIONS);
 
   const routes: AnyRouteDef[] = [];
   // Built from the whole table below; the server card route reads it per request.
