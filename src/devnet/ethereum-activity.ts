@@ -6,7 +6,7 @@
  * drainer EOAs) and, often, reverted transactions of five bots (plain
  * reverts, out-of-gas, two bots racing for the same target in one block).
  * Each block's activity is a pure function of its number and hash, so a
- * devnet's history is reproducible. It answers eth_getLogs (the Approval
+ * devnet's history is reproducible; it is generated when first asked for. It answers eth_getLogs (the Approval
  * topic), eth_getBlockReceipts, allowance(owner, spender) on the tokens
  * (about a third of the finite approvals have been spent since), and
  * Chainlink's ETH/USD latestRoundData; the bots' transactions are known to
@@ -76,8 +76,12 @@ const hex = (v: bigint | number) => `0x${v.toString(16)}`;
 const word = (v: bigint) => v.toString(16).padStart(64, "0");
 
 export function createDevnetActivity(accounts: DevnetAccounts): DevnetActivity {
+  // Blocks are only noted when produced (a devnet whose clock jumps ahead produces many at once);
+  // a block's activity is generated the first time it is asked for, then kept.
+  const blocks = new Map<bigint, Block>();
   const byBlock = new Map<bigint, Activity>();
-  const allowances = new Map<string, bigint>();
+  /** token:owner:spender → the newest generated approval's block and the allowance left. */
+  const allowances = new Map<string, { block: bigint; value: bigint }>();
   let headTimestamp = 0;
   for (const s of Object.values(DEVNET_SPENDERS)) if (s.code) accounts.setCode(s.address, "0x6080604052");
   const spenders = Object.values(DEVNET_SPENDERS);
@@ -85,6 +89,15 @@ export function createDevnetActivity(accounts: DevnetAccounts): DevnetActivity {
 
   const record = (b: Block) => {
     headTimestamp = Math.max(headTimestamp, b.timestamp);
+    blocks.set(b.number, { number: b.number, hash: b.hash, timestamp: b.timestamp, baseFeePerGas: b.baseFeePerGas });
+    byBlock.delete(b.number);
+  };
+
+  const activityOf = (num: bigint): Activity | undefined => {
+    const cached = byBlock.get(num);
+    if (cached) return cached;
+    const b = blocks.get(num);
+    if (!b) return undefined;
     const h = (label: string) => createHash("sha256").update(`${b.hash}:${label}`).digest();
     const u = (label: string) => h(label).readUInt32BE(0) / 2 ** 32;
     const logs: Record<string, unknown>[] = [];
@@ -112,7 +125,9 @@ export function createDevnetActivity(accounts: DevnetAccounts): DevnetActivity {
       });
       receipts.push({ ...common, transactionHash: txHash, transactionIndex: hex(txIndex++), from: owner, to: token, status: "0x1", gasUsed: hex(46_000), effectiveGasPrice: hex(b.baseFeePerGas + 10n ** 9n) });
       // Finite approvals get spent now and then (the token then reports less than the last log said).
-      allowances.set(`${token}:${owner}:${spender}`, value !== MAX && u(`spent:${i}`) < 0.35 ? 0n : value);
+      const key = `${token}:${owner}:${spender}`;
+      const prev = allowances.get(key);
+      if (!prev || prev.block <= b.number) allowances.set(key, { block: b.number, value: value !== MAX && u(`spent:${i}`) < 0.35 ? 0n : value });
     }
     const fails = u("fails") < 0.5 ? 1 : u("fails") < 0.65 ? 2 : 0;
     const race = fails === 2 ? BOT_TARGETS[Math.floor(u("race") * BOT_TARGETS.length)]! : null;
@@ -127,7 +142,9 @@ export function createDevnetActivity(accounts: DevnetAccounts): DevnetActivity {
       receipts.push({ ...common, transactionHash: txHash, transactionIndex: hex(txIndex++), from, to, status: "0x0", gasUsed: hex(gasUsed), effectiveGasPrice: hex(price) });
       accounts.markKnown(txHash, { blockNumber: hex(b.number), from, to, gas: hex(gasLimit) });
     }
-    byBlock.set(b.number, { logs, receipts });
+    const activity = { logs, receipts };
+    byBlock.set(b.number, activity);
+    return activity;
   };
 
   const blockArg = (v: unknown, name: string): bigint => {
@@ -147,7 +164,7 @@ export function createDevnetActivity(accounts: DevnetAccounts): DevnetActivity {
       if (selector === SELECTOR_ALLOWANCE && TOKENS.includes(to) && data.length >= 138) {
         const owner = `0x${data.slice(34, 74)}`;
         const spender = `0x${data.slice(98, 138)}`;
-        return `0x${word(allowances.get(`${to}:${owner}:${spender}`) ?? 0n)}`;
+        return `0x${word(allowances.get(`${to}:${owner}:${spender}`)?.value ?? 0n)}`;
       }
       return undefined;
     },
@@ -160,12 +177,12 @@ export function createDevnetActivity(accounts: DevnetAccounts): DevnetActivity {
         const topic0 = Array.isArray(f.topics) ? f.topics[0] : undefined;
         if (topic0 !== undefined && topic0 !== null && String(topic0).toLowerCase() !== APPROVAL_TOPIC) return [];
         const out: Record<string, unknown>[] = [];
-        for (let n = from; n <= to; n++) out.push(...(byBlock.get(n)?.logs ?? []));
+        for (let n = from; n <= to; n++) out.push(...(activityOf(n)?.logs ?? []));
         return out;
       },
       eth_getBlockReceipts: (p) => {
         const n = blockArg(p[0], "block");
-        return byBlock.get(n)?.receipts ?? null;
+        return activityOf(n)?.receipts ?? null;
       },
     },
   };
