@@ -75,6 +75,15 @@ import type { RelayPollerDeps } from "./oracle/relay-poller.js";
 import { parseRelayUrls, RelayClient } from "./chains/ethereum/relays.js";
 import { parseBuilderPubkeys } from "./chains/ethereum/builders.js";
 import type { EthereumFollowerDeps } from "./oracle/ethereum-follower.js";
+import { relayRoutes } from "./relay/routes.js";
+import { SPEC_QUESTIONS } from "./oracle/spec-questions.js";
+import { BuilderClient, parsePrivateBuilders } from "./relay/builders.js";
+import { counterMevRoutes } from "./feeds/counter-mev-routes.js";
+import type { CounterMevDeps } from "./feeds/counter-mev.js";
+import type { ApprovalScanDeps } from "./feeds/approval-scan.js";
+import { loadRiskLists } from "./feeds/risk-lists.js";
+import { puzzleRiskRoutes } from "./feeds/puzzle-risk-routes.js";
+import { loadWatchlist } from "./feeds/puzzle-risk.js";
 
 export const VERSION = "1.0.0";
 
@@ -116,6 +125,8 @@ export interface App {
   relays: RelayPollerDeps;
   /** What the lending indexer job needs (workers.ts). */
   lending: LendingIndexerDeps;
+  /** What the counter-MEV scan job needs (workers.ts). */
+  approvalScan: ApprovalScanDeps;
   /** What the Zcash pool snapshot job needs (workers.ts); its zebrad is not configured when ZEBRAD_URL is unset. */
   zcashPools: ZcashPoolsDeps;
   database: DatabaseHandle;
@@ -346,6 +357,22 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     multicallBatch: 200,
   };
   const lendingDeps: LendingQuestionDeps = { db: database.db, rpc: ethRpc, clock, markets: LENDING_MARKETS, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS + 12 * LENDING_CONFIRMATIONS };
+  // The private relay: the configured builder endpoints; the Ethereum node is only read (chain, nonce, known hashes).
+  const privateBuilders = parsePrivateBuilders(config.PRIVATE_RELAY_BUILDERS).map((b) => new BuilderClient(b, { signingKey: config.PRIVATE_RELAY_SIGNING_KEY }));
+
+  // Counter-MEV: the approval scan beside the follower, scored against the public risk lists.
+  const riskLists = loadRiskLists(config.COUNTER_MEV_RISK_LISTS, clock.now());
+  const approvalScan: ApprovalScanDeps = { db: database.db, rpc: ethRpc, lists: riskLists, retention: config.COUNTER_MEV_RETENTION_BLOCKS, batch: 100, confirmations: 2 };
+  const counterMev: CounterMevDeps = {
+    db: database.db,
+    rpc: ethRpc,
+    clock,
+    lists: riskLists,
+    windowBlocks: config.COUNTER_MEV_WINDOW_BLOCKS,
+    maxWindowBlocks: config.COUNTER_MEV_RETENTION_BLOCKS,
+    maxAgeSeconds: config.COUNTER_MEV_MAX_AGE_SECONDS,
+    priceMemo: {},
+  };
 
   const questions: QuestionDef[] = [
     ...moneroQuestions({ daemon: moneroDaemon, clock }),
@@ -360,7 +387,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     { name: "zcash", check: () => zcashHealth(zebrad) },
     { name: "ethereum", check: () => ethereumHealth(ethRpc) },
   ];
-  const oracle = createOracleRegistry(questions, clock);
+  // Every question of the contract is listed; the ones without a declaration yet as not implemented.
+  const oracle = createOracleRegistry(questions, clock, SPEC_QUESTIONS);
 
   // The operator allow-list (docs/allow-list.md): addresses and tokens with their own, higher general limit.
   const splitList = (v: string | undefined) => (v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
@@ -380,6 +408,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...feedsRoutes(builderDeps),
     ...opportunitiesRoutes(lendingDeps),
     ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical), ...(zcashHistorical ? { zcash: zcashHistoricalScan(zcashHistorical) } : {}) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout), paymentNetwork: network }),
+    ...counterMevRoutes(counterMev),
+    ...puzzleRiskRoutes({ rpc: ethRpc, clock, watchlist: loadWatchlist(config.PUZZLE_WATCHLIST), maxAgeSeconds: config.ETH_MAX_AGE_SECONDS, memo: {} }),
+    ...relayRoutes({ rpc: ethRpc, clock, builders: privateBuilders, targetBlocks: config.PRIVATE_RELAY_TARGET_BLOCKS, signed: Boolean(config.PRIVATE_RELAY_SIGNING_KEY) }),
     ...coinRoutes(coin),
     ...checkoutRoutes(checkout),
     ...boardRoutes({ clock, boards: boardCatalogue(config.BOARDS) }),
@@ -495,6 +526,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     checkout,
     relays,
     lending,
+    approvalScan,
     zcashPools,
     database,
     log,
@@ -536,6 +568,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await zebrad.close();
       zcashSource?.close();
       await Promise.all(relays.relays.map((r) => r.close()));
+      await Promise.all(privateBuilders.map((b) => b.close()));
       if (ownsDatabase) await database.close();
     },
   };

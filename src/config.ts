@@ -174,6 +174,25 @@ export const ConfigSchema = z.object({
   ADDRESS_RISK_LISTS: z.string().optional(),
   /** Liquidation events kept (hours; default 168 = 7 days). */
   LENDING_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(168),
+  /** Private builder endpoints the private relay fans out to: comma-separated `name=url`, `#raw` after the URL for eth_sendRawTransaction (default eth_sendBundle) (docs/private-relay.md). */
+  PRIVATE_RELAY_BUILDERS: z
+    .string()
+    .refine((v) => v.split(",").map((s) => s.trim()).filter(Boolean).every((s) => /^[A-Za-z0-9._-]{1,64}=/.test(s) && z.string().url().safeParse(s.replace(/^[^=]*=/, "")).success), "must be one or more name=url entries (http(s)), comma-separated")
+    .optional(),
+  /** Key that signs bundle requests (X-Flashbots-Signature): a reputation key of the service, never a user's; absent = requests are unsigned. */
+  PRIVATE_RELAY_SIGNING_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x + 64 hex").optional(),
+  /** Blocks ahead a bundle is submitted for (one eth_sendBundle per target block). */
+  PRIVATE_RELAY_TARGET_BLOCKS: z.coerce.number().int().min(1).max(25).default(3),
+  /** Risk lists (JSON files, comma-separated paths) behind the counter-MEV scores, beside the built-in one (docs/feeds.md, Counter-MEV). */
+  COUNTER_MEV_RISK_LISTS: z.string().optional(),
+  /** Blocks of the counter-MEV window (default 7200, one day). */
+  COUNTER_MEV_WINDOW_BLOCKS: z.coerce.number().int().min(16).max(1_000_000).default(7200),
+  /** Blocks of approvals and reverted transactions kept (default 50400, seven days); also the longest paid window. */
+  COUNTER_MEV_RETENTION_BLOCKS: z.coerce.number().int().min(16).max(1_000_000).default(50_400),
+  /** Oldest newest-scanned block (seconds) the paid counter-MEV feed accepts before answering 503 source_stale. */
+  COUNTER_MEV_MAX_AGE_SECONDS: z.coerce.number().int().min(12).max(86_400).default(300),
+  /** The puzzle-risk watchlist: a JSON file [{address, label, answer?, hash_slot?}] (docs/feeds.md, Puzzle risk); unset = empty. */
+  PUZZLE_WATCHLIST: z.string().optional(),
 });
 
 function isCidr(v: string): boolean {
@@ -217,6 +236,9 @@ export type ConfigOverlay = Partial<
     | "ZCASH_NETWORK"
     | "RELAY_URLS"
     | "BUILDER_PUBKEYS"
+    | "PRIVATE_RELAY_BUILDERS"
+    | "COUNTER_MEV_RISK_LISTS"
+    | "PUZZLE_WATCHLIST"
     | "FACILITATOR_MODE"
     | "EVM_RPC_URL"
     | "FACILITATOR_PRIVATE_KEY"

@@ -20,6 +20,7 @@ import { relayPollerJob } from "./oracle/relay-poller.js";
 import { lendingIndexerJob } from "./oracle/lending-indexer.js";
 import { zcashSnapshotJob } from "./feeds/zcash-pools.js";
 import { paymentReconcilerJob } from "./x402/reconcile.js";
+import { approvalScanJob } from "./feeds/approval-scan.js";
 
 export interface Workers {
   stop(): Promise<void>;
@@ -54,6 +55,7 @@ export function backgroundJobs(app: App, watchTick: () => Promise<TickStats>, id
     invoiceExpiryJob(app.checkout, app.database.db),
     paymentReconcilerJob({ db: app.database.db, chain: app.payments.chain, clock: app.clock, log: app.log, onFinding: (finding) => app.metrics.reconcilerFindings.inc({ finding }) }),
     ...(app.ethereum.rpc.configured ? [ethereumFollowerJob(app.ethereum, 2_000)] : []),
+    ...(app.approvalScan.rpc.configured ? [approvalScanJob(app.approvalScan, 4_000)] : []),
     ...(app.relays.relays.length > 0 ? [relayPollerJob(app.relays, 6_000)] : []),
     ...(app.lending.rpc.configured ? [lendingIndexerJob(app.lending, 4_000)] : []),
     ...(app.zcashPools.zebrad.configured ? [zcashSnapshotJob(app.zcashPools)] : []),

@@ -54,6 +54,8 @@ export const ERROR_CODES = {
   address_not_in_ufvk: { status: 400, description: "The Zcash address is not derived from the unified full viewing key." },
   checkout_chain_mismatch: { status: 400, description: "The invoice's `chain` is not the chain of the watch it pays (an invoice pays the watched wallet)." },
   checkout_auth_required: { status: 400, description: "Creating an invoice needs either `checkoutKey` or both `watchId` and `watchToken`, not both kinds." },
+  invalid_transaction: { status: 400, description: "The raw transaction is not a well-formed signed Ethereum transaction (malformed bytes, unsigned, or no recoverable sender)." },
+  transaction_wrong_chain: { status: 400, description: "The transaction is signed for another chain than the relay's node, or carries no chain id (pre-EIP-155, replayable)." },
   // 401: missing or wrong credential
   invalid_checkout_key: { status: 401, description: "Unknown, malformed or revoked checkout key." },
   invalid_watch_token: { status: 401, description: "Unknown watch or wrong watch token: the same answer for both, so nothing is revealed." },
@@ -75,6 +77,7 @@ export const ERROR_CODES = {
   // 409: conflicting state
   payment_in_progress: { status: 409, description: "The same payment authorisation is being processed by another request." },
   payment_identifier_conflict: { status: 409, description: "The payment identifier (payment-identifier extension) was used by this payer for a different request." },
+  transaction_already_mined: { status: 409, description: "The transaction's nonce is below its sender's on-chain nonce, or the node already knows its hash: relaying it again would do nothing." },
   watch_dead: { status: 409, description: "The watch was retired after 50 consecutive failed deliveries; it takes no top-ups or tests." },
   // 413: too large
   payload_too_large: { status: 413, description: "The request body is over 64 KB." },
@@ -92,7 +95,9 @@ export const ERROR_CODES = {
   price_provider_failed: { status: 502, description: "A USD price provider could not be reached or answered badly (it then gives no price; clients see price_unavailable)." },
   chain_schedule_unknown: { status: 502, description: "The Ethereum node reports a chain id this service has no fork schedule for; `details.chainId` names it." },
   facilitator_unavailable: { status: 502, description: "The x402 facilitator could not be reached; nothing was charged." },
+  private_relay_failed: { status: 502, description: "No private builder accepted the transaction (each refused or could not be reached); `details.builders` says why per builder; nothing was charged." },
   // 503: a dependency is not configured
+  private_relay_not_configured: { status: 503, description: "This server has no private builder endpoint (PRIVATE_RELAY_BUILDERS), so it relays nothing." },
   chain_not_configured: { status: 503, description: "This server has no node (or scanner) for the chain." },
   paywall_not_configured: { status: 503, description: "This server has no PAY_TO address configured, so paid routes are disabled." },
   price_unavailable: { status: 503, description: "No fresh USD price of the coin: the price providers are unreachable or disagree; retry shortly." },

@@ -92,6 +92,8 @@ export interface UpstreamCall {
   /** Names the call in messages and details (default the path). */
   call?: string;
   signal?: AbortSignal;
+  /** Headers of this call only (e.g. a signature over the exact body, which is JSON.stringify(body)). */
+  headers?: Record<string, string>;
 }
 
 /** A failure worth another attempt (network, timeout, 5xx). */
@@ -306,7 +308,7 @@ export class UpstreamClient {
     const method = c.method ?? (payload === undefined ? "GET" : "POST");
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const signal = c.signal ? AbortSignal.any([c.signal, timeout]) : timeout;
-    const headers: Record<string, string> = { accept: "application/json", ...this.headers };
+    const headers: Record<string, string> = { accept: "application/json", ...this.headers, ...c.headers };
     if (payload !== undefined) headers["content-type"] = "application/json";
     const authorization = this.auth?.header(method, this.basePath() + c.path);
     if (authorization) headers.authorization = authorization;

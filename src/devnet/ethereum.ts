@@ -37,6 +37,8 @@ import { createDevnetLending, type DevnetLending } from "./ethereum-lending.js";
 import { MULTICALL3 } from "../chains/ethereum/lending.js";
 import { decodeFunctionData, encodeFunctionResult, parseAbi, type Hex } from "viem";
 import { seededRandom } from "./seeded-random.js";
+import { createDevnetAccounts, type DevnetAccounts } from "./ethereum-accounts.js";
+import { createDevnetActivity } from "./ethereum-activity.js";
 
 export const DEVNET_ETH_CHAIN_ID = 1337;
 /** Blocks of a catch-up after a jump in time that carry lending activity (the older ones are quiet). */
@@ -86,6 +88,8 @@ export interface DevnetEthereum {
   setFailure(mode: FailureMode): void;
   /** The simulated lending markets (Aave V3 Core, SparkLend): test hooks. */
   lending: DevnetLending;
+  /** Nonces, ether balances, code, storage and known transactions (ethereum-accounts.ts). */
+  accounts: DevnetAccounts;
   /** Requests answered per method (failures injected before dispatch are not counted). */
   calls: Map<string, number>;
   close(): Promise<void>;
@@ -148,6 +152,9 @@ export async function startDevnetEthereum(opts: {
   setBalance("WSTETH", holders["balancer-v2"]!, 2_600n * e18);
   setBalance("WSTETH", holders["morpho-blue"]!, 51_000n * e18);
 
+  const accounts = createDevnetAccounts();
+  const activity = createDevnetActivity(accounts);
+
   function produce(timestamp: number, quiet = false): DevnetBlock {
     const parent = blocks[blocks.length - 1];
     const number = parent ? parent.number + 1n : 0n;
@@ -180,6 +187,7 @@ export async function startDevnetEthereum(opts: {
     blocks.push(b);
     byHash.set(b.hash, b);
     if (!quiet) lending.onBlock(b);
+    activity.record(b);
     return b;
   }
 
@@ -245,6 +253,8 @@ export async function startDevnetEthereum(opts: {
     if (lent !== undefined) return lent;
     const selector = data.slice(0, 10);
     const arg = data.length >= 74 ? `0x${data.slice(34, 74)}` : "";
+    const answered = activity.call(to, data);
+    if (answered !== undefined) return answered;
     if (selector === SELECTOR_FLASHLOAN_PREMIUM_TOTAL && premiums.has(to)) return word(premiums.get(to)!);
     if (to === AAVE_V3_CORE_DATA_PROVIDER && selector === SELECTOR_GET_FLASHLOAN_ENABLED) {
       return word(Object.values(ASSETS).some((a) => a.address === arg) ? 1n : 0n);
@@ -356,7 +366,15 @@ export async function startDevnetEthereum(opts: {
           },
           eth_call: (p) => ethCall(p),
           eth_feeHistory: (p) => feeHistory(p),
-          eth_getLogs: (p) => getLogs(p),
+          ...accounts.methods,
+          ...activity.methods,
+          // Lending events and the approvals of the counter-MEV activity, in block and log order.
+          eth_getLogs: (p) => {
+            type Log = { blockNumber?: string; logIndex?: string };
+            const n = (v: string | undefined) => BigInt(v ?? 0);
+            const all = [...(getLogs(p) as Log[]), ...(activity.methods.eth_getLogs(p) as Log[])];
+            return all.sort((a, b) => Number(n(a.blockNumber) - n(b.blockNumber)) || Number(n(a.logIndex) - n(b.logIndex)));
+          },
         },
       },
     },
@@ -373,6 +391,7 @@ export async function startDevnetEthereum(opts: {
     mine,
     reorg,
     setBalance,
+    accounts,
     setFeeHistorySkew: (wei) => {
       skew = wei;
     },

@@ -28,6 +28,9 @@ import { deriveDevnetZcashWallets, type DevnetZcashWallet } from "./zcash-wallet
 import { systemClock } from "../core/clock.js";
 import type { ZcashNetwork } from "../chains/zcash/network.js";
 import { startDevnetRelays, type DevnetRelays } from "./relays.js";
+import { startDevnetPrivateBuilders, type DevnetPrivateBuilders } from "./private-builders.js";
+import { DEVNET_RISK_LIST } from "./ethereum-activity.js";
+import { deployDevnetPuzzles } from "./puzzles.js";
 
 export { DEVNET_MNEMONIC };
 
@@ -79,6 +82,8 @@ export interface DevnetHandle {
   zcashWallets(): DevnetZcashWallet[];
   /** The simulated MEV-Boost relays; absent when a real RELAY_URLS replaces them. */
   relays: DevnetRelays | undefined;
+  /** The simulated private builder endpoints the private relay fans out to. */
+  privateBuilders: DevnetPrivateBuilders;
   close(): Promise<void>;
 }
 
@@ -143,6 +148,13 @@ export async function startDevnet(opts: {
   const lightwalletd = opts.lightwalletdUrl ? undefined : await startDevnetLightwalletd({ host, chain: zcashChain!, log: opts.log });
   let zcashWallets: DevnetZcashWallet[] | undefined;
   const relays = opts.relayUrls ? undefined : await startDevnetRelays({ host });
+  const privateBuilders = await startDevnetPrivateBuilders({ host });
+  // The risk list that flags the devnet L1's risky spenders and token.
+  const riskListFile = path.join(dir, "risk-list.json");
+  fs.writeFileSync(riskListFile, JSON.stringify(DEVNET_RISK_LIST, null, 2));
+  // Puzzle contracts on the simulated L1, and the watchlist naming them (empty with a real node).
+  const watchlistFile = path.join(dir, "puzzle-watchlist.json");
+  fs.writeFileSync(watchlistFile, JSON.stringify(ethereum ? deployDevnetPuzzles(ethereum.accounts) : [], null, 2));
   const payTo = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address;
   const facilitatorKey = keyAt(18);
   const masterKey = persistentSecret(dir, "master.key");
@@ -171,6 +183,9 @@ export async function startDevnet(opts: {
       ZCASH_NETWORK: zebrad ? DEVNET_ZCASH_NETWORK : (opts.zcashNetwork ?? DEVNET_ZCASH_NETWORK),
       RELAY_URLS: opts.relayUrls ?? relays!.relayUrls,
       BUILDER_PUBKEYS: relays ? relays.builderPubkeys : (opts.builderPubkeys ?? ""),
+      PRIVATE_RELAY_BUILDERS: privateBuilders.setting,
+      COUNTER_MEV_RISK_LISTS: riskListFile,
+      PUZZLE_WATCHLIST: watchlistFile,
       // The devnet always settles on its own chain, whatever facilitator mode is configured.
       FACILITATOR_MODE: "local",
       EVM_RPC_URL: evm.url,
@@ -192,6 +207,7 @@ export async function startDevnet(opts: {
     zcashChain,
     zcashWallets: () => (zcashWallets ??= zebrad ? zebrad.wallets() : deriveDevnetZcashWallets(walletSeed)),
     relays,
+    privateBuilders,
     close: async () => {
       zcashChain?.stopTimer();
       await Promise.allSettled([
@@ -202,6 +218,7 @@ export async function startDevnet(opts: {
         ...(zebrad ? [zebrad.close()] : []),
         ...(lightwalletd ? [lightwalletd.close()] : []),
         ...(relays ? [relays.close()] : []),
+        privateBuilders.close(),
       ]);
       for (const file of [handle.stateFile, ...(published ? [published] : [])]) {
         try {

@@ -25,6 +25,7 @@ export function opportunitiesRoutes(ctx: OpportunitiesDeps): AnyRouteDef[] {
       method: "GET",
       path: OPPORTUNITIES_PATH,
       operationId: "premiumOpportunities",
+      mcpTool: "service_opportunities",
       summary: "Lending positions at or below a health factor (Aave V3, SparkLend), each valued as a liquidation and ranked by expected value",
       description:
         "Model: repay = debt × close factor (capped by collateral / (1 + bonus)); gross bonus = repay × bonus_bps; minus the protocol's cut, swap cost and gas; times a newcomer's share against the liquidators seen in 24 h. See docs/feeds.md.",
@@ -43,6 +44,7 @@ export function opportunitiesRoutes(ctx: OpportunitiesDeps): AnyRouteDef[] {
       method: "GET",
       path: `${OPPORTUNITIES_PATH}/sample`,
       operationId: "premiumOpportunitiesSample",
+      mcpTool: "service_opportunities_sample",
       summary: "Free sample of the opportunities feed: top 3 positions at HF ≤ 1.1, addresses truncated, dollars to one significant figure, live counts",
       tags: ["feeds"],
       input: z.object({}).strict(),

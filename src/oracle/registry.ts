@@ -14,6 +14,7 @@ import type { Clock } from "../core/clock.js";
 import { badRequest, ServiceError } from "../core/errors.js";
 import { defineRoute, defineTool, type AnyRouteDef, type AnyToolOnlyDef } from "../http/route-table.js";
 import type { QuestionDef } from "./question.js";
+import { chainOfPath, type SpecQuestion } from "./spec-questions.js";
 
 export const ORACLE_PRICE_ATOMIC = 1_000n;
 export const ORACLE_CACHE_MS = 10_000;
@@ -37,6 +38,8 @@ export const OracleCatalogue = z.object({
       question: z.string(),
       summary: z.string(),
       source: z.string(),
+      chain: z.enum(["monero", "zcash", "ethereum"]),
+      implemented: z.boolean().describe("false: a question of the contract this server does not answer yet (available is then false)"),
       available: z.boolean(),
       params: z.array(
         z.object({
@@ -50,6 +53,9 @@ export const OracleCatalogue = z.object({
       ),
     }),
   ),
+  chains: z
+    .record(z.string(), z.object({ questions: z.number().int(), implemented: z.number().int(), available: z.number().int() }))
+    .describe("per chain: questions listed, implemented here, answerable now"),
 });
 export type OracleCatalogue = z.infer<typeof OracleCatalogue>;
 
@@ -88,7 +94,12 @@ export interface OracleRegistry {
   ask(path: string, params: Record<string, string | undefined>): Promise<OracleAnswer>;
 }
 
-export function createOracleRegistry(questions: readonly QuestionDef[], clock: Clock): OracleRegistry {
+/**
+ * `planned`: the contract's question list; those without a declaration are
+ * listed in the catalogue as not implemented (and not available), in the
+ * list's order, with the declared questions in their places.
+ */
+export function createOracleRegistry(questions: readonly QuestionDef[], clock: Clock, planned: readonly SpecQuestion[] = []): OracleRegistry {
   const byPath = new Map(questions.map((q) => [q.path, q]));
   if (byPath.size !== questions.length) throw new Error("duplicate oracle question path");
   // fetch() de-duplicates concurrent misses of one key; a rejected compute is not kept.
@@ -169,16 +180,14 @@ export function createOracleRegistry(questions: readonly QuestionDef[], clock: C
     questions,
     routes,
     tools,
-    catalogue: () => ({
-      price: "$0.001",
-      price_atomic: ORACLE_PRICE_ATOMIC.toString(),
-      cache_seconds: ORACLE_CACHE_MS / 1000,
-      mcp_dispatcher: "service_q",
-      questions: questions.map((q) => ({
+    catalogue: () => {
+      const declared = (q: QuestionDef) => ({
         path: `/v1/q/${q.path}`,
         question: q.path,
         summary: q.summary,
         source: q.source,
+        chain: chainOfPath(q.path),
+        implemented: true,
         available: q.available(),
         params: q.params.map((p) => ({
           name: p.name,
@@ -188,8 +197,40 @@ export function createOracleRegistry(questions: readonly QuestionDef[], clock: C
           ...(p.default !== undefined ? { default: p.default } : {}),
           ...(p.format ? { format: p.format } : {}),
         })),
-      })),
-    }),
+      });
+      const listed = [
+        ...planned.map((sq) => {
+          const q = byPath.get(sq.path);
+          if (q) return declared(q);
+          return {
+            path: `/v1/q/${sq.path}`,
+            question: sq.path,
+            summary: sq.summary,
+            source: "none",
+            chain: sq.chain,
+            implemented: false,
+            available: false,
+            params: sq.params.map((p) => ({ name: p.name, required: p.required, description: "(not implemented on this server yet)" })),
+          };
+        }),
+        ...questions.filter((q) => !planned.some((sq) => sq.path === q.path)).map(declared),
+      ];
+      const chains: Record<string, { questions: number; implemented: number; available: number }> = {};
+      for (const q of listed) {
+        const c = (chains[q.chain] ??= { questions: 0, implemented: 0, available: 0 });
+        c.questions++;
+        if (q.implemented) c.implemented++;
+        if (q.available) c.available++;
+      }
+      return {
+        price: "$0.001",
+        price_atomic: ORACLE_PRICE_ATOMIC.toString(),
+        cache_seconds: ORACLE_CACHE_MS / 1000,
+        mcp_dispatcher: "service_q" as const,
+        questions: listed,
+        chains,
+      };
+    },
     ask,
   };
 }

@@ -42,6 +42,12 @@ interface Fixture {
   invalid: ((st: State) => Input) | null;
 }
 
+/** The EIP-155 example transaction (chain 1): inspect decodes it and says the devnet (1337) would refuse it. */
+const EIP155_VECTOR =
+  "0xf86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83";
+/** An EIP-1559 transfer signed for the devnet L1 (1337) by the key 0x46…46, nonce 0: the relay's precheck passes it. */
+const DEVNET_TX =
+  "0x02f86d8205398084773594008502540be4008252089435353535353535353535353535353535353535358080c001a09f3daf6852efcd47c006b03716bfcfd7cbf41ab28b1c2b7e678f11c8108869dda055ad095ee7456263e934defdccc7224453cec0f51be5e0ca58eab977484dfd39";
 const PHRASE12 = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 // Unknown names are ignored (request-input.ts), so a route without input has nothing to get wrong.
 const noInput: Fixture = { valid: () => ({}), invalid: null };
@@ -93,6 +99,17 @@ const FIXTURES: Record<string, Fixture> = {
   premiumOpportunitiesSample: noInput,
   premiumFeeHistoryCsv: { valid: () => ({ limit: "10" }), invalid: () => ({ from_block: "abc" }) },
   premiumBuilderBidsCsv: { valid: () => ({ window: "1h", limit: "10" }), invalid: () => ({ limit: "ten" }) },
+  premiumCounterMev: { valid: () => ({ min_band: "high" }), invalid: () => ({ min_band: "severe" }) },
+  counterMevSummary: noInput,
+  premiumPuzzleRisk: noInput,
+  puzzleRiskSummary: noInput,
+  puzzleRiskLookup: { valid: () => ({ address: `0x${"12".repeat(20)}` }), invalid: () => ({ address: "0x12" }) },
+  privateRelayInfo: noInput,
+  privateRelayInspect: {
+    valid: () => ({ raw_tx: EIP155_VECTOR }),
+    invalid: () => ({ raw_tx: "not hex" }),
+  },
+  premiumPrivateRelay: { valid: () => ({ raw_tx: DEVNET_TX }), invalid: () => ({ raw_tx: 42 }) },
   flashloanProviders: { valid: () => ({ multi_asset: "true" }), invalid: () => ({ max_fee_bps: "cheap" }) },
   privateWatchInfo: noInput,
   privateWatchHealth: noInput,

@@ -46,6 +46,20 @@ const SPEC_TOOLS_TODAY = [
   "service_feeds_builder_bids_csv",
   "service_feeds_zec_ironwood",
   "service_feeds_zec_ironwood_history",
+  // The private relay (service_private_relay_<operation>; the paid relay itself is service_private_relay).
+  "service_private_relay_info",
+  "service_private_relay_inspect",
+  "service_private_relay",
+  // Liquidation opportunities: the paid feed and its free sample.
+  "service_opportunities",
+  "service_opportunities_sample",
+  // Counter-MEV: the paid feed and its free summary.
+  "service_counter_mev",
+  "service_counter_mev_summary",
+  // Puzzle risk: the paid watchlist, its free summary and the one-contract lookup.
+  "service_puzzle_risk",
+  "service_puzzle_risk_summary",
+  "service_puzzle_risk_lookup",
 ];
 
 describe("the MCP tool list is derived from the table", () => {
