@@ -41,7 +41,7 @@ export const PROTOCOL_CHOICES = ["all", ...LENDING_PROTOCOLS] as const;
 export const MAX_HF_LIMIT = 1_000n * WAD;
 export const SINCE_MIN_MAX = 1_440;
 
-const usd = z.string().regex(/^\d+\.\d{2}$/).describe("USD, exact decimal string with 2 decimals (rounded down)");
+const usd = z.string().regex(/^\d+\.\d{2}$/).describe("USD, exact decimal string with 2 decimals (rounded down)").meta({ examples: ["1234.56"] });
 const sourceFields = {
   source_age_s: z.number().int().describe("seconds since the newest indexed block (of the slowest market included)"),
   indexed_block: z.number().int().describe("newest block whose events every included market has read"),
