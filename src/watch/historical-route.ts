@@ -101,18 +101,15 @@ export function moneroHistoricalScan(service: MoneroHistoricalService): Historic
 
 /** Adapts the Zcash historical scan: the UFVK names every receiver, so `address` is not needed. */
 export function zcashHistoricalScan(scan: ZcashHistoricalScan): HistoricalScan {
-  return async (input, signal) => {
-    const result = await scan(
-      {
-        viewKey: input.viewKey,
-        ...(input.birthdayHeight !== undefined ? { birthdayHeight: input.birthdayHeight } : {}),
-        ...(input.toHeight !== undefined ? { toHeight: input.toHeight } : {}),
-        includeNotes: input.includeNotes ?? false,
-      },
-      signal,
-    );
-    return historicalOutput.parse(result);
-  };
+  const scanInput = (input: HistoricalInput) => ({
+    viewKey: input.viewKey,
+    ...(input.birthdayHeight !== undefined ? { birthdayHeight: input.birthdayHeight } : {}),
+    ...(input.toHeight !== undefined ? { toHeight: input.toHeight } : {}),
+    includeNotes: input.includeNotes ?? false,
+  });
+  const run = async (input: HistoricalInput, signal?: AbortSignal) => historicalOutput.parse(await scan(scanInput(input), signal));
+  const precheck = scan.precheck;
+  return precheck ? Object.assign(run, { precheck: (input: HistoricalInput) => precheck(scanInput(input)) }) : run;
 }
 
 /** The historical scan price in atomic USDC ($0.50). */

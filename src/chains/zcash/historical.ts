@@ -78,7 +78,10 @@ export interface ZcashHistoricalResult {
   outputs?: ZcashHistoricalNote[];
 }
 
-export type ZcashHistoricalScan = (input: ZcashHistoricalInput, signal?: AbortSignal) => Promise<ZcashHistoricalResult>;
+export type ZcashHistoricalScan = ((input: ZcashHistoricalInput, signal?: AbortSignal) => Promise<ZcashHistoricalResult>) & {
+  /** The refusals decided before any scanning (key, network, heights, range): run before payment. */
+  precheck?: (input: ZcashHistoricalInput, signal?: AbortSignal) => Promise<void>;
+};
 
 export function createZcashHistorical(opts: ZcashHistoricalOptions): ZcashHistoricalScan {
   const { source } = opts;
@@ -87,15 +90,8 @@ export function createZcashHistorical(opts: ZcashHistoricalOptions): ZcashHistor
   const confirmations = Math.max(1, opts.confirmations ?? 10);
   const gapLimit = Math.max(1, opts.gapLimit ?? TRANSPARENT_GAP_LIMIT);
 
-  return async (input, signal) => {
-    const started = Date.now();
-    const timeout = (through: number, from: number, to: number) =>
-      new ServiceError(504, "scan_timeout", `The scan ran out of time after block ${through} (budget ${Math.round(deadlineMs / 1000)} s). Narrow the range and retry.`, {
-        scanned_through: through,
-        from_height: from,
-        to_height: to,
-        deadline_ms: deadlineMs,
-      });
+  /** What can be refused before any scanning (the route's precheck, before payment): the key, the network, the heights, the range. */
+  const plan = async (input: ZcashHistoricalInput, signal?: AbortSignal) => {
     // The key first (400s name what is wrong), before any chain work. `address` is not needed: the UFVK names every receiver.
     const cls = classifyKeyString(input.viewKey.trim());
     if (cls === "mnemonic" || cls === "spending_key")
@@ -119,6 +115,19 @@ export function createZcashHistorical(opts: ZcashHistoricalOptions): ZcashHistor
       );
     }
 
+    return { keys, from, to, tip, blocks };
+  };
+
+  const scan: ZcashHistoricalScan = async (input, signal) => {
+    const started = Date.now();
+    const timeout = (through: number, from: number, to: number) =>
+      new ServiceError(504, "scan_timeout", `The scan ran out of time after block ${through} (budget ${Math.round(deadlineMs / 1000)} s). Narrow the range and retry.`, {
+        scanned_through: through,
+        from_height: from,
+        to_height: to,
+        deadline_ms: deadlineMs,
+      });
+    const { keys, from, to, tip, blocks } = await plan(input, signal);
     const watch: EngineWatch = { keys, state: freshState(from) };
     keys.transparent?.ensure(gapLimit);
     const index = new SpendIndex([watch], gapLimit);
@@ -198,4 +207,5 @@ export function createZcashHistorical(opts: ZcashHistoricalOptions): ZcashHistor
     }
     return result;
   };
+  return Object.assign(scan, { precheck: async (input: ZcashHistoricalInput, signal?: AbortSignal) => void (await plan(input, signal)) });
 }

@@ -27,12 +27,12 @@ describe("Zcash watch wiring in createApp", () => {
     expect(closed).toBe(1);
   });
 
-  it("without the URL, or without a factory, there is no Zcash scanner", async () => {
+  it("without the URL there is no Zcash scanner; with it and no factory, the lightwalletd gRPC client is the source", async () => {
     const a = await startTestApp({ ZCASH_NETWORK: "regtest" }, { compactBlockSource: () => new TestCompactChain(1) });
     const b = await startTestApp({ LIGHTWALLETD_URL: "http://127.0.0.1:9067" });
     try {
       expect(a.app.watch.scanners.zcash).toBeUndefined();
-      expect(b.app.watch.scanners.zcash).toBeUndefined();
+      expect(b.app.watch.scanners.zcash?.chain).toBe("zcash");
     } finally {
       await a.close();
       await b.close();
