@@ -64,33 +64,35 @@ const outpointKey = (txidProtocolHex: string, index: number): string => `${txidP
 export class SpendIndex {
   /** `${pool}:${nf}` → unspent notes. */
   private readonly nfs = new Map<string, FoundNote[]>();
-  /** P2PKH hash hex → (watch, address index); built on the first transparent output looked up. */
-  private p2pkh: Map<string, { watch: EngineWatch; index: number }[]> | null = null;
+  /** P2PKH hash hex → (watch, address index); a watch is added when a transparent output is first looked up for it. */
+  private readonly p2pkh = new Map<string, { watch: EngineWatch; index: number }[]>();
+  private readonly indexed = new Set<EngineWatch>();
+  private readonly indexedFor = new WeakSet<ReadonlySet<EngineWatch>>();
 
   constructor(
-    private readonly watches: readonly EngineWatch[],
+    watches: readonly EngineWatch[],
     private readonly gapLimit = TRANSPARENT_GAP_LIMIT,
   ) {
     for (const w of watches) for (const n of w.state.notes) if (!n.spent && n.nf) this.addNote(w, n);
   }
 
-  /** Derives each watch's transparent window (only now: most blocks of an idle watch need none). */
-  private hashes(): Map<string, { watch: EngineWatch; index: number }[]> {
-    if (!this.p2pkh) {
-      this.p2pkh = new Map();
-      for (const w of this.watches) {
-        let t: TransparentChain | undefined;
-        try {
-          t = w.keys.transparent;
-        } catch {
-          continue; // a key that does not decode receives nothing (the scanner reports it)
-        }
-        if (!t) continue;
-        t.ensure(w.state.tNext + this.gapLimit);
-        for (const [hash, index] of t.byHash) if (index < w.state.tNext + this.gapLimit) this.addHash(w, hash, index);
+  /** Derives the transparent window of the watches not indexed yet (only now: most blocks need none). */
+  private indexAll(ready: ReadonlySet<EngineWatch>): void {
+    if (this.indexedFor.has(ready)) return;
+    for (const w of ready) {
+      if (this.indexed.has(w)) continue;
+      this.indexed.add(w);
+      let t: TransparentChain | undefined;
+      try {
+        t = w.keys.transparent;
+      } catch {
+        continue; // a key that does not decode receives nothing (the scanner reports it)
       }
+      if (!t) continue;
+      t.ensure(w.state.tNext + this.gapLimit);
+      for (const [hash, index] of t.byHash) if (index < w.state.tNext + this.gapLimit) this.addHash(w, hash, index);
     }
-    return this.p2pkh;
+    this.indexedFor.add(ready);
   }
 
   addNote(watch: EngineWatch, note: StoredNote): void {
@@ -102,10 +104,9 @@ export class SpendIndex {
   }
 
   private addHash(watch: EngineWatch, hash: string, index: number): void {
-    const map = this.p2pkh!;
-    const list = map.get(hash) ?? [];
+    const list = this.p2pkh.get(hash) ?? [];
     if (!list.some((x) => x.watch === watch)) list.push({ watch, index });
-    map.set(hash, list);
+    this.p2pkh.set(hash, list);
   }
 
   /** Marks the notes of the `ready` watches that this nullifier spends. */
@@ -124,16 +125,17 @@ export class SpendIndex {
 
   /** The ready watches a P2PKH hash pays. */
   payees(hash: string, ready: ReadonlySet<EngineWatch>): { watch: EngineWatch; index: number }[] {
-    return (this.hashes().get(hash) ?? []).filter((x) => ready.has(x.watch));
+    this.indexAll(ready);
+    return (this.p2pkh.get(hash) ?? []).filter((x) => ready.has(x.watch));
   }
 
   /** A transparent address at `index` was used: moves the watch's gap window. */
   used(watch: EngineWatch, index: number): void {
     if (index < watch.state.tNext) return;
     watch.state.tNext = index + 1;
+    if (!this.indexed.has(watch)) return; // indexed (with the moved window) when first looked up
     const t = watch.keys.transparent;
     if (!t) return;
-    this.hashes();
     t.ensure(watch.state.tNext + this.gapLimit);
     for (const [hash, i] of t.byHash) if (i < watch.state.tNext + this.gapLimit) this.addHash(watch, hash, i);
   }

@@ -30,7 +30,7 @@
 import { badRequest, upstreamFailed } from "../../core/errors.js";
 import type { ChainScanner, ValidatedWatchKey, WatchScanInput, WatchScanOutput } from "../scanner.js";
 import { bytesToHex } from "./bytes.js";
-import type { CompactBlockSource, CompactTx, PoolType } from "./compact.js";
+import type { CompactBlock, CompactBlockSource, CompactTx, PoolType } from "./compact.js";
 import type { ZcashNetwork } from "./network.js";
 import { validateZcashWatchKey } from "./ownership.js";
 import {
@@ -54,6 +54,9 @@ import { WatchKeyCache, watchKeyId, type KeyCacheStats, type WatchKeys } from ".
  * (the service contract's value). Test networks start at the tip.
  */
 export const ZCASH_MAINNET_DEFAULT_START = 3_042_000;
+
+/** Blocks read on (and kept in memory) after one that needs keys not built yet, before the stream is closed. */
+const DRAIN_BLOCKS = 64;
 
 /** How often, at most, the server's network is checked against the watches'. */
 const NETWORK_CHECK_MS = 60_000;
@@ -234,45 +237,106 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
     return runs;
   };
 
+  /**
+   * Builds what `needs` asks for in each watch's keys, no stream open (building 10,000 watches' keys
+   * takes longer than the server waits between messages). A key that does not decode is reported
+   * and its watch left out; past the deadline the rest waits for the next call.
+   */
+  const buildKeys = (ws: Work[], needs: { shielded: boolean; p2pkh: boolean }, deadline: number) => {
+    for (const w of ws) {
+      if (w.failed || w.stopped) continue;
+      if (Date.now() > deadline) {
+        w.stopped = true;
+        continue;
+      }
+      try {
+        w.keys.build(needs, w.state.tNext + gapLimit);
+      } catch (e) {
+        w.failed = true;
+        w.stopped = true;
+        opts.onWatchError?.(w.input.watchId, e);
+      }
+    }
+  };
+
+  /**
+   * Streams each run once. While a stream is open, blocks are scanned only with keys already
+   * built: building 10,000 watches' keys takes longer than the server waits between messages.
+   * When a block needs keys not built yet, the stream is read on (at most DRAIN_BLOCKS more
+   * blocks) and closed, and those blocks are scanned with no stream open, building keys as they
+   * need; a longer run is then streamed on from where it stopped. No block is fetched twice.
+   */
   const scanRuns = async (live: Work[], runs: { start: number; end: number }[], index: SpendIndex, deadline: number, signal?: AbortSignal) => {
     const found: FoundNote[] = [];
     const prepared = new PreparedKeyCache();
     const pools = poolsFor(live);
+    let expect = 0;
+    /** Scans one block; "keys" when it needs keys not built and building is not allowed now. */
+    const handle = (block: CompactBlock, mayBuild: boolean): "ok" | "keys" | "stop" | "deadline" => {
+      if (signal?.aborted) throw signal.reason;
+      if (Date.now() > deadline) {
+        for (const w of live) w.stopped = true;
+        return "deadline";
+      }
+      if (block.height !== expect || !(block.hash instanceof Uint8Array) || block.hash.length !== 32 || !(block.prevHash instanceof Uint8Array)) {
+        // The server answered out of order or with a malformed block: stop this run; the next call asks again.
+        for (const w of live) if (w.end >= expect) w.stopped = true;
+        return "stop";
+      }
+      const h = block.height;
+      const prevHex = displayHex(block.prevHash);
+      const ready: Work[] = [];
+      for (const w of live) {
+        if (w.stopped || w.failed || w.state.scannedHeight !== h - 1 || w.end < h) continue;
+        const last = w.state.hashes[w.state.hashes.length - 1];
+        if (last !== undefined && last !== prevHex) {
+          w.stopped = true;
+          w.suspect = true;
+          continue;
+        }
+        ready.push(w);
+      }
+      if (ready.length > 0) {
+        const needs = keysNeeded(block.vtx);
+        if (ready.some((w) => !w.keys.ready(needs, w.state.tNext + gapLimit))) {
+          if (!mayBuild) return "keys";
+          buildKeys(ready, needs, deadline);
+        }
+        const scanning = ready.filter((w) => !w.failed && !w.stopped);
+        if (scanning.length > 0) found.push(...scanBlock(block, scanning, index, () => prepared.for(scanning), reorgWindow));
+      }
+      expect++;
+      return "ok";
+    };
     outer: for (const run of runs) {
-      let expect = run.start;
-      for await (const block of source.blockRange(run.start, run.end, pools, signal)) {
-        if (signal?.aborted) throw signal.reason;
-        if (Date.now() > deadline) {
-          for (const w of live) w.stopped = true;
-          break outer;
-        }
-        if (block.height !== expect || !(block.hash instanceof Uint8Array) || block.hash.length !== 32 || !(block.prevHash instanceof Uint8Array)) {
-          // The server answered out of order or with a malformed block: stop this run; the next call asks again.
-          for (const w of live) if (w.end >= expect) w.stopped = true;
-          break;
-        }
-        expect++;
-        const h = block.height;
-        const prevHex = displayHex(block.prevHash);
-        let ready: Work[] = [];
-        for (const w of live) {
-          if (w.stopped || w.state.scannedHeight !== h - 1 || w.end < h) continue;
-          const last = w.state.hashes[w.state.hashes.length - 1];
-          if (last !== undefined && last !== prevHex) {
-            w.stopped = true;
-            w.suspect = true;
+      expect = run.start;
+      while (expect <= run.end) {
+        const drained: CompactBlock[] = [];
+        let stop = false;
+        for await (const block of source.blockRange(expect, run.end, pools, signal)) {
+          if (drained.length > 0) {
+            drained.push(block);
+            if (drained.length > DRAIN_BLOCKS) break;
             continue;
           }
-          ready.push(w);
+          const r = handle(block, false);
+          if (r === "deadline") break outer;
+          if (r === "stop") {
+            stop = true;
+            break;
+          }
+          if (r === "keys") drained.push(block);
         }
-        if (ready.length === 0) continue;
-        const needs = keysNeeded(block.vtx);
-        if (needs.shielded || needs.p2pkh) {
-          ready = decodable(ready);
-          if (ready.length === 0) continue;
+        if (drained.length === 0) break; // the run is done (or the server ended it early: the next call asks again)
+        for (const block of drained) {
+          const r = handle(block, true);
+          if (r === "deadline") break outer;
+          if (r === "stop") {
+            stop = true;
+            break;
+          }
         }
-        const scanning = ready;
-        found.push(...scanBlock(block, scanning, index, () => prepared.for(scanning), reorgWindow));
+        if (stop) break;
       }
     }
     return found;

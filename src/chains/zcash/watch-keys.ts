@@ -150,6 +150,24 @@ export class WatchKeys {
     return this.tChain ?? undefined;
   }
 
+  /**
+   * Whether what `needs` asks for is built: the trial-decryption keys for
+   * shielded data, the transparent window up to `tCount` for P2PKH outputs.
+   */
+  ready(needs: { shielded: boolean; p2pkh: boolean }, tCount: number): boolean {
+    if ((needs.shielded || needs.p2pkh) && !this.ufvk) return false;
+    if (needs.shielded && !this.scanKeys) return false;
+    if (needs.p2pkh && this.ufvk!.transparent && (this.tChain === undefined || (this.tChain !== null && this.tChain.count < tCount))) return false;
+    return true;
+  }
+
+  /** Builds what `needs` asks for (throws the decoder's 400 when the UFVK does not decode). */
+  build(needs: { shielded: boolean; p2pkh: boolean }, tCount: number): void {
+    if (needs.shielded || needs.p2pkh) this.decode();
+    if (needs.shielded) void this.scan;
+    if (needs.p2pkh) this.transparent?.ensure(tCount);
+  }
+
   /** Whether the UFVK may have a transparent item: exact once decoded, true before (decoding is not forced). */
   get mayHaveTransparent(): boolean {
     return this.ufvk ? this.ufvk.transparent !== undefined : true;
