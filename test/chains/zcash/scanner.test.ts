@@ -511,6 +511,21 @@ describe("Zcash scanner: keys are built only when block or mempool data needs th
     expect(snap(r.get("a"))).toMatchObject({ pendingAtomic: "42" });
   });
 
+  it("keys are built with the stream closed: it is read on at most 64 blocks, no block is fetched twice", async () => {
+    const { chain, scanner, watches } = setup();
+    watches.add("a", alice.address, alice.ufvk, chain.base + 1);
+    chain.mine([makeTx({ orchard: [encryptAction(alice.orchard(), 5n, EMPTY, 0x02)] })]);
+    chain.mineEmpty(69);
+    chain.mine([makeTx({ vout: [{ value: 6n, script: p2pkhScript(alice.p2pkh(0)) }] })]);
+    const r = await watches.tick();
+    // First block needs keys: it and 64 more are read, the stream closed, then 65…71 streamed on.
+    expect(chain.served.ranges).toBe(2);
+    expect([...chain.served.blocks.values()].every((n) => n === 1)).toBe(true);
+    expect(chain.served.blocks.size).toBe(71);
+    expect(snap(r.get("a"))).toMatchObject({ receivedAtomic: "11", scannedHeight: chain.tip });
+    expect(stats(scanner)).toEqual({ ufvkDecodes: 1, scanKeyBuilds: 1, transparentHashes: 21 });
+  });
+
   it("the eager baseline (eagerKeys) decodes every key on load and gives the same snapshots", async () => {
     const lazy = setup();
     const eager = setup({ eagerKeys: true });
