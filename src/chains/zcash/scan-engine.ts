@@ -33,7 +33,7 @@ import { saplingNullifier } from "./nullifier.js";
 import { prfExpand, toScalarSapling } from "./prf.js";
 import { addNote, markScanned, type StoredNote, type ZcashPool, type ZcashScanState } from "./scan-state.js";
 import { parseTransaction, type ParsedTx } from "./tx-parse.js";
-import type { WatchKeys } from "./watch-keys.js";
+import type { TransparentChain, WatchKeys } from "./watch-keys.js";
 
 /** Default transparent gap limit: addresses tNext … tNext + gap − 1 are watched. */
 export const TRANSPARENT_GAP_LIMIT = 20;
@@ -64,21 +64,35 @@ const outpointKey = (txidProtocolHex: string, index: number): string => `${txidP
 export class SpendIndex {
   /** `${pool}:${nf}` → unspent notes. */
   private readonly nfs = new Map<string, FoundNote[]>();
-  /** P2PKH hash hex → (watch, address index). */
+  /** P2PKH hash hex → (watch, address index); a watch is added when a transparent output is first looked up for it. */
   private readonly p2pkh = new Map<string, { watch: EngineWatch; index: number }[]>();
+  private readonly indexed = new Set<EngineWatch>();
+  private readonly indexedFor = new WeakSet<ReadonlySet<EngineWatch>>();
 
   constructor(
     watches: readonly EngineWatch[],
     private readonly gapLimit = TRANSPARENT_GAP_LIMIT,
   ) {
-    for (const w of watches) {
-      for (const n of w.state.notes) if (!n.spent && n.nf) this.addNote(w, n);
-      const t = w.keys.transparent;
-      if (t) {
-        t.ensure(w.state.tNext + gapLimit);
-        for (const [hash, index] of t.byHash) if (index < w.state.tNext + gapLimit) this.addHash(w, hash, index);
+    for (const w of watches) for (const n of w.state.notes) if (!n.spent && n.nf) this.addNote(w, n);
+  }
+
+  /** Derives the transparent window of the watches not indexed yet (only now: most blocks need none). */
+  private indexAll(ready: ReadonlySet<EngineWatch>): void {
+    if (this.indexedFor.has(ready)) return;
+    for (const w of ready) {
+      if (this.indexed.has(w)) continue;
+      this.indexed.add(w);
+      let t: TransparentChain | undefined;
+      try {
+        t = w.keys.transparent;
+      } catch {
+        continue; // a key that does not decode receives nothing (the scanner reports it)
       }
+      if (!t) continue;
+      t.ensure(w.state.tNext + this.gapLimit);
+      for (const [hash, index] of t.byHash) if (index < w.state.tNext + this.gapLimit) this.addHash(w, hash, index);
     }
+    this.indexedFor.add(ready);
   }
 
   addNote(watch: EngineWatch, note: StoredNote): void {
@@ -111,6 +125,7 @@ export class SpendIndex {
 
   /** The ready watches a P2PKH hash pays. */
   payees(hash: string, ready: ReadonlySet<EngineWatch>): { watch: EngineWatch; index: number }[] {
+    this.indexAll(ready);
     return (this.p2pkh.get(hash) ?? []).filter((x) => ready.has(x.watch));
   }
 
@@ -118,6 +133,7 @@ export class SpendIndex {
   used(watch: EngineWatch, index: number): void {
     if (index < watch.state.tNext) return;
     watch.state.tNext = index + 1;
+    if (!this.indexed.has(watch)) return; // indexed (with the moved window) when first looked up
     const t = watch.keys.transparent;
     if (!t) return;
     t.ensure(watch.state.tNext + this.gapLimit);
@@ -182,6 +198,32 @@ export class PreparedKeyCache {
   }
 }
 
+/** Prepared keys, or a function building them on first need (a block without shielded outputs needs none). */
+export type LazyPreparedKeys = PreparedKeys | (() => PreparedKeys);
+
+const lazy = (p: LazyPreparedKeys): (() => PreparedKeys) => {
+  if (typeof p !== "function") return () => p;
+  let built: PreparedKeys | undefined;
+  return () => (built ??= p());
+};
+
+/** What a set of compact transactions needs from the watches' keys. */
+export function keysNeeded(txs: readonly CompactTx[]): { shielded: boolean; p2pkh: boolean } {
+  let shielded = false;
+  let p2pkh = false;
+  try {
+    for (const tx of txs) {
+      if ((tx.outputs?.length ?? 0) > 0 || (tx.actions?.length ?? 0) > 0 || (tx.ironwoodActions?.length ?? 0) > 0) shielded = true;
+      if (!p2pkh) for (const o of tx.vout ?? []) if (o.scriptPubKey instanceof Uint8Array && p2pkhHashOf(o.scriptPubKey)) p2pkh = true;
+      if (shielded && p2pkh) break;
+    }
+  } catch {
+    // Malformed data: assume everything is needed; the engine skips what it cannot read.
+    return { shielded: true, p2pkh: true };
+  }
+  return { shielded, p2pkh };
+}
+
 /** Total Sapling outputs of a block (for the tree position of its first output). */
 function saplingOutputsIn(block: CompactBlock): number {
   let n = 0;
@@ -197,9 +239,10 @@ export function scanBlock(
   block: CompactBlock,
   ready: readonly EngineWatch[],
   index: SpendIndex,
-  prepared: PreparedKeys,
+  preparedKeys: LazyPreparedKeys,
   reorgWindow: number,
 ): FoundNote[] {
+  const prepared = lazy(preparedKeys);
   const found: FoundNote[] = [];
   const readySet = new Set(ready);
   const height = block.height;
@@ -228,7 +271,7 @@ function scanTx(
   ready: readonly EngineWatch[],
   readySet: ReadonlySet<EngineWatch>,
   index: SpendIndex,
-  prepared: PreparedKeys,
+  prepared: () => PreparedKeys,
   saplingPos: number | null,
   found: FoundNote[],
 ): number {
@@ -251,7 +294,7 @@ function scanTx(
       }
     };
     tx.outputs.forEach((out, i) => {
-      for (const hit of batchTrySapling(prepared, { cmu: out.cmu, ephemeralKey: out.ephemeralKey, ciphertext: out.ciphertext }, height)) {
+      for (const hit of batchTrySapling(prepared(), { cmu: out.cmu, ephemeralKey: out.ephemeralKey, ciphertext: out.ciphertext }, height)) {
         const w = ready[hit.watch]!;
         const nf = saplingNoteNullifier(w.keys, hit.note, saplingPos === null ? null : saplingPos + i, out.cmu);
         record(w, storedFrom(hit.note, txid, i, height, nf));
@@ -260,7 +303,7 @@ function scanTx(
     for (const pool of ["orchard", "ironwood"] as const) {
       const actions = pool === "orchard" ? tx.actions : (tx.ironwoodActions ?? []);
       actions.forEach((a, i) => {
-        for (const hit of batchTryAction(prepared, pool, { nullifier: a.nullifier, cmx: a.cmx, ephemeralKey: a.ephemeralKey, ciphertext: a.ciphertext })) {
+        for (const hit of batchTryAction(prepared(), pool, { nullifier: a.nullifier, cmx: a.cmx, ephemeralKey: a.ephemeralKey, ciphertext: a.ciphertext })) {
           const w = ready[hit.watch]!;
           record(w, storedFrom(hit.note, txid, i, height, hit.note.nullifier ? bytesToHex(hit.note.nullifier) : null));
         }
@@ -302,24 +345,25 @@ export interface PendingNote {
 export function scanMempoolTx(
   tx: CompactTx,
   watches: readonly EngineWatch[],
-  prepared: PreparedKeys,
+  preparedKeys: LazyPreparedKeys,
   index: SpendIndex,
   /** The height the transaction would be mined at (tip + 1): decides the Sapling lead bytes allowed. */
   height?: number,
 ): { watch: number; note: StoredNote }[] {
   const hits: { watch: number; note: StoredNote }[] = [];
+  const prepared = lazy(preparedKeys);
   try {
     const txid = displayHex(tx.txid);
     const txidProtocol = bytesToHex(tx.txid);
     tx.outputs.forEach((out, i) => {
-      for (const hit of batchTrySapling(prepared, { cmu: out.cmu, ephemeralKey: out.ephemeralKey, ciphertext: out.ciphertext }, height)) {
+      for (const hit of batchTrySapling(prepared(), { cmu: out.cmu, ephemeralKey: out.ephemeralKey, ciphertext: out.ciphertext }, height)) {
         hits.push({ watch: hit.watch, note: storedFrom(hit.note, txid, i, -1, null) });
       }
     });
     for (const pool of ["orchard", "ironwood"] as const) {
       const actions = pool === "orchard" ? tx.actions : (tx.ironwoodActions ?? []);
       actions.forEach((a, i) => {
-        for (const hit of batchTryAction(prepared, pool, { nullifier: a.nullifier, cmx: a.cmx, ephemeralKey: a.ephemeralKey, ciphertext: a.ciphertext }))
+        for (const hit of batchTryAction(prepared(), pool, { nullifier: a.nullifier, cmx: a.cmx, ephemeralKey: a.ephemeralKey, ciphertext: a.ciphertext }))
           hits.push({ watch: hit.watch, note: storedFrom(hit.note, txid, i, -1, null) });
       });
     }

@@ -4,8 +4,13 @@
  *
  * One scanWatches() call
  *   1. checks the server's network (at most once a minute) and reads the tip;
- *   2. loads each watch's state and keys (UFVKs decoded once and kept in a
- *      small LRU keyed by a hash of address + key; nothing is written or logged);
+ *   2. loads each watch's state and keys (kept in an LRU keyed by a hash of
+ *      address + key; nothing is written or logged). Keys are built lazily
+ *      (watch-keys.ts): a watch with no new block and no new mempool
+ *      transaction has nothing decoded; a block or mempool transaction
+ *      decodes the UFVKs of the watches it is scanned for, builds the
+ *      trial-decryption keys only when it has shielded outputs, and derives
+ *      transparent hashes only when it has a P2PKH output;
  *   3. checks for reorgs: a watch whose top block is no longer the chain's
  *      (its height above the tip, or at the tip with another hash) walks back
  *      over its stored hashes to the last block still on the chain and loses
@@ -25,11 +30,12 @@
 import { badRequest, upstreamFailed } from "../../core/errors.js";
 import type { ChainScanner, ValidatedWatchKey, WatchScanInput, WatchScanOutput } from "../scanner.js";
 import { bytesToHex } from "./bytes.js";
-import type { CompactBlockSource, CompactTx, PoolType } from "./compact.js";
+import type { CompactBlock, CompactBlockSource, CompactTx, PoolType } from "./compact.js";
 import type { ZcashNetwork } from "./network.js";
 import { validateZcashWatchKey } from "./ownership.js";
 import {
   displayHex,
+  keysNeeded,
   memoFromTransaction,
   PreparedKeyCache,
   scanBlock,
@@ -41,13 +47,16 @@ import {
 } from "./scan-engine.js";
 import { foldSettled, freshState, readZcashState, rollBack, type StoredNote } from "./scan-state.js";
 import { summarizeZcashWatch } from "./snapshot.js";
-import { WatchKeyCache, watchKeyId, type WatchKeys } from "./watch-keys.js";
+import { WatchKeyCache, watchKeyId, type KeyCacheStats, type WatchKeys } from "./watch-keys.js";
 
 /**
  * Default first height of a mainnet watch created without `birthdayHeight`
  * (the service contract's value). Test networks start at the tip.
  */
 export const ZCASH_MAINNET_DEFAULT_START = 3_042_000;
+
+/** Blocks read on (and kept in memory) after one that needs keys not built yet, before the stream is closed. */
+const DRAIN_BLOCKS = 64;
 
 /** How often, at most, the server's network is checked against the watches'. */
 const NETWORK_CHECK_MS = 60_000;
@@ -66,8 +75,13 @@ export interface ZcashScannerOptions {
   maxScanMs?: number;
   /** Block hashes kept per watch for reorg detection (default 20). */
   reorgWindow?: number;
-  /** Built watch keys kept in memory between calls (default 10 000: decoding a UFVK costs ~10 ms, so the cache should hold every active watch). */
+  /** Watch keys kept in memory between calls (default 10 000: decoding a UFVK costs ~5–30 ms, so the cache should hold every active watch). */
   keyCacheSize?: number;
+  /**
+   * Decode every UFVK and derive its transparent window when the watch is loaded, needed or not
+   * (the behaviour before keys were built lazily). Default false; kept for the benchmark baseline.
+   */
+  eagerKeys?: boolean;
   /** Trial-decrypt the mempool for pending notes (default true). */
   includeMempool?: boolean;
   /** Notes kept in full per watch before old spent ones are folded into sums (default 500). */
@@ -89,6 +103,8 @@ interface Work extends EngineWatch {
   stopped: boolean;
   /** A reorg was seen under this watch during the pass: walk back after it. */
   suspect: boolean;
+  /** Its key did not decode when needed: reported, left out of the result. */
+  failed: boolean;
 }
 
 interface MempoolEntry {
@@ -99,6 +115,10 @@ interface MempoolEntry {
 
 export interface ZcashScanner extends ChainScanner {
   readonly source: CompactBlockSource;
+  /** What the key cache built in this process (UFVK decodes, scan keys, transparent hashes) and how many watches it holds. */
+  keyStats(): KeyCacheStats & { cached: number };
+  /** Forgets every cached key (the next call starts cold, as after a restart). */
+  clearKeyCache(): void;
 }
 
 export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
@@ -113,7 +133,7 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
   const gapLimit = Math.max(1, opts.gapLimit ?? TRANSPARENT_GAP_LIMIT);
   /** Depth at which notes and spends are final enough to fold (beyond any reorg handled, and beyond the watch module's memory). */
   const foldDepth = Math.max(reorgWindow, confirmations, 60);
-  const keys = new WatchKeyCache(opts.keyCacheSize ?? 10_000);
+  const keys = new WatchKeyCache(opts.keyCacheSize ?? 10_000, opts.eagerKeys ? { gapLimit } : undefined);
   /** Validated (address, key) pairs: the ownership check is done once per pair. */
   const validated = new Map<string, ValidatedWatchKey>();
   const mempool = new Map<string, MempoolEntry>();
@@ -135,14 +155,12 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
   const loadWork = (inputs: WatchScanInput[], deadline: number): Work[] => {
     const live: Work[] = [];
     for (const input of inputs) {
-      // Decoding a UFVK and deriving its transparent window is the costly part of a cold start:
-      // past the deadline, uncached watches wait for the next call.
+      // Past the deadline, uncached watches wait for the next call.
       if (Date.now() > deadline && !keys.has(input.address, input.viewKey)) continue;
       try {
         const k = keys.get(input.address, input.viewKey);
         const state = readZcashState(input.state, input.startHeight);
-        k.transparent?.ensure(state.tNext + gapLimit);
-        live.push({ input, keys: k, state, end: state.scannedHeight, stopped: false, suspect: false });
+        live.push({ input, keys: k, state, end: state.scannedHeight, stopped: false, suspect: false, failed: false });
       } catch (e) {
         opts.onWatchError?.(input.watchId, e);
       }
@@ -170,10 +188,30 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
     w.state = freshState(w.input.startHeight);
   };
 
+  /** Transparent data is asked for when a watch has (or, not yet decoded, may have) a transparent item. */
   const poolsFor = (live: Work[]): PoolType[] => {
     const pools: PoolType[] = ["sapling", "orchard", "ironwood"];
-    return live.some((w) => w.keys.transparent) ? ["transparent", ...pools] : pools;
+    return live.some((w) => !w.failed && w.keys.mayHaveTransparent) ? ["transparent", ...pools] : pools;
   };
+
+  /**
+   * Decodes the UFVKs of the watches about to scan data that needs keys; a key
+   * that does not decode is reported and its watch left out of this and every
+   * later step of the call.
+   */
+  const decodable = (ws: Work[]): Work[] =>
+    ws.filter((w) => {
+      if (w.failed) return false;
+      try {
+        w.keys.decode();
+        return true;
+      } catch (e) {
+        w.failed = true;
+        w.stopped = true;
+        opts.onWatchError?.(w.input.watchId, e);
+        return false;
+      }
+    });
 
   /** Sets each watch's `end` and returns the heights to fetch as contiguous runs. */
   const allocate = (live: Work[], tip: number): { start: number; end: number }[] => {
@@ -199,39 +237,106 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
     return runs;
   };
 
+  /**
+   * Builds what `needs` asks for in each watch's keys, no stream open (building 10,000 watches' keys
+   * takes longer than the server waits between messages). A key that does not decode is reported
+   * and its watch left out; past the deadline the rest waits for the next call.
+   */
+  const buildKeys = (ws: Work[], needs: { shielded: boolean; p2pkh: boolean }, deadline: number) => {
+    for (const w of ws) {
+      if (w.failed || w.stopped) continue;
+      if (Date.now() > deadline) {
+        w.stopped = true;
+        continue;
+      }
+      try {
+        w.keys.build(needs, w.state.tNext + gapLimit);
+      } catch (e) {
+        w.failed = true;
+        w.stopped = true;
+        opts.onWatchError?.(w.input.watchId, e);
+      }
+    }
+  };
+
+  /**
+   * Streams each run once. While a stream is open, blocks are scanned only with keys already
+   * built: building 10,000 watches' keys takes longer than the server waits between messages.
+   * When a block needs keys not built yet, the stream is read on (at most DRAIN_BLOCKS more
+   * blocks) and closed, and those blocks are scanned with no stream open, building keys as they
+   * need; a longer run is then streamed on from where it stopped. No block is fetched twice.
+   */
   const scanRuns = async (live: Work[], runs: { start: number; end: number }[], index: SpendIndex, deadline: number, signal?: AbortSignal) => {
     const found: FoundNote[] = [];
     const prepared = new PreparedKeyCache();
     const pools = poolsFor(live);
+    let expect = 0;
+    /** Scans one block; "keys" when it needs keys not built and building is not allowed now. */
+    const handle = (block: CompactBlock, mayBuild: boolean): "ok" | "keys" | "stop" | "deadline" => {
+      if (signal?.aborted) throw signal.reason;
+      if (Date.now() > deadline) {
+        for (const w of live) w.stopped = true;
+        return "deadline";
+      }
+      if (block.height !== expect || !(block.hash instanceof Uint8Array) || block.hash.length !== 32 || !(block.prevHash instanceof Uint8Array)) {
+        // The server answered out of order or with a malformed block: stop this run; the next call asks again.
+        for (const w of live) if (w.end >= expect) w.stopped = true;
+        return "stop";
+      }
+      const h = block.height;
+      const prevHex = displayHex(block.prevHash);
+      const ready: Work[] = [];
+      for (const w of live) {
+        if (w.stopped || w.failed || w.state.scannedHeight !== h - 1 || w.end < h) continue;
+        const last = w.state.hashes[w.state.hashes.length - 1];
+        if (last !== undefined && last !== prevHex) {
+          w.stopped = true;
+          w.suspect = true;
+          continue;
+        }
+        ready.push(w);
+      }
+      if (ready.length > 0) {
+        const needs = keysNeeded(block.vtx);
+        if (ready.some((w) => !w.keys.ready(needs, w.state.tNext + gapLimit))) {
+          if (!mayBuild) return "keys";
+          buildKeys(ready, needs, deadline);
+        }
+        const scanning = ready.filter((w) => !w.failed && !w.stopped);
+        if (scanning.length > 0) found.push(...scanBlock(block, scanning, index, () => prepared.for(scanning), reorgWindow));
+      }
+      expect++;
+      return "ok";
+    };
     outer: for (const run of runs) {
-      let expect = run.start;
-      for await (const block of source.blockRange(run.start, run.end, pools, signal)) {
-        if (signal?.aborted) throw signal.reason;
-        if (Date.now() > deadline) {
-          for (const w of live) w.stopped = true;
-          break outer;
-        }
-        if (block.height !== expect || !(block.hash instanceof Uint8Array) || block.hash.length !== 32 || !(block.prevHash instanceof Uint8Array)) {
-          // The server answered out of order or with a malformed block: stop this run; the next call asks again.
-          for (const w of live) if (w.end >= expect) w.stopped = true;
-          break;
-        }
-        expect++;
-        const h = block.height;
-        const prevHex = displayHex(block.prevHash);
-        const ready: Work[] = [];
-        for (const w of live) {
-          if (w.stopped || w.state.scannedHeight !== h - 1 || w.end < h) continue;
-          const last = w.state.hashes[w.state.hashes.length - 1];
-          if (last !== undefined && last !== prevHex) {
-            w.stopped = true;
-            w.suspect = true;
+      expect = run.start;
+      while (expect <= run.end) {
+        const drained: CompactBlock[] = [];
+        let stop = false;
+        for await (const block of source.blockRange(expect, run.end, pools, signal)) {
+          if (drained.length > 0) {
+            drained.push(block);
+            if (drained.length > DRAIN_BLOCKS) break;
             continue;
           }
-          ready.push(w);
+          const r = handle(block, false);
+          if (r === "deadline") break outer;
+          if (r === "stop") {
+            stop = true;
+            break;
+          }
+          if (r === "keys") drained.push(block);
         }
-        if (ready.length === 0) continue;
-        found.push(...scanBlock(block, ready, index, prepared.for(ready), reorgWindow));
+        if (drained.length === 0) break; // the run is done (or the server ended it early: the next call asks again)
+        for (const block of drained) {
+          const r = handle(block, true);
+          if (r === "deadline") break outer;
+          if (r === "stop") {
+            stop = true;
+            break;
+          }
+        }
+        if (stop) break;
       }
     }
     return found;
@@ -241,7 +346,7 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
   const readMemos = async (live: Work[], found: FoundNote[], deadline: number, signal?: AbortSignal) => {
     const todo: FoundNote[] = found.filter((f) => f.note.pool !== "transparent");
     const seen = new Set(todo.map((f) => f.note));
-    for (const w of live) for (const n of w.state.notes) if (n.pool !== "transparent" && !("memo" in n) && !seen.has(n)) todo.push({ watch: w, note: n });
+    for (const w of live) for (const n of w.failed ? [] : w.state.notes) if (n.pool !== "transparent" && !("memo" in n) && !seen.has(n)) todo.push({ watch: w, note: n });
     const byTx = new Map<string, FoundNote[]>();
     for (const f of todo) {
       const list = byTx.get(f.note.txid) ?? [];
@@ -284,9 +389,12 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
     const prepared = new PreparedKeyCache();
     let memoFetches = 0;
     for (const [id, entry] of mempool) {
-      const todo = live.filter((w) => !entry.results.has(w.keys.id));
+      let todo = live.filter((w) => !w.failed && !entry.results.has(w.keys.id));
+      const needs = keysNeeded([entry.tx]);
+      if (todo.length > 0 && (needs.shielded || needs.p2pkh)) todo = decodable(todo);
       if (todo.length > 0) {
-        const hits = scanMempoolTx(entry.tx, todo, prepared.for(todo), index, tip + 1);
+        const scanning = todo;
+        const hits = scanMempoolTx(entry.tx, scanning, () => prepared.for(scanning), index, tip + 1);
         for (const w of todo) entry.results.set(w.keys.id, []);
         for (const hit of hits) if (todo[hit.watch]) entry.results.get(todo[hit.watch]!.keys.id)!.push(hit.note);
       }
@@ -325,6 +433,8 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
       while (validated.size > 1000) validated.delete(validated.keys().next().value!);
       return v;
     },
+    keyStats: () => ({ ...keys.stats, cached: keys.size }),
+    clearKeyCache: () => keys.clear(),
     async defaultStartHeight(): Promise<number> {
       if ((opts.network ?? "mainnet") === "mainnet") return ZCASH_MAINNET_DEFAULT_START;
       return (await source.latestBlock()).height;
@@ -349,7 +459,7 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
       for (const w of live) if (w.suspect) await walkBack(w, tip, signal);
       await readMemos(live, found, deadline, signal);
       const pending = includeMempool && live.length > 0 ? await scanMempool(live, index, tip, deadline, signal) : new Map<Work, StoredNote[]>();
-      return live.map((w) => {
+      return live.filter((w) => !w.failed).map((w) => {
         foldSettled(w.state, tip, { maxStored: maxStoredNotes, foldDepth });
         return summarizeZcashWatch(w.input.watchId, w.state, tip, pending.get(w) ?? [], { confirmations, snapshotOutputs });
       });

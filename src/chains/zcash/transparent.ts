@@ -3,6 +3,7 @@
  * derivation for m/44'/coin'/account', public derivation below it), the
  * ZIP 316 transparent OVKs, and Base58Check t-addresses.
  */
+import { createHash, createHmac } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { ripemd160 } from "@noble/hashes/legacy.js";
@@ -128,23 +129,28 @@ export function transparentOvks(node: Pick<TransparentPubNode, "chainCode" | "pu
   return { external: I.slice(0, 32), internal: I.slice(32) };
 }
 
+/** HASH160 with the platform's SHA-256 and RIPEMD-160 (about 15× the pure-JS pair; same result). */
+function nativeHash160(b: Uint8Array): Uint8Array {
+  return createHash("ripemd160").update(createHash("sha256").update(b).digest()).digest();
+}
+
 /**
  * Iterates P2PKH hashes of children start..start+count-1 of a chain node. Everything here is
- * derived from public data, so no secret is involved; the parent point is decoded once.
+ * derived from public data, so no secret is involved; the parent point is decoded once. HMAC and
+ * HASH160 use node:crypto (the scanner derives 20 of these per watch; the curve work is @noble's).
  */
 export function* p2pkhHashesOfChain(chain: TransparentPubNode, start: number, count: number): Generator<{ index: number; hash: Uint8Array }> {
   const parent = Point.fromBytes(chain.publicKey);
-  const mac = hmac.create(sha512, chain.chainCode);
   const msg = new Uint8Array(37);
   msg.set(chain.publicKey);
   for (let index = start; index < start + count && index < HARDENED; index++) {
     msg.set(u32be(index), 33);
-    const I = mac.clone().update(msg).digest();
+    const I = new Uint8Array(createHmac("sha512", chain.chainCode).update(msg).digest());
     const il = beBytesToBigint(I.subarray(0, 32));
     if (il >= N) continue;
     const P = Point.BASE.multiply(il).add(parent);
     if (P.is0()) continue;
-    yield { index, hash: hash160(P.toBytes(true)) };
+    yield { index, hash: Uint8Array.from(nativeHash160(P.toBytes(true))) };
   }
 }
 

@@ -39,6 +39,8 @@ import {
   encodeP2pkh,
   hash160,
   p2pkhHashAt,
+  p2pkhHashesOfChain,
+  publicChild,
   transparentAccountNode,
   transparentOvks,
 } from "../../../src/chains/zcash/transparent.js";
@@ -235,6 +237,20 @@ describe.skipIf(!vectorsPresent)("P2PKH receivers m/44'/133'/a'/0/i (zip_0320.js
     const dec = decodeTransparentAddress(str(r, "t_addr"));
     expect(dec.ok && dec.address.kind === "p2pkh" && hex(dec.address.hash)).toBe(str(r, "p2pkh_bytes"));
     expect(dec.ok && dec.address.networks).toEqual(["mainnet"]);
+  });
+});
+
+describe("P2PKH hashes of a chain (node:crypto HMAC and HASH160) equal the per-child derivation (@noble)", () => {
+  it("for the first 30 children of the external and internal chains of two accounts", () => {
+    for (const account of [0, 7]) {
+      const node = transparentAccountNode(SEED, 133, account);
+      for (const scope of [0, 1] as const) {
+        const got = [...p2pkhHashesOfChain(publicChild(node, scope)!, 0, 30)].map((x) => [x.index, hex(x.hash)]);
+        const want = Array.from({ length: 30 }, (_, i) => [i, hex(p2pkhHashAt(node, scope, i)!)]);
+        expect(got).toEqual(want);
+        expect([...p2pkhHashesOfChain(publicChild(node, scope)!, 12, 3)].map((x) => x.index)).toEqual([12, 13, 14]);
+      }
+    }
   });
 });
 

@@ -442,3 +442,111 @@ describe("Zcash scanner: watch keys", () => {
   });
 });
 
+
+describe("Zcash scanner: keys are built only when block or mempool data needs them", () => {
+  const carol = wallet(3);
+  const stats = (s: ReturnType<typeof createZcashScanner>) => {
+    const { ufvkDecodes, scanKeyBuilds, transparentHashes } = s.keyStats();
+    return { ufvkDecodes, scanKeyBuilds, transparentHashes };
+  };
+
+  it("an idle tick (no new block, empty mempool) decodes no key, cold (after a cleared cache) or warm", async () => {
+    const { chain, scanner, watches } = setup();
+    watches.add("a", alice.address, alice.ufvk, chain.tip + 1);
+    watches.add("b", bob.address, bob.ufvk, chain.tip + 1);
+    chain.mine([makeTx({ orchard: [encryptAction(alice.orchard(), 700n, EMPTY, 0x02)], vout: [{ value: 9n, script: p2pkhScript(bob.p2pkh(1)) }] })]);
+    const first = await watches.tick();
+    // Gap limit 20 for each; bob's used index 1 moves his window to 0…21.
+    expect(stats(scanner)).toEqual({ ufvkDecodes: 2, scanKeyBuilds: 2, transparentHashes: 42 });
+    const before = stats(scanner);
+    // Warm: nothing new anywhere.
+    const warm = await watches.tick();
+    expect(stats(scanner)).toEqual(before);
+    // Cold: as after a restart.
+    scanner.clearKeyCache();
+    expect(scanner.keyStats().cached).toBe(0);
+    const cold = await watches.tick();
+    expect(stats(scanner)).toEqual(before);
+    expect(scanner.keyStats().cached).toBe(2);
+    for (const id of ["a", "b"]) {
+      expect(snap(cold.get(id))).toEqual(snap(warm.get(id)));
+      expect(snap(cold.get(id))).toEqual(snap(first.get(id)));
+    }
+    expect(snap(cold.get("a"))).toMatchObject({ receivedAtomic: "700" });
+    expect(snap(cold.get("b")).pools.transparent).toMatchObject({ pendingAtomic: "9" });
+  });
+
+  it("an empty block decodes nothing; a shielded-only block derives no transparent hash; a P2PKH output derives them", async () => {
+    const { chain, scanner, watches } = setup();
+    watches.add("a", alice.address, alice.ufvk, chain.tip + 1);
+    watches.add("c", carol.address, carol.ufvk, chain.tip + 1);
+    await watches.tick();
+    chain.mineEmpty(2);
+    let r = await watches.tick();
+    expect(stats(scanner)).toEqual({ ufvkDecodes: 0, scanKeyBuilds: 0, transparentHashes: 0 });
+    expect(r.get("a")!.snapshot).toMatchObject({ scannedHeight: chain.tip });
+    chain.mine([makeTx({ sapling: [encryptSapling(carol.sapling(), 55n, EMPTY)] })]);
+    r = await watches.tick();
+    expect(stats(scanner)).toEqual({ ufvkDecodes: 2, scanKeyBuilds: 2, transparentHashes: 0 });
+    expect(snap(r.get("c"))).toMatchObject({ receivedAtomic: "55" });
+    chain.mine([makeTx({ vout: [{ value: 3n, script: p2pkhScript(alice.p2pkh(2)) }] })]);
+    r = await watches.tick();
+    // Carol's window 0…19, alice's 0…22 once index 2 is used.
+    expect(stats(scanner)).toEqual({ ufvkDecodes: 2, scanKeyBuilds: 2, transparentHashes: 43 });
+    expect(snap(r.get("a"))).toMatchObject({ receivedAtomic: "3" });
+    expect(snap(r.get("c"))).toMatchObject({ receivedAtomic: "55" });
+  });
+
+  it("a mempool transaction is trial-decrypted once per watch: later idle ticks decode nothing even cold", async () => {
+    const { chain, scanner, watches } = setup();
+    watches.add("a", alice.address, alice.ufvk, chain.tip + 1);
+    await watches.tick();
+    chain.broadcast(makeTx({ orchard: [encryptAction(alice.orchard(), 42n, text("tea"), 0x02)] }));
+    let r = await watches.tick();
+    expect(stats(scanner)).toEqual({ ufvkDecodes: 1, scanKeyBuilds: 1, transparentHashes: 0 });
+    expect(snap(r.get("a"))).toMatchObject({ pendingAtomic: "42" });
+    scanner.clearKeyCache();
+    r = await watches.tick();
+    expect(stats(scanner)).toEqual({ ufvkDecodes: 1, scanKeyBuilds: 1, transparentHashes: 0 });
+    expect(snap(r.get("a"))).toMatchObject({ pendingAtomic: "42" });
+  });
+
+  it("keys are built with the stream closed: it is read on at most 64 blocks, no block is fetched twice", async () => {
+    const { chain, scanner, watches } = setup();
+    watches.add("a", alice.address, alice.ufvk, chain.base + 1);
+    chain.mine([makeTx({ orchard: [encryptAction(alice.orchard(), 5n, EMPTY, 0x02)] })]);
+    chain.mineEmpty(69);
+    chain.mine([makeTx({ vout: [{ value: 6n, script: p2pkhScript(alice.p2pkh(0)) }] })]);
+    const r = await watches.tick();
+    // First block needs keys: it and 64 more are read, the stream closed, then 65…71 streamed on.
+    expect(chain.served.ranges).toBe(2);
+    expect([...chain.served.blocks.values()].every((n) => n === 1)).toBe(true);
+    expect(chain.served.blocks.size).toBe(71);
+    expect(snap(r.get("a"))).toMatchObject({ receivedAtomic: "11", scannedHeight: chain.tip });
+    expect(stats(scanner)).toEqual({ ufvkDecodes: 1, scanKeyBuilds: 1, transparentHashes: 21 });
+  });
+
+  it("the eager baseline (eagerKeys) decodes every key on load and gives the same snapshots", async () => {
+    const lazy = setup();
+    const eager = setup({ eagerKeys: true });
+    for (const s of [lazy, eager]) {
+      s.watches.add("a", alice.address, alice.ufvk, s.chain.tip + 1);
+      s.watches.add("c", carol.address, carol.ufvk, s.chain.tip + 1);
+    }
+    const payTx = makeTx({ sapling: [encryptSapling(carol.sapling(), 8n, EMPTY)], vout: [{ value: 4n, script: p2pkhScript(alice.p2pkh(0)) }] });
+    const results = [];
+    for (const s of [lazy, eager]) {
+      await s.watches.tick();
+      s.chain.mine([payTx]);
+      s.chain.mineEmpty(1);
+      results.push(await s.watches.tick());
+    }
+    expect(eager.scanner.keyStats()).toMatchObject({ ufvkDecodes: 2, scanKeyBuilds: 2 });
+    for (const id of ["a", "c"]) {
+      const [l, e] = results.map((m) => snap(m.get(id)));
+      expect({ ...l, outputs: l!.outputs.length }).toEqual({ ...e, outputs: e!.outputs.length });
+    }
+    expect(snap(results[0]!.get("a"))).toMatchObject({ balanceAtomic: "4" });
+    expect(snap(results[0]!.get("c"))).toMatchObject({ balanceAtomic: "8" });
+  });
+});
