@@ -4,7 +4,8 @@
  * decimals) and health factors (1e18) are exact decimal strings in the
  * database and bigints here; comparisons happen in SQL on numeric.
  */
-import { sql } from "kysely";
+import { sql, type Selectable } from "kysely";
+import type { LendingLiquidationsTable } from "../db/schema.js";
 import type { Queryable } from "../db/types.js";
 import type { AccountData } from "../chains/ethereum/lending.js";
 
@@ -268,21 +269,7 @@ export async function countPositions(db: Queryable): Promise<number> {
   return Number(r.n);
 }
 
-const liquidationFromRow = (r: {
-  market: string;
-  block_number: string;
-  log_index: number;
-  block_hash: string;
-  tx_hash: string;
-  block_time_s: string;
-  borrower: string;
-  liquidator: string;
-  collateral_asset: string;
-  debt_asset: string;
-  debt_to_cover: string;
-  collateral_amount: string;
-  debt_base: string | null;
-}): StoredLiquidation => ({
+const liquidationFromRow = (r: Selectable<LendingLiquidationsTable>): StoredLiquidation => ({
   market: r.market,
   blockNumber: BigInt(r.block_number),
   logIndex: Number(r.log_index),

@@ -115,4 +115,40 @@ describe("paying in ZEC", () => {
     expect(await status(a.invoiceId)).toMatchObject({ status: "underpaid" });
     expect(await status(b.invoiceId)).toMatchObject({ status: "paid" });
   }, 120_000);
+
+  it("a coin-created Zcash watch runs on grace credit and is topped up by its own ZEC payment; a checkout key makes Zcash invoices", async () => {
+    const alice = zwallet("alice");
+    const r = await s.call("POST", "/v1/private/watch-crypto", {
+      body: { chain: "zcash", address: alice.address, viewKey: alice.ufvk, webhookUrl: s.receiver.hookUrl("/zcoin"), birthdayHeight: chain().tip().height, amountUsdCents: 250 },
+    });
+    expect(r.status, JSON.stringify(r.json)).toBe(201);
+    const { watchId, watchToken, payment } = r.json;
+    expect(payment.memo).toMatch(/^vigil-[A-Z2-7]{16}$/);
+    expect(payment.payTo).toBe(s.devnet.zcashServiceWallet!.address);
+    const credit = async () => BigInt((await db().selectFrom("watches").select("credit_atomic").where("id", "=", watchId).executeTakeFirstOrThrow()).credit_atomic);
+    const grace = await credit();
+    expect(grace).toBeGreaterThan(0n);
+    await nextTick();
+    chain().send(payment.payTo, BigInt(payment.amount.atomic), payment.memo);
+    chain().mine(CONFIRMATIONS);
+    await nextTick();
+    await nextTick();
+    const topups = (await db().selectFrom("watch_ledger").selectAll().where("watch_id", "=", watchId).execute()).filter((l) => l.kind === "topup");
+    expect(topups).toHaveLength(1);
+    expect(BigInt(topups[0]!.amount_atomic)).toBe(2_500_000n);
+    expect(await credit()).toBeGreaterThan(grace);
+
+    const key = await s.call("POST", "/v1/checkout/keys", { body: { watchId, watchToken, maxAmountUsdCents: 800 } });
+    expect(key.status, JSON.stringify(key.json)).toBe(201);
+    const inv = await s.call("POST", "/v1/checkout/invoices", { body: { checkoutKey: key.json.checkoutKey, amountUsdCents: 800 } });
+    expect(inv.status, JSON.stringify(inv.json)).toBe(201);
+    expect(inv.json).toMatchObject({ chain: "zcash", payTo: alice.address });
+    expect(inv.json.memo).toMatch(/^vigil-/);
+    expect((await s.call("POST", "/v1/checkout/invoices", { body: { checkoutKey: key.json.checkoutKey, amountUsdCents: 801 } })).status).toBe(403);
+    chain().send(inv.json.payTo, BigInt(inv.json.amount.atomic), inv.json.memo);
+    chain().mine(CONFIRMATIONS);
+    await nextTick();
+    await nextTick();
+    expect(await status(inv.json.invoiceId)).toMatchObject({ status: "paid" });
+  }, 120_000);
 });
