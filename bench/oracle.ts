@@ -17,7 +17,10 @@
  *     slots of bids, a second app on its own PGlite; the Ethereum follower,
  *     the counter-MEV scan (approvals, reverted transactions) and the relay
  *     poller each drain it; blocks per second and the lag behind the head
- *     after each run are printed.
+ *     after each run are printed; then the lending indexer drains the same
+ *     history, first over the Aave V3 and SparkLend markets (the baseline),
+ *     then over the Compound V3 and Morpho Blue markets, each on its own
+ *     cursors.
  *
  * Env: SECONDS (8 per load scenario), CONCURRENCY (16), PAID_CONCURRENCY (8),
  * BACKLOG (2000). Nothing is asserted: figures are printed.
@@ -35,6 +38,8 @@ import { startDevnetRelays } from "../src/devnet/relays.js";
 import { followEthereumOnce } from "../src/oracle/ethereum-follower.js";
 import { scanApprovalsOnce } from "../src/feeds/approval-scan.js";
 import { pollRelaysOnce } from "../src/oracle/relay-poller.js";
+import { indexLendingOnce } from "../src/oracle/lending-indexer.js";
+import { LENDING_MARKETS } from "../src/chains/ethereum/lending.js";
 import { createPayer } from "../src/x402/payer.js";
 
 const SECONDS = Number(process.env.SECONDS ?? 8);
@@ -166,7 +171,32 @@ async function main(): Promise<void> {
     }
     secs = (performance.now() - t0) / 1000;
     console.log(`  relay poller (3 relays): ${delivered} delivered payloads and ${bids} bids in ${secs.toFixed(2)} s over ${runs} runs`);
-    console.log("  lending events: not part of this run (no lending indexer in this build)");
+
+    // Lending: the same history through the lending indexer, Aave/Spark markets (baseline) then Compound V3 + Morpho Blue.
+    const lendingRun = async (label: string, markets: typeof LENDING_MARKETS) => {
+      const t = performance.now();
+      let n = 0;
+      let logs = 0;
+      let liquidations = 0;
+      for (;;) {
+        const r = await indexLendingOnce({ ...b.app.lending, markets });
+        n++;
+        logs += r.markets.reduce((a, m) => a + m.logs, 0);
+        liquidations += r.markets.reduce((a, m) => a + m.liquidations, 0);
+        if (!r.more) break;
+      }
+      const s = (performance.now() - t) / 1000;
+      const positions = await b.app.database.db
+        .selectFrom("lending_positions")
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .where("market", "in", markets.map((m) => m.id))
+        .executeTakeFirstOrThrow();
+      console.log(
+        `  lending indexer, ${label}: ${scanned} blocks in ${s.toFixed(2)} s = ${(scanned / s).toFixed(0)} blocks/s over ${n} runs (${logs} logs, ${positions.n} positions, ${liquidations} liquidations)`,
+      );
+    };
+    await lendingRun("Aave V3 + SparkLend (baseline)", LENDING_MARKETS.filter((m) => m.protocol === "aave" || m.protocol === "spark"));
+    await lendingRun("Compound V3 + Morpho Blue", LENDING_MARKETS.filter((m) => m.protocol === "compound" || m.protocol === "morpho"));
   } finally {
     await b.app.close();
     await l1.close();

@@ -30,15 +30,12 @@ import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
-import { Kysely, PostgresDialect, sql } from "kysely";
-import pg from "pg";
+import { sql } from "kysely";
 import pino from "pino";
 import { ManualClock } from "../src/core/clock.js";
 import { applyConfigOverlay, loadConfig } from "../src/config.js";
 import { createApp, type App } from "../src/app.js";
-import { openDatabase, type DatabaseHandle } from "../src/db/connection.js";
-import { migrateToLatest } from "../src/db/migrate.js";
-import type { DB } from "../src/db/schema.js";
+import type { DatabaseHandle } from "../src/db/connection.js";
 import { startDevnet } from "../src/devnet/index.js";
 import { deriveDevnetWallets } from "../src/devnet/monerod.js";
 import { createWebhookSender, buildDeliveryHeaders, type WebhookSender } from "../src/webhooks/deliver.js";
@@ -50,23 +47,11 @@ import { createWatch } from "../src/watch/service.js";
 import { runWatchTick, type TickStats } from "../src/watch/tick.js";
 import type { ChainScanner } from "../src/chains/scanner.js";
 import { startReceiver } from "../test/helpers/receiver.js";
+import { cpuSince, machineLine, mapLimit, ms, openBenchDatabase, withBenchDatabase } from "./support.js";
 
 const WATCHES = Number(process.env.WATCHES ?? 10_000);
 const DELIVERIES = Math.min(Number(process.env.DELIVERIES ?? 3_000), WATCHES);
 const log = pino({ level: "silent" });
-const ms = (x: number) => `${x.toFixed(0)} ms`;
-
-async function mapLimit<T>(items: readonly T[], limit: number, fn: (t: T, i: number) => Promise<void>): Promise<void> {
-  let i = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (i < items.length) {
-        const k = i++;
-        await fn(items[k]!, k);
-      }
-    }),
-  );
-}
 
 /** Per-statement timing: the first words of each SQL statement → total ms and count. */
 const queryTimes = new Map<string, { ms: number; n: number }>();
@@ -83,43 +68,15 @@ function statementKind(sqlText: string): string {
   return t.slice(0, 40);
 }
 
-async function openTimedDatabase(): Promise<{ handle: DatabaseHandle; label: string; drop: () => Promise<void> }> {
-  const url = process.env.DATABASE_URL;
-  if (!url) {
-    const h = await openDatabase({ dataDir: "memory://" });
-    await migrateToLatest(h.db);
-    return { handle: h, label: "PGlite (in-memory; set DATABASE_URL for PostgreSQL)", drop: async () => {} };
-  }
-  const schema = `bench_watch_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA "${schema}"`);
-  const version = (await admin.query("SHOW server_version")).rows[0].server_version as string;
-  await admin.end();
-  const pool = new pg.Pool({ connectionString: url, max: 10, options: `-c search_path="${schema}"` });
-  pool.on("error", () => {});
-  const db = new Kysely<DB>({
-    dialect: new PostgresDialect({ pool }),
-    log: (e) => {
-      const k = statementKind(e.query.sql);
-      const cur = queryTimes.get(k) ?? { ms: 0, n: 0 };
-      cur.ms += e.queryDurationMillis;
-      cur.n++;
-      queryTimes.set(k, cur);
-    },
+/** The bench database, with Kysely's per-query log feeding the per-statement timing. */
+const openTimedDatabase = () =>
+  openBenchDatabase("bench_watch", (e) => {
+    const k = statementKind(e.query.sql);
+    const cur = queryTimes.get(k) ?? { ms: 0, n: 0 };
+    cur.ms += e.queryDurationMillis;
+    cur.n++;
+    queryTimes.set(k, cur);
   });
-  await migrateToLatest(db);
-  return {
-    handle: { db, kind: "postgres", poolSize: 10, pool, close: () => db.destroy() },
-    label: `PostgreSQL ${version} (schema ${schema})`,
-    drop: async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await c.end();
-    },
-  };
-}
 
 /** Wraps the app's Monero scanner and secret box so a tick's time can be split by phase. */
 function instrument(app: App) {
@@ -158,14 +115,6 @@ function instrument(app: App) {
       queryTimes.clear();
     },
   };
-}
-
-let cpuMark = process.cpuUsage();
-/** CPU time this process used since the last call (wall time on a shared machine includes waiting for a core). */
-function cpuSince(): number {
-  const d = process.cpuUsage(cpuMark);
-  cpuMark = process.cpuUsage();
-  return (d.user + d.system) / 1000;
 }
 
 function printBreakdown(title: string, totalMs: number, stats: TickStats[], phases: { scanMs: number; decryptMs: number; decrypts: number; scanCalls: number }) {
@@ -259,19 +208,8 @@ function ledgerRowsPerDay(watches: number, pollSeconds: number): { before: numbe
 }
 
 async function main() {
-  console.log(`bench:watch — ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), Node ${process.versions.node}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
-  const { handle, label, drop } = await openTimedDatabase();
-  console.log(`database: ${label}`);
-  // The schema goes even when the run fails: a leftover schema's tables confuse Kysely's migrator elsewhere.
-  const onSignal = () => void drop().finally(() => process.exit(130));
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  try {
-    await run(handle);
-  } finally {
-    await handle.close().catch(() => {});
-    await drop();
-  }
+  console.log(machineLine("bench:watch"));
+  await withBenchDatabase(await openTimedDatabase(), run);
 }
 
 async function run(handle: DatabaseHandle) {

@@ -10,6 +10,7 @@ import { deriveViewingKeys } from "../src/chains/zcash/derive.js";
 import { validateZcashWatchKey, TRANSPARENT_SEARCH } from "../src/chains/zcash/ownership.js";
 import { orchardAddressAt, orchardIvkParts } from "../src/chains/zcash/orchard-keys.js";
 import { encodeP2pkh, p2pkhHashAt } from "../src/chains/zcash/transparent.js";
+import { WatchKeys } from "../src/chains/zcash/watch-keys.js";
 import { decodeUfvk, encodeUnifiedAddress } from "../src/chains/zcash/zip316.js";
 
 const phrase = (i: number, words: 12 | 24 = 24): string =>
@@ -68,3 +69,43 @@ const tFar = encodeP2pkh(p2pkhHashAt(ufvk.transparent!, 1, TRANSPARENT_SEARCH.in
 const tf: number[] = [];
 for (let i = 0; i < 10; i++) tf.push(time(() => validateZcashWatchKey(tFar, r.ufvk)));
 stats(`ownership: t-address worst case (${TRANSPARENT_SEARCH.external}+${TRANSPARENT_SEARCH.internal} children)`, tf);
+
+// 4. What creating a watch costs in key work, old and new, per receiver kind. Before: the
+// ownership check alone at creation, then (after every restart) the first block with outputs
+// decoded the UFVK, built the scan keys and derived the 20-hash transparent window again. Now:
+// the check runs through the watch's own keys, searching the transparent window the scanner needs
+// anyway, and the keys it builds are the material stored with the watch (built once).
+const WINDOW = 20;
+const cases: [string, string][] = [
+  ["default UA (Orchard+Sapling+P2PKH)", r.defaultAddress],
+  ["Orchard UA at a random index", encodeUnifiedAddress("mainnet", { orchard: orchardAddressAt(orc, 7919n * 13n) })],
+  ["t-address at external index 5", tNear],
+  [`t-address worst case (internal ${TRANSPARENT_SEARCH.internal - 1})`, tFar],
+];
+console.log(`\nkey work per watch created (material = scan keys + ${WINDOW} transparent hashes, built once and stored sealed):`);
+for (const [label, addr] of cases) {
+  const n = label.includes("worst") ? 5 : 20;
+  const oldCheck: number[] = [];
+  const oldFirstBlock: number[] = [];
+  const now: number[] = [];
+  for (let i = 0; i < n; i++) {
+    oldCheck.push(time(() => validateZcashWatchKey(addr, r.ufvk)));
+    oldFirstBlock.push(
+      time(() => {
+        const k = new WatchKeys(addr, r.ufvk);
+        k.build({ shielded: true, p2pkh: true }, WINDOW);
+      }),
+    );
+    now.push(
+      time(() => {
+        const k = new WatchKeys(addr, r.ufvk);
+        validateZcashWatchKey(addr, r.ufvk, { keys: k, window: WINDOW });
+        k.build({ shielded: true, p2pkh: true }, WINDOW);
+        k.exportMaterial();
+      }),
+    );
+  }
+  stats(`  ${label}: before, ownership check`, oldCheck);
+  stats(`  ${label}: before, + keys rebuilt per restart`, oldFirstBlock);
+  stats(`  ${label}: now, check + material, once`, now);
+}

@@ -70,18 +70,17 @@ import type { LendingIndexerDeps } from "./oracle/lending-indexer.js";
 import { AAVE_V3_CORE_ORACLE, LENDING_MARKETS } from "./chains/ethereum/lending.js";
 import { opportunitiesRoutes } from "./feeds/opportunities-routes.js";
 import { addressRiskQuestion } from "./oracle/questions/address-risk.js";
-import { loadAddressLists } from "./oracle/address-lists.js";
 import type { RelayPollerDeps } from "./oracle/relay-poller.js";
 import { parseRelayUrls, RelayClient } from "./chains/ethereum/relays.js";
-import { parseBuilderPubkeys } from "./chains/ethereum/builders.js";
+import { builderKeyNames } from "./chains/ethereum/builders.js";
 import type { EthereumFollowerDeps } from "./oracle/ethereum-follower.js";
 import { relayRoutes } from "./relay/routes.js";
 import { SPEC_QUESTIONS } from "./oracle/spec-questions.js";
 import { BuilderClient, parsePrivateBuilders } from "./relay/builders.js";
 import { counterMevRoutes } from "./feeds/counter-mev-routes.js";
-import type { CounterMevDeps } from "./feeds/counter-mev.js";
+import { approvalRiskOf, type CounterMevDeps } from "./feeds/counter-mev.js";
 import type { ApprovalScanDeps } from "./feeds/approval-scan.js";
-import { loadRiskLists } from "./feeds/risk-lists.js";
+import { loadRiskLists } from "./chains/ethereum/risk-lists.js";
 import { puzzleRiskRoutes } from "./feeds/puzzle-risk-routes.js";
 import { loadWatchlist } from "./feeds/puzzle-risk.js";
 
@@ -170,6 +169,7 @@ function facilitatorSettings(config: Config): FacilitatorSettings {
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
+  for (const message of config.deprecations) log.warn({ setting: message.split(" ")[0] }, message);
   const database =
     opts.database ??
     (await openDatabase({
@@ -331,7 +331,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const zebrad = createZebrad({ url: config.ZEBRAD_URL, network: config.ZCASH_NETWORK });
   const zcashPools: ZcashPoolsDeps = { db: database.db, zebrad, clock, intervalSeconds: config.ZCASH_SNAPSHOT_SECONDS };
 
-  // MEV-Boost relays (RELAY_URLS) and the builder key table (BUILDER_PUBKEYS); without relays the builder questions answer 503.
+  // MEV-Boost relays (RELAY_URLS) and the builder key table (the reviewed defaults plus BUILDER_PUBKEYS); without relays the builder questions answer 503.
   const relayEndpoints = parseRelayUrls(config.RELAY_URLS);
   const relays: RelayPollerDeps = {
     db: database.db,
@@ -340,7 +340,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     retentionSeconds: config.RELAY_RETENTION_HOURS * 3600,
     warn: (info, message) => log.warn(info, message),
   };
-  const builderDeps = { db: database.db, clock, relays: relayEndpoints, names: parseBuilderPubkeys(config.BUILDER_PUBKEYS), maxAgeSeconds: config.RELAY_MAX_AGE_SECONDS };
+  const builderDeps = { db: database.db, clock, relays: relayEndpoints, names: builderKeyNames(config.BUILDER_PUBKEYS), maxAgeSeconds: config.RELAY_MAX_AGE_SECONDS, rpc: ethRpc };
 
   // Lending (Aave V3 Core/Prime, SparkLend) on the same node; the indexer stays LENDING_CONFIRMATIONS behind the head.
   const LENDING_CONFIRMATIONS = 2;
@@ -360,8 +360,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   // The private relay: the configured builder endpoints; the Ethereum node is only read (chain, nonce, known hashes).
   const privateBuilders = parsePrivateBuilders(config.PRIVATE_RELAY_BUILDERS).map((b) => new BuilderClient(b, { signingKey: config.PRIVATE_RELAY_SIGNING_KEY }));
 
+  // The public risk lists (RISK_LISTS), loaded once: the counter-MEV scores and the address-risk question read the same set.
+  const riskLists = loadRiskLists(config.RISK_LISTS, clock.now());
   // Counter-MEV: the approval scan beside the follower, scored against the public risk lists.
-  const riskLists = loadRiskLists(config.COUNTER_MEV_RISK_LISTS, clock.now());
   const approvalScan: ApprovalScanDeps = { db: database.db, rpc: ethRpc, lists: riskLists, retention: config.COUNTER_MEV_RETENTION_BLOCKS, batch: 100, confirmations: 2 };
   const counterMev: CounterMevDeps = {
     db: database.db,
@@ -378,7 +379,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...moneroQuestions({ daemon: moneroDaemon, clock }),
     ...ethereumQuestions({ rpc: ethRpc, db: database.db, clock, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS, extraSources: combineFreshnessSources(relayFreshnessSources(builderDeps), lendingFreshnessSource(lendingDeps)) }),
     ...lendingQuestions(lendingDeps),
-    addressRiskQuestion({ ...lendingDeps, lists: loadAddressLists(config.ADDRESS_RISK_LISTS) }),
+    addressRiskQuestion({ ...lendingDeps, lists: riskLists, approvalRisk: (address) => approvalRiskOf({ ctx: counterMev, address }) }),
     ...builderQuestions(builderDeps),
     ...zcashQuestions({ zebrad, clock }),
   ];

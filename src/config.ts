@@ -170,7 +170,13 @@ export const ConfigSchema = z.object({
   RELAY_MAX_AGE_SECONDS: z.coerce.number().int().min(24).max(86_400).default(600),
   /** Blocks below the head where the lending indexer starts a market it has never read (default 50400, 7 days). */
   LENDING_BACKFILL_BLOCKS: z.coerce.number().int().min(1).max(10_000_000).default(50_400),
-  /** Public address lists for /v1/q/address-risk: comma-separated `name=path[:sanctioned|blocklist|exploit|phishing]` (docs/ethereum.md, Address risk). */
+  /**
+   * The public risk lists behind /v1/q/address-risk and the counter-MEV scores, one set for both:
+   * comma-separated `[name=]path[:sanctioned|blocklist|exploit|phishing]`; a JSON file with `entries`
+   * is a structured list, any other file an address list (docs/configuration.md, Risk lists).
+   */
+  RISK_LISTS: z.string().optional(),
+  /** Deprecated alias of RISK_LISTS (one release): read into it, with a start-up warning. */
   ADDRESS_RISK_LISTS: z.string().optional(),
   /** Liquidation events kept (hours; default 168 = 7 days). */
   LENDING_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(168),
@@ -183,7 +189,7 @@ export const ConfigSchema = z.object({
   PRIVATE_RELAY_SIGNING_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x + 64 hex").optional(),
   /** Blocks ahead a bundle is submitted for (one eth_sendBundle per target block). */
   PRIVATE_RELAY_TARGET_BLOCKS: z.coerce.number().int().min(1).max(25).default(3),
-  /** Risk lists (JSON files, comma-separated paths) behind the counter-MEV scores, beside the built-in one (docs/feeds.md, Counter-MEV). */
+  /** Deprecated alias of RISK_LISTS (one release): read into it, with a start-up warning. */
   COUNTER_MEV_RISK_LISTS: z.string().optional(),
   /** Blocks of the counter-MEV window (default 7200, one day). */
   COUNTER_MEV_WINDOW_BLOCKS: z.coerce.number().int().min(16).max(1_000_000).default(7200),
@@ -204,7 +210,11 @@ function isCidr(v: string): boolean {
   }
 }
 
-export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "ZCASH_CONFIRMATIONS" | "WATCH_POLL_SECONDS">> & {
+/** Old setting names still read for one release, each as the key it became. */
+export const DEPRECATED_ALIASES = { ADDRESS_RISK_LISTS: "RISK_LISTS", COUNTER_MEV_RISK_LISTS: "RISK_LISTS" } as const;
+type DeprecatedKey = keyof typeof DEPRECATED_ALIASES;
+
+export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "ZCASH_CONFIRMATIONS" | "WATCH_POLL_SECONDS" | DeprecatedKey>> & {
   readonly WATCH_POLL_SECONDS: number;
   readonly MONERO_CONFIRMATIONS: number;
   readonly ZCASH_CONFIRMATIONS: number;
@@ -214,16 +224,22 @@ export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_
   readonly dataDir: string;
   /** Whether the built-in devnet runs in this process (shown in `/`, `/v1/health` and the banner). */
   readonly devnet: boolean;
+  /** The settings given explicitly (present in the environment, aliases counted as their new key): an overlay never replaces them. */
+  readonly explicitKeys: readonly string[];
+  /** One warning per deprecated setting name in use, logged once at start-up. */
+  readonly deprecations: readonly string[];
 };
 
 export class ConfigError extends Error {}
 
 /**
  * Settings supplied at start-up by something the CLI runs next to the app
- * (the devnet: its loopback upstreams and generated secrets). They replace
- * the parsed values key by key, so the app reads one Config and never asks
- * where a setting came from. Derived defaults (webhook switches, poll
- * interval, confirmations) are not recomputed: they stay as parsed.
+ * (the devnet: its loopback upstreams and generated secrets). They fill the
+ * settings the operator did not give, key by key: a setting written in the
+ * environment always wins (as ETH_RPC_URL replaces only its own simulator),
+ * so the app reads one Config and never asks where a setting came from.
+ * Derived defaults (webhook switches, poll interval, confirmations) are not
+ * recomputed: they stay as parsed.
  */
 export type ConfigOverlay = Partial<
   Pick<
@@ -237,7 +253,7 @@ export type ConfigOverlay = Partial<
     | "RELAY_URLS"
     | "BUILDER_PUBKEYS"
     | "PRIVATE_RELAY_BUILDERS"
-    | "COUNTER_MEV_RISK_LISTS"
+    | "RISK_LISTS"
     | "PUZZLE_WATCHLIST"
     | "FACILITATOR_MODE"
     | "EVM_RPC_URL"
@@ -254,9 +270,44 @@ export type ConfigOverlay = Partial<
   >
 >;
 
-/** The config with the overlay's settings in place of the parsed ones. */
+/**
+ * The overlay's keys that win even over a given setting: how payments settle.
+ * The devnet always settles on its own chain, so no signature made against a
+ * devnet can move real money, whatever FACILITATOR_MODE or PAY_TO say.
+ */
+export const OVERLAY_OWNED_KEYS: readonly (keyof ConfigOverlay)[] = ["devnet", "FACILITATOR_MODE", "EVM_RPC_URL", "FACILITATOR_PRIVATE_KEY", "X402_NETWORK", "PAY_TO"];
+
+/** The config with the overlay's settings in place of the ones the operator did not give (and of the owned ones). */
 export function applyConfigOverlay(config: Config, overlay: ConfigOverlay): Config {
-  return Object.freeze({ ...config, ...overlay });
+  const explicit = new Set(config.explicitKeys);
+  const filled = Object.fromEntries(Object.entries(overlay).filter(([k]) => !explicit.has(k) || OVERLAY_OWNED_KEYS.includes(k as keyof ConfigOverlay)));
+  return Object.freeze({ ...config, ...filled });
+}
+
+/** Entries of a list setting, trimmed, for comparing two spellings of one value. */
+const entriesOf = (v: string) => v.split(",").map((s) => s.trim()).filter(Boolean).join(",");
+
+/**
+ * Reads the deprecated names into their new key: an old name alone is used
+ * (with a warning naming the new key); both old names are joined (they were
+ * two lists of one kind); an old name beside the new key must say the same.
+ */
+function resolveAliases(c: z.infer<typeof ConfigSchema>, explicit: Set<string>): { risk: string | undefined; deprecations: string[] } {
+  const olds = (Object.keys(DEPRECATED_ALIASES) as DeprecatedKey[]).filter((k) => c[k] !== undefined);
+  const deprecations = olds.map((k) => `${k} is deprecated and will be removed in the next release; set ${DEPRECATED_ALIASES[k]} instead (same value).`);
+  if (olds.length === 0) return { risk: c.RISK_LISTS, deprecations };
+  if (c.RISK_LISTS !== undefined) {
+    const differing = olds.filter((k) => entriesOf(c[k]!) !== entriesOf(c.RISK_LISTS!));
+    if (differing.length > 0) {
+      throw new ConfigError(
+        `Invalid configuration:\n  ${differing.join(", ")}: deprecated name(s) of RISK_LISTS set to a different value than RISK_LISTS; keep only RISK_LISTS`,
+      );
+    }
+    return { risk: c.RISK_LISTS, deprecations };
+  }
+  explicit.add("RISK_LISTS");
+  const joined = [...new Set(olds.flatMap((k) => entriesOf(c[k]!).split(",")))].join(",");
+  return { risk: joined, deprecations };
 }
 
 /** Parses settings; throws ConfigError naming each bad variable. */
@@ -271,7 +322,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
-  const c = parsed.data;
+  const { ADDRESS_RISK_LISTS: _a, COUNTER_MEV_RISK_LISTS: _m, ...c } = parsed.data;
+  const explicit = new Set(Object.keys(picked));
+  const aliases = resolveAliases(parsed.data, explicit);
+  for (const k of Object.keys(DEPRECATED_ALIASES)) explicit.delete(k);
   const upstreamConfigured = Boolean(c.MONERO_DAEMON_URL || c.ETH_RPC_URL || c.EVM_RPC_URL || c.FACILITATOR_URL || c.PAY_TO);
   const devnet = c.DEVNET === "on" || (c.DEVNET === "auto" && !upstreamConfigured);
   if (c.FACILITATOR_MODE === "http" && !c.FACILITATOR_URL && !devnet) {
@@ -300,6 +354,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   return Object.freeze({
     ...c,
+    RISK_LISTS: aliases.risk,
     WEBHOOK_ALLOW_HTTP: c.WEBHOOK_ALLOW_HTTP ?? devnet,
     WEBHOOK_ALLOW_PRIVATE: c.WEBHOOK_ALLOW_PRIVATE ?? devnet,
     MONERO_CONFIRMATIONS: c.MONERO_CONFIRMATIONS ?? (devnet ? 2 : 10),
@@ -307,5 +362,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     WATCH_POLL_SECONDS: c.WATCH_POLL_SECONDS ?? (devnet ? 15 : 180),
     dataDir: path.resolve(c.DATA_DIR),
     devnet,
+    explicitKeys: [...explicit].sort(),
+    deprecations: aliases.deprecations,
   });
 }

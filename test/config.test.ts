@@ -53,3 +53,61 @@ describe("the configuration overlay", () => {
     expect(parsed.devnet).toBe(false);
   });
 });
+
+describe("settings given beat the overlay", () => {
+  it("leaves every key given in the environment as given and fills the rest; how payments settle stays the devnet's", () => {
+    const parsed = loadConfig({
+      DEVNET: "off",
+      FACILITATOR_MODE: "http",
+      FACILITATOR_URL: "https://facilitator.example",
+      PUZZLE_WATCHLIST: "/mine/watchlist.json",
+      RISK_LISTS: "/mine/risk.json",
+      MONERO_NETWORK: "stagenet",
+      PRICE_SOURCES: "[]",
+    });
+    expect(parsed.explicitKeys).toEqual(expect.arrayContaining(["FACILITATOR_MODE", "PUZZLE_WATCHLIST", "RISK_LISTS", "MONERO_NETWORK", "PRICE_SOURCES"]));
+    const c = applyConfigOverlay(parsed, {
+      devnet: true,
+      FACILITATOR_MODE: "local",
+      PUZZLE_WATCHLIST: "/devnet/w.json",
+      RISK_LISTS: "/devnet/r.json",
+      MONERO_NETWORK: "testnet",
+      PRICE_SOURCES: '[{"coin":"xmr","url":"http://127.0.0.1:1","field":"x"}]',
+      PRIVATE_RELAY_BUILDERS: "a=http://127.0.0.1:2",
+    });
+    expect(c).toMatchObject({ PUZZLE_WATCHLIST: "/mine/watchlist.json", RISK_LISTS: "/mine/risk.json", MONERO_NETWORK: "stagenet", PRICE_SOURCES: "[]", PRIVATE_RELAY_BUILDERS: "a=http://127.0.0.1:2" });
+    // No signature made against a devnet moves real money: its facilitator settles, whatever was given.
+    expect(c).toMatchObject({ devnet: true, FACILITATOR_MODE: "local" });
+  });
+
+  it("an empty value is not a given setting", () => {
+    const c = applyConfigOverlay(loadConfig({ DEVNET: "off", PUZZLE_WATCHLIST: "" }), { PUZZLE_WATCHLIST: "/devnet/w.json" });
+    expect(c.PUZZLE_WATCHLIST).toBe("/devnet/w.json");
+  });
+});
+
+describe("RISK_LISTS and its deprecated names", () => {
+  it("reads either old name into RISK_LISTS, with one warning naming the new key", () => {
+    for (const old of ["ADDRESS_RISK_LISTS", "COUNTER_MEV_RISK_LISTS"]) {
+      const c = loadConfig({ DEVNET: "off", [old]: "ofac=/l/ofac.csv:sanctioned" });
+      expect(c.RISK_LISTS, old).toBe("ofac=/l/ofac.csv:sanctioned");
+      expect(c.deprecations, old).toEqual([expect.stringMatching(new RegExp(`^${old} is deprecated.*set RISK_LISTS instead`))]);
+      expect(c as Record<string, unknown>, old).not.toHaveProperty(old);
+      // The alias counts as the new key given: the devnet's list does not replace it.
+      expect(applyConfigOverlay(c, { RISK_LISTS: "/devnet/r.json" }).RISK_LISTS, old).toBe("ofac=/l/ofac.csv:sanctioned");
+    }
+  });
+
+  it("joins both old names (they were two lists of one kind) and warns for each", () => {
+    const c = loadConfig({ DEVNET: "off", ADDRESS_RISK_LISTS: "ofac=/l/ofac.csv:sanctioned", COUNTER_MEV_RISK_LISTS: "/l/a.json, /l/b.json" });
+    expect(c.RISK_LISTS).toBe("ofac=/l/ofac.csv:sanctioned,/l/a.json,/l/b.json");
+    expect(c.deprecations).toHaveLength(2);
+  });
+
+  it("the new name alone warns nothing; old and new with the same value are accepted; different values stop start-up", () => {
+    expect(loadConfig({ DEVNET: "off", RISK_LISTS: "/l/a.json" }).deprecations).toEqual([]);
+    expect(loadConfig({ DEVNET: "off", RISK_LISTS: "/l/a.json,/l/b.json", COUNTER_MEV_RISK_LISTS: " /l/a.json , /l/b.json" }).RISK_LISTS).toBe("/l/a.json,/l/b.json");
+    expect(() => loadConfig({ DEVNET: "off", RISK_LISTS: "/l/a.json", ADDRESS_RISK_LISTS: "ofac=/l/ofac.csv" })).toThrow(ConfigError);
+    expect(() => loadConfig({ DEVNET: "off", RISK_LISTS: "/l/a.json", COUNTER_MEV_RISK_LISTS: "/l/b.json" })).toThrow(/COUNTER_MEV_RISK_LISTS: deprecated name\(s\) of RISK_LISTS set to a different value/);
+  });
+});

@@ -11,6 +11,21 @@ export interface ValidatedWatchKey {
   address: string;
   /** mainnet | stagenet | testnet | regtest */
   network: string;
+  /**
+   * Key material derived from the view key while checking it, for the watch
+   * module to store sealed like the view key (KeyMaterialStore); absent when
+   * the chain keeps none.
+   */
+  keyMaterial?: string;
+}
+
+/**
+ * Where a scanner finds the key material stored for its watches (opened for
+ * this call only; as secret as the view key). Absent ids have none, or
+ * none that opened: the scanner derives from the view key instead.
+ */
+export interface KeyMaterialStore {
+  load(watchIds: readonly string[]): Promise<Map<string, string>>;
 }
 
 /** One output / note the view key found for a watch. Amounts are atomic units as decimal strings. */
@@ -67,6 +82,8 @@ export interface WatchScanOutput {
    * once, when the first catch-up reaches the tip. Absent means caught up.
    */
   caughtUp?: boolean;
+  /** Key material built in this call that the store does not hold yet: the watch module seals and stores it. */
+  keyMaterial?: string;
 }
 
 export interface ChainScanner {
@@ -83,5 +100,5 @@ export interface ChainScanner {
    * their ranges is fetched once and matched against all of them. Reorgs are
    * the scanner's business: a snapshot may go down as well as up.
    */
-  scanWatches(inputs: WatchScanInput[], signal?: AbortSignal): Promise<WatchScanOutput[]>;
+  scanWatches(inputs: WatchScanInput[], signal?: AbortSignal, keyStore?: KeyMaterialStore): Promise<WatchScanOutput[]>;
 }

@@ -72,6 +72,7 @@ export const ERROR_CODES = {
   unknown_question: { status: 404, description: "The oracle has no question by this name; `details.valid_questions` lists the ones it has." },
   unknown_board: { status: 404, description: "No notice board has this id; `GET /v1/board` lists them." },
   notice_not_found: { status: 404, description: "No live notice has this id on this board (never posted, removed, or expired)." },
+  slot_not_delivered: { status: 404, description: "No MEV-Boost relay delivered a block for this slot, or it is older than the stored relay history." },
   // 405: other method
   method_not_allowed: { status: 405, description: "The path exists for other methods; the `Allow` header lists them." },
   // 409: conflicting state
@@ -91,11 +92,16 @@ export const ERROR_CODES = {
   // 502: an upstream answered badly or not at all
   chain_rpc_failed: { status: 502, description: "The chain node could not be reached or answered badly." },
   chain_network_mismatch: { status: 502, description: "The chain node runs another network than the one this service watches." },
+  chain_tree_mismatch: {
+    status: 502,
+    description:
+      "The chain server's note commitment tree state disagrees with its blocks (tree sizes or the root at the scanned height do not match the commitments it served); no Merkle path is handed out. `details.pool` names the tree.",
+  },
   chain_server_outdated: { status: 502, description: "The chain server (lightwalletd) predates a network upgrade that is active on its chain (Ironwood): it would hide payments, so it is not used." },
   price_provider_failed: { status: 502, description: "A USD price provider could not be reached or answered badly (it then gives no price; clients see price_unavailable)." },
   chain_schedule_unknown: { status: 502, description: "The Ethereum node reports a chain id this service has no fork schedule for; `details.chainId` names it." },
   facilitator_unavailable: { status: 502, description: "The x402 facilitator could not be reached; nothing was charged." },
-  private_relay_failed: { status: 502, description: "No private builder accepted the transaction (each refused or could not be reached); `details.builders` says why per builder; nothing was charged." },
+  private_relay_failed: { status: 502, description: "A private builder refused the transaction or could not be reached. The private relay reports it per builder (`builders[].error` of its answer, `accepted` false when all refused), since it sends only after the payment settled." },
   // 503: a dependency is not configured
   private_relay_not_configured: { status: 503, description: "This server has no private builder endpoint (PRIVATE_RELAY_BUILDERS), so it relays nothing." },
   chain_not_configured: { status: 503, description: "This server has no node (or scanner) for the chain." },

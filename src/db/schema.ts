@@ -230,6 +230,13 @@ export interface CheckoutInvoicesTable {
   updated_at: Generated<Date>;
 }
 
+/** A watch's derived key material, sealed like its view key (migration 0018; src/watch/key-material.ts). */
+export interface WatchKeyMaterialTable {
+  watch_id: string;
+  material_enc: Buffer;
+  updated_at: Generated<Date>;
+}
+
 export interface DB {
   coin_wallets: CoinWalletsTable;
   coin_quotes: CoinQuotesTable;
@@ -239,6 +246,7 @@ export interface DB {
   payments: PaymentsTable;
   rate_limits: RateLimitsTable;
   watches: WatchesTable;
+  watch_key_material: WatchKeyMaterialTable;
   watch_ledger: WatchLedgerTable;
   webhook_outbox: WebhookOutboxTable;
   notices: NoticesTable;
@@ -261,6 +269,8 @@ export interface LendingPositionsTable {
   debt_base: string;
   liquidation_threshold_bps: number;
   health_factor_wad: string;
+  /** Morpho Blue market id inside the singleton (migration 0019); '' for pooled markets. */
+  sub_market: Generated<string>;
   first_seen_block: string;
   refreshed_block: string;
   refreshed_ms: string;
@@ -281,6 +291,8 @@ export interface LendingLiquidationsTable {
   debt_to_cover: string;
   collateral_amount: string;
   debt_base: string | null;
+  /** Morpho Blue market id (migration 0019); '' for pooled markets. */
+  sub_market: Generated<string>;
 }
 
 /** The lending indexer's state per market (migration 0013). */

@@ -41,7 +41,7 @@ const MAX = 2n ** 256n - 1n;
 /** ETH/USD the devnet's Chainlink aggregator answers (8 decimals). */
 export const DEVNET_ETH_USD = 3_012.5;
 
-/** The devnet's risk list file (written by the devnet, named in COUNTER_MEV_RISK_LISTS). */
+/** The devnet's risk list file (written by the devnet, named in RISK_LISTS). */
 export const DEVNET_RISK_LIST = {
   name: "devnet-risk-list",
   source: "vigil devnet",

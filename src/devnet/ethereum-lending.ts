@@ -69,8 +69,8 @@ const START_PRICES: Record<string, bigint> = { WETH: 3_000n * 10n ** 8n, WBTC: 9
 const lower = (a: string) => a.toLowerCase();
 
 export interface DevnetLending {
-  /** Advances the markets by one block and records its logs. */
-  onBlock(block: { number: bigint; hash: string }): void;
+  /** Advances the markets by one block and records its logs; returns how many (logs 0…n−1 of the block). */
+  onBlock(block: { number: bigint; hash: string }): number;
   /** eth_getLogs over the recorded blocks. */
   logs(filter: { from: bigint; to: bigint; addresses: string[] | null; topic0: string[] | null }): SimLogRecord[];
   /** Answers an eth_call to a Pool or the oracle; undefined for other targets. */
@@ -90,7 +90,7 @@ export interface DevnetLending {
 
 export function createDevnetLending(opts: { seed: number; pools?: readonly string[] }): DevnetLending {
   const random = seededRandom(opts.seed ^ 0x1e4d1);
-  const pools = opts.pools ?? LENDING_MARKETS.filter((m) => m.id !== "aave-v3-prime").map((m) => m.pool);
+  const pools = opts.pools ?? LENDING_MARKETS.filter((m) => (m.protocol === "aave" || m.protocol === "spark") && m.id !== "aave-v3-prime").map((m) => m.pool);
   const prices = new Map<string, bigint>(Object.entries(START_PRICES));
   const positions = new Map<string, SimPosition>();
   const key = (pool: string, user: string) => `${pool}:${user}`;
@@ -103,6 +103,9 @@ export function createDevnetLending(opts: { seed: number; pools?: readonly strin
 
   const priceOf = (symbol: string): bigint => {
     if (symbol === "WSTETH") return (prices.get("WETH")! * 12n) / 10n;
+    // The other liquid-staking tokens (Compound V3's cWETHv3 collateral) at fixed ratios to ETH too.
+    if (symbol === "RETH") return (prices.get("WETH")! * 113n) / 100n;
+    if (symbol === "CBETH") return (prices.get("WETH")! * 109n) / 100n;
     return prices.get(symbol) ?? 10n ** 8n;
   };
   const symbolOf = (address: string) => Object.entries(ASSETS).find(([, a]) => a.address === lower(address))?.[0];
@@ -217,6 +220,7 @@ export function createDevnetLending(opts: { seed: number; pools?: readonly strin
   return {
     onBlock(block) {
       step();
+      const count = pending.length;
       const records = pending.map((l, i) => ({
         ...l,
         blockNumber: block.number,
@@ -227,6 +231,7 @@ export function createDevnetLending(opts: { seed: number; pools?: readonly strin
       }));
       pending = [];
       logsByBlock.set(block.number, records);
+      return count;
     },
     logs({ from, to, addresses, topic0 }) {
       const out: SimLogRecord[] = [];

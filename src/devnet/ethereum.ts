@@ -14,10 +14,23 @@
  * their mainnet addresses (Aave's FLASHLOAN_PREMIUM_TOTAL and reserve flags,
  * token balances of the zero-fee providers, DssFlash's max()), the lending
  * markets of ethereum-lending.ts (Aave V3 Core and SparkLend positions, their
- * events through eth_getLogs, getUserAccountData, the Core oracle) and
- * Multicall3 aggregate3 over all of these. Randomness is
+ * events through eth_getLogs, getUserAccountData, the Core oracle), the
+ * Compound V3 Comets of ethereum-comet.ts and the Morpho Blue markets of
+ * ethereum-morpho.ts (on the same prices), and Multicall3 aggregate3 over all
+ * of these. Randomness is
  * seeded, so a devnet's history is reproducible. Test hooks: mine blocks on
  * demand, set balances and premiums, make the node fail.
+ *
+ * MEV-Boost: the first block of a slot whose relay auction (relays.ts) has a
+ * winner is that auction's block: the winner's coinbase and extra-data tag,
+ * a last transaction from the coinbase paying the proposer's fee recipient
+ * (or the fee recipient as coinbase, earning the bid as fees), and the
+ * auction's withdrawal to the fee recipient if any. Those credits make
+ * eth_getBalance answer per block (the account's set balance plus what its
+ * blocks paid it up to the asked block), so a balance difference across a
+ * block is what that block paid; with `setStateHistory(n)` the node keeps
+ * state for only the newest n blocks, as a pruned node does. The relays are
+ * handed `mevBoost` and report these blocks.
  */
 import { keccak256, toHex } from "viem";
 import { blobBaseFee, nextBaseFee, nextExcessBlobGas, blobParamsAt, FORK_SCHEDULES, GAS_PER_BLOB } from "../chains/ethereum/fees.js";
@@ -34,11 +47,15 @@ import {
 } from "../chains/ethereum/flashloans.js";
 import { JsonRpcError, startJsonRpcServer } from "./jsonrpc-server.js";
 import { createDevnetLending, type DevnetLending } from "./ethereum-lending.js";
+import { createDevnetComet, type DevnetComet } from "./ethereum-comet.js";
+import { createDevnetMorpho, type DevnetMorpho } from "./ethereum-morpho.js";
 import { MULTICALL3 } from "../chains/ethereum/lending.js";
 import { decodeFunctionData, encodeFunctionResult, parseAbi, type Hex } from "viem";
 import { seededRandom } from "./seeded-random.js";
 import { createDevnetAccounts, type DevnetAccounts } from "./ethereum-accounts.js";
 import { createDevnetActivity } from "./ethereum-activity.js";
+import { auctionAt, type DevnetMevChain, type SlotAuction } from "./relays.js";
+import { BEACON_GENESIS_S, SLOT_SECONDS } from "../chains/ethereum/relays.js";
 
 export const DEVNET_ETH_CHAIN_ID = 1337;
 /** Blocks of a catch-up after a jump in time that carry lending activity (the older ones are quiet). */
@@ -67,6 +84,20 @@ export interface DevnetBlock {
   blobGasUsed: bigint;
   excessBlobGas: bigint;
   miner: string;
+  /** The block's extra-data text (a builder's tag on MEV-Boost blocks). */
+  extraData: string;
+  /** The proposer payment of a MEV-Boost block (its only transaction), else empty. */
+  transactions: DevnetPaymentTx[];
+  withdrawals: { index: bigint; validatorIndex: bigint; address: string; amountGwei: bigint }[];
+  /** Wei the block credits to addresses (payments, fees to a proposer coinbase, withdrawals). */
+  credits: ReadonlyMap<string, bigint>;
+}
+
+export interface DevnetPaymentTx {
+  hash: string;
+  from: string;
+  to: string;
+  value: bigint;
 }
 
 export type FailureMode = null | "http503" | "garbage" | "hang";
@@ -86,8 +117,16 @@ export interface DevnetEthereum {
   setFeeHistorySkew(wei: bigint): void;
   /** Makes every request fail in the given way (null: healthy again). */
   setFailure(mode: FailureMode): void;
+  /** Keeps account state for only the newest `blocks` blocks, as a pruned node (null: an archive node again). */
+  setStateHistory(blocks: number | null): void;
+  /** The chain as the devnet relays see it: each MEV-Boost slot's block. */
+  mevBoost: DevnetMevChain;
   /** The simulated lending markets (Aave V3 Core, SparkLend): test hooks. */
   lending: DevnetLending;
+  /** The simulated Compound V3 Comets (cUSDCv3, cWETHv3): test hooks. */
+  comet: DevnetComet;
+  /** The simulated Morpho Blue markets: test hooks. */
+  morpho: DevnetMorpho;
   /** Nonces, ether balances, code, storage and known transactions (ethereum-accounts.ts). */
   accounts: DevnetAccounts;
   /** Requests answered per method (failures injected before dispatch are not counted). */
@@ -100,6 +139,8 @@ const multicall3Abi = parseAbi([
   "struct Call3 { address target; bool allowFailure; bytes callData; }",
   "struct Result { bool success; bytes returnData; }",
   "function aggregate3(Call3[] calls) payable returns (Result[] returnData)",
+  "function getCurrentBlockTimestamp() view returns (uint256 timestamp)",
+  "function getBlockNumber() view returns (uint256 blockNumber)",
 ]);
 
 const hex = (v: bigint | number) => `0x${v.toString(16)}`;
@@ -127,6 +168,8 @@ export async function startDevnetEthereum(opts: {
   let fork = 0;
 
   const lending = createDevnetLending({ seed: opts.seed ?? 1337 });
+  const comet = createDevnetComet({ seed: opts.seed ?? 1337, usdPrice: lending.price });
+  const morpho = createDevnetMorpho({ seed: opts.seed ?? 1337, usdPrice: lending.price });
   const premiums = new Map<string, bigint>();
   for (const p of FLASHLOAN_PROVIDERS) if (p.feeCall) premiums.set(p.feeCall.to, p.id === "sparklend" ? 0n : 5n);
   const balances = new Map<string, bigint>();
@@ -155,6 +198,27 @@ export async function startDevnetEthereum(opts: {
   const accounts = createDevnetAccounts();
   const activity = createDevnetActivity(accounts);
 
+  /** Slot → number of the MEV-Boost block of that slot. */
+  const slotBlocks = new Map<number, bigint>();
+  const slotOf = (timestamp: number) => Math.floor((timestamp - BEACON_GENESIS_S) / SLOT_SECONDS);
+
+  /** What a slot's auction puts in its block: miner, tag, the payment transaction, withdrawal, credits. */
+  function mevContent(a: SlotAuction, number: bigint) {
+    const coinbaseIsProposer = a.payment.kind === "coinbase_is_proposer";
+    const credits = new Map<string, bigint>();
+    const credit = (to: string, wei: bigint) => credits.set(to, (credits.get(to) ?? 0n) + wei);
+    const transactions: DevnetPaymentTx[] = [];
+    // A proposer coinbase earns the bid as the block's fees; otherwise the builder pays it in the last transaction.
+    if (coinbaseIsProposer) credit(a.feeRecipient, a.payment.paid);
+    else {
+      transactions.push({ hash: keccak256(toHex(`devnet-payment:${a.slot}:${number}:${fork}`)), from: a.winner.coinbase, to: a.feeRecipient, value: a.payment.paid });
+      credit(a.feeRecipient, a.payment.paid);
+    }
+    const withdrawals = a.payment.withdrawalGwei > 0n ? [{ index: number, validatorIndex: BigInt(a.slot % 1_000_000), address: a.feeRecipient, amountGwei: a.payment.withdrawalGwei }] : [];
+    for (const w of withdrawals) credit(w.address, w.amountGwei * 1_000_000_000n);
+    return { miner: coinbaseIsProposer ? a.feeRecipient : a.winner.coinbase, extraData: a.winner.extraData, transactions, withdrawals, credits };
+  }
+
   function produce(timestamp: number, quiet = false): DevnetBlock {
     const parent = blocks[blocks.length - 1];
     const number = parent ? parent.number + 1n : 0n;
@@ -171,7 +235,13 @@ export async function startDevnetEthereum(opts: {
     const target = Number(params.targetBlobs);
     const max = Number(params.maxBlobs);
     const blobs = Math.min(max, Math.max(0, Math.round(target * (0.55 + random() * 0.9))));
-    const body = `${number}:${parent?.hash ?? "genesis"}:${timestamp}:${gasUsed}:${blobs}:${fork}`;
+    // The first block of a slot with a MEV-Boost auction is that auction's block.
+    const slot = slotOf(timestamp);
+    const auction = slotBlocks.has(slot) ? null : auctionAt(slot);
+    const content = auction
+      ? mevContent(auction, number)
+      : { miner: FEE_RECIPIENTS[Number(number % BigInt(FEE_RECIPIENTS.length))]!, extraData: "vigil devnet", transactions: [], withdrawals: [], credits: new Map<string, bigint>() };
+    const body = `${number}:${parent?.hash ?? "genesis"}:${timestamp}:${gasUsed}:${blobs}:${fork}:${content.transactions.map((t) => t.hash).join(",")}`;
     const b: DevnetBlock = {
       number,
       hash: keccak256(toHex(body)),
@@ -182,13 +252,45 @@ export async function startDevnetEthereum(opts: {
       gasLimit: GAS_LIMIT,
       blobGasUsed: BigInt(blobs) * GAS_PER_BLOB,
       excessBlobGas,
-      miner: FEE_RECIPIENTS[Number(number % BigInt(FEE_RECIPIENTS.length))]!,
+      ...content,
     };
     blocks.push(b);
     byHash.set(b.hash, b);
-    if (!quiet) lending.onBlock(b);
+    if (auction) slotBlocks.set(slot, number);
+    for (const t of b.transactions) accounts.markKnown(t.hash, txJson(b, t, 0));
+    if (!quiet) {
+      // One log numbering per block across the simulated contracts.
+      const aave = lending.onBlock(b);
+      const comets = comet.onBlock(b, aave);
+      morpho.onBlock(b, aave + comets);
+    }
     activity.record(b);
     return b;
+  }
+
+  function txJson(b: DevnetBlock, t: DevnetPaymentTx, index: number) {
+    return {
+      hash: t.hash,
+      blockHash: b.hash,
+      blockNumber: hex(b.number),
+      transactionIndex: hex(index),
+      type: "0x2",
+      chainId: hex(DEVNET_ETH_CHAIN_ID),
+      from: t.from,
+      to: t.to,
+      value: hex(t.value),
+      nonce: hex(b.number),
+      gas: hex(21_000),
+      maxFeePerGas: hex(b.baseFeePerGas),
+      maxPriorityFeePerGas: "0x0",
+      gasPrice: hex(b.baseFeePerGas),
+      input: "0x",
+      accessList: [],
+      v: "0x0",
+      yParity: "0x0",
+      r: keccak256(toHex(`r:${t.hash}`)),
+      s: keccak256(toHex(`s:${t.hash}`)),
+    };
   }
 
   const startS = Math.floor(now() / 1000);
@@ -200,7 +302,11 @@ export async function startDevnetEthereum(opts: {
   };
   const reorg = (depth: number) => {
     const keep = blocks.length - Math.min(depth, blocks.length - 1);
-    for (const b of blocks.splice(keep)) byHash.delete(b.hash);
+    for (const b of blocks.splice(keep)) {
+      byHash.delete(b.hash);
+      const slot = slotOf(b.timestamp);
+      if (slotBlocks.get(slot) === b.number) slotBlocks.delete(slot);
+    }
     fork++;
     return mine(depth + 1);
   };
@@ -214,7 +320,7 @@ export async function startDevnetEthereum(opts: {
     }
   };
 
-  const blockJson = (b: DevnetBlock) => ({
+  const blockJson = (b: DevnetBlock, full = false) => ({
     number: hex(b.number),
     hash: b.hash,
     parentHash: b.parentHash,
@@ -226,13 +332,25 @@ export async function startDevnetEthereum(opts: {
     excessBlobGas: hex(b.excessBlobGas),
     miner: b.miner,
     difficulty: "0x0",
-    extraData: toHex("vigil devnet"),
+    extraData: toHex(b.extraData),
     nonce: "0x0000000000000000",
     sha3Uncles: "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347",
-    transactions: [],
+    transactions: full ? b.transactions.map((t, i) => txJson(b, t, i)) : b.transactions.map((t) => t.hash),
     uncles: [],
-    withdrawals: [],
+    withdrawals: b.withdrawals.map((w) => ({ index: hex(w.index), validatorIndex: hex(w.validatorIndex), address: w.address, amount: hex(w.amountGwei) })),
   });
+
+  /** An account's balance at block `n`: its set balance plus what blocks up to n credited it. */
+  const balanceAt = (address: string, n: bigint): bigint => {
+    let wei = BigInt(accounts.methods.eth_getBalance!([address]) as string);
+    const who = address.toLowerCase();
+    for (const b of blocks) {
+      if (b.number > n) break;
+      wei += b.credits.get(who) ?? 0n;
+    }
+    return wei;
+  };
+  let stateHistory: number | null = null;
 
   const lookup = (tag: unknown): DevnetBlock | null => {
     const head = blocks[blocks.length - 1]!;
@@ -249,7 +367,7 @@ export async function startDevnetEthereum(opts: {
     const to = typeof call?.to === "string" ? call.to.toLowerCase() : "";
     const data = String(call?.data ?? call?.input ?? "0x").toLowerCase();
     if (to === MULTICALL3) return multicall(data);
-    const lent = lending.call(to, data);
+    const lent = lending.call(to, data) ?? comet.call(to, data) ?? morpho.call(to, data);
     if (lent !== undefined) return lent;
     const selector = data.slice(0, 10);
     const arg = data.length >= 74 ? `0x${data.slice(34, 74)}` : "";
@@ -273,7 +391,10 @@ export async function startDevnetEthereum(opts: {
     return "0x";
   };
 
-  /** Multicall3's aggregate3 at its canonical address: each sub-call is answered as its own eth_call. */
+  /**
+   * Multicall3 at its canonical address: aggregate3, each sub-call answered as its own eth_call (a sub-call to
+   * Multicall3 itself included), and its block views, of the head block that eth_call runs against.
+   */
   function multicall(data: string): string {
     let decoded;
     try {
@@ -281,6 +402,9 @@ export async function startDevnetEthereum(opts: {
     } catch {
       throw new JsonRpcError(3, "execution reverted");
     }
+    const head = blocks[blocks.length - 1]!;
+    if (decoded.functionName === "getCurrentBlockTimestamp") return encodeFunctionResult({ abi: multicall3Abi, functionName: "getCurrentBlockTimestamp", result: BigInt(head.timestamp) });
+    if (decoded.functionName === "getBlockNumber") return encodeFunctionResult({ abi: multicall3Abi, functionName: "getBlockNumber", result: head.number });
     const results = decoded.args[0].map((c) => {
       const returnData = ethCall([{ to: c.target, data: c.callData }]) as Hex;
       return { success: true, returnData };
@@ -298,7 +422,8 @@ export async function startDevnetEthereum(opts: {
     const addresses = f.address === undefined || f.address === null ? null : (Array.isArray(f.address) ? f.address : [f.address]).map((a) => String(a).toLowerCase());
     const t0 = Array.isArray(f.topics) ? f.topics[0] : undefined;
     const topic0 = t0 === undefined || t0 === null ? null : (Array.isArray(t0) ? t0 : [t0]).map((t) => String(t).toLowerCase());
-    return lending.logs({ from: from.number, to: to.number, addresses, topic0 }).map((l) => ({
+    const filter = { from: from.number, to: to.number, addresses, topic0 };
+    return [...lending.logs(filter), ...comet.logs(filter), ...morpho.logs(filter)].map((l) => ({
       address: l.address,
       topics: l.topics,
       data: l.data,
@@ -358,16 +483,26 @@ export async function startDevnetEthereum(opts: {
           eth_blockNumber: () => hex(blocks[blocks.length - 1]!.number),
           eth_getBlockByNumber: (p) => {
             const b = lookup(p[0]);
-            return b ? blockJson(b) : null;
+            return b ? blockJson(b, p[1] === true) : null;
           },
           eth_getBlockByHash: (p) => {
             const b = byHash.get(String(p[0]).toLowerCase());
-            return b ? blockJson(b) : null;
+            return b ? blockJson(b, p[1] === true) : null;
           },
           eth_call: (p) => ethCall(p),
           eth_feeHistory: (p) => feeHistory(p),
           ...accounts.methods,
           ...activity.methods,
+          eth_getBalance: (p) => {
+            const b = lookup(p[1] ?? "latest");
+            if (!b) throw new JsonRpcError(-32000, "header not found");
+            const head = blocks[blocks.length - 1]!;
+            // A pruned node keeps the state of its newest blocks only (geth's wording).
+            if (stateHistory !== null && head.number - b.number >= BigInt(stateHistory)) {
+              throw new JsonRpcError(-32000, `missing trie node ${keccak256(toHex(`state:${b.number}`))} (path ) state ${b.hash} is not available`);
+            }
+            return hex(balanceAt(String(p[0]), b.number));
+          },
           // Lending events and the approvals of the counter-MEV activity, in block and log order.
           eth_getLogs: (p) => {
             type Log = { blockNumber?: string; logIndex?: string };
@@ -399,7 +534,21 @@ export async function startDevnetEthereum(opts: {
     setFailure: (mode) => {
       failure = mode;
     },
+    setStateHistory: (n) => {
+      stateHistory = n;
+    },
+    mevBoost: {
+      firstSlot: () => slotOf(blocks[0]!.timestamp),
+      blockOfSlot: (slot) => {
+        if (opts.autoMine !== false) catchUp();
+        const n = slotBlocks.get(slot);
+        const b = n === undefined ? undefined : blocks[Number(n - blocks[0]!.number)];
+        return b ? { number: b.number, hash: b.hash, parentHash: b.parentHash, gasUsed: b.gasUsed, gasLimit: b.gasLimit, txCount: b.transactions.length } : null;
+      },
+    },
     lending,
+    comet,
+    morpho,
     calls,
     close: async () => {
       if (timer) clearInterval(timer);

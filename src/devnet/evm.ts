@@ -102,6 +102,13 @@ export interface DevnetEvm {
   usdcBalanceOf(address: string): bigint;
   /** Devnet faucet: credit USDC to any address. */
   mintUsdc(address: string, amount: bigint): void;
+  /**
+   * Test hook: runs `fn` once, on the node's own turn, just before the next
+   * transaction sent over JSON-RPC executes (e.g. a payer's funds leave
+   * between a facilitator's verify and its settlement). `fn` may act on
+   * `chain` directly, not over JSON-RPC (the node serves one call at a time).
+   */
+  beforeNextTransaction(fn: () => Promise<void> | void): void;
   close(): Promise<void>;
 }
 
@@ -132,6 +139,14 @@ export async function startDevnetEvm(options: StartDevnetEvmOptions = {}): Promi
     return run;
   };
 
+  const beforeSend: (() => Promise<void> | void)[] = [];
+  const methods = ethereumMethods(chain);
+  const send = methods.eth_sendRawTransaction!;
+  methods.eth_sendRawTransaction = async (params) => {
+    await beforeSend.shift()?.();
+    return send(params);
+  };
+
   const server = await startJsonRpcServer({
     host,
     port,
@@ -139,7 +154,7 @@ export async function startDevnetEvm(options: StartDevnetEvmOptions = {}): Promi
     // Browser wallets and dapps on other origins talk to a local node directly.
     cors: true,
     rpc: {
-      methods: { params: "positional", table: ethereumMethods(chain) },
+      methods: { params: "positional", table: methods },
       maxBatch: MAX_BATCH,
       unknownMethodMessage: (method) => `the method ${method} does not exist/is not available`,
       // Positional dialect: params always arrive as an array.
@@ -161,6 +176,7 @@ export async function startDevnetEvm(options: StartDevnetEvmOptions = {}): Promi
     usdc,
     usdcBalanceOf: (addr) => usdc.balanceOf(addr),
     mintUsdc: (addr, amount) => usdc.mint(addr, amount),
+    beforeNextTransaction: (fn) => void beforeSend.push(fn),
     close: () => server.close(),
   };
 }

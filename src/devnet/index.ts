@@ -118,6 +118,8 @@ export async function startDevnet(opts: {
   /** A configured LIGHTWALLETD_URL: it replaces only the lightwalletd simulator. */
   lightwalletdUrl?: string;
   zcashNetwork?: ZcashNetwork;
+  /** Blocks of Zcash history built at start (default 100; 10 or fewer leave the tip before NU6.3, so Orchard notes can still be paid). */
+  zcashInitialBlocks?: number;
   /** A configured RELAY_URLS (and its BUILDER_PUBKEYS): it replaces only the relay simulators. */
   relayUrls?: string;
   builderPubkeys?: string;
@@ -142,12 +144,13 @@ export async function startDevnet(opts: {
   const ethereum = opts.ethRpcUrl ? undefined : await startDevnetEthereum({ host });
   // One Zcash chain for both simulators, so chain facts and compact blocks agree; it mines on its own timer.
   const zcashChain = opts.zebradUrl && opts.lightwalletdUrl ? undefined : new DevnetZcashChain(systemClock, opts.blockSeconds);
-  zcashChain?.open(100);
+  zcashChain?.open(opts.zcashInitialBlocks ?? 100);
   zcashChain?.startTimer((e) => opts.log?.error({ err: e }, "devnet Zcash chain could not mine a block"));
   const zebrad = opts.zebradUrl ? undefined : await startDevnetZebrad({ host, blockSeconds: opts.blockSeconds, log: opts.log, chain: zcashChain, walletSeed });
   const lightwalletd = opts.lightwalletdUrl ? undefined : await startDevnetLightwalletd({ host, chain: zcashChain!, log: opts.log });
   let zcashWallets: DevnetZcashWallet[] | undefined;
-  const relays = opts.relayUrls ? undefined : await startDevnetRelays({ host });
+  // The relays report the MEV-Boost blocks of the devnet's L1 (a real ETH_RPC_URL: made-up blocks).
+  const relays = opts.relayUrls ? undefined : await startDevnetRelays({ host, chain: ethereum?.mevBoost });
   const privateBuilders = await startDevnetPrivateBuilders({ host });
   // The risk list that flags the devnet L1's risky spenders and token.
   const riskListFile = path.join(dir, "risk-list.json");
@@ -184,7 +187,7 @@ export async function startDevnet(opts: {
       RELAY_URLS: opts.relayUrls ?? relays!.relayUrls,
       BUILDER_PUBKEYS: relays ? relays.builderPubkeys : (opts.builderPubkeys ?? ""),
       PRIVATE_RELAY_BUILDERS: privateBuilders.setting,
-      COUNTER_MEV_RISK_LISTS: riskListFile,
+      RISK_LISTS: riskListFile,
       PUZZLE_WATCHLIST: watchlistFile,
       // The devnet always settles on its own chain, whatever facilitator mode is configured.
       FACILITATOR_MODE: "local",

@@ -8,9 +8,10 @@
  * transaction a reorg left out), SendTransaction (into the mempool),
  * GetMempoolTx, GetTreeState / GetLatestTreeState and GetLightdInfo.
  *
- * Tree states carry the block's network, height, hash and time; the
- * serialized commitment trees are empty strings (the devnet keeps only tree
- * sizes, in ChainMetadata), so a witness cannot be built against the devnet.
+ * Tree states carry the block's network, height, hash and time and the
+ * three serialized note commitment trees at the end of that block (the
+ * legacy CommitmentTree encoding, hex; "000000" for an empty tree), also for
+ * the height just before the first block (the state the chain started from).
  *
  * Test hooks: failNext(count, code) answers the next calls with a gRPC error
  * (default UNAVAILABLE), delayNext(count, ms) holds them back (deadline tests).
@@ -114,7 +115,20 @@ export async function startDevnetLightwalletd(opts: StartDevnetLightwalletdOptio
     return b;
   };
 
-  const treeState = (b: DevnetZcashBlock) => ({ network: chainName, height: String(b.height), hash: b.hash, time: b.time, saplingTree: "", orchardTree: "", ironwoodTree: "" });
+  const treeState = (id: { height?: unknown; hash?: unknown } | undefined) => {
+    const hash = id?.hash instanceof Uint8Array && id.hash.length > 0 ? bytesToHex(Uint8Array.from(id.hash).reverse()) : undefined;
+    const before = chain.treeStateAt(chain.blocks[0]!.height - 1)!;
+    const s = hash === before.hash || (!hash && Number(id?.height ?? 0) === before.height) ? before : chain.treeStateAt(blockAt(id).height)!;
+    return {
+      network: chainName,
+      height: String(s.height),
+      hash: s.hash,
+      time: s.time,
+      saplingTree: s.trees.sapling.toHex(),
+      orchardTree: s.trees.orchard.toHex(),
+      ironwoodTree: s.trees.ironwood.toHex(),
+    };
+  };
 
   /** Counting, injected failures and delays, then the handler; errors become gRPC statuses. */
   const before = async (method: string): Promise<void> => {
@@ -193,8 +207,8 @@ export async function startDevnetLightwalletd(opts: StartDevnetLightwalletdOptio
         .filter((t): t is CompactTx => t !== null && !exclude.some((s) => s.length > 0 && Buffer.from(t.txid).subarray(32 - s.length).equals(Buffer.from(s))))
         .map(wireTx);
     }),
-    GetTreeState: unary("GetTreeState", (req) => treeState(blockAt(req))),
-    GetLatestTreeState: unary("GetLatestTreeState", () => treeState(chain.tip())),
+    GetTreeState: unary("GetTreeState", (req) => treeState(req)),
+    GetLatestTreeState: unary("GetLatestTreeState", () => treeState({ height: chain.tip().height })),
     GetLightdInfo: unary("GetLightdInfo", () => {
       const tip = chain.tip();
       const next = tip.height + 1;

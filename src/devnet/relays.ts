@@ -8,26 +8,63 @@
  * each other: about 9 in 10 slots have a MEV-Boost block, won by one of five
  * real builder names with shares near 40/28/16/10/6 %, each builder bidding a
  * few times per slot below the winner's bid (realistic spread), the winning
- * block delivered by one relay or two. Tests turn one relay's mode to
- * "fail" (503), "timeout" (never answers) or "garbage" (a malformed page).
+ * block delivered by one relay or two. A sixth bidder, "Flashbots", bids with
+ * a key of the reviewed default key table (chains/ethereum/builder-keys.ts)
+ * and never wins, so a bid is named without any BUILDER_PUBKEYS setting.
+ *
+ * The auction also says how the proposer is paid, which the devnet's L1
+ * (ethereum.ts) builds into that slot's block: usually the builder's coinbase
+ * and a last transaction paying the bid to the proposer's fee recipient;
+ * about 1 in 10 the proposer's fee recipient is the coinbase itself (it earns
+ * the bid as fees); about 1 in 20 the last transaction pays 3 % less than the
+ * relays claim; now and then a beacon withdrawal credits the fee recipient in
+ * the same block. Given that chain, a delivered row names the L1 block of its
+ * slot (hash, number, parent, gas); slots before the chain's first block keep
+ * made-up hashes, and slots whose block is not produced yet are not served.
+ * Tests turn one relay's mode to "fail" (503), "timeout" (never answers) or
+ * "garbage" (a malformed page).
  */
 import { createHash } from "node:crypto";
 import { HttpReply, startJsonRpcServer } from "./jsonrpc-server.js";
 import { BEACON_GENESIS_S, SLOT_SECONDS } from "../chains/ethereum/relays.js";
+import { DEFAULT_BUILDER_KEYS } from "../chains/ethereum/builder-keys.js";
 
 export type RelayMode = "ok" | "fail" | "timeout" | "garbage";
 
 export const DEVNET_RELAYS = ["sim-flashbots", "sim-ultrasound", "sim-aestus"] as const;
 export type DevnetRelayName = (typeof DEVNET_RELAYS)[number];
 
-/** The simulated builders: real names, made-up keys, and their weight in the auction. */
+const devnetKey = (name: string) => `0x${createHash("sha384").update(`devnet-builder:${name}`).digest("hex")}`;
+const devnetAddress = (label: string) => `0x${createHash("sha256").update(label).digest().subarray(0, 20).toString("hex")}`;
+const FLASHBOTS_KEY = DEFAULT_BUILDER_KEYS.find((k) => k.name === "Flashbots")!.pubkey;
+
+/**
+ * The simulated builders: real names, made-up keys (but Flashbots', from the default table), their
+ * weight in the auction, and the coinbase their blocks use. The coinbases are the builders' public
+ * addresses: Titan's from its docs (docs.titanbuilder.xyz, "Coinbase"); BuilderNet's, rsync's and
+ * Quasar's as the coinbase of mainnet blocks carrying their extra-data tags (blocks 22869878 and
+ * 17034869, and block 0xf62064a4… of 2025-12-08); beaverbuild's as third-party label lists name
+ * the address relayscan tracks (flashbots/relayscan vars/builder_addresses.go).
+ */
 export const DEVNET_BUILDERS = [
-  { name: "Titan", weight: 40 },
-  { name: "BuilderNet", weight: 28 },
-  { name: "beaverbuild", weight: 16 },
-  { name: "Quasar", weight: 10 },
-  { name: "rsync-builder", weight: 6 },
-].map((b) => ({ ...b, pubkey: `0x${createHash("sha384").update(`devnet-builder:${b.name}`).digest("hex")}` }));
+  { name: "Titan", weight: 40, coinbase: "0x4838b106fce9647bdf1e7877bf73ce8b0bad5f97", extraData: "Titan (titanbuilder.xyz)" },
+  { name: "BuilderNet", weight: 28, coinbase: "0xdadb0d80178819f2319190d340ce9a924f783711", extraData: "BuilderNet (Flashbots)" },
+  { name: "beaverbuild", weight: 16, coinbase: "0x95222290dd7278aa3ddd389cc1e1d165cc4bafe5", extraData: "beaverbuild.org" },
+  { name: "Quasar", weight: 10, coinbase: "0x396343362be2a4da1ce0c1c210945346fb82aa49", extraData: "Quasar (quasar.win)" },
+  { name: "rsync-builder", weight: 6, coinbase: "0x1f9090aae28b8a3dceadf281b0f12828e676c326", extraData: "rsync-builder.xyz" },
+  { name: "Flashbots", weight: 0, coinbase: devnetAddress("devnet:flashbots-coinbase"), extraData: "Flashbots" },
+].map((b) => ({ ...b, pubkey: b.name === "Flashbots" ? FLASHBOTS_KEY : devnetKey(b.name) }));
+
+/** How the slot's block pays its proposer. */
+export type PaymentKind = "last_tx" | "coinbase_is_proposer" | "short_last_tx";
+
+export interface SlotPayment {
+  kind: PaymentKind;
+  /** What the proposer's fee recipient really receives from the block (wei), withdrawals aside. */
+  paid: bigint;
+  /** A beacon withdrawal to the fee recipient in the same block (gwei), or 0. */
+  withdrawalGwei: bigint;
+}
 
 const h = (s: string) => createHash("sha256").update(s).digest();
 /** Uniform in [0, 1) from a label. */
@@ -43,7 +80,13 @@ export interface SlotAuction {
   relays: DevnetRelayName[];
   /** Every builder's bids, ascending per builder; the winner's last equals `value`. */
   bids: { builder: (typeof DEVNET_BUILDERS)[number]; value: bigint; ms: number }[];
+  /** The proposer's fee recipient (the relays' proposer_fee_recipient). */
+  feeRecipient: string;
+  payment: SlotPayment;
 }
+
+/** The fee recipient the relays report for a slot's proposer (5,000 made-up proposers). */
+export const proposerFeeRecipient = (slot: number) => `0x${h(`fee-recipient:${slot % 5000}`).subarray(0, 20).toString("hex")}`;
 
 /** The auction of a slot, or null for a slot without a MEV-Boost block. */
 export function auctionAt(slot: number): SlotAuction | null {
@@ -65,22 +108,45 @@ export function auctionAt(slot: number): SlotAuction | null {
     // Three bids rising toward the final one over the last seconds before the slot.
     for (let i = 0; i < 3; i++) bids.push({ builder: b, value: i === 2 ? final : (final * BigInt(94 + 3 * i)) / 100n, ms: start - 3000 + i * 1000 });
   }
-  return { slot, winner, value, relays, bids };
+  const k = uniform(`payment:${slot}`);
+  const kind: PaymentKind = k < 0.1 ? "coinbase_is_proposer" : k < 0.15 ? "short_last_tx" : "last_tx";
+  const paid = kind === "short_last_tx" ? (value * 97n) / 100n : value;
+  // A withdrawal sweep (0.01–0.06 ETH) reaching the fee recipient in a quarter of the blocks.
+  const withdrawalGwei = uniform(`withdrawal:${slot}`) < 0.25 ? 10_000_000n + BigInt(Math.floor(uniform(`wd-amount:${slot}`) * 50_000_000)) : 0n;
+  return { slot, winner, value, relays, bids, feeRecipient: proposerFeeRecipient(slot), payment: { kind, paid, withdrawalGwei } };
 }
 
-function traceRow(a: SlotAuction, builder: string, value: bigint) {
+/** The L1 block of a slot, as the relays report it (ethereum.ts produces it). */
+export interface SlotBlock {
+  number: bigint;
+  hash: string;
+  parentHash: string;
+  gasUsed: bigint;
+  gasLimit: bigint;
+  txCount: number;
+}
+
+/** The devnet L1 as the relays see it. */
+export interface DevnetMevChain {
+  /** The first slot the chain has a block for; older slots keep made-up blocks. */
+  firstSlot(): number;
+  /** The block of a slot (producing due blocks first), or null when it has none yet. */
+  blockOfSlot(slot: number): SlotBlock | null;
+}
+
+function traceRow(a: SlotAuction, builder: string, value: bigint, block: SlotBlock | undefined) {
   return {
     slot: String(a.slot),
-    parent_hash: hex32(`block:${a.slot - 1}`),
-    block_hash: hex32(`block:${a.slot}`),
+    parent_hash: block?.parentHash ?? hex32(`block:${a.slot - 1}`),
+    block_hash: block?.hash ?? hex32(`block:${a.slot}`),
     builder_pubkey: builder,
     proposer_pubkey: `0x${createHash("sha384").update(`proposer:${a.slot % 5000}`).digest("hex")}`,
-    proposer_fee_recipient: `0x${h(`fee-recipient:${a.slot % 5000}`).subarray(0, 20).toString("hex")}`,
-    gas_limit: "45000000",
-    gas_used: String(12_000_000 + Math.floor(uniform(`gas:${a.slot}`) * 20_000_000)),
+    proposer_fee_recipient: a.feeRecipient,
+    gas_limit: String(block?.gasLimit ?? 45_000_000n),
+    gas_used: String(block?.gasUsed ?? 12_000_000 + Math.floor(uniform(`gas:${a.slot}`) * 20_000_000)),
     value: value.toString(),
-    block_number: String(a.slot - 7_600_000),
-    num_tx: String(80 + Math.floor(uniform(`ntx:${a.slot}`) * 250)),
+    block_number: String(block?.number ?? a.slot - 7_600_000),
+    num_tx: String(block?.txCount ?? 80 + Math.floor(uniform(`ntx:${a.slot}`) * 250)),
   };
 }
 
@@ -96,12 +162,18 @@ export interface DevnetRelays {
   close(): Promise<void>;
 }
 
-export async function startDevnetRelays(opts: { host?: string; now?: () => number; historySlots?: number } = {}): Promise<DevnetRelays> {
+export async function startDevnetRelays(opts: { host?: string; now?: () => number; historySlots?: number; chain?: DevnetMevChain } = {}): Promise<DevnetRelays> {
   const now = opts.now ?? Date.now;
   const history = opts.historySlots ?? 600;
   const modes: Record<DevnetRelayName, RelayMode> = { "sim-flashbots": "ok", "sim-ultrasound": "ok", "sim-aestus": "ok" };
   const currentSlot = () => Math.floor((now() / 1000 - BEACON_GENESIS_S) / SLOT_SECONDS);
   const pending = new Set<NodeJS.Timeout>();
+  /** The L1 block a slot's rows name: undefined = made up (no chain, or before it), null = not produced yet. */
+  const blockOf = (slot: number): SlotBlock | null | undefined => {
+    const chain = opts.chain;
+    if (!chain || slot < chain.firstSlot()) return undefined;
+    return chain.blockOfSlot(slot);
+  };
 
   const guard = async (relay: DevnetRelayName): Promise<"garbage" | undefined> => {
     const mode = modes[relay];
@@ -126,7 +198,9 @@ export async function startDevnetRelays(opts: { host?: string; now?: () => numbe
       const rows = [];
       for (let s = top; s > currentSlot() - history && rows.length < limit; s--) {
         const a = auctionAt(s);
-        if (a && a.relays.includes(relay)) rows.push(traceRow(a, a.winner.pubkey, a.value));
+        if (!a || !a.relays.includes(relay)) continue;
+        const block = blockOf(s);
+        if (block !== null) rows.push(traceRow(a, a.winner.pubkey, a.value, block));
       }
       return rows;
     };
@@ -137,7 +211,9 @@ export async function startDevnetRelays(opts: { host?: string; now?: () => numbe
       if (slot > currentSlot()) return [];
       const a = auctionAt(slot);
       if (!a) return [];
-      return a.bids.map((b) => ({ ...traceRow(a, b.builder.pubkey, b.value), timestamp: String(Math.floor(b.ms / 1000)), timestamp_ms: String(b.ms), optimistic_submission: false }));
+      const block = blockOf(slot);
+      if (block === null) return [];
+      return a.bids.map((b) => ({ ...traceRow(a, b.builder.pubkey, b.value, block), timestamp: String(Math.floor(b.ms / 1000)), timestamp_ms: String(b.ms), optimistic_submission: false }));
     };
   }
   const server = await startJsonRpcServer({
@@ -149,7 +225,8 @@ export async function startDevnetRelays(opts: { host?: string; now?: () => numbe
   return {
     url: server.url,
     relayUrls: DEVNET_RELAYS.map((r) => `${r}=${server.url}/${r}`).join(","),
-    builderPubkeys: JSON.stringify(Object.fromEntries(DEVNET_BUILDERS.map((b) => [b.pubkey, b.name]))),
+    // Only the made-up keys: Flashbots' key is named by the default table.
+    builderPubkeys: JSON.stringify(Object.fromEntries(DEVNET_BUILDERS.filter((b) => b.pubkey !== FLASHBOTS_KEY).map((b) => [b.pubkey, b.name]))),
     setMode: (relay, mode) => void (modes[relay] = mode),
     currentSlot,
     close: async () => {

@@ -23,25 +23,33 @@
  * traffic migrates Orchard value into Ironwood (fixed denominations) and
  * shields transparent value, as mainnet does after NU6.3.
  *
- * Not modelled: the commitment trees themselves (tree states are served
- * empty), proofs, signatures and the transparent UTXO set (faucet inputs
- * spend made-up prevouts).
+ * Note commitment trees are real (merkle.ts): before the first block each
+ * pool's tree is a deterministic synthetic frontier of INITIAL_TREES leaves
+ * (a valid tree state, as if those leaves existed: made-up subtree roots);
+ * every block appends its transactions' cmu / cmx in order and keeps a
+ * snapshot of the three frontiers at its end (a few dozen nodes), so tree
+ * states are served at every height, including the one before the first
+ * block (`treeStateAt`), and a reorg rolls them back with the blocks.
+ *
+ * Not modelled: proofs, signatures and the transparent UTXO set (faucet
+ * inputs spend made-up prevouts).
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { randomBytes } from "@noble/hashes/utils.js";
 import type { Clock } from "../core/clock.js";
 import { decodeZcashAddress } from "../chains/zcash/addresses.js";
-import { bytesToHex, concatBytes, hexToBytes, leBytesToBigint, u32le } from "../chains/zcash/bytes.js";
+import { bigintToLeBytes, bytesToHex, concatBytes, hexToBytes, leBytesToBigint, u32le } from "../chains/zcash/bytes.js";
 import type { CompactBlock, CompactTx, PoolType } from "../chains/zcash/compact.js";
 import { jubjubMul, saplingDiversifyHash } from "../chains/zcash/jubjub.js";
 import type { ZcashNetwork } from "../chains/zcash/network.js";
 import { decryptTransaction, encodeTextMemo, saplingNoteCommit, scanKeysFromUfvk, type FoundNote } from "../chains/zcash/note-decrypt.js";
 import { saplingNullifier } from "../chains/zcash/nullifier.js";
-import { prfExpand, toScalarSapling } from "../chains/zcash/prf.js";
+import { PALLAS_P, prfExpand, toScalarSapling } from "../chains/zcash/prf.js";
 import { saplingInternalDfvk } from "../chains/zcash/sapling-keys.js";
 import { parseTransaction, type ParsedTx } from "../chains/zcash/tx-parse.js";
 import { transactionId } from "../chains/zcash/txid.js";
 import { ZCASH_POOLS, type ZcashPool } from "../chains/zcash/zebrad.js";
+import { CommitmentTree, SAPLING_NODE_MODULUS, type TreePool } from "../chains/zcash/merkle.js";
 import type { UnifiedFullViewingKey } from "../chains/zcash/zip316.js";
 import { seededRandom } from "./seeded-random.js";
 import {
@@ -99,6 +107,41 @@ const INITIAL_POOLS: Record<ZcashPool, bigint> = {
 /** Note commitment tree sizes before the first devnet block. */
 const INITIAL_TREES = { sapling: 1_214_337, orchard: 648_201, ironwood: 0 };
 
+/** The three note commitment trees (frontiers) at one point of the chain. */
+export type DevnetZcashTrees = Record<TreePool, CommitmentTree>;
+
+/**
+ * A valid frontier of `size` leaves whose nodes are made up (deterministic
+ * field elements): the legacy tree holds the last one or two leaves and one
+ * complete left subtree per set bit of the rest, so that is all it takes.
+ */
+export function syntheticTree(pool: TreePool, size: number): CommitmentTree {
+  const modulus = pool === "sapling" ? SAPLING_NODE_MODULUS : PALLAS_P;
+  const made = (what: string) => bigintToLeBytes(leBytesToBigint(sha256(new TextEncoder().encode(`vigil-devnet-zcash-tree:${pool}:${what}`))) % modulus, 32);
+  if (size === 0) return CommitmentTree.empty(pool);
+  const pairs = size % 2 === 0 ? 2 : 1;
+  const rest = size - pairs;
+  const parents: (Uint8Array | null)[] = [];
+  for (let i = 0; 2 ** (i + 1) <= rest; i++) parents.push(Math.floor(rest / 2 ** (i + 1)) % 2 === 1 ? made(`parent:${i}`) : null);
+  return new CommitmentTree(CommitmentTree.empty(pool).hasher, made("left"), pairs === 2 ? made("right") : null, parents);
+}
+
+let initialTrees: DevnetZcashTrees | undefined;
+/** The trees before the first devnet block (built once; callers clone before appending). */
+export function devnetInitialTrees(): DevnetZcashTrees {
+  initialTrees ??= { sapling: syntheticTree("sapling", INITIAL_TREES.sapling), orchard: syntheticTree("orchard", INITIAL_TREES.orchard), ironwood: syntheticTree("ironwood", INITIAL_TREES.ironwood) };
+  return initialTrees;
+}
+
+/** The tree state at the end of a block (or before the first block: the all-zero hash its parent link names). */
+export interface DevnetZcashTreeState {
+  height: number;
+  /** Display hex. */
+  hash: string;
+  time: number;
+  trees: DevnetZcashTrees;
+}
+
 /** ZIP 318-style fixed migration denominations (zatoshi) and their weights. */
 const DENOMINATIONS: readonly [bigint, number][] = [
   [ZAT / 100n, 2],
@@ -152,6 +195,8 @@ export interface DevnetZcashBlock {
   deltas: Record<ZcashPool, bigint>;
   /** Note commitment tree sizes at the end of the block. */
   trees: { sapling: number; orchard: number; ironwood: number };
+  /** The note commitment trees at the end of the block (never changed once built). */
+  commitmentTrees: DevnetZcashTrees;
 }
 
 export interface DevnetZcashSendResult {
@@ -258,6 +303,15 @@ export class DevnetZcashChain {
 
   byHash(hash: string): DevnetZcashBlock | undefined {
     return this.blocks.find((b) => b.hash === hash);
+  }
+
+  /** The tree state at the end of block `height`; height first − 1 is the state the chain started from. */
+  treeStateAt(height: number): DevnetZcashTreeState | undefined {
+    const b = this.byHeight(height);
+    if (b) return { height, hash: b.hash, time: b.time, trees: b.commitmentTrees };
+    const first = this.blocks[0];
+    if (first && height === first.height - 1) return { height, hash: first.previousHash, time: first.time - Math.max(this.blockSeconds, 1), trees: devnetInitialTrees() };
+    return undefined;
   }
 
   /** Height of the next block, and so of the transactions built now. */
@@ -540,13 +594,21 @@ export class DevnetZcashChain {
       trees.orchard += t.parsed.orchard?.actions.length ?? 0;
       trees.ironwood += t.parsed.ironwood?.actions.length ?? 0;
     }
+    // Appending is O(1) hashes per leaf (amortized); the frontiers are copied, never rebuilt.
+    const before0 = prev ? prev.commitmentTrees : devnetInitialTrees();
+    const commitmentTrees: DevnetZcashTrees = { sapling: before0.sapling.clone(), orchard: before0.orchard.clone(), ironwood: before0.ironwood.clone() };
+    for (const t of all) {
+      for (const o of t.parsed.sapling.outputs) commitmentTrees.sapling.append(o.cmu);
+      for (const a of t.parsed.orchard?.actions ?? []) commitmentTrees.orchard.append(a.cmx);
+      for (const a of t.parsed.ironwood?.actions ?? []) commitmentTrees.ironwood.append(a.cmx);
+    }
     const previousHash = prev ? prev.hash : "00".repeat(32);
     // A header-like preimage: version, parent, a Merkle-like commitment to the txids, time, nonce.
     const txCommit = sha256(concatBytes(...all.map((t) => reverseHex(t.txid))));
     const header = concatBytes(u32le(v6 ? 5 : 4), reverseHex(previousHash), txCommit, u32le(time), u32le(height), randomBytes(32));
     const hash = bytesToHex(Uint8Array.from(sha256(sha256(header))).reverse());
     const size = HEADER_BYTES + all.reduce((s, t) => s + t.size, 0);
-    const block: DevnetZcashBlock = { height, hash, previousHash, time, size, txs: all, pools, deltas, trees };
+    const block: DevnetZcashBlock = { height, hash, previousHash, time, size, txs: all, pools, deltas, trees, commitmentTrees };
     this.blocks.push(block);
     return block;
   }

@@ -2,7 +2,7 @@
  * A simulated zebrad on loopback for the devnet and tests: the JSON-RPC
  * methods Vigil reads for Zcash chain facts (getblockchaininfo, getinfo,
  * getblock at verbosity 1 and 2, getbestblockhash, getblockcount,
- * getrawtransaction, getrawmempool, getmempoolinfo) in zebrad's own shapes,
+ * getrawtransaction, getrawmempool, getmempoolinfo, z_gettreestate) in zebrad's own shapes,
  * over the devnet's testnet-style chain ("test") across NU6.3
  * (zcash-chain.ts: real transactions, value pools that move by what they do).
  * The simulated lightwalletd (lightwalletd.ts) serves the same chain object.
@@ -23,6 +23,7 @@ import { systemClock, type Clock } from "../core/clock.js";
 import { ServiceError } from "../core/errors.js";
 import { formatZec } from "../core/money.js";
 import { bytesToHex } from "../chains/zcash/bytes.js";
+import type { CommitmentTree } from "../chains/zcash/merkle.js";
 import type { ZcashNetwork } from "../chains/zcash/network.js";
 import { ZCASH_POOLS, ZEBRAD_CHAIN } from "../chains/zcash/zebrad.js";
 import { HttpReply, JsonRpcError, startJsonRpcServer, type PlainRoute } from "./jsonrpc-server.js";
@@ -51,6 +52,7 @@ export {
 } from "./zcash-chain.js";
 
 const sha256hex = (s: string) => createHash("sha256").update(s).digest("hex");
+const displayRoot = (root: Uint8Array) => bytesToHex(Uint8Array.from(root).reverse());
 
 /** Wallet seed used when none is given (tests): fixed, so the wallets are the same on every run. */
 export const DEFAULT_DEVNET_ZCASH_SEED = "5a".repeat(32);
@@ -125,6 +127,8 @@ export async function startDevnetZebrad(opts: StartDevnetZebradOptions): Promise
     return b;
   };
 
+  const treeStateOf = (b: DevnetZcashBlock) => chain.treeStateAt(b.height)!;
+
   const blockAnswer = (b: DevnetZcashBlock, verbosity: number) => {
     const tip = chain.tip();
     const next = chain.byHeight(b.height + 1);
@@ -136,7 +140,8 @@ export async function startDevnetZebrad(opts: StartDevnetZebradOptions): Promise
       version: b.height >= DEVNET_ZCASH_NU63_HEIGHT ? 5 : 4,
       merkleroot: sha256hex(`merkle:${b.hash}`),
       blockcommitments: sha256hex(`commitments:${b.hash}`),
-      finalsaplingroot: sha256hex(`sapling:${b.hash}`),
+      // The Sapling root in display order (byte-reversed), as zebrad and zcashd print it.
+      finalsaplingroot: displayRoot(b.commitmentTrees.sapling.root()),
       tx: verbosity >= 2 ? b.txs.map((t) => ({ txid: t.txid, hex: bytesToHex(t.raw), size: t.size, height: b.height })) : b.txs.map((t) => t.txid),
       time: b.time,
       nonce: sha256hex(`nonce:${b.hash}`),
@@ -225,6 +230,21 @@ export async function startDevnetZebrad(opts: StartDevnetZebradOptions): Promise
         );
       }
       return chain.mempool.map((t) => t.txid);
+    },
+    z_gettreestate: (params) => {
+      const ref = params[0];
+      const s = typeof ref === "string" && ref.toLowerCase() === chain.blocks[0]!.previousHash ? chain.treeStateAt(chain.blocks[0]!.height - 1)! : treeStateOf(findBlock(ref));
+      // finalState is the legacy serialized tree; finalRoot is display order for Sapling (like finalsaplingroot) and the plain
+      // little-endian bytes for Orchard-protocol trees, as Zebra reports them. Ironwood appears from NU6.3 on.
+      const pool = (t: CommitmentTree, reversed: boolean) => ({ commitments: { finalState: t.toHex(), finalRoot: reversed ? displayRoot(t.root()) : bytesToHex(t.root()) } });
+      return {
+        hash: s.hash,
+        height: s.height,
+        time: s.time,
+        sapling: pool(s.trees.sapling, true),
+        orchard: pool(s.trees.orchard, false),
+        ...(s.height >= DEVNET_ZCASH_NU63_HEIGHT ? { ironwood: pool(s.trees.ironwood, false) } : {}),
+      };
     },
     getmempoolinfo: () => {
       const bytes = chain.mempool.reduce((s, t) => s + t.size, 0);

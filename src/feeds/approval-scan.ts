@@ -26,7 +26,7 @@ import type { Queryable } from "../db/types.js";
 import { withTransaction } from "../db/transaction.js";
 import type { EthRpc } from "../chains/ethereum/rpc.js";
 import { accountKind, APPROVAL_TOPIC, failedTransactions, parseApprovalLogs, readAllowance, type ApprovalLog, type FailedTx } from "../chains/ethereum/approvals.js";
-import type { RiskLists } from "./risk-lists.js";
+import type { RiskLists } from "../chains/ethereum/risk-lists.js";
 
 /** Reverted transactions per block whose gas limit is looked up. */
 const MAX_GAS_LOOKUPS = 16;

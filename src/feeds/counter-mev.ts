@@ -17,6 +17,9 @@
  * allowance; high 60–89; medium 25–59; low 1–24 (0 is no risk signal and is
  * not counted). The paid feed is the whole computation; the free summary is
  * `summarizeCounterMev` of it (totals, bands, the top 5 of each list).
+ * `approvalRiskOf` scores one address for /v1/q/address-risk with the same
+ * functions over the same window, reading only the pairs that touch it (and
+ * all pairs of the spenders among them, which their scores need).
  */
 import { sql } from "kysely";
 import { z } from "zod";
@@ -26,7 +29,7 @@ import type { Queryable } from "../db/types.js";
 import type { EthRpc } from "../chains/ethereum/rpc.js";
 import { ethUsdPrice, UNLIMITED_FROM } from "../chains/ethereum/approvals.js";
 import { scanState } from "./approval-scan.js";
-import { FACTOR_WEIGHTS, type RiskFactor, type RiskLists } from "./risk-lists.js";
+import { FACTOR_WEIGHTS, type RiskFactor, type RiskLists } from "../chains/ethereum/risk-lists.js";
 
 export const VICTIMS_BONUS_AT = 5;
 export const BOT_MIN_FAILS = 3;
@@ -178,36 +181,57 @@ async function ethUsd(ctx: CounterMevDeps): Promise<number | null> {
   return value;
 }
 
-export async function computeCounterMev({ ctx, input }: { ctx: CounterMevDeps; input: z.infer<typeof CounterMevInput> }): Promise<CounterMev> {
-  const now = ctx.clock.now();
-  const chainId = await ctx.rpc.chainId();
-  const state = await scanState(ctx.db, chainId);
-  const windowBlocks = Math.min(input.window_blocks ?? ctx.windowBlocks, ctx.maxWindowBlocks);
-  const toBlock = state ? state.scannedTo : 0n;
-  const fromCandidate = toBlock - BigInt(windowBlocks) + 1n;
-  const fromBlock = state ? (fromCandidate > state.firstBlock ? fromCandidate : state.firstBlock) : 0n;
-  const asOf = state ? state.scannedToTime * 1000 : null;
-  const age = asOf === null ? null : Math.max(0, Math.floor((now - asOf) / 1000));
-  const c = String(chainId);
+/** The latest approval of one (token, owner, spender) in the window, with its live allowance. */
+interface ApprovalPair {
+  token: string;
+  owner: string;
+  spender: string;
+  live: bigint;
+  block: number;
+  checked: number | null;
+  kind: string;
+}
 
-  const pairs = (
+/** Which pairs to read: all of the window, or those touching some addresses in the roles named. */
+interface PairFilter {
+  spenders?: readonly string[];
+  tokens?: readonly string[];
+  owners?: readonly string[];
+}
+
+async function approvalPairs(db: Queryable, chainId: number, fromBlock: bigint, toBlock: bigint, filter?: PairFilter): Promise<ApprovalPair[]> {
+  const c = String(chainId);
+  const inList = (col: string, xs: readonly string[] | undefined) => (xs && xs.length ? [sql`${sql.ref(col)} IN (${sql.join(xs)})`] : []);
+  const conds = filter ? [...inList("spender", filter.spenders), ...inList("token", filter.tokens), ...inList("owner", filter.owners)] : [];
+  if (filter && conds.length === 0) return [];
+  const where = filter ? sql`AND (${sql.join(conds, sql` OR `)})` : sql``;
+  return (
     await sql<{ token: string; owner: string; spender: string; value: string; block_number: string; allowance: string | null; checked_block: string | null; kind: string | null }>`
       SELECT l.token, l.owner, l.spender, l.value::text, l.block_number::text, a.allowance::text, a.checked_block::text, acc.kind
       FROM (SELECT DISTINCT ON (token, owner, spender) token, owner, spender, value, block_number
-            FROM cmev_approvals WHERE chain_id = ${c} AND block_number BETWEEN ${fromBlock.toString()} AND ${toBlock.toString()}
+            FROM cmev_approvals WHERE chain_id = ${c} AND block_number BETWEEN ${fromBlock.toString()} AND ${toBlock.toString()} ${where}
             ORDER BY token, owner, spender, block_number DESC, log_index DESC) l
       LEFT JOIN cmev_allowances a ON a.chain_id = ${c} AND a.token = l.token AND a.owner = l.owner AND a.spender = l.spender AND a.checked_block >= l.block_number
-      LEFT JOIN cmev_accounts acc ON acc.chain_id = ${c} AND acc.address = l.spender`.execute(ctx.db)
-  ).rows.map((r) => {
-    const live = r.allowance !== null ? BigInt(r.allowance) : BigInt(r.value);
-    return { ...r, live, block: Number(r.block_number), checked: r.allowance !== null && r.checked_block !== null ? Number(r.checked_block) : null, kind: r.kind ?? "contract" };
-  });
+      LEFT JOIN cmev_accounts acc ON acc.chain_id = ${c} AND acc.address = l.spender`.execute(db)
+  ).rows.map((r) => ({
+    token: r.token,
+    owner: r.owner,
+    spender: r.spender,
+    live: r.allowance !== null ? BigInt(r.allowance) : BigInt(r.value),
+    block: Number(r.block_number),
+    checked: r.allowance !== null && r.checked_block !== null ? Number(r.checked_block) : null,
+    kind: r.kind ?? "contract",
+  }));
+}
 
-  // Spenders.
-  const bySpender = new Map<string, typeof pairs>();
+type ScoredSpender = ReturnType<typeof scoreSpenders>[number];
+
+/** Each spender of the pairs (all of its pairs in the window must be given), scored. */
+function scoreSpenders(pairs: readonly ApprovalPair[], lists: RiskLists) {
+  const bySpender = new Map<string, ApprovalPair[]>();
   for (const p of pairs) bySpender.set(p.spender, [...(bySpender.get(p.spender) ?? []), p]);
-  const spenders = [...bySpender].map(([address, ps]) => {
-    const entry = ctx.lists.spender(address);
+  return [...bySpender].map(([address, ps]) => {
+    const entry = lists.spender(address);
     const kind = ps[0]!.kind;
     const factors: RiskFactor[] = [...(entry?.factors ?? [])];
     if (kind === "eoa" && !factors.includes("eoa")) factors.push("eoa");
@@ -217,25 +241,26 @@ export async function computeCounterMev({ ctx, input }: { ctx: CounterMevDeps; i
     const s = scoreSpender({ factors, unlimitedLive, distinctVictims });
     return { address, kind, approvals: ps.length, unlimitedLive, distinctVictims, factors, labels: entry?.labels ?? [], ...s };
   });
-  const spenderBand = new Map(spenders.map((s) => [s.address, s]));
-  const flagged = (a: string) => {
-    const b = spenderBand.get(a)?.band;
-    return b === "critical" || b === "high";
-  };
+}
 
-  // Tokens.
-  const byToken = new Map<string, typeof pairs>();
+const isFlagged = (s: ScoredSpender | undefined) => s?.band === "critical" || s?.band === "high";
+
+/** Each token with live approvals among the pairs (all of its pairs must be given), scored from its spenders' bands. */
+function scoreTokens(pairs: readonly ApprovalPair[], spenderBand: ReadonlyMap<string, ScoredSpender>, lists: RiskLists) {
+  const byToken = new Map<string, ApprovalPair[]>();
   for (const p of pairs) if (p.live > 0n) byToken.set(p.token, [...(byToken.get(p.token) ?? []), p]);
-  const tokens = [...byToken].map(([address, ps]) => {
-    const entry = ctx.lists.token(address);
-    const share = ps.filter((p) => flagged(p.spender)).length / ps.length;
+  return [...byToken].map(([address, ps]) => {
+    const entry = lists.token(address);
+    const share = ps.filter((p) => isFlagged(spenderBand.get(p.spender))).length / ps.length;
     const s = scoreToken([...(entry?.factors ?? [])], share);
     return { address, approvals: ps.length, flaggedShare: Math.round(share * 10_000) / 10_000, factors: entry?.factors ?? [], labels: entry?.labels ?? [], ...s };
   });
+}
 
-  // Dangling approvals.
-  const dangling = pairs
-    .filter((p) => p.live > 0n && (p.kind === "eoa" || flagged(p.spender)))
+/** The dangling approvals among the pairs: live, to an EOA or to a high or critical spender. */
+function danglingOf(pairs: readonly ApprovalPair[], spenderBand: ReadonlyMap<string, ScoredSpender>) {
+  return pairs
+    .filter((p) => p.live > 0n && (p.kind === "eoa" || isFlagged(spenderBand.get(p.spender))))
     .map((p) => {
       const sp = spenderBand.get(p.spender)!;
       const unlimited = p.live >= UNLIMITED_FROM;
@@ -250,10 +275,82 @@ export async function computeCounterMev({ ctx, input }: { ctx: CounterMevDeps; i
         approved_block: p.block,
         allowance_checked_block: p.checked,
         risk_score: score,
-        risk_band: bandOf(score, severe) ?? "low",
+        risk_band: bandOf(score, severe) ?? ("low" as Band),
         reason: p.kind === "eoa" ? "spender is an externally owned account" : `spender flagged: ${sp.topFlag ?? "score"}`,
       };
     });
+}
+
+/** The scan's window: the configured blocks back from the newest scanned one, never before the first kept. */
+async function scanWindow(ctx: CounterMevDeps, chainId: number, windowBlocksAsked: number | undefined) {
+  const state = await scanState(ctx.db, chainId);
+  const windowBlocks = Math.min(windowBlocksAsked ?? ctx.windowBlocks, ctx.maxWindowBlocks);
+  const toBlock = state ? state.scannedTo : 0n;
+  const fromCandidate = toBlock - BigInt(windowBlocks) + 1n;
+  const fromBlock = state ? (fromCandidate > state.firstBlock ? fromCandidate : state.firstBlock) : 0n;
+  const asOf = state ? state.scannedToTime * 1000 : null;
+  const age = asOf === null ? null : Math.max(0, Math.floor((ctx.clock.now() - asOf) / 1000));
+  return { state, windowBlocks, fromBlock, toBlock, asOf, age };
+}
+
+/** What the approval scan knows of one address, scored as the feed scores it (the same functions, the same window). */
+export interface ApprovalRisk {
+  present: boolean;
+  window: { from_block: number; to_block: number; blocks: number };
+  /** Age of the newest scanned block (s); null before the first scan. */
+  age_s: number | null;
+  stale: boolean;
+  /** The address as an approval spender. */
+  spender: { risk_score: number; risk_band: Band | null; distinct_victims: number; unlimited_live: boolean; factors: string[]; top_flag: string | null } | null;
+  /** The address as a token with live approvals. */
+  token: { risk_score: number; risk_band: Band | null; approvals: number; flagged_share: number; factors: string[]; top_flag: string | null } | null;
+  /** Its own live allowances that are dangling (it is the owner), riskiest first. */
+  dangling: { token: string; spender: string; unlimited: boolean; risk_score: number; risk_band: Band; reason: string }[];
+  /** Reverted transactions it sent in the window (a bleeding bot at BOT_MIN_FAILS). */
+  failed_txs: number;
+}
+
+export async function approvalRiskOf({ ctx, address }: { ctx: CounterMevDeps; address: string }): Promise<ApprovalRisk> {
+  const addr = address.toLowerCase();
+  const chainId = await ctx.rpc.chainId();
+  const w = await scanWindow(ctx, chainId, undefined);
+  const own = w.state ? await approvalPairs(ctx.db, chainId, w.fromBlock, w.toBlock, { spenders: [addr], tokens: [addr], owners: [addr] }) : [];
+  // A spender's score needs all of its pairs: the spenders met here, read whole.
+  const spenderSet = [...new Set(own.map((p) => p.spender))];
+  const spenderPairs = spenderSet.length ? await approvalPairs(ctx.db, chainId, w.fromBlock, w.toBlock, { spenders: spenderSet }) : [];
+  const scored = scoreSpenders(spenderPairs, ctx.lists);
+  const spenderBand = new Map(scored.map((s) => [s.address, s]));
+  const asSpender = spenderBand.get(addr);
+  const asToken = scoreTokens(own.filter((p) => p.token === addr), spenderBand, ctx.lists)[0];
+  const dangling = danglingOf(own.filter((p) => p.owner === addr), spenderBand).sort((a, b) => b.risk_score - a.risk_score || b.approved_block - a.approved_block);
+  const failed = w.state
+    ? await sql<{ n: string }>`SELECT count(*)::text AS n FROM cmev_failed_txs WHERE chain_id = ${String(chainId)} AND from_address = ${addr}
+        AND block_number BETWEEN ${w.fromBlock.toString()} AND ${w.toBlock.toString()}`.execute(ctx.db)
+    : { rows: [{ n: "0" }] };
+  return {
+    present: w.state !== null,
+    window: { from_block: Number(w.fromBlock), to_block: Number(w.toBlock), blocks: w.state ? Number(w.toBlock - w.fromBlock + 1n) : 0 },
+    age_s: w.age,
+    stale: w.age === null || w.age > ctx.maxAgeSeconds,
+    spender: asSpender
+      ? { risk_score: asSpender.score, risk_band: asSpender.band, distinct_victims: asSpender.distinctVictims, unlimited_live: asSpender.unlimitedLive, factors: asSpender.factors, top_flag: asSpender.topFlag }
+      : null,
+    token: asToken ? { risk_score: asToken.score, risk_band: asToken.band, approvals: asToken.approvals, flagged_share: asToken.flaggedShare, factors: asToken.factors, top_flag: asToken.topFlag } : null,
+    dangling: dangling.map((d) => ({ token: d.token, spender: d.spender, unlimited: d.unlimited, risk_score: d.risk_score, risk_band: d.risk_band, reason: d.reason })),
+    failed_txs: Number(failed.rows[0]?.n ?? 0),
+  };
+}
+
+export async function computeCounterMev({ ctx, input }: { ctx: CounterMevDeps; input: z.infer<typeof CounterMevInput> }): Promise<CounterMev> {
+  const now = ctx.clock.now();
+  const chainId = await ctx.rpc.chainId();
+  const { state, windowBlocks, fromBlock, toBlock, asOf, age } = await scanWindow(ctx, chainId, input.window_blocks);
+  const c = String(chainId);
+  const pairs = await approvalPairs(ctx.db, chainId, fromBlock, toBlock);
+  const spenders = scoreSpenders(pairs, ctx.lists);
+  const spenderBand = new Map(spenders.map((s) => [s.address, s]));
+  const tokens = scoreTokens(pairs, spenderBand, ctx.lists);
+  const dangling = danglingOf(pairs, spenderBand);
 
   // Bleeding bots.
   const price = await ethUsd(ctx);

@@ -8,7 +8,8 @@
  * The model, per position (all bigint, USD base units of 8 decimals):
  *   close factor  cf = the Pool's rule at the liquidation's HF (the current HF
  *                 if below 1, else just under 1): 100 % at HF ≤ 0.95 or a
- *                 position under $2,000, else 50 %;
+ *                 position under $2,000, else 50 % (Aave, Spark); 100 % for
+ *                 Compound V3 (absorb) and Morpho Blue (no close factor);
  *   repay         = debt × cf, at most collateral / (1 + bonus) (the seizure
  *                 cannot exceed the collateral);
  *   gross bonus   = repay × bonus (bonus: the reserve's liquidation bonus, 5 %
@@ -37,8 +38,9 @@ import type { EthRpc } from "../chains/ethereum/rpc.js";
 import {
   BASE_UNIT,
   baseToUsd,
-  closeFactorBps,
+  closeFactorFor,
   isLiquidatable,
+  type LendingProtocol,
   oneSignificantUsd,
   wadToNumber,
   WAD,
@@ -198,9 +200,9 @@ export interface ValuationInputs {
 }
 
 /** The model for one position (see the header); amounts in base units. */
-export function valuePosition(p: { collateralBase: bigint; debtBase: bigint; healthFactorWad: bigint }, v: ValuationInputs) {
+export function valuePosition(p: { collateralBase: bigint; debtBase: bigint; healthFactorWad: bigint }, v: ValuationInputs, protocol: LendingProtocol = "aave") {
   const liquidatable = isLiquidatable(p.healthFactorWad, p.debtBase);
-  const cf = closeFactorBps({ ...p, healthFactorWad: liquidatable ? p.healthFactorWad : WAD - 1n });
+  const cf = closeFactorFor(protocol, { ...p, healthFactorWad: liquidatable ? p.healthFactorWad : WAD - 1n });
   let repay = (p.debtBase * cf) / 10_000n;
   const maxRepay = (p.collateralBase * 10_000n) / (10_000n + v.bonusBps);
   if (repay > maxRepay) repay = maxRepay;
@@ -238,7 +240,7 @@ export async function computeOpportunities({ ctx, input }: { ctx: OpportunitiesD
   // Every matching position is valued, then the best `limit` are kept: the rank is by value, not by HF.
   const positions = await positionsBelow(db, { markets: ids, maxHfWad: maxHf, minDebtBase: minDebt });
   const byId = new Map(ctx.markets.map((m) => [m.id, m]));
-  const valued = positions.map((p) => ({ p, v: valuePosition(p, { bonusBps: BigInt(input.bonus_bps), gasBase, competitors }) }));
+  const valued = positions.map((p) => ({ p, v: valuePosition(p, { bonusBps: BigInt(input.bonus_bps), gasBase, competitors }, byId.get(p.market)?.protocol) }));
   valued.sort((a, b) => (b.v.ev > a.v.ev ? 1 : b.v.ev < a.v.ev ? -1 : a.p.borrower.localeCompare(b.p.borrower)));
 
   return OpportunitiesOutput.parse({

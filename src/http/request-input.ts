@@ -91,7 +91,12 @@ export function knownInputKeys(schema: unknown): Set<string> | undefined {
 
 /** Removes the names the route's schema does not read; returns them (sorted) so the answer can list them. */
 export function dropUnknownInput(route: AnyRouteDef, raw: Record<string, unknown>): string[] {
-  const known = knownInputKeys(route.input);
+  return dropUnknownKeys(route.input, raw);
+}
+
+/** Removes the names an input schema does not read (none when it reads any name); returns them sorted. */
+export function dropUnknownKeys(schema: unknown, raw: Record<string, unknown>): string[] {
+  const known = knownInputKeys(schema);
   if (!known) return [];
   const ignored = Object.keys(raw).filter((k) => !known.has(k)).sort();
   for (const k of ignored) delete raw[k];

@@ -104,6 +104,15 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O extends z.ZodType =
    */
   minValiditySeconds?: number;
   /**
+   * The paid work cannot be undone (a transaction handed to builders): the
+   * paywall settles the payment first and does the work only once it has
+   * settled, so a failed settlement costs the service no free work. Every
+   * refusal must then be in `precheck` (run before verification), and the
+   * handler must answer what happened rather than refuse. A retry never
+   * repeats the work.
+   */
+  settleBeforeWork?: boolean;
+  /**
    * An example call for catalogues and agents (the bazaar extension of the
    * 402, llms.txt): a valid input and the answer it gets. When absent, both
    * are sampled from the schemas (src/http/discovery.ts).

@@ -94,6 +94,7 @@ async function serveRoute(c: Context<HttpEnv>, route: AnyRouteDef, deps: RouterD
     successStatus: status,
     readOnly: route.readOnly,
     minValiditySeconds: route.minValiditySeconds,
+    settleBeforeWork: route.settleBeforeWork,
     extensions: bazaarForHttp(route, url.pathname),
   });
   if (outcome.kind === "payment_required") {

@@ -1,6 +1,8 @@
 /**
  * One MCP tool call, the way the router serves one HTTP request:
- *   validate the arguments with the route's input schema → rate limit (the
+ *   drop the argument names the tool does not read (listed in the result's
+ *   `_meta["vigil/ignored_input"]`, as HTTP lists them in `Vigil-Ignored-Input`)
+ *   → validate the arguments with the route's input schema → rate limit (the
  *   route's own limit; the free dispatcher's per-client limit) → precheck →
  *   free: run; paid: the same paywall as HTTP, with the x402 payload taken
  *   from the request's `_meta["x402/payment"]` → the tool result.
@@ -27,10 +29,13 @@ import { enforceRouteLimit, type RateLimiters } from "../http/rate-limits.js";
 import { priceOf } from "../http/router.js";
 import { bazaarForMcp } from "../http/discovery.js";
 import { storedAnswer } from "../http/respond.js";
+import { dropUnknownKeys } from "../http/request-input.js";
 import type { PublishedTool } from "./tools.js";
 
 /** `_meta` key of the signed payment (a PaymentPayload object; a base64 header string is accepted too). */
 export const PAYMENT_META_KEY = "x402/payment";
+/** `_meta` key of the argument names a call carried that the tool does not read (sorted). */
+export const IGNORED_INPUT_META_KEY = "vigil/ignored_input";
 /** `_meta` key of the settlement answer on a paid result. */
 export const PAYMENT_RESPONSE_META_KEY = "x402/payment-response";
 
@@ -87,6 +92,20 @@ export async function callTool(
   meta: Record<string, unknown> | undefined,
   caller: CallerInfo,
 ): Promise<CallToolResult> {
+  // As over HTTP, names the tool does not read are dropped, not refused, and listed with the result.
+  const raw = { ...(args ?? {}) };
+  const ignored = dropUnknownKeys(published.entry.input, raw);
+  const result = await runTool(deps, published, raw, meta, caller);
+  return ignored.length === 0 ? result : { ...result, _meta: { ...result._meta, [IGNORED_INPUT_META_KEY]: ignored } };
+}
+
+async function runTool(
+  deps: CallDeps,
+  published: PublishedTool,
+  args: Record<string, unknown>,
+  meta: Record<string, unknown> | undefined,
+  caller: CallerInfo,
+): Promise<CallToolResult> {
   const ctx: RequestContext = {
     requestId: caller.requestId,
     ip: caller.ip,
@@ -120,6 +139,7 @@ export async function callTool(
       successStatus: entry.successStatus ?? 200,
       readOnly: entry.readOnly,
       minValiditySeconds: entry.minValiditySeconds,
+      settleBeforeWork: entry.settleBeforeWork,
       extensions: bazaarForMcp(entry, name),
     });
     if (outcome.kind === "payment_required") {
@@ -151,8 +171,8 @@ export async function callTool(
 }
 
 /** The tool's arguments through its REST input schema: the same 400 `invalid_input` and issues as HTTP. */
-function parseArguments(schema: z.ZodType, args: Record<string, unknown> | undefined): unknown {
-  const parsed = schema.safeParse(args ?? {});
+function parseArguments(schema: z.ZodType, args: Record<string, unknown>): unknown {
+  const parsed = schema.safeParse(args);
   if (parsed.success) return parsed.data;
   throw new ServiceError(400, "invalid_input", "The tool arguments are invalid.", {
     issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),

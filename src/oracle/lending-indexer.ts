@@ -1,19 +1,21 @@
 /**
  * The lending indexer: a background job that keeps, per lending market
  * (chains/ethereum/lending.ts), the borrowers with debt and their health,
- * and the liquidations, in the database (lending-store.ts). One run, for
- * each market in turn:
+ * and the liquidations, in the database (lending-store.ts). What differs by
+ * protocol (Aave V3/SparkLend, Compound V3, Morpho Blue) is behind
+ * lending-venues.ts. One run, for each market in turn:
  *   1. reads the node's head; the indexer stays `confirmations` blocks
  *      behind it, so a shallow reorg never reaches the stored events;
- *   2. reads the Pool's Supply/Borrow/Repay/Withdraw/LiquidationCall logs
- *      (eth_getLogs) from the block after the cursor, at most `batchBlocks`
- *      at a time; a new market starts `backfillBlocks` below the head;
- *   3. borrowers are the accounts those events name; their
- *      `getUserAccountData` is read in Multicall3 aggregate3 batches — only
- *      the touched ones while catching up, every tracked borrower once the
- *      range reaches the head (the health-factor refresh);
- *   4. each LiquidationCall is valued in USD with the oracle's price and the
- *      token's decimals() (read in one batch), at indexing time;
+ *   2. reads the market contract's logs of the venue's topics (eth_getLogs)
+ *      from the block after the cursor, at most `batchBlocks` at a time; a
+ *      new market starts `backfillBlocks` below the head;
+ *   3. positions are the ones those events name; their health is read in
+ *      Multicall3 aggregate3 batches — only the touched ones while catching
+ *      up, every tracked position once the range reaches the head (the
+ *      health-factor refresh);
+ *   4. each liquidation (LiquidationCall, AbsorbDebt, Liquidate) is valued
+ *      in USD with the oracle's price of the debt token and its decimals()
+ *      (read in one batch), at indexing time;
  *   5. in one transaction: positions with debt upserted, positions without
  *      debt dropped, liquidations inserted (idempotent by block and log
  *      index), the cursor moved, liquidations past the retention pruned.
@@ -37,16 +39,14 @@ import {
   decodeAggregate3,
   decodeAssetPrice,
   decodeDecimals,
-  decodePoolLog,
   encodeAggregate3,
   MULTICALL3,
-  POOL_TOPICS,
   toBase,
-  type AccountData,
   type LendingMarket,
   type RawLog,
   type SubCall,
 } from "../chains/ethereum/lending.js";
+import { venueFor, type PositionKey, type TokenFacts, type VenueContext } from "./lending-venues.js";
 import {
   advanceCursor,
   cursors,
@@ -54,7 +54,7 @@ import {
   recordCursorError,
   storeAccounts,
   storeLiquidations,
-  trackedBorrowers,
+  trackedPositions,
   type StoredLiquidation,
 } from "./lending-store.js";
 
@@ -97,9 +97,9 @@ const LogSchema = z.object({
 
 const hex = (v: bigint) => `0x${v.toString(16)}`;
 
-/** eth_getLogs for one Pool over [from, to], shape-checked. */
-async function poolLogs(rpc: EthRpc, pool: string, from: bigint, to: bigint, signal?: AbortSignal): Promise<RawLog[]> {
-  const raw = await rpc.call("eth_getLogs", [{ address: pool, fromBlock: hex(from), toBlock: hex(to), topics: [[...POOL_TOPICS]] }], signal);
+/** eth_getLogs for one market's contract and topics over [from, to], shape-checked. */
+async function marketLogs(rpc: EthRpc, pool: string, topics: readonly string[], from: bigint, to: bigint, signal?: AbortSignal): Promise<RawLog[]> {
+  const raw = await rpc.call("eth_getLogs", [{ address: pool, fromBlock: hex(from), toBlock: hex(to), topics: [[...topics]] }], signal);
   const parsed = z.array(LogSchema).safeParse(raw);
   if (!parsed.success) throw new Error(`malformed eth_getLogs answer: ${parsed.error.issues[0]?.message ?? "invalid"}`);
   return parsed.data.filter((l) => !l.removed && l.address === pool);
@@ -182,40 +182,45 @@ export async function indexLendingOnce(deps: LendingIndexerDeps, signal?: AbortS
     line.from = from;
     line.to = to;
     try {
-      const logs = await poolLogs(rpc, market.pool, from, to, signal);
+      const venue = venueFor(market);
+      const factsMemo = new Map<string, TokenFacts>();
+      const ctx: VenueContext = {
+        rpc,
+        market,
+        multicall: (calls) => multicall(rpc, calls, deps.multicallBatch, signal),
+        tokenFacts: async (tokens) => {
+          const missing = [...new Set(tokens)].filter((t) => !factsMemo.has(t));
+          if (missing.length) for (const [t, f] of await tokenFacts(rpc, deps.oracle, missing, deps.multicallBatch, signal)) factsMemo.set(t, f);
+          return new Map(tokens.map((t) => [t, factsMemo.get(t)!]));
+        },
+      };
+      const logs = await marketLogs(rpc, market.pool, venue.topics, from, to, signal);
       line.logs = logs.length;
-      const touched = new Set<string>();
-      const liqLogs: { log: RawLog; ev: Extract<ReturnType<typeof decodePoolLog>, { kind: "liquidation" }> }[] = [];
-      for (const log of logs) {
-        const ev = decodePoolLog(log);
-        if (!ev) continue;
-        touched.add(ev.user);
-        if (ev.kind === "liquidation") liqLogs.push({ log, ev });
-      }
+      const found = await venue.scan(ctx, logs);
       const caughtUp = to === target;
-      // At the head every tracked borrower is refreshed; while catching up only those the range touched.
-      const users = caughtUp ? [...new Set([...(await trackedBorrowers(db, market.id)), ...touched])] : [...touched];
-      const accounts = (await readAccounts(rpc, market.pool, users, deps.multicallBatch, signal)).filter(
-        (a): a is { borrower: string; data: AccountData } => a.data !== null,
-      );
-      const facts = await tokenFacts(rpc, deps.oracle, [...new Set([weth, ...liqLogs.map((l) => l.ev.debtAsset)])], deps.multicallBatch, signal);
+      // At the head every tracked position is refreshed; while catching up only those the range touched.
+      const keys = new Map<string, PositionKey>();
+      for (const k of [...(caughtUp ? await trackedPositions(db, market.id) : []), ...found.touched]) keys.set(`${k.borrower}:${k.subMarket}`, k);
+      const accounts = await venue.read(ctx, [...keys.values()]);
+      const facts = await ctx.tokenFacts([weth, ...found.liquidations.map((l) => l.debtAsset)]);
       const liquidations: StoredLiquidation[] = [];
-      for (const { log, ev } of liqLogs) {
-        const f = facts.get(ev.debtAsset);
+      for (const l of found.liquidations) {
+        const f = facts.get(l.debtAsset);
         liquidations.push({
           market: market.id,
-          blockNumber: log.blockNumber,
-          logIndex: log.logIndex,
-          blockHash: log.blockHash,
-          txHash: log.transactionHash,
-          blockTimeS: await blockTime(log.blockNumber),
-          borrower: ev.user,
-          liquidator: ev.liquidator,
-          collateralAsset: ev.collateralAsset,
-          debtAsset: ev.debtAsset,
-          debtToCover: ev.debtToCover,
-          collateralAmount: ev.collateralAmount,
-          debtBase: f?.price != null && f.decimals != null ? toBase(ev.debtToCover, f.decimals, f.price) : null,
+          blockNumber: l.log.blockNumber,
+          logIndex: l.log.logIndex,
+          blockHash: l.log.blockHash,
+          txHash: l.log.transactionHash,
+          blockTimeS: await blockTime(l.log.blockNumber),
+          borrower: l.borrower,
+          liquidator: l.liquidator,
+          collateralAsset: l.collateralAsset,
+          debtAsset: l.debtAsset,
+          debtToCover: l.debtToCover,
+          collateralAmount: l.collateralAmount,
+          debtBase: f?.price != null && f.decimals != null ? toBase(l.debtToCover, f.decimals, f.price) : null,
+          subMarket: l.subMarket,
         });
       }
       const toTime = await blockTime(to);

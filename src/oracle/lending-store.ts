@@ -1,13 +1,15 @@
 /**
- * The lending indexer's SQL (migration 0013): positions of borrowers with
- * debt, liquidation events and a cursor per market. Base amounts (USD, 8
+ * The lending indexer's SQL (migrations 0013, 0019): positions of borrowers
+ * with debt, liquidation events and a cursor per market. A position is
+ * (market, borrower, sub_market): sub_market is the Morpho Blue market id
+ * inside the singleton, '' for pooled markets. Base amounts (USD, 8
  * decimals) and health factors (1e18) are exact decimal strings in the
  * database and bigints here; comparisons happen in SQL on numeric.
  */
 import { sql, type Selectable } from "kysely";
 import type { LendingLiquidationsTable } from "../db/schema.js";
 import type { Queryable } from "../db/types.js";
-import type { AccountData } from "../chains/ethereum/lending.js";
+import type { PositionHealth } from "../chains/ethereum/lending.js";
 
 export interface StoredPosition {
   market: string;
@@ -16,6 +18,8 @@ export interface StoredPosition {
   debtBase: bigint;
   liquidationThresholdBps: number;
   healthFactorWad: bigint;
+  /** Morpho Blue market id; '' for pooled markets. */
+  subMarket: string;
   firstSeenBlock: bigint;
   refreshedBlock: bigint;
   refreshedMs: number;
@@ -35,6 +39,8 @@ export interface StoredLiquidation {
   debtToCover: bigint;
   collateralAmount: bigint;
   debtBase: bigint | null;
+  /** Morpho Blue market id; '' for pooled markets. */
+  subMarket: string;
 }
 
 export interface LendingCursor {
@@ -110,23 +116,30 @@ export async function recordCursorError(db: Queryable, market: string, chainId: 
 }
 
 export async function trackedBorrowers(db: Queryable, market: string): Promise<string[]> {
-  const rows = await db.selectFrom("lending_positions").select("borrower").where("market", "=", market).execute();
+  const rows = await db.selectFrom("lending_positions").select("borrower").distinct().where("market", "=", market).execute();
   return rows.map((r) => r.borrower);
 }
 
+/** Every tracked position of a market as (borrower, sub-market). */
+export async function trackedPositions(db: Queryable, market: string): Promise<{ borrower: string; subMarket: string }[]> {
+  const rows = await db.selectFrom("lending_positions").select(["borrower", "sub_market"]).where("market", "=", market).execute();
+  return rows.map((r) => ({ borrower: r.borrower, subMarket: r.sub_market }));
+}
+
 /**
- * Writes refreshed account data: borrowers with debt are upserted (keeping
- * their first-seen block), borrowers without debt are dropped.
+ * Writes refreshed account data: positions with debt are upserted (keeping
+ * their first-seen block), positions without debt are dropped.
  */
 export async function storeAccounts(
   db: Queryable,
   market: string,
   block: bigint,
   nowMs: number,
-  accounts: readonly { borrower: string; data: AccountData }[],
+  accounts: readonly { borrower: string; subMarket?: string; data: PositionHealth }[],
 ): Promise<{ stored: number; dropped: number }> {
   const withDebt = accounts.filter((a) => a.data.debtBase > 0n);
-  const without = accounts.filter((a) => a.data.debtBase === 0n).map((a) => a.borrower);
+  const without = new Map<string, string[]>();
+  for (const a of accounts) if (a.data.debtBase === 0n) without.set(a.subMarket ?? "", [...(without.get(a.subMarket ?? "") ?? []), a.borrower]);
   for (let i = 0; i < withDebt.length; i += 500) {
     await db
       .insertInto("lending_positions")
@@ -138,13 +151,14 @@ export async function storeAccounts(
           debt_base: a.data.debtBase.toString(),
           liquidation_threshold_bps: Number(a.data.liquidationThresholdBps),
           health_factor_wad: a.data.healthFactorWad.toString(),
+          sub_market: a.subMarket ?? "",
           first_seen_block: block.toString(),
           refreshed_block: block.toString(),
           refreshed_ms: String(nowMs),
         })),
       )
       .onConflict((oc) =>
-        oc.columns(["market", "borrower"]).doUpdateSet((eb) => ({
+        oc.columns(["market", "borrower", "sub_market"]).doUpdateSet((eb) => ({
           collateral_base: eb.ref("excluded.collateral_base"),
           debt_base: eb.ref("excluded.debt_base"),
           liquidation_threshold_bps: eb.ref("excluded.liquidation_threshold_bps"),
@@ -156,9 +170,16 @@ export async function storeAccounts(
       .execute();
   }
   let dropped = 0;
-  for (let i = 0; i < without.length; i += 500) {
-    const r = await db.deleteFrom("lending_positions").where("market", "=", market).where("borrower", "in", without.slice(i, i + 500)).executeTakeFirst();
-    dropped += Number(r.numDeletedRows);
+  for (const [sub, borrowers] of without) {
+    for (let i = 0; i < borrowers.length; i += 500) {
+      const r = await db
+        .deleteFrom("lending_positions")
+        .where("market", "=", market)
+        .where("sub_market", "=", sub)
+        .where("borrower", "in", borrowers.slice(i, i + 500))
+        .executeTakeFirst();
+      dropped += Number(r.numDeletedRows);
+    }
   }
   return { stored: withDebt.length, dropped };
 }
@@ -182,6 +203,7 @@ export async function storeLiquidations(db: Queryable, rows: readonly StoredLiqu
         debt_to_cover: l.debtToCover.toString(),
         collateral_amount: l.collateralAmount.toString(),
         debt_base: l.debtBase?.toString() ?? null,
+        sub_market: l.subMarket,
       })),
     )
     .onConflict((oc) => oc.columns(["market", "block_number", "log_index"]).doNothing())
@@ -201,6 +223,7 @@ const positionFromRow = (r: {
   debt_base: string;
   liquidation_threshold_bps: number;
   health_factor_wad: string;
+  sub_market: string;
   first_seen_block: string;
   refreshed_block: string;
   refreshed_ms: string;
@@ -211,6 +234,7 @@ const positionFromRow = (r: {
   debtBase: BigInt(r.debt_base),
   liquidationThresholdBps: Number(r.liquidation_threshold_bps),
   healthFactorWad: BigInt(r.health_factor_wad),
+  subMarket: r.sub_market,
   firstSeenBlock: BigInt(r.first_seen_block),
   refreshedBlock: BigInt(r.refreshed_block),
   refreshedMs: Number(r.refreshed_ms),
@@ -283,6 +307,7 @@ const liquidationFromRow = (r: Selectable<LendingLiquidationsTable>): StoredLiqu
   debtToCover: BigInt(r.debt_to_cover),
   collateralAmount: BigInt(r.collateral_amount),
   debtBase: big(r.debt_base),
+  subMarket: r.sub_market,
 });
 
 /** Liquidations in the given markets since `sinceS` (block time), newest first. */

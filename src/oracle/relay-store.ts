@@ -202,13 +202,24 @@ export async function seenBuilderKeys(db: Queryable, sinceS: number): Promise<st
 }
 
 /** The newest delivered slot's payload rows (one per relay that delivered it). */
-export async function latestDelivery(db: Queryable): Promise<{ slot: number; blockNumber: number; blockHash: string; builder: string; feeRecipient: string; value: bigint; relays: string[]; hashes: number } | null> {
-  const top = await newestSlot(db);
-  if (top === null) return null;
-  const rows = await db.selectFrom("relay_payloads").selectAll().where("slot", "=", String(top)).orderBy("relay").execute();
-  const first = rows[0]!;
+export interface Delivery {
+  slot: number;
+  blockNumber: number;
+  blockHash: string;
+  builder: string;
+  feeRecipient: string;
+  value: bigint;
+  relays: string[];
+  hashes: number;
+}
+
+/** The delivered block of a slot (the first relay by id standing for it), or null when none is stored. */
+export async function deliveryAt(db: Queryable, slot: number): Promise<Delivery | null> {
+  const rows = await db.selectFrom("relay_payloads").selectAll().where("slot", "=", String(slot)).orderBy("relay").execute();
+  const first = rows[0];
+  if (!first) return null;
   return {
-    slot: top,
+    slot,
     blockNumber: Number(first.block_number),
     blockHash: first.block_hash,
     builder: first.builder_pubkey,
@@ -217,6 +228,11 @@ export async function latestDelivery(db: Queryable): Promise<{ slot: number; blo
     relays: rows.filter((r) => r.block_hash === first.block_hash).map((r) => r.relay),
     hashes: new Set(rows.map((r) => r.block_hash)).size,
   };
+}
+
+export async function latestDelivery(db: Queryable): Promise<Delivery | null> {
+  const top = await newestSlot(db);
+  return top === null ? null : deliveryAt(db, top);
 }
 
 /** Whether a relay's last poll succeeded. */

@@ -5,18 +5,19 @@
  * only read, for its chain id, the sender's nonce and balance, whether it
  * already knows the hash, and the head).
  *
- * Flow of a paid relay:
- *   1. precheck (before the 402, so nobody pays for a refusal): decode and
- *      recover the sender (400 invalid_transaction), the chain id must be the
- *      node's (400 transaction_wrong_chain), the nonce must not be below the
- *      sender's on-chain nonce and the node must not know the hash
- *      (409 transaction_already_mined), a builder must be configured (503);
- *   2. after the payment is verified: the same checks again (the chain moves
- *      between the 402 and the paid retry), then one submission per builder,
- *      in parallel;
- *   3. no builder accepted: 502 private_relay_failed with the reasons, and
- *      the payment is not settled; at least one accepted: 200 with the
- *      outcome per builder, and the payment settles.
+ * Flow of a paid relay (a send cannot be recalled, so the route settles
+ * before it sends: RouteDef.settleBeforeWork):
+ *   1. precheck, on the unpaid call and again on the paid one before the
+ *      payment is verified: decode and recover the sender
+ *      (400 invalid_transaction; the body and `raw_tx` size limits come
+ *      first), the chain id must be the node's (400 transaction_wrong_chain),
+ *      the nonce must not be below the sender's on-chain nonce and the node
+ *      must not know the hash (409 transaction_already_mined), a builder must
+ *      be configured (503); a node that does not answer is a 502 here too;
+ *   2. the payment is verified and settled; a failed settlement sends nothing;
+ *   3. only then one submission per builder, in parallel, and 200 with each
+ *      builder's outcome, `accepted` false when every builder refused (the
+ *      payment paid for the sending, which happened).
  */
 import { z } from "zod";
 import type { Clock } from "../core/clock.js";
@@ -251,6 +252,7 @@ export async function checkRelay({ ctx, input }: { ctx: RelayDeps; input: z.infe
 }
 
 export const RelayOutput = z.object({
+  accepted: z.boolean().describe("at least one builder accepted; false: every builder refused (see builders[].error), the transaction was sent and the payment settled"),
   hash: z.string(),
   from: z.string(),
   nonce: z.number().int(),
@@ -272,24 +274,33 @@ export const RelayOutput = z.object({
 });
 export type RelayResult = z.infer<typeof RelayOutput>;
 
+/**
+ * The paid work, run once the payment has settled: every refusal was the
+ * precheck's, so this only sends and reports. The transaction is decoded
+ * again (pure: the precheck's decode succeeded on these bytes) and the head
+ * read for the bundles' target blocks; a node that fails now fails the call
+ * after settlement, and the paywall's resume sends on the client's retry.
+ */
 export async function relayTransaction({ ctx, input }: { ctx: RelayDeps; input: z.infer<typeof RawTxInput> }): Promise<RelayResult> {
-  const { tx, node } = await checkRelay({ ctx, input });
-  const submissions: Submission[] = await Promise.all(ctx.builders.map((b) => b.submit(tx.raw, node.head + 1n, ctx.targetBlocks)));
+  const tx = await decodeRawTransaction(input.raw_tx);
+  const head = (await ctx.rpc.header("latest"))?.number ?? 0n;
+  const submissions: Submission[] = await Promise.all(ctx.builders.map((b) => b.submit(tx.raw, head + 1n, ctx.targetBlocks)));
   const builders = submissions.map((s) => ({ builder: s.builder, method: s.method, accepted: s.accepted, reply: s.reply, target_blocks: s.blocks, error: s.error }));
   const accepted = submissions.filter((s) => s.accepted).map((s) => s.builder);
-  if (accepted.length === 0) {
-    throw new ServiceError(502, "private_relay_failed", "No private builder accepted the transaction; nothing was charged.", { hash: tx.hash, builders });
-  }
   return {
+    accepted: accepted.length > 0,
     hash: tx.hash,
     from: tx.from,
     nonce: tx.nonce,
     chain_id: tx.chainId!,
     submitted_at_ms: ctx.clock.now(),
-    head_block: node.head.toString(),
+    head_block: head.toString(),
     accepted_by: accepted,
     builders,
-    note: "Accepted means the builder took the transaction, not that it will be included. A sent transaction cannot be recalled, only replaced by one with the same nonce and a higher fee.",
+    note:
+      accepted.length > 0
+        ? "Accepted means the builder took the transaction, not that it will be included. A sent transaction cannot be recalled, only replaced by one with the same nonce and a higher fee."
+        : "Every builder refused the transaction (reasons per builder above). It was sent to each of them after the payment settled, so the payment stands; a refusing builder may still have seen it. Fix the reason and relay again (a new payment).",
   };
 }
 
@@ -320,7 +331,8 @@ export async function relayInfo({ ctx, price }: { ctx: RelayDeps; price: string 
       "Acceptance is not inclusion: a builder includes it only if it wins a block while the transaction is valid.",
       `Bundles target the next ${ctx.targetBlocks} block(s) after the head; after that, submit again.`,
       "A sent transaction cannot be recalled; it can only be replaced by one with the same nonce and a higher fee.",
-      "Refusals (malformed, unsigned, wrong chain, nonce already used, already known) are decided before payment and cost nothing; if no builder accepts, nothing is charged.",
+      "Refusals (malformed, unsigned, wrong chain, nonce already used, already known) are decided before payment and cost nothing.",
+      "The payment settles before the transaction is sent: if settlement fails, nothing is sent; once sent, the payment stands even if every builder refuses (the answer says why, per builder).",
     ],
   };
 }

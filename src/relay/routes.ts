@@ -42,14 +42,15 @@ export function relayRoutes(ctx: RelayDeps): AnyRouteDef[] {
       operationId: "premiumPrivateRelay",
       summary: "Forward a locally signed raw Ethereum transaction to the private block builders only (never a public mempool); answers per builder accepted or refused",
       description:
-        "Body `{raw_tx}`. Malformed, unsigned, wrong-chain, nonce-used and already-known transactions are refused before payment. When no builder accepts, the answer is 502 private_relay_failed and the payment is not settled.",
+        "Body `{raw_tx}`. Malformed, unsigned, wrong-chain, nonce-used and already-known transactions are refused before payment. The payment settles before anything is sent: a failed settlement sends nothing. The answer reports each builder's outcome; when every builder refuses, `accepted` is false and the payment stands (the sending was done). A retry with the same payment returns the stored answer and sends nothing again.",
       tags: ["private-relay"],
       mcpTool: "service_private_relay",
       input: RawTxInput,
       output: RelayOutput,
       price: PRIVATE_RELAY_PRICE,
-      // Nothing is written: the paywall runs the submission outside a transaction and settles after it.
+      // Nothing is written to the database; but a send cannot be recalled, so the payment settles first and only a settled payment sends.
       readOnly: true,
+      settleBeforeWork: true,
       minValiditySeconds: 30,
       precheck: async (input) => void (await checkRelay({ ctx, input })),
       handler: (input) => relayTransaction({ ctx, input }),

@@ -18,7 +18,7 @@ export const historicalInput = z.object({
   address: z.string().min(1).max(200).optional().describe("Required for Monero (primary address or subaddress); ignored for Zcash."),
   birthdayHeight: z.number().int().min(0).optional().describe("First block scanned; Monero default 0 (the range limit applies)."),
   toHeight: z.number().int().min(0).optional().describe("Last block scanned; default the chain tip."),
-  includeNotes: z.boolean().optional().describe("Also list every output/note found."),
+  includeNotes: z.boolean().optional().describe("Also list every output/note found (Zcash: unspent shielded notes with their anchor, position and Merkle path)."),
 });
 export type HistoricalInput = z.infer<typeof historicalInput>;
 
@@ -46,6 +46,17 @@ const historicalEntry = z.object({
   spent_height: z.number().int().optional().describe("Zcash: height of the spend"),
   spent_txid: z.string().optional().describe("Zcash: transaction that spent the note"),
   diversifier_index: z.string().optional().describe("Zcash: ZIP 32 diversifier index (shielded) or external address index (transparent), decimal"),
+  anchor: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+    .describe("Zcash, unspent shielded notes: root of the pool's note commitment tree at to_height (32 bytes little-endian, hex), checked against the node's tree state"),
+  position: z.number().int().min(0).optional().describe("Zcash, unspent shielded notes: the note's leaf index in its pool's tree"),
+  merkle_path: z
+    .array(z.string().regex(/^[0-9a-f]{64}$/))
+    .length(32)
+    .optional()
+    .describe("Zcash, unspent shielded notes: the 32 sibling hashes (hex, leaf level first) from the note commitment to `anchor`"),
 });
 
 export const historicalOutput = z.object({
@@ -123,7 +134,7 @@ export function historicalRoute(scans: HistoricalScans) {
     summary: "One-off historical scan of a view key: totals received/spent/spendable and optionally every output",
     description:
       "Scans birthdayHeight..toHeight with a read-only view key. The key is held in memory for this call only, never stored or logged. " +
-      "Monero: a view key cannot see spends, so spent_atomic is 0 and spent_visibility says so. Zcash: the UFVK sees spends through nullifiers; with includeNotes each note has its pool, memo and spent flag. Ranges longer than the server's limit are refused " +
+      "Monero: a view key cannot see spends, so spent_atomic is 0 and spent_visibility says so. Zcash: the UFVK sees spends through nullifiers; with includeNotes each note has its pool, memo and spent flag, and each unspent shielded note its anchor, position and Merkle path (Sapling Pedersen / Orchard and Ironwood Sinsemilla trees), checked against the node's tree state. Ranges longer than the server's limit are refused " +
       "(400 range_too_large, with a suggested birthdayHeight); a scan that runs out of time answers 504 scan_timeout.",
     tags: ["private-watch"],
     input: historicalInput,
@@ -133,6 +144,25 @@ export function historicalRoute(scans: HistoricalScans) {
     readOnly: true,
     // The scan may run 25 s; the authorisation must outlive it, or the work would be done for nothing.
     minValiditySeconds: 60,
+    // Written out, not sampled: a sampled Zcash note would carry a 32-hash merkle_path and swell the 402 that clients echo back.
+    example: {
+      input: { chain: "zcash", viewKey: "uview1…", birthdayHeight: 3_100_000, toHeight: 3_101_000 },
+      output: {
+        chain: "zcash",
+        network: "mainnet",
+        from_height: 3_100_000,
+        to_height: 3_101_000,
+        tip_height: 3_101_020,
+        scanned_blocks: 1001,
+        received_atomic: "250000000",
+        spent_atomic: "100000000",
+        spendable_atomic: "150000000",
+        locked_atomic: "0",
+        spent_visibility: "visible_with_full_viewing_key",
+        output_count: 2,
+        notes: ["Amounts are zatoshi (1 ZEC = 10^8)."],
+      },
+    },
     mcpTool: "service_private_watch_historical",
     // Input refusals (missing address, a key of another address, an unconfigured chain, heights) come before the 402.
     precheck: (input) => checkHistoricalScan(scans, input),

@@ -84,6 +84,8 @@ export interface EventBody {
     before_atomic: string;
     after_atomic: string;
     pending_atomic: string;
+    /** Signed change of `pendingSpentAtomic` (outgoing in the mempool), when the chain reports it (Zcash). */
+    pending_spent_atomic?: string;
   };
   credit: ReturnType<typeof creditBlock>;
   [extra: string]: unknown;
@@ -119,6 +121,7 @@ export function eventBody(
       before_atomic: before.toString(),
       after_atomic: after.toString(),
       pending_atomic: (BigInt(current.pendingAtomic) - BigInt(previous.pendingAtomic)).toString(),
+      ...(current.pendingSpentAtomic !== undefined ? { pending_spent_atomic: (pendingSpentOf(current) - pendingSpentOf(previous)).toString() } : {}),
     },
     credit: creditBlock(meter, clock),
     ...extra,
@@ -127,5 +130,10 @@ export function eventBody(
 
 /** Whether a new snapshot differs from the previous one in a way the receiver must hear about. */
 export function balanceChanged(previous: BalanceSnapshot, current: BalanceSnapshot): boolean {
-  return previous.balanceAtomic !== current.balanceAtomic || previous.pendingAtomic !== current.pendingAtomic;
+  return previous.balanceAtomic !== current.balanceAtomic || previous.pendingAtomic !== current.pendingAtomic || pendingSpentOf(previous) !== pendingSpentOf(current);
+}
+
+/** Outgoing amount in the mempool (Zcash snapshots; 0 for a chain or an older snapshot without it). */
+function pendingSpentOf(s: BalanceSnapshot): bigint {
+  return typeof s.pendingSpentAtomic === "string" && /^\d+$/.test(s.pendingSpentAtomic) ? BigInt(s.pendingSpentAtomic) : 0n;
 }

@@ -33,6 +33,7 @@ import { insertEvents, serializeEvent } from "./outbox.js";
 import { buildDeliveryHeaders } from "../webhooks/deliver.js";
 import { signBody } from "../webhooks/sign.js";
 import { TOPUP_PATHS } from "./topups.js";
+import { sealKeyMaterial, writeKeyMaterial } from "./key-material.js";
 import type { WatchDeps } from "./deps.js";
 import type { ChainId, ChainScanner, ValidatedWatchKey } from "../chains/scanner.js";
 
@@ -160,6 +161,7 @@ export async function createWatch({ ctx, input, opening = USDC_OPENING }: Op<Cre
         expires_at: expiresAt,
       })
       .execute();
+    if (key.keyMaterial !== undefined) await writeKeyMaterial(trx, [{ watchId: id, sealed: sealKeyMaterial(box, id, key.keyMaterial) }]);
     if (opened.entries.length) await trx.insertInto("watch_ledger").values(ledgerRows(id, opened.entries, ctx.paymentRef ?? null)).execute();
   });
   return {

@@ -8,6 +8,8 @@ import type { Logger } from "pino";
 import type { ChainId, ChainScanner, ScanState, WatchScanInput, WatchScanOutput } from "../chains/scanner.js";
 import type { Metrics } from "../core/metrics.js";
 import type { SecretBox } from "../core/secretbox.js";
+import type { Database } from "../db/types.js";
+import { keyMaterialStore, sealKeyMaterial } from "./key-material.js";
 import type { ClaimedWatch } from "./tick-leases.js";
 
 export interface ChainScans {
@@ -15,13 +17,15 @@ export interface ChainScans {
   results: Map<string, WatchScanOutput>;
   scanned: number;
   scanErrors: number;
+  /** watchId → key material the scanner built and the store lacks, sealed (written with the batch). */
+  keyMaterial: Map<string, Buffer>;
 }
 
 export async function scanWatchesByChain(
-  deps: { scanners: Partial<Record<ChainId, ChainScanner>>; secretBox: SecretBox | null; log: Logger; metrics?: Metrics },
+  deps: { db: Database; scanners: Partial<Record<ChainId, ChainScanner>>; secretBox: SecretBox | null; log: Logger; metrics?: Metrics },
   watches: readonly ClaimedWatch[],
 ): Promise<ChainScans> {
-  const out: ChainScans = { results: new Map(), scanned: 0, scanErrors: 0 };
+  const out: ChainScans = { results: new Map(), scanned: 0, scanErrors: 0, keyMaterial: new Map() };
   const byChain = new Map<ChainId, ClaimedWatch[]>();
   for (const w of watches) {
     const list = byChain.get(w.chain) ?? [];
@@ -50,9 +54,15 @@ export async function scanWatchesByChain(
         deps.log.error({ watchId: w.id, err: (e as Error).message }, "view key does not decrypt; watch skipped");
       }
     }
+    const box = deps.secretBox;
+    const store = keyMaterialStore(deps.db, box, (watchId) => deps.log.warn({ watchId }, "stored key material does not decrypt; keys derived from the view key"));
     const endScan = deps.metrics?.scanDuration.startTimer({ chain });
     try {
-      for (const r of await scanner.scanWatches(inputs)) out.results.set(r.watchId, r);
+      for (const r of await scanner.scanWatches(inputs, undefined, store)) {
+        const { keyMaterial, ...result } = r;
+        out.results.set(r.watchId, result);
+        if (keyMaterial !== undefined) out.keyMaterial.set(r.watchId, sealKeyMaterial(box, r.watchId, keyMaterial));
+      }
       endScan?.();
       out.scanned += inputs.length;
     } catch (e) {

@@ -15,6 +15,7 @@ import type { Database } from "../db/types.js";
 import type { Clock } from "../core/clock.js";
 import { hasFindings, type KnownOutput, type ScanSubscriber, type WatchFindings } from "./findings.js";
 import { SQL_ROWS_PER_STATEMENT } from "./model.js";
+import { writeKeyMaterial } from "./key-material.js";
 import { insertEvents, type PendingEvent } from "./outbox.js";
 import type { ClaimedWatch } from "./tick-leases.js";
 import { planWatch, type DrainedMeter, type LedgerRow, type WatchUpdate } from "./tick-plan.js";
@@ -32,6 +33,8 @@ export interface BatchInput {
   claimed: readonly ClaimedWatch[];
   drained: ReadonlyMap<string, DrainedMeter>;
   results: ReadonlyMap<string, WatchScanOutput>;
+  /** Sealed key material to store for some of the watches (key-material.ts). */
+  keyMaterial?: ReadonlyMap<string, Uint8Array>;
 }
 
 /** Writes the batch; returns how many events it queued. */
@@ -96,6 +99,12 @@ export async function writeTickBatch(
         FROM (VALUES ${sql.join(rows)}) AS v(id, known)
         WHERE w.id = v.id AND w.lease_owner = ${owner}`.execute(trx);
     }
+    // Key material only for rows held (and so locked): a watch deleted meanwhile gets none.
+    const material = heldRows.flatMap((r) => {
+      const sealed = batch.keyMaterial?.get(r.id);
+      return sealed ? [{ watchId: r.id, sealed }] : [];
+    });
+    if (material.length > 0) await writeKeyMaterial(trx, material);
     // Subscribers settle on what was found, in the same transaction as the rows that say so.
     if (found.length > 0) for (const s of deps.scanSubscribers ?? []) await s.onScan(trx, found);
     return { events: events.length };

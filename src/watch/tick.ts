@@ -84,7 +84,7 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
     );
     stats.scanned = scans.scanned;
     stats.scanErrors = scans.scanErrors;
-    ({ events: stats.events } = await writeTickBatch(deps, { owner: opts.owner, nowMs, claimed, drained, results: scans.results }));
+    ({ events: stats.events } = await writeTickBatch(deps, { owner: opts.owner, nowMs, claimed, drained, results: scans.results, keyMaterial: scans.keyMaterial }));
     const withEvents = await watchesWithPendingEvents(deps, claimedIds);
     const pool = opts.pool ?? createDeliveryPool(deps, { owner: opts.owner, concurrency: opts.deliveryConcurrency ?? 16, keeper: opts.keeper });
     // From here the pool owns these leases and hands them back when each watch's run ends.

@@ -17,6 +17,14 @@
  *   done now, once. Nothing is ever re-settled.
  * Stored answers are sealed with the master key and deleted when the
  * authorisation could no longer be presented (reconcile.ts purges them).
+ *
+ * Irreversible work (`settleBeforeWork`: a transaction sent to builders, a
+ * message that cannot be unsent) turns the order round: every refusal is the
+ * route's precheck, before the 402 and again before verify; then verify →
+ * settle → the work → store the answer, all under the payment row's lock. A
+ * failed settlement does nothing; work that fails after settlement leaves the
+ * row settled without work (resumed once on the chain's word, as above); a
+ * retry never does the work again, stored answer or not.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
@@ -94,6 +102,8 @@ export interface PaidCall<T> {
   readOnly?: boolean;
   /** Least remaining validity of the authorisation (see RouteDef.minValiditySeconds). */
   minValiditySeconds?: number;
+  /** The work cannot be undone: settle first, then work (see RouteDef.settleBeforeWork). */
+  settleBeforeWork?: boolean;
   /** Protocol extensions declared in the 402 (bazaar discovery); payment-identifier is added here. */
   extensions?: Record<string, unknown>;
   /** Stores the answer for retries; without it nothing is stored. */
@@ -296,8 +306,9 @@ export function createPaywall(deps: {
         log.info({ route: call.route, payment: row.id }, "paid request retried: the stored answer is returned");
         return paidOutcome(call.codec.decode(text), settledResponse(row), true);
       }
-      // Nothing stored (expired, a streamed answer, no master key): work that writes nothing is simply done again.
-      if (call.readOnly) {
+      // Nothing stored (expired, a streamed answer, no master key): work that writes nothing is simply done again,
+      // unless it cannot be undone (a second send is a second side effect nobody paid for).
+      if (call.readOnly && !call.settleBeforeWork) {
         const result = await call.work(db, { payer: row.payer, amountAtomic: call.amount, nonce: row.nonce });
         return paidOutcome(result, settledResponse(row), true);
       }
@@ -328,7 +339,7 @@ export function createPaywall(deps: {
           await trx.updateTable("payments").set({ status: "failed", error: "authorization_used_elsewhere", checked_at: new Date(clock.now()) }).where("id", "=", row.id).execute();
           return "elsewhere" as const;
         }
-        const handle = call.readOnly ? db : trx;
+        const handle = call.readOnly && !call.settleBeforeWork ? db : trx;
         const result = await call.work(handle, { payer: locked.payer, amountAtomic: call.amount, nonce: locked.nonce });
         await trx
           .updateTable("payments")
@@ -488,26 +499,39 @@ export function createPaywall(deps: {
 
     const payment: PaymentInfo = { payer, amountAtomic: call.amount, nonce: auth.nonce };
     let settledTx: string | undefined;
+    const settle = async (): Promise<SettleResponse> => {
+      let settleResponse: SettleResponse;
+      try {
+        settleResponse = await facilitator.settle(decoded, req);
+      } catch (e) {
+        settleResponse = {
+          success: false,
+          errorReason: "settlement_error",
+          errorMessage: (e as Error).message,
+          transaction: "",
+          network: req.network as SettleResponse["network"],
+        };
+      }
+      // A settle answer with success:false is a failure even when nothing threw.
+      if (!settleResponse.success) throw new SettlementFailed(settleResponse);
+      settledTx = settleResponse.transaction;
+      return settleResponse;
+    };
+    // Irreversible work runs under the row's lock too, read-only or not: a concurrent retry must not do it a second time.
+    const locked = !call.readOnly || call.settleBeforeWork === true;
     try {
       const runAndSettle = async (handle: Transaction<DB> | Database) => {
         // The row stays locked until the work commits: a retry never resumes work that is still in flight.
-        if (!call.readOnly) await sql`select id from payments where id = ${paymentId} for update`.execute(handle);
-        const result = await call.work(handle, payment);
+        if (locked) await sql`select id from payments where id = ${paymentId} for update`.execute(handle);
+        let result: T;
         let settleResponse: SettleResponse;
-        try {
-          settleResponse = await facilitator.settle(decoded, req);
-        } catch (e) {
-          settleResponse = {
-            success: false,
-            errorReason: "settlement_error",
-            errorMessage: (e as Error).message,
-            transaction: "",
-            network: req.network as SettleResponse["network"],
-          };
+        if (call.settleBeforeWork) {
+          settleResponse = await settle();
+          result = await call.work(handle, payment);
+        } else {
+          result = await call.work(handle, payment);
+          settleResponse = await settle();
         }
-        // A settle answer with success:false is a failure even when nothing threw.
-        if (!settleResponse.success) throw new SettlementFailed(settleResponse);
-        settledTx = settleResponse.transaction;
         await handle
           .updateTable("payments")
           .set({ status: "settled", tx_hash: settleResponse.transaction, settled_at: new Date(clock.now()), work_done: true, ...seal(call, paymentId, result) })
@@ -515,9 +539,7 @@ export function createPaywall(deps: {
           .execute();
         return { result, settleResponse };
       };
-      const { result, settleResponse } = call.readOnly
-        ? await runAndSettle(db)
-        : await db.transaction().execute((trx) => runAndSettle(trx));
+      const { result, settleResponse } = locked ? await db.transaction().execute((trx) => runAndSettle(trx)) : await runAndSettle(db);
       return paidOutcome(result, settleResponse);
     } catch (e) {
       if (e instanceof SettlementFailed) {
@@ -528,7 +550,7 @@ export function createPaywall(deps: {
           .set(indeterminate ? { error: e.response.errorReason ?? "settlement_error" } : { status: "failed", error: e.response.errorReason ?? "settlement_failed" })
           .where("id", "=", paymentId)
           .execute();
-        log.warn({ reason: e.response.errorReason, route: call.route }, "settlement failed; work rolled back");
+        log.warn({ reason: e.response.errorReason, route: call.route }, call.settleBeforeWork ? "settlement failed; the work was not done" : "settlement failed; work rolled back");
         return refuse(`settlement_failed: ${e.response.errorReason ?? "unknown"}`, e.response);
       }
       if (settledTx !== undefined) {

@@ -5,6 +5,7 @@
  * says "devnet: true" because its config says so.
  */
 import fs from "node:fs";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/config.js";
 import { startDevnet, type DevnetHandle } from "../../src/devnet/index.js";
@@ -58,6 +59,36 @@ describe("the devnet configuration overlay", () => {
     expect(health.paywall).toEqual({ configured: true, facilitator_mode: "local", network: "eip155:84532" });
     expect(health.upstreams.monero.available).toBe(true);
     expect(t.app.paywall.terms?.payTo).toBe(devnet.payTo);
+  });
+
+  it("fills only what was not given: a given risk-list set, watchlist or builder list wins over the devnet's", async () => {
+    const own = tempDir("vigil-own-");
+    const lists = `${own}/mine.csv`;
+    const watchlist = `${own}/watchlist.json`;
+    fs.writeFileSync(lists, "0x1111111111111111111111111111111111111111\n");
+    fs.writeFileSync(watchlist, JSON.stringify([{ address: "0x2222222222222222222222222222222222222222", label: "mine" }]));
+    const given = await startTestApp({ RISK_LISTS: `mine=${lists}:blocklist`, PUZZLE_WATCHLIST: watchlist, PRIVATE_RELAY_BUILDERS: "b=http://127.0.0.1:9" }, { devnet });
+    // The deprecated name counts as given too.
+    const lines: string[] = [];
+    const log = pino({ level: "warn" }, { write: (line: string) => void lines.push(line) });
+    const aliased = await startTestApp({ COUNTER_MEV_RISK_LISTS: `mine=${lists}` }, { devnet, log });
+    // One warning at start-up, naming the new key.
+    const warnings = lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => /deprecated/.test(l.msg));
+    expect(warnings).toEqual([expect.objectContaining({ level: 40, msg: expect.stringMatching(/^COUNTER_MEV_RISK_LISTS is deprecated.*set RISK_LISTS instead/) })]);
+    try {
+      expect(given.app.config).toMatchObject({ RISK_LISTS: `mine=${lists}:blocklist`, PUZZLE_WATCHLIST: watchlist, PRIVATE_RELAY_BUILDERS: "b=http://127.0.0.1:9" });
+      // One loaded set, the given one (beside the built-in list), read by both features; the devnet's list is not in it.
+      expect(given.app.approvalScan.lists.names).toEqual(["approval-exploits", "mine"]);
+      expect(aliased.app.approvalScan.lists.names).toEqual(["approval-exploits", "mine"]);
+      // What was not given is still the devnet's.
+      expect(given.app.config).toMatchObject({ ETH_RPC_URL: devnet.configOverlay.ETH_RPC_URL, RELAY_URLS: devnet.configOverlay.RELAY_URLS, devnet: true });
+      expect(t.app.config.RISK_LISTS).toBe(devnet.configOverlay.RISK_LISTS);
+      expect(t.app.approvalScan.lists.names).toEqual(["approval-exploits", "devnet-risk-list"]);
+    } finally {
+      await given.close();
+      await aliased.close();
+      fs.rmSync(own, { recursive: true, force: true });
+    }
   });
 
   it("leaves an app without it off the devnet", async () => {

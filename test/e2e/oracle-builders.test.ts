@@ -5,7 +5,10 @@
  * payments; bad parameters are refused before payment with the allowed
  * values listed; the catalogue lists the questions and one data-freshness
  * source per relay; a relay that goes down shows in data-freshness and in
- * the answers while the others keep them coming.
+ * the answers while the others keep them coming. proposer-payment is checked
+ * on the devnet's L1, whose blocks the relays deliver: a matching last
+ * transaction, a short one, the proposer as coinbase (balance difference less
+ * a withdrawal), a pruned node, a block the node lacks, the node down.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
@@ -94,13 +97,122 @@ describe("builder questions on the devnet", () => {
     expect(BigInt(p50.json.value_wei)).toBeGreaterThanOrEqual(5_000_000_000_000_000n);
   });
 
-  it("proposer-payment: the newest delivered block with the relays that delivered it", async () => {
+  it("proposer-payment: the newest delivered block, checked on the devnet's L1 against the relays' claim", async () => {
     const r = await paidGet("/v1/q/proposer-payment");
     expect(r.status).toBe(200);
     const a = auctionAt(r.json.slot)!;
-    expect(r.json).toMatchObject({ builder: a.winner.name, builder_pubkey: a.winner.pubkey, relay_claimed_wei: a.value.toString(), method: "relay_claim", conflicting_blocks: false });
+    expect(r.json).toMatchObject({ builder: a.winner.name, builder_pubkey: a.winner.pubkey, relay_claimed_wei: a.value.toString(), proposer_fee_recipient: a.feeRecipient, conflicting_blocks: false });
     expect(r.json.relays.length).toBeGreaterThanOrEqual(1);
     expect(DEVNET_BUILDERS.map((b) => b.name)).toContain(r.json.builder);
+    // The relays name the L1's own block of that slot, and the answer read it there.
+    const block = s.devnet.ethereum!.mevBoost.blockOfSlot(r.json.slot)!;
+    expect(r.json).toMatchObject({ block_hash: block.hash, block: Number(block.number) });
+    expect(["last_tx", "balance_diff"]).toContain(r.json.method);
+    expect(r.json.matches_claim).toBe(a.payment.kind !== "short_last_tx");
+    expect(r.json.payment_wei).toBe(a.payment.paid.toString());
+  });
+
+  describe("proposer-payment on chain", () => {
+    /** Slots already asked for (answers are cached 10 s per parameters, so each test takes its own). */
+    const used = new Set<number>();
+    /** A stored delivered slot on the L1 whose auction pays in the given way (newest first), not used before. */
+    const slotWhere = async (pred: (a: NonNullable<ReturnType<typeof auctionAt>>) => boolean) => {
+      const first = s.devnet.ethereum!.mevBoost.firstSlot();
+      const rows = await s.t.db.db.selectFrom("relay_payloads").select("slot").distinct().orderBy("slot", "desc").execute();
+      for (const { slot } of rows) {
+        const n = Number(slot);
+        const a = auctionAt(n);
+        if (n >= first && a && !used.has(n) && pred(a)) {
+          used.add(n);
+          return { slot: n, a };
+        }
+      }
+      throw new Error("no such slot stored");
+    };
+
+    it("last_tx: the builder's coinbase pays the claimed value to the fee recipient in the last transaction", async () => {
+      const { slot, a } = await slotWhere((x) => x.payment.kind === "last_tx");
+      const r = await paidGet(`/v1/q/proposer-payment?slot=${slot}`);
+      expect(r.status).toBe(200);
+      expect(r.json).toMatchObject({
+        slot,
+        method: "last_tx",
+        payment_wei: a.value.toString(),
+        relay_claimed_wei: a.value.toString(),
+        matches_claim: true,
+        coinbase: a.winner.coinbase,
+        coinbase_is_proposer: false,
+        withdrawals_wei: null,
+        unavailable_reason: null,
+      });
+      expect(r.json.payment_eth).toBe(r.json.relay_claimed_eth);
+    });
+
+    it("a mismatch: the last transaction pays 3 % less than the relays claimed", async () => {
+      const { slot, a } = await slotWhere((x) => x.payment.kind === "short_last_tx");
+      const r = await paidGet(`/v1/q/proposer-payment?slot=${slot}`);
+      expect(r.json).toMatchObject({ method: "last_tx", matches_claim: false, payment_wei: ((a.value * 97n) / 100n).toString(), relay_claimed_wei: a.value.toString() });
+    });
+
+    it("coinbase = proposer: the balance difference across the block, less the withdrawal it credits, is the payment", async () => {
+      const { slot, a } = await slotWhere((x) => x.payment.kind === "coinbase_is_proposer" && x.payment.withdrawalGwei > 0n);
+      const r = await paidGet(`/v1/q/proposer-payment?slot=${slot}`);
+      expect(r.json).toMatchObject({
+        method: "balance_diff",
+        coinbase: a.feeRecipient,
+        coinbase_is_proposer: true,
+        payment_wei: a.value.toString(),
+        matches_claim: true,
+        withdrawals_wei: (a.payment.withdrawalGwei * 1_000_000_000n).toString(),
+      });
+    });
+
+    it("a pruned node without the parent's state: unavailable, saying why, never a guess", async () => {
+      const { slot } = await slotWhere((x) => x.payment.kind === "coinbase_is_proposer");
+      s.devnet.ethereum!.setStateHistory(1);
+      try {
+        const r = await paidGet(`/v1/q/proposer-payment?slot=${slot}`);
+        expect(r.status).toBe(200);
+        expect(r.json).toMatchObject({ method: "unavailable", payment_wei: null, payment_eth: null, matches_claim: null, coinbase_is_proposer: true, withdrawals_wei: null });
+        expect(r.json.unavailable_reason).toMatch(/no state .*archive node/);
+        expect(r.json.unavailable_reason).toMatch(/missing trie node/);
+      } finally {
+        s.devnet.ethereum!.setStateHistory(null);
+      }
+    });
+
+    it("a block the node does not have (older than its history): unavailable with the reason", async () => {
+      const first = s.devnet.ethereum!.mevBoost.firstSlot();
+      const row = await s.t.db.db.selectFrom("relay_payloads").select("slot").where("slot", "<", String(first)).orderBy("slot", "desc").limit(1).executeTakeFirst();
+      expect(row).toBeDefined();
+      const r = await paidGet(`/v1/q/proposer-payment?slot=${row!.slot}`);
+      expect(r.json).toMatchObject({ method: "unavailable", matches_claim: null, coinbase: null, coinbase_is_proposer: null });
+      expect(r.json.unavailable_reason).toMatch(/does not have block 0x[0-9a-f]{64}/);
+    });
+
+    it("the Ethereum node down: 503 source_stale naming it, no charge", async () => {
+      const { slot } = await slotWhere((x) => x.payment.kind === "last_tx");
+      const payer = s.devnet.payers[0]!.address;
+      const before = s.devnet.evm.usdcBalanceOf(payer);
+      s.devnet.ethereum!.setFailure("http503");
+      try {
+        const r = await paidGet(`/v1/q/proposer-payment?slot=${slot}`);
+        expect(r.status).toBe(503);
+        expect(r.json.error).toMatchObject({ code: "source_stale", details: { source: "eth_rpc" } });
+        expect(s.devnet.evm.usdcBalanceOf(payer)).toBe(before);
+      } finally {
+        s.devnet.ethereum!.setFailure(null);
+      }
+    });
+
+    it("a bad slot is a 400 before payment; a slot nobody delivered is a 404", async () => {
+      const bad = await s.call("GET", "/v1/q/proposer-payment?slot=soon");
+      expect(bad.status).toBe(400);
+      expect(JSON.stringify(bad.json)).toMatch(/slot/);
+      const none = await paidGet("/v1/q/proposer-payment?slot=1");
+      expect(none.status).toBe(404);
+      expect(none.json.error.code).toBe("slot_not_delivered");
+    });
   });
 
   it("a relay that goes down shows in data-freshness while the others keep answering", async () => {

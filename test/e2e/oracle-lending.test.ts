@@ -40,7 +40,7 @@ beforeAll(async () => {
   const dir = tempDir("vigil-lists-");
   const csv = path.join(dir, "sanctioned.csv");
   fs.writeFileSync(csv, `address,name\n${LIQUIDATOR.toUpperCase().replace("0X", "0x")},sample entry\n0x000000000000000000000000000000000000dead,other\n`);
-  s = await startWatchStack({ https: false, env: { ADDRESS_RISK_LISTS: `ofac=${csv}:sanctioned` } });
+  s = await startWatchStack({ https: false, env: { RISK_LISTS: `ofac=${csv}:sanctioned` } });
 }, 60_000);
 
 afterAll(async () => {
@@ -72,7 +72,7 @@ describe("lending questions on the devnet", () => {
     expect(byPath.get("at-risk-count").params).toEqual([
       expect.objectContaining({ name: "max_hf", default: "1.05", format: "decimal health factor" }),
       expect.objectContaining({ name: "min_debt_usd", default: "0", format: "USD" }),
-      expect.objectContaining({ name: "protocol", allowed: ["all", "aave", "spark"], default: "all" }),
+      expect.objectContaining({ name: "protocol", allowed: ["all", "aave", "spark", "compound", "morpho"], default: "all" }),
     ]);
     expect(byPath.get("recent-liquidations").params[0]).toMatchObject({ name: "since_min", default: "60", format: "minutes" });
     expect(byPath.get("liquidatable").params[0]).toMatchObject({ name: "addr", required: true, format: "0x-address" });
@@ -83,14 +83,16 @@ describe("lending questions on the devnet", () => {
     const cases: [string, string][] = [
       ["/v1/q/liquidatable?addr=0x123", "0x-address"],
       ["/v1/q/liquidatable", "addr"],
-      ["/v1/q/liquidatable?addr=0x00000000000000000000000000000000000a11ce&protocol=compound", "all, aave, spark"],
+      ["/v1/q/liquidatable?addr=0x00000000000000000000000000000000000a11ce&protocol=euler", "all, aave, spark, compound, morpho"],
+      ["/v1/q/at-risk-count?protocol=compound-v2", "all, aave, spark, compound, morpho"],
+      ["/v1/q/recent-liquidations?protocol=MORPHO", "all, aave, spark, compound, morpho"],
       ["/v1/q/at-risk-count?max_hf=abc", "from 0 to 1000"],
       ["/v1/q/at-risk-count?max_hf=1001", "from 0 to 1000"],
       ["/v1/q/at-risk-count?min_debt_usd=-5", "non-negative"],
       ["/v1/q/recent-liquidations?since_min=0", "1 to 1440"],
       ["/v1/q/recent-liquidations?since_min=1441", "1 to 1440"],
       ["/v1/premium/opportunities?limit=501", "1 to 500"],
-      ["/v1/premium/opportunities?protocol=morpho", "all, aave, spark"],
+      ["/v1/premium/opportunities?protocol=euler", "all, aave, spark, compound, morpho"],
     ];
     for (const [path, hint] of cases) {
       const r = await s.call("GET", path);
@@ -131,7 +133,12 @@ describe("lending questions on the devnet", () => {
     expect(big.json.count).toBeLessThanOrEqual(risky.json.count);
     const aave = await paidGet("/v1/q/at-risk-count?max_hf=1000&protocol=aave");
     const spark = await paidGet("/v1/q/at-risk-count?max_hf=1000&protocol=spark");
-    expect(aave.json.count + spark.json.count).toBe(all.json.count);
+    const compound = await paidGet("/v1/q/at-risk-count?max_hf=1000&protocol=compound");
+    const morpho = await paidGet("/v1/q/at-risk-count?max_hf=1000&protocol=morpho");
+    expect(compound.json).toMatchObject({ protocol: "compound" });
+    expect(compound.json.count).toBeGreaterThan(0);
+    expect(morpho.json.count).toBeGreaterThan(0);
+    expect(aave.json.count + spark.json.count + compound.json.count + morpho.json.count).toBe(all.json.count);
     expect(spark.json).toMatchObject({ protocol: "spark", max_hf: "1000", min_debt_usd: "0" });
   });
 
@@ -144,6 +151,8 @@ describe("lending questions on the devnet", () => {
     expect(day.json.newest).toMatchObject({ borrower: expect.stringMatching(/^0x[0-9a-f]{40}$/), tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     const spark = await paidGet("/v1/q/recent-liquidations?since_min=1440&protocol=spark");
     expect(spark.json.count).toBeLessThan(day.json.count);
+    const byProtocol = await Promise.all(["aave", "spark", "compound", "morpho"].map((p) => paidGet(`/v1/q/recent-liquidations?since_min=1440&protocol=${p}`)));
+    expect(byProtocol.reduce((a, r) => a + r.json.count, 0)).toBe(day.json.count);
   });
 
   it("opportunities: paid rows ranked by expected value; the free sample is their redaction", async () => {
@@ -173,7 +182,11 @@ describe("lending questions on the devnet", () => {
     expect(liq.status).toBe(200);
     expect(liq.json).toMatchObject({ addr: LIQUIDATOR, risk_score: 100, risk_band: "critical", lending_fresh: true });
     expect(liq.json.flags).toContainEqual(expect.objectContaining({ flag: "sanctioned", weight: 100, detail: "listed on ofac" }));
-    expect(liq.json.lists).toEqual([expect.objectContaining({ list: "ofac", factor: "sanctioned", listed: true })]);
+    // The set RISK_LISTS names (here only ofac: a setting given wins over the devnet's own list) beside the built-in list.
+    expect(liq.json.lists).toEqual([
+      expect.objectContaining({ list: "approval-exploits", factor: "per_entry", listed: false }),
+      expect.objectContaining({ list: "ofac", factor: "sanctioned", listed: true }),
+    ]);
     expect(liq.json.lending.liquidations_as_liquidator).toBeGreaterThan(0);
     // The account kind is what the node's eth_getCode says (unknown when it does not serve the method).
     const code = (await (await fetch(s.devnet.ethereum!.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getCode", params: [LIQUIDATOR, "latest"] }) })).json()) as any;
@@ -184,7 +197,7 @@ describe("lending questions on the devnet", () => {
     expect(v.json.flags).toContainEqual(expect.objectContaining({ flag: "liquidated", weight: 20 }));
     expect(v.json.risk_score).toBeGreaterThanOrEqual(20);
     expect(v.json.lending.liquidated_as_borrower).toBeGreaterThan(0);
-    expect(v.json.lists[0].listed).toBe(false);
+    expect(v.json.lists.every((l: any) => !l.listed)).toBe(true);
 
     const miner = s.devnet.ethereum!.head().miner;
     const m = await paidGet(`/v1/q/address-risk?addr=${miner}`);

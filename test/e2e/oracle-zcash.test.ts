@@ -95,8 +95,10 @@ describe("Zcash questions on the devnet", () => {
       ironwood_zatoshi: tip.pools.ironwood.toString(),
       orchard_remainder_zatoshi: tip.pools.orchard.toString(),
     });
+    // Background migrations move a few ZEC at a time against millions in Orchard,
+    // so the readout may round to 0.00 %: it is checked against the exact formula.
     const pct = r.json.migration.migration_percent;
-    expect(pct).toBeGreaterThan(0);
+    expect(pct).toBeGreaterThanOrEqual(0);
     expect(pct).toBeLessThan(100);
     expect(pct).toBe(Number((tip.pools.ironwood * 10_000n) / (tip.pools.ironwood + tip.pools.orchard)) / 100);
   });

@@ -179,3 +179,66 @@ describe("counter-MEV on the devnet", () => {
     expect(r.json.totals).toEqual(all.json.totals);
   });
 });
+
+/**
+ * /v1/q/address-risk reads the same approval scan (and the same risk-list
+ * set) as this feed: a spender, token or owner the scan flags gets the signal
+ * and a higher score, with the feed's own numbers; an address the scan never
+ * met gets none.
+ */
+describe("address-risk from the approval scan", () => {
+  const risk = async (addr: string) => {
+    const r = await paidGet(`/v1/q/address-risk?addr=${addr}`);
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    return r.json;
+  };
+  const approvalFlags = (j: any) => j.flags.filter((f: any) => ["malicious_spender", "risky_token", "dangling_approvals"].includes(f.flag)).map((f: any) => f.flag);
+
+  it("flags what the scan flags, scored as the feed scores it, and nothing for an address it never met", async () => {
+    // The scan has run (above); the paid feed is the reference.
+    const feed = await paidGet("/v1/premium/counter-mev?min_band=low");
+    expect(feed.status).toBe(200);
+    const window = feed.json.block_window;
+
+    // An unlisted drainer EOA: no list names it; only the scan knows it.
+    const drainer = DEVNET_SPENDERS.drainerUnlisted.address;
+    const row = feed.json.spenders.find((x: any) => x.address === drainer);
+    expect(row).toMatchObject({ risk_band: "critical" });
+    const d = await risk(drainer);
+    expect(d.lists.every((l: any) => !l.listed)).toBe(true);
+    expect(d.approvals).toMatchObject({ present: true, fresh: true, window: { from_block: window.from_block, to_block: window.to_block, blocks: window.blocks } });
+    expect(d.approvals.as_spender).toMatchObject({ risk_score: row.risk_score, risk_band: row.risk_band, distinct_victims: row.distinct_victims, unlimited_live: row.unlimited_live, top_flag: row.top_flag });
+    expect(d.flags).toContainEqual(expect.objectContaining({ flag: "malicious_spender", weight: 60 }));
+    expect(d.risk_score).toBe(60);
+    expect(d.risk_band).toBe("high");
+
+    // The listed risky token: its list factor (the shared set) plus the scan's token score.
+    const tokenRow = feed.json.tokens.find((x: any) => x.address === DEVNET_RISKY_TOKEN);
+    const t = await risk(DEVNET_RISKY_TOKEN);
+    expect(t.flags).toContainEqual(expect.objectContaining({ flag: "phishing_risk", weight: 50, detail: expect.stringContaining("devnet-risk-list") }));
+    expect(t.approvals.as_token).toMatchObject({ risk_score: tokenRow.risk_score, approvals: tokenRow.approvals });
+    expect(t.flags).toContainEqual(expect.objectContaining({ flag: "risky_token", weight: 40 }));
+    expect(t.risk_score).toBe(90);
+
+    // An owner holding a dangling approval: the victim side.
+    const dangling = feed.json.dangling_approvals[0];
+    const o = await risk(dangling.owner);
+    expect(o.approvals.dangling).toContainEqual(expect.objectContaining({ token: dangling.token, spender: dangling.spender, risk_score: dangling.risk_score }));
+    expect(o.flags).toContainEqual(expect.objectContaining({ flag: "dangling_approvals", weight: 20 }));
+    expect(o.risk_score).toBeGreaterThanOrEqual(20);
+
+    // A bot: its reverted transactions are reported, not scored.
+    const botRow = feed.json.bleeding_bots[0];
+    expect(DEVNET_BOTS).toContain(botRow.addr);
+    const bot = await risk(botRow.addr);
+    expect(bot.approvals.failed_txs).toBe(botRow.failed_txs);
+    expect(bot.flags).toEqual([]);
+
+    // An address the scan never met: no approval signal, no score.
+    const unknown = await risk("0x00000000000000000000000000000000000b0b01");
+    expect(unknown.approvals).toMatchObject({ present: true, as_spender: null, as_token: null, dangling: [], failed_txs: 0 });
+    expect(approvalFlags(unknown)).toEqual([]);
+    expect(unknown.risk_score).toBe(0);
+    expect(d.risk_score).toBeGreaterThan(unknown.risk_score);
+  });
+});

@@ -50,6 +50,8 @@ export interface WatchStackOptions {
   onTime?: (ms: number) => void;
   /** Which funded devnet payer pays (default 0). */
   payerIndex?: number;
+  /** Blocks of Zcash history the devnet builds at start (default 100, past NU6.3). */
+  zcashInitialBlocks?: number;
 }
 
 export async function startWatchStack(opts: WatchStackOptions = {}): Promise<WatchStack> {
@@ -57,7 +59,7 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
   const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
   opts.onTime?.(clock.now());
   const devnetDir = tempDir("vigil-devnet-");
-  const devnet = await startDevnet({ dataDir: devnetDir, blockSeconds: 0 });
+  const devnet = await startDevnet({ dataDir: devnetDir, blockSeconds: 0, ...(opts.zcashInitialBlocks !== undefined ? { zcashInitialBlocks: opts.zcashInitialBlocks } : {}) });
   const receiver = await startReceiver({ https: useHttps });
   const t = await startTestApp(
     {

@@ -87,7 +87,7 @@ const FIXTURES: Record<string, Fixture> = {
   q_builder_bid: { valid: () => ({ builder: "Titan", pct: "90" }), invalid: () => ({ builder: "Titan", pct: "42" }) },
   q_block_value: { valid: () => ({ pct: "50", window: "1h" }), invalid: () => ({ pct: "101" }) },
   q_proposer_payment: noInput,
-  q_liquidatable: { valid: () => ({ addr: "0x00000000000000000000000000000000000a11ce" }), invalid: () => ({ addr: "0x00000000000000000000000000000000000a11ce", protocol: "compound" }) },
+  q_liquidatable: { valid: () => ({ addr: "0x00000000000000000000000000000000000a11ce" }), invalid: () => ({ addr: "0x00000000000000000000000000000000000a11ce", protocol: "euler" }) },
   q_at_risk_count: { valid: () => ({ max_hf: "1.05", min_debt_usd: "1000" }), invalid: () => ({ protocol: "maker" }) },
   q_address_risk: { valid: () => ({ addr: "0x00000000000000000000000000000000000a11ce" }), invalid: () => ({ addr: "" }) },
   q_recent_liquidations: { valid: () => ({ since_min: "60", protocol: "aave" }), invalid: () => ({ since_min: "60", protocol: "euler" }) },

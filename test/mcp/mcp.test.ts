@@ -28,7 +28,7 @@ const PHRASE12 = "abandon abandon abandon abandon abandon abandon abandon abando
 let s: WatchStack;
 
 beforeAll(async () => {
-  s = await startWatchStack({ env: { MCP_Q_PER_MINUTE: "1000" } });
+  s = await startWatchStack({ env: { MCP_Q_PER_MINUTE: "1000", RATE_LIMIT_PER_MINUTE: "600" } });
 }, 120_000);
 afterAll(async () => {
   await s?.close();
@@ -188,6 +188,20 @@ describe.each(transports)("MCP over $name", (transport) => {
     expect(bad.code).toBe("invalid_input");
     const missing = errorOf(await call(client, "service_q", {}));
     expect(missing).toMatchObject({ code: "invalid_input", details: { issues: [expect.objectContaining({ path: "question" })] } });
+  });
+
+  it("ignores argument names a tool does not read, as HTTP does, and lists them in _meta; a known name with a bad value is still refused", async () => {
+    const ok = await call(client, "service_q", { question: "xmr/height", colour: "blue", Question: "x" });
+    expect(ok.isError).toBeFalsy();
+    expect(ok._meta?.["vigil/ignored_input"]).toEqual(["Question", "colour"]);
+    // An unpaid call of a paid tool: the terms, with the dropped names listed too.
+    const alice = s.wallets.find((w) => w.label === "alice")!;
+    const unpaid = await call(client, "service_private_watch_create", { chain: "monero", address: alice.address, viewKey: alice.viewKey!, webhookUrl: s.receiver.hookUrl("/ignored"), webhookURL: "x" });
+    expect(unpaid._meta?.["vigil/status"]).toBe(402);
+    expect(unpaid._meta?.["vigil/ignored_input"]).toEqual(["webhookURL"]);
+    const bad = await call(client, "service_q", { question: 42, extra: true });
+    expect(errorOf(bad).code).toBe("invalid_input");
+    expect(bad._meta?.["vigil/ignored_input"]).toEqual(["extra"]);
   });
 
   it("creates, tests and cancels a watch entirely over MCP, paying with a devnet authorisation; the same authorisation replayed over MCP and HTTP gets the stored answer and creates nothing", async () => {

@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { RelayClient, parseRelayUrls, slotTime } from "../../src/chains/ethereum/relays.js";
-import { parseBuilderPubkeys } from "../../src/chains/ethereum/builders.js";
-import { startDevnetRelays, auctionAt, type DevnetRelays } from "../../src/devnet/relays.js";
+import { builderKeyNames, parseBuilderPubkeys } from "../../src/chains/ethereum/builders.js";
+import { startDevnetRelays, auctionAt, DEVNET_BUILDERS, type DevnetRelays } from "../../src/devnet/relays.js";
 import { pollRelaysOnce, type RelayPollerDeps } from "../../src/oracle/relay-poller.js";
 import { builderQuestions, relayFreshnessSources, type BuilderQuestionDeps } from "../../src/oracle/questions/builders.js";
 import { createOracleRegistry } from "../../src/oracle/registry.js";
@@ -21,12 +21,17 @@ let sim: DevnetRelays;
 let deps: RelayPollerDeps;
 let qdeps: BuilderQuestionDeps;
 const clock = { now: () => Date.now() };
+const ANSWERING_TIMEOUT_MS = 30_000;
+/** The deadline of the client that meets the relay that never answers (it holds requests 60 s): short, yet it can only fire. */
+const SILENT_TIMEOUT_MS = 200;
 
 beforeAll(async () => {
   db = await openTestDatabase();
   sim = await startDevnetRelays({ historySlots: 150 });
   const endpoints = parseRelayUrls(sim.relayUrls);
-  deps = { db: db.db, clock, relays: endpoints.map((e) => new RelayClient(e, { timeoutMs: 400, attempts: 1 })), retentionSeconds: 3600, maxPages: 1, bidSlots: 4 };
+  // Answering relays get a deadline no loaded machine reaches (a tight one made them time out under load, as if down);
+  // the timeout case swaps in its own short-deadline client for the relay that never answers.
+  deps = { db: db.db, clock, relays: endpoints.map((e) => new RelayClient(e, { timeoutMs: ANSWERING_TIMEOUT_MS, attempts: 1 })), retentionSeconds: 3600, maxPages: 1, bidSlots: 4 };
   qdeps = { db: db.db, clock, relays: endpoints, names: parseBuilderPubkeys(sim.builderPubkeys), maxAgeSeconds: 600 };
 });
 
@@ -55,7 +60,7 @@ describe("relay poller", () => {
     // Bids: one row per (slot, builder), the highest bid.
     const bidSlot = Number((await sql<{ s: string }>`SELECT max(slot) AS s FROM relay_bids`.execute(db.db)).rows[0]!.s);
     const a = auctionAt(bidSlot)!;
-    expect(await count("relay_bids", sql`slot = ${String(bidSlot)}`)).toBe(5);
+    expect(await count("relay_bids", sql`slot = ${String(bidSlot)}`)).toBe(DEVNET_BUILDERS.length);
     const winnerBid = await sql<{ v: string }>`SELECT value_wei::text AS v FROM relay_bids WHERE slot = ${String(bidSlot)} AND builder_pubkey = ${a.winner.pubkey}`.execute(db.db);
     expect(BigInt(winnerBid.rows[0]!.v)).toBe(a.value);
   });
@@ -71,6 +76,15 @@ describe("relay poller", () => {
     expect(r.relays_down).toEqual([]);
   });
 
+  it("a bid from a key of the reviewed default table is named with no BUILDER_PUBKEYS set", async () => {
+    const registry = createOracleRegistry(builderQuestions({ ...qdeps, names: builderKeyNames(undefined) }), clock);
+    const r = await registry.ask("builder-bid", { builder: "Flashbots", window: "1h" });
+    expect(r).toMatchObject({ builder: "Flashbots", matched: true });
+    expect(r.samples).toBeGreaterThan(0);
+    // The devnet's own setting names only its made-up keys.
+    expect(Object.values(JSON.parse(sim.builderPubkeys))).not.toContain("Flashbots");
+  });
+
   it("a second poll at the same head stores nothing new", async () => {
     const before = await count("relay_payloads");
     const again = await pollRelaysOnce(deps);
@@ -83,8 +97,12 @@ describe("relay poller", () => {
   for (const mode of ["fail", "timeout", "garbage"] as const) {
     it(`a relay that answers "${mode}" is marked down while the others keep working`, async () => {
       sim.setMode("sim-aestus", mode);
+      const silent = mode === "timeout" ? new RelayClient(parseRelayUrls(sim.relayUrls).find((e) => e.id === "relay:sim-aestus")!, { timeoutMs: SILENT_TIMEOUT_MS, attempts: 1 }) : undefined;
       try {
-        const res = await pollRelaysOnce(deps);
+        const started = Date.now();
+        const res = await pollRelaysOnce(silent ? { ...deps, relays: deps.relays.map((r) => (r.id === "relay:sim-aestus" ? silent : r)) } : deps);
+        // The silent relay cost its deadline, not the simulator's 60 s hold.
+        if (silent) expect(Date.now() - started).toBeLessThan(ANSWERING_TIMEOUT_MS);
         const byId = new Map(res.map((r) => [r.relay, r]));
         expect(byId.get("relay:sim-aestus")).toMatchObject({ ok: false });
         expect(byId.get("relay:sim-aestus")!.error).toMatch(mode === "garbage" ? /garbage/ : /relay sim-aestus|timeout|503|abort/i);
@@ -100,6 +118,7 @@ describe("relay poller", () => {
         expect(r.samples).toBeGreaterThan(0);
       } finally {
         sim.setMode("sim-aestus", "ok");
+        await silent?.close();
       }
       const back = await pollRelaysOnce(deps);
       expect(back.every((r) => r.ok)).toBe(true);

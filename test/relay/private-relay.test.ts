@@ -4,17 +4,24 @@
  * nonces and known hashes, and x402 payments on the devnet EVM. A transaction
  * of each type is inspected and relayed; refusals (garbage, unsigned, wrong
  * chain, nonce used, hash known) cost nothing; a refusing builder is reported
- * per builder; when every builder refuses, nothing is charged either.
+ * per builder; when every builder refuses after settlement, the answer
+ * says so per builder. The payment settles before anything is sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keccak256, serializeTransaction, type Hex } from "viem";
+import { encodeFunctionData, keccak256, serializeTransaction, type Hex } from "viem";
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentPayload } from "@x402/core/types";
+import { appendPaymentIdentifierToExtensions, generatePaymentId } from "@x402/extensions/payment-identifier";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { decodeRawTransaction } from "../../src/relay/decode.js";
+import { usdcAbi } from "../../src/devnet/evm.js";
+import { createPayer } from "../../src/x402/payer.js";
 
 let s: WatchStack;
 const CHAIN = 1337;
 const TO = "0x3535353535353535353535353535353535353535";
+const SINK = "0x5151515151515151515151515151515151515151";
 const EIP155_RAW =
   "0xf86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83";
 
@@ -213,22 +220,120 @@ describe("POST /v1/premium/private-relay", () => {
     expect(s.devnet.privateBuilders.builders.map((b) => b.received.length)).toEqual(sent);
   });
 
-  it("every builder refusing is a 502 with the reasons, and nothing is charged", async () => {
+  it("every builder refusing after settlement: 200, accepted false, each builder's reason, charged once", async () => {
     for (const b of s.devnet.privateBuilders.builders) b.setRefusing(true);
     try {
       const acct = privateKeyToAccount(generatePrivateKey());
       const tx = await acct.signTransaction({ type: "eip1559", chainId: CHAIN, nonce: 0, ...fees, gas: 21_000n, to: TO });
       const before = balance();
       const r = await relayPaid(tx);
-      expect(r.status, JSON.stringify(r.json)).toBe(502);
-      expect(r.json.error.code).toBe("private_relay_failed");
-      expect(r.json.error.details.builders.map((b: any) => [b.builder, b.accepted])).toEqual([
-        ["sim-bundles", false],
-        ["sim-raw", false],
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      expect(r.json).toMatchObject({ accepted: false, accepted_by: [], hash: keccak256(tx) });
+      expect(r.json.builders.map((b: any) => [b.builder, b.accepted, typeof b.error])).toEqual([
+        ["sim-bundles", false, "string"],
+        ["sim-raw", false, "string"],
       ]);
-      expect(balance()).toBe(before);
+      expect(r.json.note).toMatch(/payment stands/);
+      expect(before - balance()).toBe(500_000n);
     } finally {
       for (const b of s.devnet.privateBuilders.builders) b.setRefusing(false);
     }
+  });
+});
+
+/**
+ * A send cannot be recalled, so the relay settles before it sends. The bug
+ * this guards against: the transaction used to go to the builders first and
+ * the payment to settle after, so a payer whose funds left in between got
+ * the irreversible work for free.
+ */
+describe("POST /v1/premium/private-relay settles before it sends", () => {
+  const sent = () => s.devnet.privateBuilders.builders.map((b) => b.received.length);
+  const terms = async (raw: string) => {
+    const r = await fetch(`${s.url}/v1/premium/private-relay`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ raw_tx: raw }) });
+    expect(r.status).toBe(402);
+    return decodePaymentRequiredHeader(r.headers.get("payment-required")!);
+  };
+  const post = async (raw: string, header: string) => {
+    const r = await fetch(`${s.url}/v1/premium/private-relay`, { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": header }, body: JSON.stringify({ raw_tx: raw }) });
+    return { status: r.status, json: (await r.json()) as any, headers: r.headers };
+  };
+  const newTx = async () => {
+    const acct = privateKeyToAccount(generatePrivateKey());
+    return acct.signTransaction({ type: "eip1559", chainId: CHAIN, nonce: 0, ...fees, gas: 21_000n, to: TO });
+  };
+
+  it("a settlement that fails sends nothing to any builder and charges nothing", async () => {
+    const key = s.devnet.payers[3]!.privateKey;
+    const payer = createPayer(key, { networks: ["eip155:84532"] });
+    const owner = privateKeyToAccount(key);
+    const tx = await newTx();
+    const { header } = await payer.signFor(await terms(tx));
+    const before = sent();
+    const payee = s.devnet.evm.usdcBalanceOf(s.devnet.payTo);
+    // Verified, then, just before the settlement transaction executes, the payer's USDC leaves (a real signed transfer).
+    s.devnet.evm.beforeNextTransaction(async () => {
+      const chain = s.devnet.evm.chain;
+      const drain = await owner.signTransaction({
+        type: "legacy",
+        chainId: s.devnet.evm.chainId,
+        nonce: chain.transactionCount(owner.address),
+        gasPrice: 1000n * 10n ** 9n,
+        gas: 100_000n,
+        to: s.devnet.evm.usdcAddress,
+        data: encodeFunctionData({ abi: usdcAbi, functionName: "transfer", args: [SINK, s.devnet.evm.usdcBalanceOf(owner.address)] }),
+      });
+      await chain.sendRawTransaction(drain);
+    });
+    const r = await post(tx, header);
+    expect(r.status, JSON.stringify(r.json)).toBe(402);
+    expect(decodePaymentRequiredHeader(r.headers.get("payment-required")!).error).toMatch(/^settlement_failed/);
+    expect(decodePaymentResponseHeader(r.headers.get("payment-response")!).success).toBe(false);
+    expect(s.devnet.evm.usdcBalanceOf(owner.address)).toBe(0n);
+    expect(s.devnet.evm.usdcBalanceOf(s.devnet.payTo)).toBe(payee);
+    // Not one request reached a builder.
+    expect(sent()).toEqual(before);
+  });
+
+  it("a settled payment sends once; a retry with the same payment, or the same payment identifier, sends nothing again", async () => {
+    const tx = await newTx();
+    const id = generatePaymentId();
+    const signed = async () => {
+      const { payload } = await s.payer.signFor(await terms(tx));
+      return encodePaymentSignatureHeader({ ...payload, extensions: appendPaymentIdentifierToExtensions(structuredClone(payload.extensions ?? {}), id) } as PaymentPayload);
+    };
+    const header = await signed();
+    const before = sent();
+    const paid0 = balance();
+    const first = await post(tx, header);
+    expect(first.status, JSON.stringify(first.json)).toBe(200);
+    expect(first.json).toMatchObject({ accepted: true, accepted_by: ["sim-bundles", "sim-raw"] });
+    // Sent once: one bundle per target block to the bundle builder, one raw transaction to the other.
+    expect(sent()).toEqual([before[0]! + 3, before[1]! + 1]);
+    expect(paid0 - balance()).toBe(500_000n);
+
+    const again = await post(tx, header);
+    expect(again.status).toBe(200);
+    expect(again.json).toEqual(first.json);
+    const fresh = await post(tx, await signed());
+    expect(fresh.status).toBe(200);
+    expect(fresh.json).toEqual(first.json);
+    expect(sent()).toEqual([before[0]! + 3, before[1]! + 1]);
+    expect(paid0 - balance()).toBe(500_000n);
+  });
+
+  it("two concurrent requests with one payment send once", async () => {
+    const tx = await newTx();
+    const { header } = await s.payer.signFor(await terms(tx));
+    const before = sent();
+    const paid0 = balance();
+    const [a, b] = await Promise.all([post(tx, header), post(tx, header)]);
+    const statuses = [a.status, b.status].sort();
+    expect(statuses[0], JSON.stringify([a.json, b.json])).toBe(200);
+    // The other waits for the first and gets its stored answer, or is told the payment is in progress.
+    if (statuses[1] === 200) expect(a.json).toEqual(b.json);
+    else expect(JSON.stringify(a.status === 200 ? b.json : a.json)).toMatch(/payment_in_progress|authorization_already_used/);
+    expect(sent()).toEqual([before[0]! + 3, before[1]! + 1]);
+    expect(paid0 - balance()).toBe(500_000n);
   });
 });

@@ -1,12 +1,13 @@
 /**
  * Builder names. The relay data API names a builder only by its BLS
  * `builder_pubkey`, and one builder runs many keys, so a name comes from a
- * table of keys → name. The shipped table lists builders by the names and
- * block extra-data tags they publish (sources below); the keys come from
- * the BUILDER_PUBKEYS setting (a JSON object `{"0x<96 hex>": "Titan", …}`),
- * reviewed by the operator against each builder's own key page. A key
+ * table of keys → name: the reviewed default table of builder-keys.ts
+ * (each key with its source), extended and overridden by the
+ * BUILDER_PUBKEYS setting (a JSON object `{"0x<96 hex>": "Titan", …}`),
+ * which the operator reviews against each builder's own key page. A key
  * without a name is shown as its first 10 hex digits ("0xa1b2c3d4e5…"), so
- * no answer ever invents a name.
+ * no answer ever invents a name. The builders below are listed by the names
+ * and block extra-data tags they publish (sources below).
  *
  * Sources: builder names, websites and extra-data tags from
  * cakevm/mev-builders `crates/mev-builders/data/builders.json`; alias rules
@@ -15,6 +16,8 @@
  * `vars/builder_aliases.go`; published keys e.g.
  * https://docs.titanbuilder.xyz/builder-public-keys.
  */
+
+import { DEFAULT_BUILDER_KEYS } from "./builder-keys.js";
 
 export interface KnownBuilder {
   name: string;
@@ -70,6 +73,13 @@ export function parseBuilderPubkeys(setting: string | undefined): Map<string, st
     out.set(key, v.trim());
   }
   return out;
+}
+
+/** The key → name table the answers use: the reviewed defaults, then BUILDER_PUBKEYS over them. */
+export function builderKeyNames(setting: string | undefined): Map<string, string> {
+  const names = new Map(DEFAULT_BUILDER_KEYS.map((e) => [e.pubkey, e.name] as const));
+  for (const [k, v] of parseBuilderPubkeys(setting)) names.set(k, v);
+  return names;
 }
 
 /** The name shown for a builder key: the table's name, else the key's first 10 hex digits. */

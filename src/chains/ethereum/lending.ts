@@ -10,7 +10,9 @@
  * basis points. Every computation is bigint; no float touches an amount.
  *
  * SparkLend is an Aave V3 fork with the same events and views, so one
- * decoder serves both. Compound V3 and Morpho Blue are not indexed.
+ * decoder serves both. Compound V3 (comet.ts) and Morpho Blue (morpho.ts)
+ * have their own events and views; every market's positions end up in the
+ * same shape (`PositionHealth`: USD base units, bps, a 1e18 health factor).
  */
 import {
   type Hex,
@@ -26,7 +28,7 @@ export const MULTICALL3 = "0xca11bde05977b3631167028862be2a173976ca11";
 /** Aave V3 Core's price oracle (bgd-labs/aave-address-book AaveV3Ethereum.ORACLE): USD, 8 decimals. */
 export const AAVE_V3_CORE_ORACLE = "0x54586be62e3c3580375ae3723c145253060ca0c2";
 
-export const LENDING_PROTOCOLS = ["aave", "spark"] as const;
+export const LENDING_PROTOCOLS = ["aave", "spark", "compound", "morpho"] as const;
 export type LendingProtocol = (typeof LENDING_PROTOCOLS)[number];
 
 export interface LendingMarket {
@@ -34,7 +36,7 @@ export interface LendingMarket {
   id: string;
   name: string;
   protocol: LendingProtocol;
-  /** The Pool contract (lower-case). */
+  /** The contract the events come from (lower-case): the Aave Pool, the Comet proxy, the Morpho Blue singleton. */
   pool: string;
   source: string;
 }
@@ -62,7 +64,40 @@ export const LENDING_MARKETS: readonly LendingMarket[] = [
     pool: "0xc13e21b648a5ee794902342038ff3adab66be987",
     source: "marsfoundation/sparklend-deployments; SparkLend health checker script (POOL constant)",
   },
+  {
+    id: "compound-v3-usdc",
+    name: "Compound V3 USDC (cUSDCv3)",
+    protocol: "compound",
+    pool: "0xc3d688b66703497daa19211eedff47f25384cdc3",
+    source: "compound-finance/comet deployments/mainnet/usdc/roots.json (comet)",
+  },
+  {
+    id: "compound-v3-weth",
+    name: "Compound V3 WETH (cWETHv3)",
+    protocol: "compound",
+    pool: "0xa17581a9e3356d9a858b789d68b4d866e593ae94",
+    source: "compound-finance/comet deployments/mainnet/weth/roots.json (comet)",
+  },
+  {
+    id: "morpho-blue",
+    name: "Morpho Blue",
+    protocol: "morpho",
+    pool: "0xbbbbbbbbbb9cc5e90e3b3af64bdaf62c37eeffcb",
+    source: "morpho-org/morpho-blue (singleton; the same address as the flash-loan catalogue's)",
+  },
 ];
+
+/** One position's health in every protocol's terms made common (USD base units of 8 decimals, bps, HF 1e18). */
+export interface PositionHealth {
+  collateralBase: bigint;
+  debtBase: bigint;
+  liquidationThresholdBps: bigint;
+  /** 1e18-scaled; NO_DEBT_HF when there is no debt. */
+  healthFactorWad: bigint;
+}
+
+/** Aave's `type(uint256).max`: the health factor of an account without debt. */
+export const NO_DEBT_HF = 2n ** 256n - 1n;
 
 export const poolAbi = parseAbi([
   "event Supply(address indexed reserve, address user, address indexed onBehalfOf, uint256 amount, uint16 indexed referralCode)",
@@ -245,6 +280,15 @@ export function closeFactorBps(a: Pick<AccountData, "collateralBase" | "debtBase
   if (a.healthFactorWad <= CLOSE_FACTOR_HF_THRESHOLD) return 10_000n;
   if (a.collateralBase < MIN_BASE_MAX_CLOSE_FACTOR_THRESHOLD || a.debtBase < MIN_BASE_MAX_CLOSE_FACTOR_THRESHOLD) return 10_000n;
   return 5_000n;
+}
+
+/**
+ * The close factor by protocol: Aave and SparkLend as above; Compound V3's
+ * absorb takes the whole account and Morpho Blue has no close factor, so
+ * 100 %.
+ */
+export function closeFactorFor(protocol: LendingProtocol, a: Pick<AccountData, "collateralBase" | "debtBase" | "healthFactorWad">): bigint {
+  return protocol === "aave" || protocol === "spark" ? closeFactorBps(a) : 10_000n;
 }
 
 /** Whether the Pool would accept a liquidationCall now. */

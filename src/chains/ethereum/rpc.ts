@@ -66,6 +66,24 @@ export interface EthRpcOptions {
 
 export type BlockTag = "latest" | "finalized" | "safe" | bigint;
 
+/** A block with its transactions and withdrawals (eth_getBlockByHash with full=true), as the payment check needs it. */
+export interface EthBlockWithTxs {
+  readonly number: bigint;
+  readonly hash: string;
+  readonly miner: string;
+  readonly transactions: readonly { readonly hash: string; readonly from: string; readonly to: string | null; readonly value: bigint }[];
+  /** Beacon withdrawals (EIP-4895); amounts in gwei. */
+  readonly withdrawals: readonly { readonly address: string; readonly amountGwei: bigint }[];
+}
+
+const FullBlockSchema = z.object({
+  number: quantity,
+  hash,
+  miner: address,
+  transactions: z.array(z.object({ hash, from: address, to: address.nullable(), value: quantity })),
+  withdrawals: z.array(z.object({ address, amount: quantity })).optional(),
+});
+
 export class EthRpc {
   private readonly clients: UpstreamClient[];
   private readonly fallback: UpstreamClient;
@@ -186,6 +204,19 @@ export class EthRpc {
       raw,
     );
     return { baseFee: h.baseFeePerGas[1]!, blobBaseFee: h.baseFeePerBlobGas?.[1] ?? null };
+  }
+
+  /** A block with full transactions by hash; null when the node does not have it. */
+  async blockByHash(blockHash: string, signal?: AbortSignal): Promise<EthBlockWithTxs | null> {
+    const raw = await this.call("eth_getBlockByHash", [blockHash, true], signal);
+    if (raw === null) return null;
+    const b = this.parse("eth_getBlockByHash", FullBlockSchema, raw);
+    return { ...b, withdrawals: (b.withdrawals ?? []).map((w) => ({ address: w.address, amountGwei: w.amount })) };
+  }
+
+  /** An account's balance (wei) at a block number (needs the node to hold that block's state). */
+  async balanceAt(account: string, block: bigint, signal?: AbortSignal): Promise<bigint> {
+    return this.parse("eth_getBalance", quantity, await this.call("eth_getBalance", [account, `0x${block.toString(16)}`], signal));
   }
 
   /** eth_call at the latest block; returns the raw return data. */

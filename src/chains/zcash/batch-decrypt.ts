@@ -15,15 +15,25 @@
  *
  * Below BATCH_MIN_KEYS keys of a protocol the table does not pay for itself,
  * and the reference path runs instead.
+ *
+ * The curve and symmetric work runs by default in a WebAssembly module
+ * (wasm-field.ts, curve-wasm.ts): the table, every key's additions, the
+ * conversion to bytes, the KDF and the lead byte; a plausible lead byte is
+ * first checked by the reference's own first rejecting test, [esk]·g_d = epk,
+ * in the module. setCurveEngine("bigint") selects the same method on
+ * JavaScript bigints (curve-batch.ts).
  */
 import { kdf64, kdfState } from "./blake2b-kdf.js";
 import { asciiBytes, leBytesToBigint } from "./bytes.js";
 import { buildTable, chooseWindow, multiplyMany, recode, windowCount, type Affine, type WeierstrassCurve, batchInvert } from "./curve-batch.js";
-import { JubjubPoint, jubjubFromBytes } from "./jubjub.js";
+import { chacha20 } from "@noble/ciphers/chacha.js";
+import { JubjubPoint, jubjubFromBytes, saplingDiversifyHash } from "./jubjub.js";
 import type { ActionOutputData, DecryptedNote, SaplingOutputData, ScanKey, ScanKeys } from "./note-decrypt.js";
 import { actionNoteFromKey, COMPACT_CIPHERTEXT_SIZE, ENC_CIPHERTEXT_SIZE, saplingLeadBytesAt, saplingNoteFromKey, trySaplingOutput, tryActionOutput } from "./note-decrypt.js";
-import { pallasFromBytes, type PallasPoint } from "./pallas.js";
-import { JUBJUB_R, PALLAS_P, PALLAS_Q } from "./prf.js";
+import { orchardDiversifyHash, pallasFromBytes, type PallasPoint } from "./pallas.js";
+import { JUBJUB_R, PALLAS_P, PALLAS_Q, prfExpand, toScalarOrchard, toScalarSapling } from "./prf.js";
+import { layout, wasmBuildTable, wasmMultiplyMany, wasmScalarMul, wasmWindowBases, type WasmLayout } from "./curve-wasm.js";
+import { ELEM, MEM, WasmField } from "./wasm-field.js";
 
 /** The keys of many watches, prepared once and reused for every block. */
 export interface PreparedKeys {
@@ -54,6 +64,21 @@ export interface FastKeys {
   /** Signed digits per window size, per protocol, in the order of the refs. */
   saplingDigits: Map<number, Int16Array[]>;
   orchardDigits: Map<number, Int16Array[]>;
+  /** The same digits window-major (window i of ref j at i·refs + j), for the WebAssembly path. */
+  saplingFlat: Map<number, Int16Array>;
+  orchardFlat: Map<number, Int16Array>;
+}
+
+/**
+ * Which curve arithmetic the table path uses: "wasm" (default; wasm-field.ts)
+ * or "bigint" (curve-batch.ts, JavaScript bigints). Both give the same
+ * answers; the bigint one is kept as the second implementation the tests and
+ * the benchmark compare with.
+ */
+export type CurveEngine = "wasm" | "bigint";
+let engine: CurveEngine = "wasm";
+export function setCurveEngine(e: CurveEngine): void {
+  engine = e;
 }
 
 const SAPLING_BITS = 252; // r_J < 2^252
@@ -77,7 +102,7 @@ function fastKeys(prepared: PreparedKeys): FastKeys {
     }
     for (const key of k.orchard) orchard.push({ watch, key, scalar: ((key.ivk % PALLAS_Q) + PALLAS_Q) % PALLAS_Q });
   });
-  const fast: FastKeys = { sapling, orchard, saplingDigits: new Map(), orchardDigits: new Map() };
+  const fast: FastKeys = { sapling, orchard, saplingDigits: new Map(), orchardDigits: new Map(), saplingFlat: new Map(), orchardFlat: new Map() };
   prepared.fast = fast;
   return fast;
 }
@@ -90,6 +115,18 @@ function digitsFor(refs: KeyRef[], cache: Map<number, Int16Array[]>, bits: numbe
     cache.set(w, d);
   }
   return d;
+}
+
+function flatDigitsFor(refs: KeyRef[], cache: Map<number, Int16Array[]>, flatCache: Map<number, Int16Array>, bits: number, w: number): Int16Array {
+  let flat = flatCache.get(w);
+  if (!flat) {
+    const d = digitsFor(refs, cache, bits, w);
+    const S = refs.length;
+    flat = new Int16Array(windowCount(bits, w) * S);
+    d.forEach((digits, j) => digits.forEach((v, i) => (flat![i * S + j] = v)));
+    flatCache.set(w, flat);
+  }
+  return flat;
 }
 
 // ---------------------------------------------------------------------------
@@ -142,29 +179,29 @@ const decryptableLength = (ct: Uint8Array): boolean => ct.length === COMPACT_CIP
 /**
  * Runs the symmetric part for every key in order and collects one hit per
  * watch at most (its first key, in key order, that yields a note — as the
- * reference loop does).
+ * reference loop does). `leadAt(i)` is key i's first plaintext byte, or −1
+ * when the key has no secret (a key the reference refuses).
  */
 function finish(
   refs: KeyRef[],
-  secrets: (Uint8Array | null)[],
+  leadAt: (i: number) => number,
+  secretAt: (i: number) => Uint8Array,
   epk: Uint8Array,
-  ciphertext: Uint8Array,
   kdfInit: Uint32Array,
   plausible: (ref: KeyRef, lead: number) => boolean,
   full: (ref: KeyRef, key: Uint8Array) => DecryptedNote | null,
 ): BatchHit[] {
   const hits: BatchHit[] = [];
-  const c0 = ciphertext[0]!;
   const buf = new Uint8Array(64);
   buf.set(epk, 32);
   let doneWatch = -1;
   for (let i = 0; i < refs.length; i++) {
     const ref = refs[i]!;
-    const secret = secrets[i];
-    if (!secret || ref.watch === doneWatch) continue;
-    buf.set(secret, 0);
+    if (ref.watch === doneWatch) continue;
+    const lead = leadAt(i);
+    if (lead < 0 || !plausible(ref, lead)) continue;
+    buf.set(secretAt(i), 0);
     const key = kdf64(kdfInit, buf);
-    if (!plausible(ref, c0 ^ chachaFirstByte(key))) continue;
     let note: DecryptedNote | null = null;
     try {
       note = full(ref, key);
@@ -177,6 +214,35 @@ function finish(
     }
   }
   return hits;
+}
+
+/** Lead bytes computed here, key by key (the bigint engine's secrets). */
+function leadsOf(secrets: (Uint8Array | null)[], epk: Uint8Array, ciphertext: Uint8Array, kdfInit: Uint32Array): (i: number) => number {
+  const buf = new Uint8Array(64);
+  buf.set(epk, 32);
+  const c0 = ciphertext[0]!;
+  return (i) => {
+    const secret = secrets[i];
+    if (!secret) return -1;
+    buf.set(secret, 0);
+    return c0 ^ chachaFirstByte(kdf64(kdfInit, buf));
+  };
+}
+
+/**
+ * The secrets left at L.secrets by the WebAssembly path: every lead byte at
+ * once (the KDF and ChaCha20 in the module), keys with a negative scalar
+ * excluded.
+ */
+function wasmLeads(f: WasmField, L: WasmLayout, refs: KeyRef[], epk: Uint8Array, ciphertext: Uint8Array, kdfInit: Uint32Array): { leadAt: (i: number) => number; secretAt: (i: number) => Uint8Array } {
+  const bytes = f.bytes;
+  bytes.set(epk, L.epk);
+  f.words.set(kdfInit, L.kdf >> 2);
+  f.fx.leads(L.scalars, L.secrets, L.epk, L.kdf, ciphertext[0]!, L.leads);
+  return {
+    leadAt: (i) => (refs[i]!.scalar < 0n ? -1 : bytes[L.leads + i]!),
+    secretAt: (i) => bytes.slice(L.secrets + 32 * i, L.secrets + 32 * i + 32),
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -199,10 +265,10 @@ const MONT_B = mod(4n * inv(JJ.a - JJ.d));
 const INV_B = inv(MONT_B);
 const A_THIRD = mod(MONT_A * inv(3n));
 // Weierstrass model X = x/B + A/(3B), Y = y/B: Y² = X³ + a_W·X + b_W.
-const JUBJUB_W: WeierstrassCurve = { p: Fq, a: mod((3n - MONT_A * MONT_A) * inv(3n * MONT_B * MONT_B)) };
+export const JUBJUB_W: WeierstrassCurve = { p: Fq, a: mod((3n - MONT_A * MONT_A) * inv(3n * MONT_B * MONT_B)) };
 
 /** Edwards affine points (none the identity nor of order 2) to Weierstrass affine, with one inversion. */
-function edwardsToW(points: readonly { x: bigint; y: bigint }[]): { x: bigint; y: bigint }[] {
+export function edwardsToW(points: readonly { x: bigint; y: bigint }[]): { x: bigint; y: bigint }[] {
   // x_M = (1+v)/(1−v), y_M = x_M/u.
   const den: bigint[] = [];
   for (const { x: u, y: v } of points) den.push(mod(1n - v), u);
@@ -269,6 +335,90 @@ function jubjubSecrets(q: InstanceType<typeof JubjubPoint>, digits: Int16Array[]
   return wToJubjubBytes(multiplyMany(JUBJUB_W, table, digits));
 }
 
+// The same in WebAssembly: one field instance per prime and thread, made on first use.
+let jubjubField: WasmField | null = null;
+function jubjubWasm(): WasmField {
+  if (!jubjubField) {
+    jubjubField = new WasmField(Fq, JUBJUB_W.a);
+    jubjubField.write(MEM.C1, MONT_B);
+    jubjubField.write(MEM.C2, A_THIRD);
+  }
+  return jubjubField;
+}
+
+/**
+ * repr_J of the accumulators (Weierstrass, Montgomery form in wasm memory):
+ * x_M = B·X − A/3, y_M = B·Y, u = x_M/y_M, v = (x_M − 1)/(x_M + 1), with one
+ * inversion of all the y_M·(x_M + 1) (Montgomery's trick).
+ */
+function wasmToJubjubBytes(f: WasmField, L: WasmLayout, isZero: Uint8Array): void {
+  const { fx } = f;
+  const S = L.scalars;
+  // per scalar: x_M, y_M in place of the accumulator; x_M + 1 at den[j]; the running product at prefix[j]
+  let prev = 0;
+  for (let j = 0; j < S; j++) {
+    if (isZero[j] === 1) continue;
+    const x = L.acc + 2 * ELEM * j;
+    const y = x + ELEM;
+    const e = L.den + ELEM * j;
+    const pr = L.prefix + ELEM * j;
+    fx.mul(x, x, MEM.C1);
+    fx.sub(x, x, MEM.C2);
+    fx.mul(y, y, MEM.C1);
+    fx.add(e, x, MEM.ONE);
+    fx.mul(MEM.U, y, e); // y_M·(x_M + 1)
+    if (prev === 0) fx.add(pr, MEM.U, MEM.ZERO);
+    else fx.mul(pr, prev, MEM.U);
+    prev = pr;
+  }
+  if (prev !== 0) fx.inv(MEM.INV, prev);
+  const bytes = f.bytes;
+  for (let j = S - 1; j >= 0; j--) {
+    const r = L.secrets + 32 * j;
+    if (isZero[j] === 1) {
+      bytes.fill(0, r, r + 32);
+      bytes[r] = 1; // (0, 1)
+      continue;
+    }
+    const x = L.acc + 2 * ELEM * j;
+    const y = x + ELEM;
+    const e = L.den + ELEM * j;
+    // d = 1/(y_M·e): inv·prefix[previous non-zero]; then inv ← inv·y_M·e
+    let before = 0;
+    for (let k = j - 1; k >= 0; k--)
+      if (isZero[k] !== 1) {
+        before = L.prefix + ELEM * k;
+        break;
+      }
+    if (before === 0) fx.add(MEM.INVK, MEM.INV, MEM.ZERO);
+    else {
+      fx.mul(MEM.INVK, MEM.INV, before);
+      fx.mul(MEM.U, y, e);
+      fx.mul(MEM.INV, MEM.INV, MEM.U);
+    }
+    // u = x_M·d·e, v = (x_M − 1)·d·y_M
+    fx.mul(MEM.LAM, MEM.INVK, e);
+    fx.mul(MEM.X3, x, MEM.LAM);
+    fx.mul(MEM.LAM, MEM.INVK, y);
+    fx.sub(MEM.Y3, x, MEM.ONE);
+    fx.mul(MEM.Y3, MEM.Y3, MEM.LAM);
+    fx.pack(r, MEM.Y3);
+    fx.pack(MEM.PACKED, MEM.X3);
+    if (bytes[MEM.PACKED]! & 1) bytes[r + 31]! |= 0x80;
+  }
+}
+
+/** Every key's repr_J([s]·Q) at L.secrets of the returned layout. */
+function jubjubSecretsWasm(q: InstanceType<typeof JubjubPoint>, digits: Int16Array, S: number, w: number, windows: number): { f: WasmField; L: WasmLayout } {
+  const f = jubjubWasm();
+  const L = layout(w, windows, S);
+  wasmWindowBases(f, L, edwardsToW([q.toAffine()])[0]!);
+  wasmBuildTable(f, L, null);
+  const isZero = wasmMultiplyMany(f, L, JUBJUB_W, digits);
+  wasmToJubjubBytes(f, L, isZero);
+  return { f, L };
+}
+
 // ---------------------------------------------------------------------------
 // Pallas.
 
@@ -282,11 +432,85 @@ function pallasBytes(pt: Affine): Uint8Array {
   return out;
 }
 
+let pallasField: WasmField | null = null;
+const pallasWasm = (): WasmField => (pallasField ??= new WasmField(PALLAS_P, 0n));
+
+/** Every key's repr_P([s]·Q) at L.secrets of the returned layout. */
+function pallasSecretsWasm(q: PallasPoint, digits: Int16Array, S: number, w: number, windows: number): { f: WasmField; L: WasmLayout } {
+  const f = pallasWasm();
+  const L = layout(w, windows, S);
+  wasmWindowBases(f, L, q.toAffine());
+  wasmBuildTable(f, L, null);
+  const isZero = wasmMultiplyMany(f, L, PALLAS_W, digits);
+  const { fx } = f;
+  const bytes = f.bytes;
+  for (let j = 0; j < S; j++) {
+    const r = L.secrets + 32 * j;
+    if (isZero[j] === 1) {
+      bytes.fill(0, r, r + 32); // the identity encodes as zeros
+      continue;
+    }
+    const x = L.acc + 2 * ELEM * j;
+    fx.pack(MEM.PACKED, x + ELEM);
+    const sign = bytes[MEM.PACKED]! & 1;
+    fx.pack(r, x);
+    if (sign) bytes[r + 31]! |= 0x80;
+  }
+  return { f, L };
+}
+
 function pallasSecrets(q: PallasPoint, digits: Int16Array[], w: number): Uint8Array[] {
   const windows = digits[0]!.length;
   const bases = windowBases(q, w, windows).map((b) => b.toAffine());
   const table = buildTable(PALLAS_W, bases, w);
   return multiplyMany(PALLAS_W, table, digits).map(pallasBytes);
+}
+
+// ---------------------------------------------------------------------------
+// Early rejection of a plausible lead byte.
+//
+// A wrong key passes the lead-byte test for about 1 key in 256; the
+// reference then spends most of its time on the ephemeral-key re-derivation
+// [esk]·g_d (two scalar multiplications on @noble, about 4 ms). With lead
+// 0x02 / 0x03 that check comes before anything else that could accept the
+// note, so it is done first here, in the module: when [esk]·g_d differs from
+// epk the reference answers null for this key too, and otherwise the
+// reference runs in full. Any doubt (esk = 0, an exception) also goes to the
+// reference.
+
+const ZERO_NONCE = new Uint8Array(12);
+/** The first 52 plaintext bytes (ChaCha20 from counter 1; the full path's tag is the reference's business). */
+const compactPlaintext = (key: Uint8Array, ciphertext: Uint8Array): Uint8Array => chacha20(key, ZERO_NONCE, ciphertext.subarray(0, COMPACT_CIPHERTEXT_SIZE), undefined, 1);
+
+const bytesEqual = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
+
+/** False only when the reference surely rejects this Sapling key (lead 0x02: g_d invalid, or [esk]·g_d ≠ epk). */
+export function saplingMayMatch(key: Uint8Array, out: SaplingOutputData): boolean {
+  try {
+    const p = compactPlaintext(key, out.ciphertext);
+    if (p[0] !== 0x02) return true;
+    const gd = saplingDiversifyHash(p.slice(1, 12));
+    if (!gd) return false;
+    const esk = toScalarSapling(prfExpand(p.slice(20, 52), Uint8Array.of(0x05)));
+    if (esk === 0n) return true;
+    const r = wasmScalarMul(jubjubWasm(), edwardsToW([gd.toAffine()])[0]!, esk);
+    return bytesEqual(wToJubjubBytes([r])[0]!, out.ephemeralKey);
+  } catch {
+    return true;
+  }
+}
+
+/** False only when the reference surely rejects this Orchard/Ironwood key ([esk]·g_d ≠ epk). */
+export function actionMayMatch(key: Uint8Array, out: ActionOutputData): boolean {
+  try {
+    const p = compactPlaintext(key, out.ciphertext);
+    const esk = toScalarOrchard(prfExpand(p.slice(20, 52), Uint8Array.of(0x04), out.nullifier));
+    if (esk === 0n) return true;
+    const r = wasmScalarMul(pallasWasm(), orchardDiversifyHash(p.slice(1, 12)).toAffine(), esk);
+    return bytesEqual(pallasBytes(r), out.ephemeralKey);
+  } catch {
+    return true;
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -301,15 +525,24 @@ export function batchTrySapling(prepared: PreparedKeys, out: SaplingOutputData, 
   if (!epk) return [];
   const q = epk.clearCofactor();
   const refs = fast.sapling;
-  let secrets: (Uint8Array | null)[];
-  if (q.is0()) {
-    const identity = q.toBytes();
-    secrets = refs.map((r) => (r.scalar < 0n ? null : identity));
-  } else {
+  let leadAt: (i: number) => number;
+  let secretAt: (i: number) => Uint8Array;
+  if (!q.is0() && engine === "wasm") {
     const w = chooseWindow(refs.length, SAPLING_BITS);
-    const digits = digitsFor(refs, fast.saplingDigits, SAPLING_BITS, w);
-    const all = jubjubSecrets(q, digits, w);
-    secrets = refs.map((r, i) => (r.scalar < 0n ? null : all[i]!));
+    const { f, L } = jubjubSecretsWasm(q, flatDigitsFor(refs, fast.saplingDigits, fast.saplingFlat, SAPLING_BITS, w), refs.length, w, windowCount(SAPLING_BITS, w));
+    ({ leadAt, secretAt } = wasmLeads(f, L, refs, out.ephemeralKey, out.ciphertext, SAPLING_KDF));
+  } else {
+    let secrets: (Uint8Array | null)[];
+    if (q.is0()) {
+      const identity = q.toBytes();
+      secrets = refs.map((r) => (r.scalar < 0n ? null : identity));
+    } else {
+      const w = chooseWindow(refs.length, SAPLING_BITS);
+      const all = jubjubSecrets(q, digitsFor(refs, fast.saplingDigits, SAPLING_BITS, w), w);
+      secrets = refs.map((r, i) => (r.scalar < 0n ? null : all[i]!));
+    }
+    leadAt = leadsOf(secrets, out.ephemeralKey, out.ciphertext, SAPLING_KDF);
+    secretAt = (i) => secrets[i]!;
   }
   // The lead bytes allowed depend on the watch's network.
   const allowedByNetwork = new Map<string, readonly number[]>();
@@ -321,12 +554,12 @@ export function batchTrySapling(prepared: PreparedKeys, out: SaplingOutputData, 
   };
   return finish(
     refs,
-    secrets,
+    leadAt,
+    secretAt,
     out.ephemeralKey,
-    out.ciphertext,
     SAPLING_KDF,
     (ref, lead) => allowedFor(ref.watch).includes(lead),
-    (ref, key) => saplingNoteFromKey(ref.key, key, out, allowedFor(ref.watch)),
+    (ref, key) => (engine === "wasm" && !saplingMayMatch(key, out) ? null : saplingNoteFromKey(ref.key, key, out, allowedFor(ref.watch))),
   );
 }
 
@@ -341,17 +574,25 @@ export function batchTryAction(prepared: PreparedKeys, pool: "orchard" | "ironwo
   if (!epk || epk.is0()) return [];
   const refs = fast.orchard;
   const w = chooseWindow(refs.length, ORCHARD_BITS);
-  const digits = digitsFor(refs, fast.orchardDigits, ORCHARD_BITS, w);
-  const secrets = pallasSecrets(epk, digits, w);
+  let leadAt: (i: number) => number;
+  let secretAt: (i: number) => Uint8Array;
+  if (engine === "wasm") {
+    const { f, L } = pallasSecretsWasm(epk, flatDigitsFor(refs, fast.orchardDigits, fast.orchardFlat, ORCHARD_BITS, w), refs.length, w, windowCount(ORCHARD_BITS, w));
+    ({ leadAt, secretAt } = wasmLeads(f, L, refs, out.ephemeralKey, out.ciphertext, ORCHARD_KDF));
+  } else {
+    const secrets = pallasSecrets(epk, digitsFor(refs, fast.orchardDigits, ORCHARD_BITS, w), w);
+    leadAt = leadsOf(secrets, out.ephemeralKey, out.ciphertext, ORCHARD_KDF);
+    secretAt = (i) => secrets[i]!;
+  }
   const wantLead = pool === "orchard" ? 0x02 : 0x03;
   return finish(
     refs,
-    secrets,
+    leadAt,
+    secretAt,
     out.ephemeralKey,
-    out.ciphertext,
     ORCHARD_KDF,
     (_ref, lead) => lead === wantLead,
-    (ref, key) => actionNoteFromKey(ref.key, pool, key, out, rhoInt),
+    (ref, key) => (engine === "wasm" && !actionMayMatch(key, out) ? null : actionNoteFromKey(ref.key, pool, key, out, rhoInt)),
   );
 }
 

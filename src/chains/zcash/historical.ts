@@ -13,12 +13,19 @@
  * deadline stops with 504 `scan_timeout` (details.scanned_through).
  * Default birthdayHeight: 3,042,000 on mainnet (as for watches), the
  * server's Sapling activation height elsewhere.
+ *
+ * With includeNotes, every unspent shielded note also gets the anchor (its
+ * pool's tree root at toHeight), its position and its Merkle path
+ * (note-paths.ts), checked against the server's tree state at toHeight: a
+ * disagreement is 502 chain_tree_mismatch, never a wrong path. Only this
+ * path builds trees; the scan itself (shared with live watches) does not.
  */
 import { badRequest, ServiceError } from "../../core/errors.js";
 import type { CompactBlockSource } from "./compact.js";
 import type { DecodedMemo } from "./note-decrypt.js";
 import type { ZcashNetwork } from "./network.js";
 import { displayHex, memoFromTransaction, PreparedKeyCache, scanBlock, SpendIndex, TRANSPARENT_GAP_LIMIT, type EngineWatch } from "./scan-engine.js";
+import { noteKey, unspentNotePaths, type NotePath } from "./note-paths.js";
 import { byChainOrder, confirmationsAt, freshState } from "./scan-state.js";
 import { ZCASH_MAINNET_DEFAULT_START } from "./scanner.js";
 import { buildWatchKeys } from "./watch-keys.js";
@@ -59,6 +66,12 @@ export interface ZcashHistoricalNote {
   spent_height?: number;
   spent_txid?: string;
   diversifier_index?: string;
+  /** Unspent shielded notes: the pool's tree root at to_height (hex, 32 bytes little-endian). */
+  anchor?: string;
+  /** Unspent shielded notes: the leaf index in the pool's note commitment tree. */
+  position?: number;
+  /** Unspent shielded notes: 32 sibling hashes (hex), leaf level first. */
+  merkle_path?: string[];
 }
 
 export interface ZcashHistoricalResult {
@@ -148,7 +161,17 @@ export function createZcashHistorical(opts: ZcashHistoricalOptions): ZcashHistor
     if (expect !== to + 1) throw new ServiceError(502, "chain_rpc_failed", `The server ended the block range at ${expect - 1}, before ${to}.`, { scanned_through: expect - 1 });
 
     const notes = [...watch.state.notes].sort(byChainOrder);
+    let paths = new Map<string, NotePath>();
     if (input.includeNotes) {
+      paths = await unspentNotePaths(notes, {
+        source,
+        toHeight: to,
+        toHash: watch.state.hashes[watch.state.hashes.length - 1]!,
+        checkDeadline: (through) => {
+          if (Date.now() - started > deadlineMs) throw timeout(through, from, to);
+        },
+        signal,
+      });
       // Memos: one full transaction per distinct txid, within the same deadline.
       const byTx = new Map<string, typeof notes>();
       for (const n of notes) if (n.pool !== "transparent") byTx.set(n.txid, [...(byTx.get(n.txid) ?? []), n]);
@@ -203,6 +226,7 @@ export function createZcashHistorical(opts: ZcashHistoricalOptions): ZcashHistor
         spent: n.spent !== null,
         ...(n.spent ? { spent_height: n.spent.height, spent_txid: n.spent.txid } : {}),
         ...(n.di !== null ? { diversifier_index: n.di } : {}),
+        ...(paths.get(noteKey(n.pool, n.txid, n.index)) ?? {}),
       }));
     }
     return result;

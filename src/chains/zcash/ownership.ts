@@ -7,13 +7,14 @@
  */
 import { badRequest } from "../../core/errors.js";
 import type { ValidatedWatchKey } from "../scanner.js";
-import { concatBytes, equalBytes } from "./bytes.js";
+import { bytesToHex, concatBytes, equalBytes } from "./bytes.js";
 import { decodeZcashAddress, type ZcashAddress } from "./addresses.js";
 import { DiversifierKey } from "./ff1.js";
 import { jubjubToBytes } from "./jubjub.js";
 import { orchardIvkParts, orchardPkD, type OrchardIvkParts } from "./orchard-keys.js";
 import { saplingInternalDfvk, saplingIvk, saplingPkD, type SaplingDfvk } from "./sapling-keys.js";
 import { p2pkhHashAt, p2pkhHashesOfChain, publicChild, type TransparentPubNode } from "./transparent.js";
+import type { TransparentChain, WatchKeys } from "./watch-keys.js";
 import { classifyKeyString, decodeUfvk, type UnifiedFullViewingKey } from "./zip316.js";
 
 /** How far transparent chains are searched for a standalone t-address (indices 0..n-1). */
@@ -54,13 +55,30 @@ function orchardMatch(orchard: NonNullable<UnifiedFullViewingKey["orchard"]>, ra
   return null;
 }
 
-function p2pkhMatch(account: TransparentPubNode, hash: Uint8Array, hint?: bigint): ReceiverMatch | null {
-  if (hint !== undefined && hint < 0x80000000n) {
+/**
+ * Searches the transparent chains for a P2PKH hash. With `external` (the watch's external
+ * chain, whose first `window` hashes the scanner needs anyway and keeps), those are looked at
+ * first and the search goes on from there, so an address in the gap window costs no extra
+ * derivation and every hash derived is kept.
+ */
+function p2pkhMatch(account: TransparentPubNode, hash: Uint8Array, hint?: bigint, external?: { chain: TransparentChain; window: number }): ReceiverMatch | null {
+  const hex = bytesToHex(hash);
+  if (external) {
+    external.chain.ensure(Math.min(external.window, TRANSPARENT_SEARCH.external));
+    const at = external.chain.byHash.get(hex);
+    if (at !== undefined) return { receiver: "p2pkh", scope: "external", addressIndex: at };
+  }
+  if (hint !== undefined && hint < 0x80000000n && !(external && hint < BigInt(external.chain.count))) {
     const h = p2pkhHashAt(account, 0, Number(hint));
     if (h && equalBytes(h, hash)) return { receiver: "p2pkh", scope: "external", addressIndex: Number(hint) };
   }
+  if (external) {
+    external.chain.ensure(TRANSPARENT_SEARCH.external);
+    const at = external.chain.byHash.get(hex);
+    if (at !== undefined) return { receiver: "p2pkh", scope: "external", addressIndex: at };
+  }
   for (const [scope, n] of [
-    ["external", TRANSPARENT_SEARCH.external],
+    ["external", external ? 0 : TRANSPARENT_SEARCH.external],
     ["internal", TRANSPARENT_SEARCH.internal],
   ] as const) {
     const chain = publicChild(account, scope === "external" ? 0 : 1);
@@ -71,7 +89,7 @@ function p2pkhMatch(account: TransparentPubNode, hash: Uint8Array, hint?: bigint
 }
 
 /** Checks every known receiver of the address against the UFVK. Unknown UA receivers are ignored. */
-export function checkAddressInUfvk(ufvk: UnifiedFullViewingKey, addr: ZcashAddress): OwnershipResult {
+export function checkAddressInUfvk(ufvk: UnifiedFullViewingKey, addr: ZcashAddress, external?: { chain: TransparentChain; window: number }): OwnershipResult {
   const matches: ReceiverMatch[] = [];
   const fail = (receiver: string, reason: string): OwnershipResult => ({ ok: false, receiver, reason });
   const checkSapling = (raw: Uint8Array): OwnershipResult | null => {
@@ -90,7 +108,7 @@ export function checkAddressInUfvk(ufvk: UnifiedFullViewingKey, addr: ZcashAddre
   };
   const checkP2pkh = (hash: Uint8Array, hint?: bigint): OwnershipResult | null => {
     if (!ufvk.transparent) return fail("p2pkh", "the UFVK has no transparent key");
-    const m = p2pkhMatch(ufvk.transparent, hash, hint);
+    const m = p2pkhMatch(ufvk.transparent, hash, hint, external);
     if (!m)
       return fail(
         "p2pkh",
@@ -131,18 +149,22 @@ export function checkAddressInUfvk(ufvk: UnifiedFullViewingKey, addr: ZcashAddre
 /**
  * Called by the Zcash scanner when a watch is created: decodes the UFVK and
  * the address and checks that the address belongs to the key. Throws a 400
- * ServiceError whose code says what is wrong.
+ * ServiceError whose code says what is wrong. Given the watch's keys, the
+ * UFVK is decoded through them and a transparent receiver is looked for in
+ * their external chain first (its first `window` hashes are derived for the
+ * scanner anyway), so the keys come out ready to scan with.
  */
-export function validateZcashWatchKey(address: string, viewKey: string): ValidatedWatchKey {
+export function validateZcashWatchKey(address: string, viewKey: string, keys?: { keys: WatchKeys; window: number }): ValidatedWatchKey {
   if (typeof viewKey !== "string" || viewKey.trim().length === 0) throw badRequest("invalid_view_key", "A unified full viewing key (uview…) is required.");
   const key = viewKey.trim();
   const cls = classifyKeyString(key);
   if (cls === "mnemonic" || cls === "spending_key")
     throw badRequest("spending_key_not_viewing_key", "This is a spending key or seed phrase, which can move funds. Never share it; supply the unified full viewing key (uview…) instead.");
   if (cls === "address") throw badRequest("address_not_ufvk", "The view key field holds an address; supply the unified full viewing key (uview…).");
-  const ufvk = decodeUfvk(key);
+  const ufvk = keys ? keys.keys.decode() : decodeUfvk(key);
   const addr = decodeZcashAddress(address, ufvk.network);
-  const res = checkAddressInUfvk(ufvk, addr);
+  const chain = keys?.keys.transparent;
+  const res = checkAddressInUfvk(ufvk, addr, chain && keys ? { chain, window: keys.window } : undefined);
   if (!res.ok) throw badRequest("address_not_in_ufvk", `The address does not belong to this viewing key: ${res.reason}.`, { receiver: res.receiver });
   return { chain: "zcash", address: addr.canonical, network: ufvk.network };
 }

@@ -123,6 +123,11 @@ export class SpendIndex {
     else this.nfs.delete(key);
   }
 
+  /** The unspent notes of `watches` that this nullifier (or outpoint) would spend; nothing is marked. */
+  spenders(pool: ZcashPool, nf: string, watches: ReadonlySet<EngineWatch>): FoundNote[] {
+    return (this.nfs.get(`${pool}:${nf}`) ?? []).filter((x) => watches.has(x.watch) && !x.note.spent);
+  }
+
   /** The ready watches a P2PKH hash pays. */
   payees(hash: string, ready: ReadonlySet<EngineWatch>): { watch: EngineWatch; index: number }[] {
     this.indexAll(ready);
@@ -382,6 +387,24 @@ export function scanMempoolTx(
     // Malformed: nothing pending from this transaction.
   }
   return hits;
+}
+
+/**
+ * The mined notes of `watches` that a mempool transaction spends (Sapling spend, Orchard and
+ * Ironwood action nullifiers, each in its own pool; transparent inputs by outpoint). Nothing is
+ * marked: the spend counts only once mined. Needs no keys, only the notes' stored nullifiers.
+ */
+export function mempoolSpendsOf(tx: CompactTx, watches: ReadonlySet<EngineWatch>, index: SpendIndex): FoundNote[] {
+  const out: FoundNote[] = [];
+  try {
+    for (const s of tx.spends) out.push(...index.spenders("sapling", bytesToHex(s.nf), watches));
+    for (const a of tx.actions) out.push(...index.spenders("orchard", bytesToHex(a.nullifier), watches));
+    for (const a of tx.ironwoodActions ?? []) out.push(...index.spenders("ironwood", bytesToHex(a.nullifier), watches));
+    for (const i of tx.vin ?? []) out.push(...index.spenders("transparent", outpointKey(bytesToHex(i.prevoutTxid), i.prevoutIndex), watches));
+  } catch {
+    // Malformed: no pending spend from this transaction.
+  }
+  return out;
 }
 
 /**

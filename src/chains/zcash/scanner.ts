@@ -5,12 +5,14 @@
  * One scanWatches() call
  *   1. checks the server's network (at most once a minute) and reads the tip;
  *   2. loads each watch's state and keys (kept in an LRU keyed by a hash of
- *      address + key; nothing is written or logged). Keys are built lazily
+ *      address + key; nothing is logged). Keys are built lazily
  *      (watch-keys.ts): a watch with no new block and no new mempool
- *      transaction has nothing decoded; a block or mempool transaction
- *      decodes the UFVKs of the watches it is scanned for, builds the
- *      trial-decryption keys only when it has shielded outputs, and derives
- *      transparent hashes only when it has a P2PKH output;
+ *      transaction has nothing decoded; for a block or mempool transaction
+ *      that needs keys, the watches' stored key material is loaded (one
+ *      KeyMaterialStore call) and, where there is none, the UFVK is decoded,
+ *      the trial-decryption keys built only for shielded outputs and
+ *      transparent hashes derived only for a P2PKH output; what was built
+ *      and is not stored yet is returned as `keyMaterial` to store;
  *   3. checks for reorgs: a watch whose top block is no longer the chain's
  *      (its height above the tip, or at the tip with another hash) walks back
  *      over its stored hashes to the last block still on the chain and loses
@@ -22,13 +24,14 @@
  *      is not a watch's last stored hash is a reorg found on the way: the
  *      watch stops there and is walked back as in 3;
  *   5. reads the full transaction of each new shielded note for its memo;
- *   6. trial-decrypts the mempool's transactions: pending notes;
+ *   6. trial-decrypts the mempool's transactions: pending notes; and looks
+ *      up their spends: the watches' notes they spend are pending spends;
  *   7. folds old spent notes and builds each watch's snapshot (snapshot.ts).
  * The number of blocks per call and its run time are bounded; a watch far
  * behind catches up over several ticks (`caughtUp` false until it reaches the tip).
  */
 import { badRequest, upstreamFailed } from "../../core/errors.js";
-import type { ChainScanner, ValidatedWatchKey, WatchScanInput, WatchScanOutput } from "../scanner.js";
+import type { ChainScanner, KeyMaterialStore, ValidatedWatchKey, WatchScanInput, WatchScanOutput } from "../scanner.js";
 import { bytesToHex } from "./bytes.js";
 import type { CompactBlock, CompactBlockSource, CompactTx, PoolType } from "./compact.js";
 import type { ZcashNetwork } from "./network.js";
@@ -37,6 +40,7 @@ import {
   displayHex,
   keysNeeded,
   memoFromTransaction,
+  mempoolSpendsOf,
   PreparedKeyCache,
   scanBlock,
   scanMempoolTx,
@@ -92,6 +96,12 @@ export interface ZcashScannerOptions {
   memoFetchesPerCall?: number;
   /** Transparent gap limit on the external chain (default 20). */
   gapLimit?: number;
+  /**
+   * From this many watches on, a block with shielded outputs is trial-decrypted with no stream
+   * open, like key building (default 500): on a busy machine one block for thousands of watches
+   * can outlast the stream's message timeout.
+   */
+  offlineScanWatches?: number;
   /** Called when one watch cannot be scanned (it is left out of the result). Never given the key. */
   onWatchError?: (watchId: string, error: unknown) => void;
 }
@@ -131,6 +141,7 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
   const snapshotOutputs = Math.max(0, opts.snapshotOutputs ?? 20);
   const memoFetchesPerCall = Math.max(0, opts.memoFetchesPerCall ?? 100);
   const gapLimit = Math.max(1, opts.gapLimit ?? TRANSPARENT_GAP_LIMIT);
+  const offlineScanWatches = Math.max(1, opts.offlineScanWatches ?? 500);
   /** Depth at which notes and spends are final enough to fold (beyond any reorg handled, and beyond the watch module's memory). */
   const foldDepth = Math.max(reorgWindow, confirmations, 60);
   const keys = new WatchKeyCache(opts.keyCacheSize ?? 10_000, opts.eagerKeys ? { gapLimit } : undefined);
@@ -203,7 +214,7 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
     ws.filter((w) => {
       if (w.failed) return false;
       try {
-        w.keys.decode();
+        w.keys.check();
         return true;
       } catch (e) {
         w.failed = true;
@@ -212,6 +223,29 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
         return false;
       }
     });
+
+  /**
+   * Loads the stored key material of the watches about to need keys whose keys were not built or
+   * loaded in this process yet (once per key): with it nothing is decoded or derived. A store that
+   * fails leaves them to be derived from the view key.
+   */
+  const ensureMaterial = async (ws: readonly Work[], store: KeyMaterialStore | undefined, signal?: AbortSignal) => {
+    if (!store) return;
+    const want = ws.filter((w) => !w.failed && !w.keys.materialTried);
+    if (want.length === 0) return;
+    for (const w of want) w.keys.materialTried = true;
+    let found: Map<string, string>;
+    try {
+      found = await store.load([...new Set(want.map((w) => w.input.watchId))]);
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      return;
+    }
+    for (const w of want) {
+      const text = found.get(w.input.watchId);
+      if (text !== undefined && !w.keys.hasMaterial) w.keys.useMaterial(text);
+    }
+  };
 
   /** Sets each watch's `end` and returns the heights to fetch as contiguous runs. */
   const allocate = (live: Work[], tip: number): { start: number; end: number }[] => {
@@ -266,7 +300,7 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
    * blocks) and closed, and those blocks are scanned with no stream open, building keys as they
    * need; a longer run is then streamed on from where it stopped. No block is fetched twice.
    */
-  const scanRuns = async (live: Work[], runs: { start: number; end: number }[], index: SpendIndex, deadline: number, signal?: AbortSignal) => {
+  const scanRuns = async (live: Work[], runs: { start: number; end: number }[], index: SpendIndex, deadline: number, store: KeyMaterialStore | undefined, signal?: AbortSignal) => {
     const found: FoundNote[] = [];
     const prepared = new PreparedKeyCache();
     const pools = poolsFor(live);
@@ -298,6 +332,9 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
       }
       if (ready.length > 0) {
         const needs = keysNeeded(block.vtx);
+        // Trial decryption for thousands of watches can outlast the stream's message timeout on a
+        // busy machine, as key building can: both are done with no stream open.
+        if (!mayBuild && needs.shielded && ready.length >= offlineScanWatches) return "keys";
         if (ready.some((w) => !w.keys.ready(needs, w.state.tNext + gapLimit))) {
           if (!mayBuild) return "keys";
           buildKeys(ready, needs, deadline);
@@ -328,6 +365,7 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
           if (r === "keys") drained.push(block);
         }
         if (drained.length === 0) break; // the run is done (or the server ended it early: the next call asks again)
+        await ensureMaterial(live, store, signal);
         for (const block of drained) {
           const r = handle(block, true);
           if (r === "deadline") break outer;
@@ -343,10 +381,11 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
   };
 
   /** Reads memos: first for the notes found now, then for older notes still without one. */
-  const readMemos = async (live: Work[], found: FoundNote[], deadline: number, signal?: AbortSignal) => {
+  const readMemos = async (live: Work[], found: FoundNote[], deadline: number, store: KeyMaterialStore | undefined, signal?: AbortSignal) => {
     const todo: FoundNote[] = found.filter((f) => f.note.pool !== "transparent");
     const seen = new Set(todo.map((f) => f.note));
     for (const w of live) for (const n of w.failed ? [] : w.state.notes) if (n.pool !== "transparent" && !("memo" in n) && !seen.has(n)) todo.push({ watch: w, note: n });
+    await ensureMaterial(live.filter((w) => todo.some((f) => f.watch === w)), store, signal);
     const byTx = new Map<string, FoundNote[]>();
     for (const f of todo) {
       const list = byTx.get(f.note.txid) ?? [];
@@ -369,9 +408,22 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
     }
   };
 
-  /** Refreshes the mempool cache and returns each watch's pending notes. */
-  const scanMempool = async (live: Work[], index: SpendIndex, tip: number, deadline: number, signal?: AbortSignal): Promise<Map<Work, StoredNote[]>> => {
-    const out = new Map<Work, StoredNote[]>();
+  /** Refreshes the mempool cache and returns each watch's pending notes and the mined notes its mempool spends. */
+  const scanMempool = async (
+    live: Work[],
+    index: SpendIndex,
+    tip: number,
+    deadline: number,
+    store: KeyMaterialStore | undefined,
+    signal?: AbortSignal,
+  ): Promise<Map<Work, { notes: StoredNote[]; spending: StoredNote[] }>> => {
+    const out = new Map<Work, { notes: StoredNote[]; spending: StoredNote[] }>();
+    const entryOf = (w: Work) => {
+      let e = out.get(w);
+      if (!e) out.set(w, (e = { notes: [], spending: [] }));
+      return e;
+    };
+    const all = new Set<EngineWatch>(live.filter((w) => !w.failed));
     try {
       const txs = await source.mempool(poolsFor(live), signal);
       const current = new Set<string>();
@@ -391,7 +443,10 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
     for (const [id, entry] of mempool) {
       let todo = live.filter((w) => !w.failed && !entry.results.has(w.keys.id));
       const needs = keysNeeded([entry.tx]);
-      if (todo.length > 0 && (needs.shielded || needs.p2pkh)) todo = decodable(todo);
+      if (todo.length > 0 && (needs.shielded || needs.p2pkh)) {
+        await ensureMaterial(todo, store, signal);
+        todo = decodable(todo);
+      }
       if (todo.length > 0) {
         const scanning = todo;
         const hits = scanMempoolTx(entry.tx, scanning, () => prepared.for(scanning), index, tip + 1);
@@ -412,10 +467,24 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
       }
       for (const w of live) {
         const notes = entry.results.get(w.keys.id);
-        if (notes && notes.length > 0) out.set(w, [...(out.get(w) ?? []), ...notes]);
+        if (notes && notes.length > 0) entryOf(w).notes.push(...notes);
+      }
+      // Spends are looked up on every call (no keys needed): the notes they spend change as blocks are scanned.
+      for (const f of mempoolSpendsOf(entry.tx, all, index)) {
+        const e = entryOf(f.watch as Work);
+        if (!e.spending.includes(f.note)) e.spending.push(f.note);
       }
     }
     return out;
+  };
+
+  /** New material of a watch's keys to store, if any (a key that no longer decodes has none). */
+  const materialOf = (w: Work): string | undefined => {
+    try {
+      return w.keys.materialToStore();
+    } catch {
+      return undefined;
+    }
   };
 
   return {
@@ -425,10 +494,18 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
       const id = watchKeyId(address, viewKey);
       const cached = validated.get(id);
       if (cached) return cached;
-      const v = validateZcashWatchKey(address, viewKey);
-      if (opts.network && v.network !== opts.network) {
-        throw badRequest("wrong_network", `This is a ${v.network} key; this service watches ${opts.network}.`, { expected: opts.network, got: v.network });
+      // The check decodes the UFVK and derives the transparent gap window through the watch's own
+      // keys; the keys then built for scanning are handed back as material to store with the watch.
+      const k = keys.create(address, viewKey);
+      const checked = validateZcashWatchKey(address, viewKey, { keys: k, window: gapLimit });
+      if (opts.network && checked.network !== opts.network) {
+        throw badRequest("wrong_network", `This is a ${checked.network} key; this service watches ${opts.network}.`, { expected: opts.network, got: checked.network });
       }
+      k.build({ shielded: true, p2pkh: true }, gapLimit);
+      const v: ValidatedWatchKey = { ...checked, keyMaterial: k.exportMaterial() };
+      k.markStored();
+      // Warm for the watch's first ticks in this process (scanned under its canonical address).
+      if (checked.address === address) keys.put(k);
       validated.set(id, v);
       while (validated.size > 1000) validated.delete(validated.keys().next().value!);
       return v;
@@ -439,7 +516,7 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
       if ((opts.network ?? "mainnet") === "mainnet") return ZCASH_MAINNET_DEFAULT_START;
       return (await source.latestBlock()).height;
     },
-    async scanWatches(inputs: WatchScanInput[], signal?: AbortSignal): Promise<WatchScanOutput[]> {
+    async scanWatches(inputs: WatchScanInput[], signal?: AbortSignal, store?: KeyMaterialStore): Promise<WatchScanOutput[]> {
       const started = Date.now();
       await checkNetwork(signal);
       const deadline = started + (opts.maxScanMs ?? 20_000);
@@ -454,14 +531,17 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
         if (st.scannedHeight > tip || (st.scannedHeight === tip && st.hashes[st.hashes.length - 1] !== tipHash)) await walkBack(w, tip, signal);
       }
       const index = new SpendIndex(live, gapLimit);
-      const found = await scanRuns(live, allocate(live, tip), index, deadline, signal);
+      const found = await scanRuns(live, allocate(live, tip), index, deadline, store, signal);
       // Reorgs found on the way: walk back now, so the snapshot already shows what was lost.
       for (const w of live) if (w.suspect) await walkBack(w, tip, signal);
-      await readMemos(live, found, deadline, signal);
-      const pending = includeMempool && live.length > 0 ? await scanMempool(live, index, tip, deadline, signal) : new Map<Work, StoredNote[]>();
+      await readMemos(live, found, deadline, store, signal);
+      const pending = includeMempool && live.length > 0 ? await scanMempool(live, index, tip, deadline, store, signal) : new Map<Work, { notes: StoredNote[]; spending: StoredNote[] }>();
       return live.filter((w) => !w.failed).map((w) => {
         foldSettled(w.state, tip, { maxStored: maxStoredNotes, foldDepth });
-        return summarizeZcashWatch(w.input.watchId, w.state, tip, pending.get(w) ?? [], { confirmations, snapshotOutputs });
+        const p = pending.get(w);
+        const out = summarizeZcashWatch(w.input.watchId, w.state, tip, p?.notes ?? [], { confirmations, snapshotOutputs }, p?.spending ?? []);
+        const material = store ? materialOf(w) : undefined;
+        return material === undefined ? out : { ...out, keyMaterial: material };
       });
     },
   };

@@ -2,19 +2,26 @@
  * /v1/q/address-risk: what the service knows of an Ethereum address, from
  *   - the node: its code (`eth_getCode`): an EOA, an EOA delegated under
  *     EIP-7702 (code `0xef0100` ‖ delegate), or a contract;
- *   - the configured public lists (address-lists.ts, ADDRESS_RISK_LISTS);
+ *   - the public risk lists (RISK_LISTS, chains/ethereum/risk-lists.ts: the
+ *     same set the counter-MEV scores read);
+ *   - the approval scan (feeds/counter-mev.ts `approvalRiskOf`, handed in
+ *     by app.ts; the counter-MEV feed's window and scoring): the address as a flagged
+ *     spender, as a risky token, as the owner of dangling approvals, and its
+ *     reverted transactions;
  *   - the lending indexer: positions (lowest health factor), liquidations
  *     suffered as borrower and made as liquidator within the retention;
  *   - the builder data: blocks whose fee recipient it was (stored headers)
  *     and MEV-Boost payloads paying it as proposer fee recipient.
- * Score (docs/ethereum.md, Address risk): list hits weigh 100 (sanctioned,
- * blocklist, exploit) or 50 (phishing); a liquidatable position 30; a
- * liquidation suffered 20; a position at HF ≤ 1.1 10; the sum is capped at
- * 100 and banded critical ≥ 90, high 60–89, medium 25–59, low < 25. Builder
- * and proposer roles are reported, not scored.
+ * Score (docs/ethereum.md, Address risk): each list factor weighs its
+ * risk-list weight (sanctioned, blocklist, exploit 100; phishing 50; …); a
+ * malicious spender 60, a risky token 40, dangling approvals held 20; a
+ * liquidatable position 30; a liquidation suffered 20; a position at
+ * HF ≤ 1.1 10; the sum is capped at 100 and banded critical ≥ 90, high
+ * 60–89, medium 25–59, low < 25. Builder and proposer roles and reverted
+ * transactions are reported, not scored.
  *
- * The answer says how old each source is (`lending_age_s`, the lists'
- * `age_s`); stale lending data is reported as such (`lending_fresh` false)
+ * The answer says how old each source is (`lending_age_s`, `approvals.age_s`,
+ * the lists' `age_s`); stale lending or approval data is reported as such
  * and scores nothing.
  */
 import { z } from "zod";
@@ -22,11 +29,14 @@ import { unavailable } from "../../core/errors.js";
 import { UpstreamError } from "../../core/upstream.js";
 import { isLiquidatable, wadToNumber, WAD, baseToUsd } from "../../chains/ethereum/lending.js";
 import { cursors, liquidationsSince, positionsOf } from "../lending-store.js";
-import type { AddressLists } from "../address-lists.js";
+import { FACTOR_WEIGHTS, type RiskLists } from "../../chains/ethereum/risk-lists.js";
 import type { QuestionDef } from "../question.js";
 import { parseAddress, type LendingQuestionDeps } from "./lending.js";
 
-export const RISK_WEIGHTS = { sanctioned: 100, blocklist: 100, exploit: 100, phishing: 50, liquidatable: 30, liquidated: 20, at_risk: 10 } as const;
+/** Weights of the signals that are not list factors (list factors weigh FACTOR_WEIGHTS). */
+export const RISK_WEIGHTS = { malicious_spender: 60, risky_token: 40, dangling_approvals: 20, liquidatable: 30, liquidated: 20, at_risk: 10 } as const;
+/** A token counts as risky from this counter-MEV token score (the feed's `risky_tokens` threshold). */
+export const RISKY_TOKEN_SCORE = 25;
 export const AT_RISK_HF = (110n * WAD) / 100n;
 
 export const addressRiskAnswer = z.object({
@@ -36,7 +46,29 @@ export const addressRiskAnswer = z.object({
   risk_score: z.number().int().describe("0–100: the sum of the flags' weights, capped"),
   risk_band: z.enum(["critical", "high", "medium", "low"]),
   flags: z.array(z.object({ flag: z.string(), weight: z.number().int(), detail: z.string() })),
-  lists: z.array(z.object({ list: z.string(), factor: z.string(), listed: z.boolean(), age_s: z.number().int() })).describe("every configured list, whether the address is on it, and the list's age"),
+  lists: z
+    .array(z.object({ list: z.string(), factor: z.string().describe("the list's factor; a structured list: the entry's factors joined by '+', or 'per_entry' when the address is not on it"), listed: z.boolean(), age_s: z.number().int() }))
+    .describe("every configured list, whether the address is on it, and the list's age"),
+  approvals: z
+    .object({
+      present: z.boolean().describe("whether the approval scan has run"),
+      fresh: z.boolean().describe("stale data is reported and scores nothing"),
+      age_s: z.number().int().nullable().describe("age of the newest scanned block"),
+      window: z.object({ from_block: z.number().int(), to_block: z.number().int(), blocks: z.number().int() }).describe("the blocks this reflects: the counter-MEV feed's default window"),
+      as_spender: z
+        .object({ risk_score: z.number().int(), risk_band: z.string().nullable(), distinct_victims: z.number().int(), unlimited_live: z.boolean(), factors: z.array(z.string()), top_flag: z.string().nullable() })
+        .nullable()
+        .describe("the address as an approval spender in the window, scored as the feed scores spenders"),
+      as_token: z
+        .object({ risk_score: z.number().int(), risk_band: z.string().nullable(), approvals: z.number().int(), flagged_share: z.number(), factors: z.array(z.string()), top_flag: z.string().nullable() })
+        .nullable()
+        .describe("the address as a token with live approvals in the window"),
+      dangling: z
+        .array(z.object({ token: z.string(), spender: z.string(), unlimited: z.boolean(), risk_score: z.number().int(), risk_band: z.string(), reason: z.string() }))
+        .describe("the address's own live allowances to an EOA or a high/critical spender"),
+      failed_txs: z.number().int().describe("reverted transactions it sent in the window (reported, not scored)"),
+    })
+    .describe("what the counter-MEV approval scan knows of the address"),
   lending: z.object({
     positions: z.number().int(),
     lowest_health_factor: z.number().nullable(),
@@ -54,8 +86,24 @@ export const addressRiskAnswer = z.object({
   method: z.string(),
 });
 
+type Band = "critical" | "high" | "medium" | "low";
+
+/** What the approval scan knows of one address (the counter-MEV feed's `approvalRiskOf`, wired in app.ts). */
+export interface ApprovalRiskOfAddress {
+  present: boolean;
+  window: { from_block: number; to_block: number; blocks: number };
+  age_s: number | null;
+  stale: boolean;
+  spender: { risk_score: number; risk_band: Band | null; distinct_victims: number; unlimited_live: boolean; factors: string[]; top_flag: string | null } | null;
+  token: { risk_score: number; risk_band: Band | null; approvals: number; flagged_share: number; factors: string[]; top_flag: string | null } | null;
+  dangling: { token: string; spender: string; unlimited: boolean; risk_score: number; risk_band: Band; reason: string }[];
+  failed_txs: number;
+}
+
 export interface AddressRiskDeps extends LendingQuestionDeps {
-  lists: AddressLists;
+  lists: RiskLists;
+  /** The approval scan's view of an address, scored as the counter-MEV feed scores it over its window. */
+  approvalRisk: (address: string) => Promise<ApprovalRiskOfAddress>;
 }
 
 const band = (score: number) => (score >= 90 ? "critical" : score >= 60 ? "high" : score >= 25 ? "medium" : "low");
@@ -64,7 +112,7 @@ export function addressRiskQuestion(deps: AddressRiskDeps): QuestionDef {
   const { db, rpc, clock } = deps;
   return {
     path: "address-risk",
-    summary: "What the service knows of an Ethereum address: account kind, public-list hits, lending positions and liquidations, builder roles, with a 0–100 score",
+    summary: "What the service knows of an Ethereum address: account kind, public-list hits, approval risk (malicious spender, risky token, dangling approvals), lending positions and liquidations, builder roles, with a 0–100 score",
     source: "ethereum",
     params: [{ name: "addr", required: true, description: "Ethereum address", format: "0x-address" }],
     answer: addressRiskAnswer,
@@ -103,9 +151,23 @@ export function addressRiskQuestion(deps: AddressRiskDeps): QuestionDef {
         db.selectFrom("relay_payloads").select((eb) => eb.fn.count<string>("slot").distinct().as("n")).where("proposer_fee_recipient", "=", addr).executeTakeFirstOrThrow(),
       ]);
 
+      const approvals = await deps.approvalRisk(addr);
+      const approvalsFresh = approvals.present && !approvals.stale;
+
       const flags: { flag: string; weight: number; detail: string }[] = [];
       const hits = deps.lists.lookup(addr);
-      for (const h of hits) flags.push({ flag: h.factor, weight: RISK_WEIGHTS[h.factor], detail: `listed on ${h.list}` });
+      for (const h of hits)
+        for (const f of h.factors) flags.push({ flag: f, weight: FACTOR_WEIGHTS[f], detail: `listed on ${h.list}${h.kind === "any" ? "" : ` as a ${h.kind}`}${h.label ? ` (${h.label})` : ""}` });
+      if (approvalsFresh) {
+        const sp = approvals.spender;
+        if (sp && (sp.risk_band === "critical" || sp.risk_band === "high"))
+          flags.push({ flag: "malicious_spender", weight: RISK_WEIGHTS.malicious_spender, detail: `approval spender scored ${sp.risk_score} (${sp.risk_band}; ${sp.top_flag ?? "score"}), live allowances from ${sp.distinct_victims} owner(s) in blocks ${approvals.window.from_block}–${approvals.window.to_block}` });
+        const tk = approvals.token;
+        if (tk && tk.risk_score >= RISKY_TOKEN_SCORE)
+          flags.push({ flag: "risky_token", weight: RISK_WEIGHTS.risky_token, detail: `token scored ${tk.risk_score} (${tk.risk_band}; ${tk.top_flag ?? "score"}) over ${tk.approvals} live approval(s)` });
+        if (approvals.dangling.length > 0)
+          flags.push({ flag: "dangling_approvals", weight: RISK_WEIGHTS.dangling_approvals, detail: `${approvals.dangling.length} live allowance(s) to a risky spender, worst ${approvals.dangling[0]!.spender} (${approvals.dangling[0]!.reason})` });
+      }
       const worst = positions[0];
       if (lendingFresh && worst) {
         if (isLiquidatable(worst.healthFactorWad, worst.debtBase)) flags.push({ flag: "liquidatable", weight: RISK_WEIGHTS.liquidatable, detail: `${worst.market} health factor ${wadToNumber(worst.healthFactorWad)}` });
@@ -121,7 +183,21 @@ export function addressRiskQuestion(deps: AddressRiskDeps): QuestionDef {
         risk_score: score,
         risk_band: band(score),
         flags,
-        lists: deps.lists.lists.map((l) => ({ list: l.name, factor: l.factor, listed: l.addresses.has(addr), age_s: Math.max(0, Math.floor((nowMs - l.modifiedMs) / 1000)) })),
+        lists: deps.lists.lists.map((l) => {
+          const hit = hits.filter((h) => h.list === l.name);
+          const factor = l.format === "addresses" ? l.factor : hit.length ? [...new Set(hit.flatMap((h) => h.factors))].join("+") : "per_entry";
+          return { list: l.name, factor, listed: hit.length > 0, age_s: Math.max(0, Math.floor((nowMs - l.modifiedMs) / 1000)) };
+        }),
+        approvals: {
+          present: approvals.present,
+          fresh: approvalsFresh,
+          age_s: approvals.age_s,
+          window: approvals.window,
+          as_spender: approvals.spender,
+          as_token: approvals.token,
+          dangling: approvals.dangling,
+          failed_txs: approvals.failed_txs,
+        },
         lending: {
           positions: positions.length,
           lowest_health_factor: worst ? wadToNumber(worst.healthFactorWad) : null,
@@ -133,7 +209,8 @@ export function addressRiskQuestion(deps: AddressRiskDeps): QuestionDef {
         lending_age_s: lendingAge,
         lending_fresh: lendingFresh,
         builder: { fee_recipient_blocks: Number(blocks.n), proposer_payloads: Number(payloads.n) },
-        method: "docs/ethereum.md, Address risk: list hits 100 (phishing 50), liquidatable 30, liquidated 20, HF ≤ 1.1 10; capped at 100; critical ≥ 90, high ≥ 60, medium ≥ 25",
+        method:
+          "docs/ethereum.md, Address risk: list factors at their risk-list weight (sanctioned/blocklist/exploit 100, phishing 50, …); approval scan (counter-MEV window): malicious spender 60, risky token 40, dangling approvals 20; liquidatable 30, liquidated 20, HF ≤ 1.1 10; stale sources score nothing; capped at 100; critical ≥ 90, high ≥ 60, medium ≥ 25",
       });
     },
   };

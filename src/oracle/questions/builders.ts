@@ -16,18 +16,28 @@
  * which relays answered their last poll. No relay configured → 503
  * relays_not_configured; every relay down, no data, or the newest data older
  * than the limit → 503 source_stale naming the relays.
+ *
+ * proposer-payment checks the relays' claim on chain (chains/ethereum/
+ * proposer-payment.ts) through the Ethereum node: `last_tx` or
+ * `balance_diff`, or `unavailable` with the reason when the node lacks the
+ * block or its parent's state (no guess). No node configured: the claim
+ * alone, `unavailable`. A node that cannot be reached: 503 source_stale
+ * naming `eth_rpc` (the answer would otherwise be the unchecked claim).
  */
 import { z } from "zod";
 import type { Clock } from "../../core/clock.js";
 import { formatAtomic, type MoneyUnit } from "../../core/money.js";
-import { unavailable } from "../../core/errors.js";
+import { badRequest, notFound, unavailable } from "../../core/errors.js";
+import { UpstreamError } from "../../core/upstream.js";
 import type { Queryable } from "../../db/types.js";
 import { builderName, matchBuilder } from "../../chains/ethereum/builders.js";
+import { checkProposerPayment, type PaymentReader } from "../../chains/ethereum/proposer-payment.js";
 import { slotTime, type RelayEndpoint } from "../../chains/ethereum/relays.js";
 import {
   bidPercentile,
   countPayloads,
   deliveredValuePercentile,
+  deliveryAt,
   latestDelivery,
   newestSlot,
   relayUp,
@@ -47,6 +57,8 @@ export const PERCENTILES = ["25", "50", "75", "90", "99"] as const;
 
 const wei = z.string().regex(/^\d+$/).describe("wei, decimal integer string");
 const eth = z.string().regex(/^\d+(\.\d{1,18})?$/).describe("ETH, exact decimal string");
+const signedWei = z.string().regex(/^-?\d+$/).describe("wei, decimal integer string (negative when the recipient lost ether in the block)");
+const signedEth = z.string().regex(/^-?\d+(\.\d{1,18})?$/).describe("ETH, exact decimal string");
 const sourceFields = {
   source_age_s: z.number().int().describe("seconds since the start of the newest delivered slot stored"),
   relays_ok: z.array(z.string()).describe("relay sources whose last poll succeeded"),
@@ -84,6 +96,8 @@ export const blockValueAnswer = z.object({
   ...sourceFields,
 });
 
+export const PAYMENT_METHODS = ["last_tx", "balance_diff", "unavailable"] as const;
+
 export const proposerPaymentAnswer = z.object({
   slot: z.number().int(),
   slot_time: z.number().int().describe("slot start, Unix seconds"),
@@ -92,10 +106,19 @@ export const proposerPaymentAnswer = z.object({
   builder: z.string(),
   builder_pubkey: z.string(),
   proposer_fee_recipient: z.string(),
-  relay_claimed_wei: wei,
+  payment_wei: signedWei.nullable().describe("what the block paid the fee recipient, read on chain; null when method is unavailable"),
+  payment_eth: signedEth.nullable(),
+  relay_claimed_wei: wei.describe("the relays' bid trace value"),
   relay_claimed_eth: eth,
+  method: z
+    .enum(PAYMENT_METHODS)
+    .describe("last_tx: the block's last transaction to the fee recipient; balance_diff: its balance at N minus N−1, less withdrawals to it; unavailable: the node could not tell (see unavailable_reason)"),
+  matches_claim: z.boolean().nullable().describe("payment_wei equals relay_claimed_wei; null when method is unavailable"),
+  coinbase: z.string().nullable().describe("the block's fee recipient (miner) on chain; null when the node does not have the block"),
+  coinbase_is_proposer: z.boolean().nullable().describe("the block's coinbase is the proposer's fee recipient (it earned the bid as fees)"),
+  withdrawals_wei: wei.nullable().describe("balance_diff: beacon withdrawals to the fee recipient in the block, subtracted (they are not a payment)"),
+  unavailable_reason: z.string().nullable(),
   relays: z.array(z.string()).describe("relays that delivered this block"),
-  method: z.literal("relay_claim").describe("the value is the relays' bid trace; it is not yet checked on chain"),
   conflicting_blocks: z.boolean().describe("whether relays delivered different blocks for this slot"),
   ...sourceFields,
 });
@@ -108,6 +131,8 @@ export interface BuilderQuestionDeps {
   names: ReadonlyMap<string, string>;
   /** Oldest newest-slot (seconds) the answers accept before answering 503 source_stale. */
   maxAgeSeconds: number;
+  /** The Ethereum node the proposer payment is checked on (absent or unconfigured: the claim alone). */
+  rpc?: PaymentReader & { readonly configured: boolean };
 }
 
 const pctShare = (won: number, total: number) => (total === 0 ? 0 : Math.round((won * 10_000) / total) / 100);
@@ -234,15 +259,23 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
     },
     {
       path: "proposer-payment",
-      summary: "The newest MEV-Boost block's payment to its proposer: builder, fee recipient, the relays' claimed value",
+      summary: "A MEV-Boost block's payment to its proposer, checked on chain against the relays' claim (the newest delivered slot, or a given one)",
       source: "relays",
-      params: [],
+      params: [{ name: "slot", required: false, description: "beacon slot of a delivered block (default: the newest delivered slot)", format: "integer slot number" }],
       answer: proposerPaymentAnswer,
       available,
-      answerQuestion: async () => {
+      check: (p) => {
+        if (p.slot !== undefined && !/^\d{1,12}$/.test(p.slot)) {
+          throw badRequest("invalid_input", "The question's parameters are invalid.", { issues: [{ path: "slot", message: "slot must be a beacon slot number (a non-negative integer)" }] });
+        }
+      },
+      answerQuestion: async (p, signal) => {
         const { nowS: _n, ...fields } = await sourceCheck(deps);
-        const d = await latestDelivery(db);
+        const d = p.slot === undefined ? await latestDelivery(db) : await deliveryAt(db, Number(p.slot));
+        if (!d && p.slot !== undefined) throw notFound("slot_not_delivered", `No relay delivered a block for slot ${p.slot} (or it is older than the stored relay history).`);
         if (!d) throw unavailable("source_stale", "No relay data has been ingested yet.", { source: deps.relays.map((r) => r.id).join(","), age_s: null });
+        const check = await onChain(d, signal);
+        const paid = check.method === "unavailable" ? null : check.payment;
         return proposerPaymentAnswer.parse({
           slot: d.slot,
           slot_time: slotTime(d.slot),
@@ -251,16 +284,37 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
           builder: builderName(names, d.builder),
           builder_pubkey: d.builder,
           proposer_fee_recipient: d.feeRecipient,
+          payment_wei: paid?.toString() ?? null,
+          payment_eth: paid === null ? null : formatAtomic(paid, ETH),
           relay_claimed_wei: d.value.toString(),
           relay_claimed_eth: formatAtomic(d.value, ETH),
+          method: check.method,
+          matches_claim: paid === null ? null : paid === d.value,
+          coinbase: check.coinbase,
+          coinbase_is_proposer: check.coinbaseIsProposer,
+          withdrawals_wei: check.method === "balance_diff" ? check.withdrawals.toString() : null,
+          unavailable_reason: check.method === "unavailable" ? check.reason : null,
           relays: d.relays,
-          method: "relay_claim",
           conflicting_blocks: d.hashes > 1,
           ...fields,
         });
       },
     },
   ];
+
+  /** The on-chain check of a delivery; a node that cannot be reached is a 503 naming it. */
+  async function onChain(d: { blockHash: string; feeRecipient: string }, signal?: AbortSignal) {
+    const rpc = deps.rpc;
+    if (!rpc || !rpc.configured) {
+      return { method: "unavailable" as const, reason: "No Ethereum node is configured (ETH_RPC_URL): the relays' claim is not checked.", coinbase: null, coinbaseIsProposer: null };
+    }
+    try {
+      return await checkProposerPayment(rpc, d, signal);
+    } catch (e) {
+      if (signal?.aborted || !(e instanceof UpstreamError)) throw e;
+      throw unavailable("source_stale", `The Ethereum node could not be asked for the delivered block: ${e.message}`, { source: "eth_rpc", age_s: null });
+    }
+  }
 }
 
 /** One relay's line of /v1/q/data-freshness. */

@@ -4,8 +4,11 @@
  * /v1/q/recent-liquidations, and the `lending` line of /v1/q/data-freshness.
  *
  * Definitions (docs/ethereum.md, Lending): a position is one borrower in one
- * market (Aave V3 Core, Aave V3 Prime, SparkLend); its health factor is the
- * Pool's own `getUserAccountData` at the indexer's last refresh; it is
+ * market (Aave V3 Core, Aave V3 Prime, SparkLend, Compound V3 cUSDCv3 and
+ * cWETHv3) or in one Morpho Blue market; its health factor is the Pool's own
+ * `getUserAccountData` for Aave and Spark, Σ collateral · price ·
+ * liquidateCollateralFactor / debt for Compound V3, collateral · oracle
+ * price · LLTV / debt for Morpho Blue, at the indexer's last refresh; it is
  * liquidatable when the HF is below 1 with debt outstanding. USD amounts are
  * the Aave oracle's base currency (8 decimals) shown as exact dollar strings
  * with 2 decimals (rounded down); health factors are numbers with 6
@@ -23,7 +26,7 @@ import type { Queryable } from "../../db/types.js";
 import type { EthRpc } from "../../chains/ethereum/rpc.js";
 import {
   baseToUsd,
-  closeFactorBps,
+  closeFactorFor,
   decimalToWad,
   isLiquidatable,
   LENDING_PROTOCOLS,
@@ -52,12 +55,13 @@ export const liquidatableAnswer = z.object({
   addr: z.string(),
   protocol: z.enum(LENDING_PROTOCOLS).nullable().describe("protocol of the position shown (the lowest health factor)"),
   market: z.string().nullable(),
+  isolated_market: z.string().nullable().describe("Morpho Blue market id (bytes32) of the position shown; null for pooled markets"),
   liquidatable: z.boolean().describe("health factor below 1 with debt outstanding"),
-  health_factor: z.number().nullable().describe("getUserAccountData healthFactor / 1e18, 6 decimals rounded down"),
+  health_factor: z.number().nullable().describe("health factor (Aave's getUserAccountData, or its equivalent for Compound V3 and Morpho Blue), 6 decimals rounded down"),
   collateral_usd: usd.nullable(),
   debt_usd: usd.nullable(),
-  liquidation_threshold_bps: z.number().int().nullable().describe("weighted liquidation threshold, basis points"),
-  close_factor_bps: z.number().int().nullable().describe("share of the debt one liquidation may repay: 10000 at HF ≤ 0.95 or a position under $2,000, else 5000"),
+  liquidation_threshold_bps: z.number().int().nullable().describe("weighted liquidation threshold (Compound V3: liquidateCollateralFactor; Morpho Blue: LLTV), basis points"),
+  close_factor_bps: z.number().int().nullable().describe("share of the debt one liquidation may repay: Aave/Spark 10000 at HF ≤ 0.95 or a position under $2,000, else 5000; Compound V3 and Morpho Blue 10000"),
   price_drop_to_liquidation_pct: z.number().nullable().describe("collateral price fall (percent, 2 decimals) that brings the HF to 1 with the debt fixed: 100 × (1 − 1/HF); 0 when already liquidatable"),
   positions: z.number().int().describe("markets in which the address has debt"),
   refreshed_block: z.number().int().nullable().describe("block of the position's last health-factor read"),
@@ -78,7 +82,7 @@ export const atRiskAnswer = z.object({
 });
 
 export const recentLiquidationsAnswer = z.object({
-  count: z.number().int().describe("LiquidationCall events whose block time lies within the last since_min minutes"),
+  count: z.number().int().describe("liquidation events (LiquidationCall, Compound V3 AbsorbDebt, Morpho Blue Liquidate) whose block time lies within the last since_min minutes"),
   total_debt_usd: usd.describe("debt repaid, valued at the oracle price when indexed (events without a price are left out)"),
   unpriced: z.number().int().describe("events left out of total_debt_usd because their debt asset had no oracle price"),
   distinct_borrowers: z.number().int(),
@@ -180,7 +184,7 @@ export function lendingQuestions(deps: LendingQuestionDeps): QuestionDef[] {
   const protocolParam = {
     name: "protocol",
     required: false,
-    description: "lending protocol: aave (Aave V3 Core and Prime), spark (SparkLend), or all",
+    description: "lending protocol: aave (Aave V3 Core and Prime), spark (SparkLend), compound (Compound V3 cUSDCv3 and cWETHv3), morpho (Morpho Blue), or all",
     allowed: PROTOCOL_CHOICES,
     default: "all",
   } as const;
@@ -189,7 +193,7 @@ export function lendingQuestions(deps: LendingQuestionDeps): QuestionDef[] {
   return [
     {
       path: "liquidatable",
-      summary: "Whether an address's lending position can be liquidated now: health factor, collateral and debt in USD, close factor (Aave V3, SparkLend)",
+      summary: "Whether an address's lending position can be liquidated now: health factor, collateral and debt in USD, close factor (Aave V3, SparkLend, Compound V3, Morpho Blue)",
       source: "lending",
       params: [{ name: "addr", required: true, description: "borrower address", format: "0x-address" }, protocolParam],
       answer: liquidatableAnswer,
@@ -207,12 +211,13 @@ export function lendingQuestions(deps: LendingQuestionDeps): QuestionDef[] {
           addr,
           protocol: market?.protocol ?? null,
           market: market?.id ?? null,
+          isolated_market: top && top.subMarket !== "" ? top.subMarket : null,
           liquidatable: top ? isLiquidatable(top.healthFactorWad, top.debtBase) : false,
           health_factor: top ? wadToNumber(top.healthFactorWad) : null,
           collateral_usd: top ? baseToUsd(top.collateralBase) : null,
           debt_usd: top ? baseToUsd(top.debtBase) : null,
           liquidation_threshold_bps: top?.liquidationThresholdBps ?? null,
-          close_factor_bps: top ? Number(closeFactorBps(top)) : null,
+          close_factor_bps: top && market ? Number(closeFactorFor(market.protocol, top)) : null,
           price_drop_to_liquidation_pct: top ? priceDropPct(top.healthFactorWad) : null,
           positions: positions.length,
           refreshed_block: top ? Number(top.refreshedBlock) : null,
@@ -224,7 +229,7 @@ export function lendingQuestions(deps: LendingQuestionDeps): QuestionDef[] {
     },
     {
       path: "at-risk-count",
-      summary: "How many lending positions are at or below a health factor, with their total debt in USD (Aave V3, SparkLend)",
+      summary: "How many lending positions are at or below a health factor, with their total debt in USD (Aave V3, SparkLend, Compound V3, Morpho Blue)",
       source: "lending",
       params: [
         { name: "max_hf", required: false, description: "health factor ceiling (inclusive), 0 to 1000", default: "1.05", format: "decimal health factor" },
@@ -257,7 +262,7 @@ export function lendingQuestions(deps: LendingQuestionDeps): QuestionDef[] {
     },
     {
       path: "recent-liquidations",
-      summary: "Liquidations in the last minutes: count, debt repaid in USD, distinct liquidators, the newest one (Aave V3, SparkLend)",
+      summary: "Liquidations in the last minutes: count, debt repaid in USD, distinct liquidators, the newest one (Aave V3, SparkLend, Compound V3, Morpho Blue)",
       source: "lending",
       params: [
         { name: "since_min", required: false, description: `look-back by block time, 1 to ${SINCE_MIN_MAX}`, default: "60", format: "minutes" },

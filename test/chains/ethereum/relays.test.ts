@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { parseDelivered, parseReceived, parseRelayUrls, RelayGarbage, slotAt, slotTime } from "../../../src/chains/ethereum/relays.js";
-import { builderFromExtraData, builderName, matchBuilder, parseBuilderPubkeys } from "../../../src/chains/ethereum/builders.js";
+import { builderFromExtraData, builderKeyNames, builderName, matchBuilder, parseBuilderPubkeys, PUBKEY_RE } from "../../../src/chains/ethereum/builders.js";
+import { DEFAULT_BUILDER_KEYS } from "../../../src/chains/ethereum/builder-keys.js";
 import { nearestRankIndex } from "../../../src/oracle/relay-store.js";
 import { auctionAt, DEVNET_BUILDERS } from "../../../src/devnet/relays.js";
 
@@ -113,6 +114,27 @@ describe("builder names", () => {
     expect(matchBuilder(names, "nobody", seen)).toBeNull();
   });
 
+  it("ships a reviewed default table: well-formed keys, each once, each with its source", () => {
+    const keys = DEFAULT_BUILDER_KEYS.map((e) => e.pubkey);
+    expect(keys.length).toBeGreaterThan(10);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const e of DEFAULT_BUILDER_KEYS) {
+      expect(e.pubkey).toMatch(PUBKEY_RE);
+      expect(e.source.where).toMatch(/\S/);
+      expect(e.source.commit ?? "page").toMatch(/^([0-9a-f]{40}|page)$/);
+    }
+  });
+
+  it("names a listed key without any setting; BUILDER_PUBKEYS extends the table and overrides a listed name", () => {
+    const flashbots = DEFAULT_BUILDER_KEYS.find((e) => e.name === "Flashbots")!.pubkey;
+    expect(builderName(builderKeyNames(undefined), flashbots)).toBe("Flashbots");
+    const table = builderKeyNames(JSON.stringify({ [flashbots]: "Flashbots (old key)", [key("f")]: "Quasar" }));
+    expect(table.get(flashbots)).toBe("Flashbots (old key)");
+    expect(table.get(key("f"))).toBe("Quasar");
+    expect(table.size).toBe(DEFAULT_BUILDER_KEYS.length + 1);
+    expect(() => builderKeyNames("{")).toThrow();
+  });
+
   it("reads builder tags from block extra data (published tags, relayscan aliases)", () => {
     expect(builderFromExtraData("Titan (titanbuilder.xyz)")).toBe("Titan");
     expect(builderFromExtraData("BuilderNet (Flashbots)")).toBe("BuilderNet");
@@ -149,5 +171,24 @@ describe("devnet auctions", () => {
     }
     expect(mev / 3000).toBeGreaterThan(0.85);
     for (const b of DEVNET_BUILDERS) expect(Math.abs((wins.get(b.name) ?? 0) / mev - b.weight / 100)).toBeLessThan(0.04);
+  });
+
+  it("say how the proposer is paid: mostly the full bid in a last transaction, sometimes as coinbase, sometimes short", () => {
+    const kinds = new Map<string, number>();
+    let mev = 0;
+    let withdrawals = 0;
+    for (let s = 10_000_000; s < 10_003_000; s++) {
+      const a = auctionAt(s);
+      if (!a) continue;
+      mev++;
+      kinds.set(a.payment.kind, (kinds.get(a.payment.kind) ?? 0) + 1);
+      if (a.payment.withdrawalGwei > 0n) withdrawals++;
+      expect(a.payment.paid).toBe(a.payment.kind === "short_last_tx" ? (a.value * 97n) / 100n : a.value);
+      expect(a.feeRecipient).toMatch(/^0x[0-9a-f]{40}$/);
+      expect(a.winner.coinbase).toMatch(/^0x[0-9a-f]{40}$/);
+    }
+    expect(Math.abs((kinds.get("coinbase_is_proposer") ?? 0) / mev - 0.1)).toBeLessThan(0.03);
+    expect(Math.abs((kinds.get("short_last_tx") ?? 0) / mev - 0.05)).toBeLessThan(0.02);
+    expect(Math.abs(withdrawals / mev - 0.25)).toBeLessThan(0.04);
   });
 });

@@ -406,7 +406,7 @@ describe("Zcash scanner: watch keys", () => {
   const { scanner } = setup();
 
   it("accepts a unified address or a Sapling address with its UFVK", () => {
-    expect(scanner.validateWatchKey(alice.address, alice.ufvk)).toEqual({ chain: "zcash", address: alice.address, network: NET });
+    expect(scanner.validateWatchKey(alice.address, alice.ufvk)).toEqual({ chain: "zcash", address: alice.address, network: NET, keyMaterial: expect.any(String) });
     const zaddr = bech32Encode(NETWORKS[NET].saplingAddressHrp, alice.sapling());
     expect(scanner.validateWatchKey(zaddr, alice.ufvk).address).toBe(zaddr);
     const other = encodeUnifiedAddress(NET, { orchard: alice.orchard(99n), sapling: alice.sapling(500n) });
@@ -524,6 +524,32 @@ describe("Zcash scanner: keys are built only when block or mempool data needs th
     expect(chain.served.blocks.size).toBe(71);
     expect(snap(r.get("a"))).toMatchObject({ receivedAtomic: "11", scannedHeight: chain.tip });
     expect(stats(scanner)).toEqual({ ufvkDecodes: 1, scanKeyBuilds: 1, transparentHashes: 21 });
+  });
+
+  it("with many watches, blocks with shielded outputs are trial-decrypted with the stream closed: same notes, no block fetched twice", async () => {
+    const offline = setup({ offlineScanWatches: 1 });
+    const streamed = setup();
+    const results = [];
+    for (const s of [offline, streamed]) {
+      s.watches.add("a", alice.address, alice.ufvk, s.chain.tip + 1);
+      await s.watches.tick(); // keys built on the first tick (a coinbase-free empty chain: nothing yet)
+      s.chain.mine([makeTx({ orchard: [encryptAction(alice.orchard(), 5n, EMPTY, 0x02)] })]);
+      await s.watches.tick();
+      s.chain.served.ranges = 0;
+      s.chain.served.blocks.clear();
+      for (let i = 0; i < 70; i++) s.chain.mine([makeTx({ orchard: [encryptAction(alice.orchard(), 1n, EMPTY, 0x02)] })]);
+      results.push(await s.watches.tick());
+    }
+    // The two chains encrypt afresh (other txids); everything else is the same.
+    const noTxid = (o: WatchScanOutput | undefined) => ({ ...snap(o), outputs: snap(o).outputs.map(({ txid: _t, ...rest }) => rest) });
+    expect(noTxid(results[0]!.get("a"))).toEqual(noTxid(results[1]!.get("a")));
+    expect(snap(results[0]!.get("a"))).toMatchObject({ receivedAtomic: "75" });
+    // Streamed: one range. Offline: the stream is closed at the first such block after 64 more, those are
+    // scanned with no stream open, and the rest is streamed on (a second range); no block twice.
+    expect(streamed.chain.served.ranges).toBe(1);
+    expect(offline.chain.served.ranges).toBe(2);
+    expect([...offline.chain.served.blocks.values()].every((n) => n === 1)).toBe(true);
+    expect(offline.chain.served.blocks.size).toBe(70);
   });
 
   it("the eager baseline (eagerKeys) decodes every key on load and gives the same snapshots", async () => {

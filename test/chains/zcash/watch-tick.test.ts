@@ -5,13 +5,7 @@
  * a spend, a reorg with a negative delta), against PGlite or PostgreSQL.
  * Also the historical scan.
  */
-import http from "node:http";
-import { randomBytes } from "node:crypto";
-import type { AddressInfo } from "node:net";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ManualClock } from "../../../src/core/clock.js";
-import { SecretBox } from "../../../src/core/secretbox.js";
 import { describeAccountKeys } from "../../../src/chains/zcash/derive.js";
 import { createZcashHistorical } from "../../../src/chains/zcash/historical.js";
 import { encodeTextMemo } from "../../../src/chains/zcash/note-decrypt.js";
@@ -22,14 +16,12 @@ import { scanTransaction } from "../../../src/chains/zcash/scan-tx.js";
 import { parseTransaction } from "../../../src/chains/zcash/tx-parse.js";
 import { deriveAccountViewingKeys } from "../../../src/chains/zcash/zip32.js";
 import { decodeUfvk } from "../../../src/chains/zcash/zip316.js";
-import { createWebhookSender } from "../../../src/webhooks/deliver.js";
 import { verifySignature } from "../../../src/webhooks/sign.js";
 import type { WatchDeps } from "../../../src/watch/deps.js";
 import { historicalRoute, runHistoricalScan, zcashHistoricalScan } from "../../../src/watch/historical-route.js";
 import { CREATE_CREDIT } from "../../../src/watch/meter.js";
 import { createWatch } from "../../../src/watch/service.js";
-import { runWatchTick } from "../../../src/watch/tick.js";
-import { openTestDatabase, type TestDatabase } from "../../helpers/db.js";
+import { startWatchHarness, type WatchHarness } from "../../helpers/watch-harness.js";
 import { makeTx, TestCompactChain } from "./compact-chain.js";
 import { encryptAction, encryptSapling } from "./sender.js";
 
@@ -38,66 +30,23 @@ const keys = describeAccountKeys(acct);
 const orchard = orchardAddressAt(orchardIvkParts(acct.orchard, "external")!, BigInt(keys.diversifierIndex));
 const sapling = saplingDefaultAddress(acct.sapling).raw;
 
-interface Received {
-  headers: http.IncomingHttpHeaders;
-  raw: string;
-  body: {
-    event: string;
-    watchId: string;
-    previous: Record<string, unknown>;
-    current: Record<string, unknown> & { outputs: Record<string, unknown>[] };
-    delta: { balance_atomic: string; before_atomic: string; after_atomic: string; pending_atomic?: string };
-  };
-}
-
 describe("Zcash watch through the watch module", () => {
   let chain: TestCompactChain;
-  let db: TestDatabase;
+  let h: WatchHarness;
+  let db: WatchHarness["db"];
   let deps: WatchDeps;
-  let receiver: http.Server;
   let receiverUrl: string;
-  const received: Received[] = [];
-  const clock = new ManualClock(Date.now());
 
   beforeAll(async () => {
     chain = new TestCompactChain(50_000);
-    db = await openTestDatabase();
-    receiver = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        const raw = Buffer.concat(chunks).toString("utf8");
-        received.push({ headers: req.headers, raw, body: JSON.parse(raw) as Received["body"] });
-        res.writeHead(200).end("ok");
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    const policy = { allowHttp: true, allowPrivate: true };
-    deps = {
-      db: db.db,
-      clock,
-      log: pino({ level: "silent" }),
-      scanners: { zcash: createZcashScanner({ source: chain, network: "regtest", confirmations: 2 }) },
-      secretBox: new SecretBox(randomBytes(32).toString("hex")),
-      sender: createWebhookSender({ policy, clock }),
-      urlPolicy: policy,
-      pollSeconds: 180,
-    };
+    h = await startWatchHarness(() => ({ zcash: createZcashScanner({ source: chain, network: "regtest", confirmations: 2 }) }));
+    ({ db, deps, receiverUrl } = h);
   });
   afterAll(async () => {
-    await deps.sender.close();
-    await db.close();
-    receiver.closeAllConnections();
-    await new Promise<void>((r) => receiver.close(() => r()));
+    await h.close();
   });
 
-  const poll = async (): Promise<Received[]> => {
-    clock.advance(200_000);
-    const before = received.length;
-    await runWatchTick(deps, { owner: "test-worker", batchSize: 100 });
-    return received.slice(before);
-  };
+  const poll = () => h.poll();
 
   it("create → pending → confirmed with memo → spend → reorg: signed balance_change webhooks with the right deltas", async () => {
     const watch = await createWatch({

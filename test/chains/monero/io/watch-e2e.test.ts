@@ -4,91 +4,39 @@
  * the real Monero scanner, and signed webhooks to a loopback receiver —
  * including the reorg that takes a confirmed payment away again.
  */
-import http from "node:http";
-import { randomBytes } from "node:crypto";
-import type { AddressInfo } from "node:net";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ManualClock } from "../../../../src/core/clock.js";
-import { SecretBox } from "../../../../src/core/secretbox.js";
 import { MoneroDaemonClient } from "../../../../src/chains/monero/daemon-client.js";
 import { createMoneroScanner } from "../../../../src/chains/monero/scanner.js";
-import { createWebhookSender } from "../../../../src/webhooks/deliver.js";
 import { verifySignature } from "../../../../src/webhooks/sign.js";
 import type { WatchDeps } from "../../../../src/watch/deps.js";
 import { CREATE_CREDIT } from "../../../../src/watch/meter.js";
 import { createWatch } from "../../../../src/watch/service.js";
-import { runWatchTick } from "../../../../src/watch/tick.js";
-import { openTestDatabase, type TestDatabase } from "../../../helpers/db.js";
+import { startWatchHarness, type ReceivedHook, type WatchHarness } from "../../../helpers/watch-harness.js";
 import { TEST_LOOKAHEAD, startTestMonerod } from "./helpers.js";
 
 type Monerod = Awaited<ReturnType<typeof startTestMonerod>>;
 
-interface Received {
-  headers: http.IncomingHttpHeaders;
-  raw: string;
-  body: {
-    event: string;
-    watchId: string;
-    previous: Record<string, unknown>;
-    current: Record<string, unknown>;
-    delta: { balance_atomic: string; before_atomic: string; after_atomic: string; pending_atomic?: string };
-  };
-}
-
 describe("Monero watch end to end on the devnet", () => {
   let d: Monerod;
   let client: MoneroDaemonClient;
-  let db: TestDatabase;
+  let h: WatchHarness;
+  let db: WatchHarness["db"];
   let deps: WatchDeps;
-  let receiver: http.Server;
   let receiverUrl: string;
-  const received: Received[] = [];
-  const clock = new ManualClock(Date.now());
 
   beforeAll(async () => {
     d = await startTestMonerod({ initialBlocks: 3 });
     client = new MoneroDaemonClient({ url: d.url });
-    db = await openTestDatabase();
-    receiver = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        const raw = Buffer.concat(chunks).toString("utf8");
-        received.push({ headers: req.headers, raw, body: JSON.parse(raw) as Received["body"] });
-        res.writeHead(200).end("ok");
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    const policy = { allowHttp: true, allowPrivate: true };
-    deps = {
-      db: db.db,
-      clock,
-      log: pino({ level: "silent" }),
-      scanners: { monero: createMoneroScanner({ daemon: client, confirmations: 2, lookahead: TEST_LOOKAHEAD, clock }) },
-      secretBox: new SecretBox(randomBytes(32).toString("hex")),
-      sender: createWebhookSender({ policy, clock }),
-      urlPolicy: policy,
-      pollSeconds: 180,
-    };
+    h = await startWatchHarness((clock) => ({ monero: createMoneroScanner({ daemon: client, confirmations: 2, lookahead: TEST_LOOKAHEAD, clock }) }));
+    ({ db, deps, receiverUrl } = h);
   });
   afterAll(async () => {
-    await deps.sender.close();
+    await h.close();
     await client.close();
     await d.close();
-    await db.close();
-    receiver.closeAllConnections();
-    await new Promise<void>((r) => receiver.close(() => r()));
   });
 
-  /** One poll: move time past the next poll and run the tick; returns the deliveries it made. */
-  const poll = async (): Promise<Received[]> => {
-    clock.advance(200_000);
-    const before = received.length;
-    await runWatchTick(deps, { owner: "test-worker", batchSize: 100 });
-    return received.slice(before);
-  };
+  const poll = () => h.poll();
 
   it("create → send → pending → confirmed → reorg: signed balance_change webhooks with the right deltas", async () => {
     const bob = d.wallets[1]!;
@@ -142,7 +90,7 @@ describe("Monero watch end to end on the devnet", () => {
       input: { chain: "monero", address: carol.address, viewKey: carol.viewKey, webhookUrl: receiverUrl },
       opening: { creditAtomic: CREATE_CREDIT, funding: "test" },
     });
-    const mine = (rs: Received[]) => rs.filter((r) => r.body.watchId === watch.watchId);
+    const mine = (rs: ReceivedHook[]) => rs.filter((r) => r.body.watchId === watch.watchId);
     await poll();
     const sub = carol.subaddresses.find((s) => s.major === 1 && s.minor === 1)!;
     d.send(sub.address, 42n);

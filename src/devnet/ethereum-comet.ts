@@ -1,0 +1,312 @@
+/**
+ * Compound V3 on the devnet L1: the cUSDCv3 and cWETHv3 Comets at their
+ * mainnet addresses (as the Aave Pools of ethereum-lending.ts are), with
+ * price feeds at devnet-made addresses, driven block by block:
+ *   - prices are the lending simulation's (USD); cUSDCv3's feeds answer in
+ *     USD, cWETHv3's in ETH (its base feed is a constant 1e8), as on mainnet;
+ *   - borrowers arrive (SupplyCollateral of one asset, then Withdraw of base:
+ *     the borrow) at a health factor between 1.04 and 1.4 in
+ *     liquidateCollateralFactor terms, up to 40 per Comet; debt accrues
+ *     0.025 % per block (every 8 blocks); some repay a fifth (Supply);
+ *   - an account that `isLiquidatable` is absorbed with probability ½ per
+ *     block by one of two absorbers: AbsorbCollateral per asset, then
+ *     AbsorbDebt with basePaidOut = max(debt, Σ collateral value ×
+ *     liquidationFactor) as Comet.absorbInternal computes it; the account
+ *     leaves with no debt.
+ * The Comet answers baseToken, baseTokenPriceFeed, baseScale, numAssets,
+ * getAssetInfo, getPrice, borrowBalanceOf, collateralBalanceOf and
+ * isLiquidatable from this state (facts: compound-finance/comet
+ * contracts/Comet.sol and CometMainInterface.sol; factors 1e18, prices 8
+ * decimals). Parameters are devnet values near mainnet's, not read from it.
+ */
+import { type Hex, concat, decodeFunctionData, encodeAbiParameters, encodeEventTopics, encodeFunctionResult, keccak256, toHex } from "viem";
+import { cometAbi } from "../chains/ethereum/comet.js";
+import { LENDING_MARKETS, WAD } from "../chains/ethereum/lending.js";
+import { ASSETS } from "../chains/ethereum/flashloans.js";
+import { seededRandom } from "./seeded-random.js";
+import type { SimLogRecord } from "./ethereum-lending.js";
+
+const lower = (a: string) => a.toLowerCase();
+/** A devnet-made address (never a mainnet contract): the last 20 bytes of keccak256(label). */
+export const devnetAddress = (label: string) => lower(`0x${keccak256(toHex(label)).slice(26)}`);
+
+interface SimAsset {
+  symbol: string;
+  feed: string;
+  liquidateCF: bigint;
+  borrowCF: bigint;
+  liquidationFactor: bigint;
+}
+interface SimComet {
+  id: string;
+  address: string;
+  base: string;
+  baseFeed: string;
+  /** "USD" feeds answer USD prices; "ETH" feeds answer prices in ether (cWETHv3). */
+  unit: "USD" | "ETH";
+  assets: SimAsset[];
+}
+
+const f = (x: number) => BigInt(Math.round(x * 1e4)) * 10n ** 14n;
+const asset = (comet: string, symbol: string, lcf: number, bcf: number, lf: number): SimAsset => ({
+  symbol,
+  feed: devnetAddress(`vigil devnet ${comet} ${symbol} price feed`),
+  liquidateCF: f(lcf),
+  borrowCF: f(bcf),
+  liquidationFactor: f(lf),
+});
+const cometAt = (id: string) => LENDING_MARKETS.find((m) => m.id === id)!.pool;
+
+export const DEVNET_COMETS: readonly SimComet[] = [
+  {
+    id: "compound-v3-usdc",
+    address: cometAt("compound-v3-usdc"),
+    base: "USDC",
+    baseFeed: devnetAddress("vigil devnet cUSDCv3 USDC price feed"),
+    unit: "USD",
+    assets: [asset("cUSDCv3", "WETH", 0.85, 0.82, 0.9), asset("cUSDCv3", "WBTC", 0.8, 0.75, 0.9), asset("cUSDCv3", "WSTETH", 0.85, 0.8, 0.9)],
+  },
+  {
+    id: "compound-v3-weth",
+    address: cometAt("compound-v3-weth"),
+    base: "WETH",
+    baseFeed: devnetAddress("vigil devnet cWETHv3 WETH price feed"),
+    unit: "ETH",
+    assets: [asset("cWETHv3", "WSTETH", 0.95, 0.9, 0.96), asset("cWETHv3", "RETH", 0.93, 0.9, 0.96), asset("cWETHv3", "CBETH", 0.93, 0.9, 0.96)],
+  },
+];
+
+const ABSORBERS = ["0xab5e0b5e000000000000000000000000000000a1", "0xab5e0b5e000000000000000000000000000000a2"];
+const MAX_PER_COMET = 40;
+
+export interface SimCometPosition {
+  comet: string;
+  user: string;
+  /** Collateral balances by symbol. */
+  collateral: Record<string, bigint>;
+  /** Base borrowed (base token units). */
+  borrow: bigint;
+}
+
+export interface DevnetComet {
+  /** Advances the Comets by one block; its logs are numbered from `firstLogIndex`. Returns how many it emitted. */
+  onBlock(block: { number: bigint; hash: string }, firstLogIndex: number): number;
+  logs(filter: { from: bigint; to: bigint; addresses: string[] | null; topic0: string[] | null }): SimLogRecord[];
+  /** Answers an eth_call to a Comet; undefined for other targets. */
+  call(to: string, data: string): Hex | undefined;
+  positions(comet?: string): SimCometPosition[];
+  /** Opens a position (SupplyCollateral and Withdraw in the next block). */
+  open(p: { comet: string; user: string; collateral: string; collateralAmount: bigint; borrow: bigint }): void;
+  /** The feed price (8 decimals, in the Comet's feed unit) of an asset or the base. */
+  feedPrice(comet: string, symbol: string): bigint;
+  isLiquidatable(comet: string, user: string): boolean;
+  freeze(frozen: boolean): void;
+  pauseAbsorbers(paused: boolean): void;
+}
+
+/** `usdPrice(symbol)`: USD with 8 decimals (the lending simulation's prices, the ones its Aave oracle answers). */
+export function createDevnetComet(opts: { seed: number; usdPrice: (symbol: string) => bigint }): DevnetComet {
+  const random = seededRandom(opts.seed ^ 0xc0e7);
+  const positions = new Map<string, SimCometPosition>();
+  const key = (comet: string, user: string) => `${comet}:${user}`;
+  const logsByBlock = new Map<bigint, SimLogRecord[]>();
+  let pending: { address: string; topics: Hex[]; data: Hex; tx: number }[] = [];
+  let txCounter = 0;
+  let userCounter = 0;
+  let interestClock = 0;
+  let frozen = false;
+  let absorbersPaused = false;
+  const byAddress = new Map(DEVNET_COMETS.map((c) => [c.address, c]));
+  const scale = (symbol: string) => 10n ** BigInt(ASSETS[symbol]!.decimals);
+
+  const feedPrice = (c: SimComet, symbol: string): bigint => {
+    if (c.unit === "USD") return opts.usdPrice(symbol);
+    return (opts.usdPrice(symbol) * 10n ** 8n) / opts.usdPrice("WETH");
+  };
+  /** Comet's liquidity: −debt value + Σ collateral value × liquidateCF (feed units, 8 decimals). */
+  const liquidity = (c: SimComet, p: SimCometPosition) => {
+    let l = -((p.borrow * feedPrice(c, c.base)) / scale(c.base));
+    for (const a of c.assets) l += ((((p.collateral[a.symbol] ?? 0n) * feedPrice(c, a.symbol)) / scale(a.symbol)) * a.liquidateCF) / WAD;
+    return l;
+  };
+  const liquidatable = (c: SimComet, p: SimCometPosition | undefined) => !!p && p.borrow > 0n && liquidity(c, p) < 0n;
+
+  const emit = (address: string, eventName: string, args: Record<string, unknown>, data: Hex, tx: number) => {
+    const topics = encodeEventTopics({ abi: cometAbi, eventName, args } as never) as Hex[];
+    pending.push({ address, topics, data, tx });
+  };
+  const amount = (v: bigint) => encodeAbiParameters([{ type: "uint256" }], [v]);
+
+  function open(c: SimComet, user: string, symbol: string, collateralAmount: bigint, borrow: bigint) {
+    const p = positions.get(key(c.address, user)) ?? { comet: c.address, user, collateral: {}, borrow: 0n };
+    p.collateral[symbol] = (p.collateral[symbol] ?? 0n) + collateralAmount;
+    p.borrow += borrow;
+    positions.set(key(c.address, user), p);
+    const tx = txCounter++;
+    emit(c.address, "SupplyCollateral", { from: user, dst: user, asset: ASSETS[symbol]!.address }, amount(collateralAmount), tx);
+    emit(c.address, "Withdraw", { src: user, to: user }, amount(borrow), tx);
+  }
+
+  function arrive(c: SimComet) {
+    const a = c.assets[Math.floor(random() * c.assets.length)]!;
+    // $2,000 to about $600,000 of collateral, log-uniform.
+    const collUsd = BigInt(Math.floor(2_000 * Math.pow(300, random()))) * 10n ** 8n;
+    const hfBps = BigInt(Math.round((1.04 + random() * 0.36) * 10_000));
+    const collAmount = (collUsd * scale(a.symbol)) / opts.usdPrice(a.symbol);
+    const debtUsd = (collUsd * a.liquidateCF * 10_000n) / WAD / hfBps;
+    const borrow = (debtUsd * scale(c.base)) / opts.usdPrice(c.base);
+    userCounter++;
+    const user = lower(`0x${keccak256(concat([c.address as Hex, toHex(`comet ${userCounter}`)])).slice(26)}`);
+    open(c, user, a.symbol, collAmount, borrow);
+  }
+
+  function absorb(c: SimComet, p: SimCometPosition) {
+    const absorber = ABSORBERS[Math.floor(random() * ABSORBERS.length)]!;
+    const tx = txCounter++;
+    const basePrice = feedPrice(c, c.base);
+    let delta = 0n;
+    for (const a of c.assets) {
+      const bal = p.collateral[a.symbol] ?? 0n;
+      if (bal === 0n) continue;
+      const value = (bal * feedPrice(c, a.symbol)) / scale(a.symbol);
+      delta += (value * a.liquidationFactor) / WAD;
+      emit(c.address, "AbsorbCollateral", { absorber, borrower: p.user, asset: ASSETS[a.symbol]!.address }, encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }], [bal, value]), tx);
+    }
+    const deltaBase = (delta * scale(c.base)) / basePrice;
+    // absorbInternal: the new balance is −debt + delta, floored at 0; what the protocol paid out is the difference.
+    const basePaidOut = deltaBase > p.borrow ? deltaBase : p.borrow;
+    emit(
+      c.address,
+      "AbsorbDebt",
+      { absorber, borrower: p.user },
+      encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }], [basePaidOut, (basePaidOut * basePrice) / scale(c.base)]),
+      tx,
+    );
+    positions.delete(key(c.address, p.user));
+  }
+
+  function step() {
+    if (!frozen) {
+      if (++interestClock % 8 === 0) for (const p of positions.values()) p.borrow += p.borrow / 500n;
+      for (const c of DEVNET_COMETS) {
+        const live = [...positions.values()].filter((p) => p.comet === c.address).length;
+        if (live < MAX_PER_COMET && random() < 0.3) arrive(c);
+      }
+      if (positions.size > 0 && random() < 0.06) {
+        const all = [...positions.values()];
+        const p = all[Math.floor(random() * all.length)]!;
+        const repay = p.borrow / 5n;
+        p.borrow -= repay;
+        emit(p.comet, "Supply", { from: p.user, dst: p.user }, amount(repay), txCounter++);
+      }
+    }
+    if (!absorbersPaused) {
+      for (const p of [...positions.values()]) {
+        const c = byAddress.get(p.comet)!;
+        if (random() < 0.5 && liquidatable(c, p)) absorb(c, p);
+      }
+    }
+  }
+
+  const result = (functionName: string, value: unknown) => encodeFunctionResult({ abi: cometAbi, functionName, result: value } as never);
+
+  return {
+    onBlock(block, firstLogIndex) {
+      step();
+      const records = pending.map((l, i) => ({
+        address: l.address,
+        topics: l.topics,
+        data: l.data,
+        blockNumber: block.number,
+        blockHash: block.hash,
+        transactionHash: keccak256(concat([block.hash as Hex, toHex(`comet tx ${l.tx}`)])),
+        transactionIndex: firstLogIndex + i,
+        logIndex: firstLogIndex + i,
+      }));
+      pending = [];
+      logsByBlock.set(block.number, records);
+      return records.length;
+    },
+    logs({ from, to, addresses, topic0 }) {
+      const out: SimLogRecord[] = [];
+      for (let n = from; n <= to; n++) {
+        for (const l of logsByBlock.get(n) ?? []) {
+          if (addresses && !addresses.includes(l.address)) continue;
+          if (topic0 && !topic0.includes(l.topics[0]!)) continue;
+          out.push(l);
+        }
+      }
+      return out;
+    },
+    call(to, data) {
+      const c = byAddress.get(lower(to));
+      if (!c) return undefined;
+      let d;
+      try {
+        d = decodeFunctionData({ abi: cometAbi, data: data as Hex });
+      } catch {
+        return undefined;
+      }
+      const args = (d.args ?? []) as readonly unknown[];
+      const account = () => positions.get(key(c.address, lower(String(args[0]))));
+      switch (d.functionName) {
+        case "baseToken":
+          return result("baseToken", ASSETS[c.base]!.address);
+        case "baseTokenPriceFeed":
+          return result("baseTokenPriceFeed", c.baseFeed);
+        case "baseScale":
+          return result("baseScale", scale(c.base));
+        case "numAssets":
+          return result("numAssets", c.assets.length);
+        case "getAssetInfo": {
+          const i = Number(args[0]);
+          const a = c.assets[i];
+          // Comet reverts BadAsset() for an index out of range: no answer.
+          if (!a) return undefined;
+          return result("getAssetInfo", {
+            offset: i,
+            asset: ASSETS[a.symbol]!.address,
+            priceFeed: a.feed,
+            scale: BigInt(scale(a.symbol)),
+            borrowCollateralFactor: a.borrowCF,
+            liquidateCollateralFactor: a.liquidateCF,
+            liquidationFactor: a.liquidationFactor,
+            supplyCap: 10n ** 30n,
+          });
+        }
+        case "getPrice": {
+          const feed = lower(String(args[0]));
+          if (feed === c.baseFeed) return result("getPrice", c.unit === "ETH" ? 10n ** 8n : feedPrice(c, c.base));
+          const a = c.assets.find((x) => x.feed === feed);
+          return a ? result("getPrice", feedPrice(c, a.symbol)) : undefined;
+        }
+        case "borrowBalanceOf":
+          return result("borrowBalanceOf", account()?.borrow ?? 0n);
+        case "collateralBalanceOf": {
+          const a = c.assets.find((x) => ASSETS[x.symbol]!.address === lower(String(args[1])));
+          return result("collateralBalanceOf", a ? (account()?.collateral[a.symbol] ?? 0n) : 0n);
+        }
+        case "isLiquidatable":
+          return result("isLiquidatable", liquidatable(c, account()));
+        default:
+          return undefined;
+      }
+    },
+    positions: (comet) => [...positions.values()].filter((p) => !comet || p.comet === lower(comet)).map((p) => ({ ...p, collateral: { ...p.collateral } })),
+    open: (p) => open(byAddress.get(lower(p.comet))!, lower(p.user), p.collateral, p.collateralAmount, p.borrow),
+    feedPrice: (comet, symbol) => {
+      const c = byAddress.get(lower(comet))!;
+      return c.unit === "ETH" && symbol === c.base ? 10n ** 8n : feedPrice(c, symbol);
+    },
+    isLiquidatable: (comet, user) => {
+      const c = byAddress.get(lower(comet))!;
+      return liquidatable(c, positions.get(key(c.address, lower(user))));
+    },
+    freeze: (x) => {
+      frozen = x;
+    },
+    pauseAbsorbers: (x) => {
+      absorbersPaused = x;
+    },
+  };
+}

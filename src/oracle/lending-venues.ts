@@ -1,0 +1,331 @@
+/**
+ * What the lending indexer does differently per protocol, behind one shape
+ * (`LendingVenue`): which topics to ask eth_getLogs for, which positions and
+ * liquidations a range of logs names (`scan`), and how the health of those
+ * positions is read through Multicall3 (`read`). The indexer
+ * (lending-indexer.ts) does the rest the same way for every market: cursor,
+ * ranges, valuation of liquidations, the write transaction.
+ *
+ *   - Aave V3 / SparkLend: `getUserAccountData` per account (the Pool's own HF).
+ *   - Compound V3: per Comet, its base token, price feeds, assets and their
+ *     liquidateCollateralFactor, then per account `borrowBalanceOf` and
+ *     `isLiquidatable`, and `collateralBalanceOf` of every asset for the
+ *     accounts that borrow (chains/ethereum/comet.ts for the arithmetic).
+ *     Liquidations are AbsorbDebt events; the collateral shown is the
+ *     absorbed asset of largest value in the same transaction.
+ *   - Morpho Blue: positions are (market id, borrower); per market
+ *     `idToMarketParams` (immutable, remembered), `market` totals and the
+ *     oracle's `price()`, per position `position`, and the block's time;
+ *     then the IRM's `borrowRateView` of each market with interest pending,
+ *     which is added to its borrow total (chains/ethereum/morpho.ts).
+ *     Markets whose loan token has no USD price on the oracle are left out:
+ *     the store is in USD.
+ */
+import type { Hex } from "viem";
+import type { EthRpc } from "../chains/ethereum/rpc.js";
+import {
+  accountDataCall,
+  decodeAccountData,
+  decodePoolLog,
+  POOL_TOPICS,
+  type LendingMarket,
+  type PositionHealth,
+  type RawLog,
+  type SubCall,
+} from "../chains/ethereum/lending.js";
+import { COMET_TOPICS, cometCalls, cometHealth, decodeCometLog, decodeCometResult, type CometMarketState } from "../chains/ethereum/comet.js";
+import {
+  decodeMarket,
+  decodeMarketParams,
+  decodeMorphoLog,
+  decodeOraclePrice,
+  decodePosition,
+  morphoCalls,
+  morphoHealth,
+  accruesInterest,
+  accruedBorrowAssets,
+  decodeBlockTimestamp,
+  decodeBorrowRate,
+  MORPHO_TOPICS,
+  type MarketParams,
+} from "../chains/ethereum/morpho.js";
+
+export interface PositionKey {
+  borrower: string;
+  /** Morpho Blue market id; '' for pooled markets. */
+  subMarket: string;
+}
+
+/** A liquidation found in the logs, before it is valued. */
+export interface FoundLiquidation {
+  log: RawLog;
+  borrower: string;
+  liquidator: string;
+  collateralAsset: string;
+  debtAsset: string;
+  debtToCover: bigint;
+  collateralAmount: bigint;
+  subMarket: string;
+}
+
+export interface TokenFacts {
+  price: bigint | null;
+  decimals: number | null;
+}
+
+/** What a venue may use during one run of one market. */
+export interface VenueContext {
+  rpc: EthRpc;
+  market: LendingMarket;
+  multicall: (calls: readonly SubCall[]) => Promise<(Hex | null)[]>;
+  /** USD price (8 decimals) and decimals of tokens, from the indexer's oracle. */
+  tokenFacts: (tokens: readonly string[]) => Promise<Map<string, TokenFacts>>;
+}
+
+export interface LendingVenue {
+  topics: readonly string[];
+  scan(ctx: VenueContext, logs: readonly RawLog[]): Promise<{ touched: PositionKey[]; liquidations: FoundLiquidation[] }>;
+  /** Health of each position; positions whose reads failed are left out (neither written nor dropped). */
+  read(ctx: VenueContext, keys: readonly PositionKey[]): Promise<{ borrower: string; subMarket: string; data: PositionHealth }[]>;
+}
+
+const ZERO = "0x0000000000000000000000000000000000000000";
+
+// ------------------------------------------------------------------ Aave V3
+
+export const aaveVenue: LendingVenue = {
+  topics: POOL_TOPICS,
+  async scan(_ctx, logs) {
+    const touched: PositionKey[] = [];
+    const liquidations: FoundLiquidation[] = [];
+    for (const log of logs) {
+      const ev = decodePoolLog(log);
+      if (!ev) continue;
+      touched.push({ borrower: ev.user, subMarket: "" });
+      if (ev.kind === "liquidation") {
+        liquidations.push({
+          log,
+          borrower: ev.user,
+          liquidator: ev.liquidator,
+          collateralAsset: ev.collateralAsset,
+          debtAsset: ev.debtAsset,
+          debtToCover: ev.debtToCover,
+          collateralAmount: ev.collateralAmount,
+          subMarket: "",
+        });
+      }
+    }
+    return { touched, liquidations };
+  },
+  async read(ctx, keys) {
+    const r = await ctx.multicall(keys.map((k) => accountDataCall(ctx.market.pool, k.borrower)));
+    return keys.flatMap((k, i) => {
+      const data = decodeAccountData(r[i] ?? null);
+      return data ? [{ borrower: k.borrower, subMarket: "", data }] : [];
+    });
+  },
+};
+
+// ------------------------------------------------------------------ Compound V3
+
+/** A Comet's base token, feeds and assets with their current prices (read once per run and market). */
+export async function readCometState(ctx: VenueContext): Promise<CometMarketState> {
+  const comet = ctx.market.pool;
+  const [bt, feed, scale, n] = await ctx.multicall([cometCalls.baseToken(comet), cometCalls.baseTokenPriceFeed(comet), cometCalls.baseScale(comet), cometCalls.numAssets(comet)]);
+  const baseToken = decodeCometResult<string>("baseToken", bt ?? null);
+  const baseFeed = decodeCometResult<string>("baseTokenPriceFeed", feed ?? null);
+  const baseScale = decodeCometResult<bigint>("baseScale", scale ?? null);
+  const numAssets = decodeCometResult<number>("numAssets", n ?? null);
+  if (!baseToken || !baseFeed || !baseScale || numAssets === null) throw new Error("the Comet did not answer baseToken/baseTokenPriceFeed/baseScale/numAssets");
+  type Info = { asset: string; priceFeed: string; scale: bigint; liquidateCollateralFactor: bigint };
+  const infoData = await ctx.multicall([cometCalls.getPrice(comet, baseFeed), ...Array.from({ length: numAssets }, (_, i) => cometCalls.getAssetInfo(comet, i))]);
+  const basePrice = decodeCometResult<bigint>("getPrice", infoData[0] ?? null);
+  const infos = infoData.slice(1).map((d) => decodeCometResult<Info>("getAssetInfo", d));
+  if (!basePrice || infos.some((x) => x === null)) throw new Error("the Comet did not answer getPrice(base)/getAssetInfo");
+  const prices = await ctx.multicall(infos.map((a) => cometCalls.getPrice(comet, a!.priceFeed)));
+  return {
+    baseToken: baseToken.toLowerCase(),
+    baseScale,
+    basePrice,
+    assets: infos.map((a, i) => ({
+      asset: a!.asset.toLowerCase(),
+      priceFeed: a!.priceFeed.toLowerCase(),
+      scale: a!.scale,
+      liquidateCF: a!.liquidateCollateralFactor,
+      // A feed that fails (getPrice reverts on a non-positive answer) values that collateral at 0: the HF errs low, never high.
+      price: decodeCometResult<bigint>("getPrice", prices[i] ?? null) ?? 0n,
+    })),
+  };
+}
+
+/** Compound V3: one venue object per run (it remembers the Comet's state read during the run). */
+export function cometVenue(): LendingVenue {
+  let state: CometMarketState | null = null;
+  const stateOf = async (ctx: VenueContext) => (state ??= await readCometState(ctx));
+  return {
+    topics: COMET_TOPICS,
+    async scan(ctx, logs) {
+      const touched: PositionKey[] = [];
+      const debts: { log: RawLog; absorber: string; borrower: string; basePaidOut: bigint }[] = [];
+      const collaterals = new Map<string, { asset: string; amount: bigint; usdValue: bigint }>();
+      for (const log of logs) {
+        const ev = decodeCometLog(log);
+        if (!ev) continue;
+        if (ev.kind === "touch") for (const a of ev.accounts) touched.push({ borrower: a, subMarket: "" });
+        else if (ev.kind === "absorb-debt") {
+          touched.push({ borrower: ev.borrower, subMarket: "" });
+          debts.push({ log, absorber: ev.absorber, borrower: ev.borrower, basePaidOut: ev.basePaidOut });
+        } else {
+          const k = `${log.transactionHash}:${ev.borrower}`;
+          const best = collaterals.get(k);
+          if (!best || ev.usdValue > best.usdValue) collaterals.set(k, { asset: ev.asset, amount: ev.amount, usdValue: ev.usdValue });
+        }
+      }
+      const baseToken = debts.length ? (await stateOf(ctx)).baseToken : ZERO;
+      const liquidations = debts.map((d): FoundLiquidation => {
+        const c = collaterals.get(`${d.log.transactionHash}:${d.borrower}`);
+        return {
+          log: d.log,
+          borrower: d.borrower,
+          liquidator: d.absorber,
+          collateralAsset: c?.asset ?? ZERO,
+          debtAsset: baseToken,
+          debtToCover: d.basePaidOut,
+          collateralAmount: c?.amount ?? 0n,
+          subMarket: "",
+        };
+      });
+      return { touched, liquidations };
+    },
+    async read(ctx, keys) {
+      if (keys.length === 0) return [];
+      const comet = ctx.market.pool;
+      const m = await stateOf(ctx);
+      const baseUsd = (await ctx.tokenFacts([m.baseToken])).get(m.baseToken)?.price;
+      if (!baseUsd) throw new Error(`no USD price for the Comet's base token ${m.baseToken}`);
+      const first = await ctx.multicall(keys.flatMap((k) => [cometCalls.borrowBalanceOf(comet, k.borrower), cometCalls.isLiquidatable(comet, k.borrower)]));
+      const borrows = keys.map((k, i) => ({
+        borrower: k.borrower,
+        borrow: decodeCometResult<bigint>("borrowBalanceOf", first[2 * i] ?? null),
+        liquidatable: decodeCometResult<boolean>("isLiquidatable", first[2 * i + 1] ?? null),
+      }));
+      // Collateral is read only for the accounts that borrow: most accounts a Comet's events name are lenders.
+      const borrowing = borrows.filter((b) => b.borrow !== null && b.borrow > 0n);
+      const coll = await ctx.multicall(borrowing.flatMap((b) => m.assets.map((a) => cometCalls.collateralBalanceOf(comet, b.borrower, a.asset))));
+      const row = new Map(borrowing.map((b, j) => [b, j]));
+      const out: { borrower: string; subMarket: string; data: PositionHealth }[] = [];
+      for (const b of borrows) {
+        if (b.borrow === null) continue;
+        if (b.borrow === 0n) {
+          out.push({ borrower: b.borrower, subMarket: "", data: cometHealth(m, 0n, [], baseUsd, null) });
+          continue;
+        }
+        const j = row.get(b)!;
+        const balances = m.assets.map((_, i) => decodeCometResult<bigint>("collateralBalanceOf", coll[j * m.assets.length + i] ?? null));
+        if (balances.some((x) => x === null)) continue;
+        out.push({ borrower: b.borrower, subMarket: "", data: cometHealth(m, b.borrow, balances as bigint[], baseUsd, b.liquidatable) });
+      }
+      return out;
+    },
+  };
+}
+
+// ------------------------------------------------------------------ Morpho Blue
+
+/** Market params are immutable (the id is their hash): remembered across runs. */
+const morphoParams = new Map<string, MarketParams>();
+
+async function paramsOf(ctx: VenueContext, ids: readonly string[]): Promise<Map<string, MarketParams>> {
+  const missing = [...new Set(ids)].filter((id) => !morphoParams.has(`${ctx.market.pool}:${id}`));
+  if (missing.length) {
+    const r = await ctx.multicall(missing.map((id) => morphoCalls.idToMarketParams(ctx.market.pool, id)));
+    missing.forEach((id, i) => {
+      const p = decodeMarketParams(r[i] ?? null);
+      if (p) morphoParams.set(`${ctx.market.pool}:${id}`, p);
+    });
+  }
+  const out = new Map<string, MarketParams>();
+  for (const id of ids) {
+    const p = morphoParams.get(`${ctx.market.pool}:${id}`);
+    if (p) out.set(id, p);
+  }
+  return out;
+}
+
+export const morphoVenue: LendingVenue = {
+  topics: MORPHO_TOPICS,
+  async scan(ctx, logs) {
+    const touched: PositionKey[] = [];
+    const found: { log: RawLog; id: string; liquidator: string; borrower: string; repaid: bigint; seized: bigint }[] = [];
+    for (const log of logs) {
+      const ev = decodeMorphoLog(log);
+      if (!ev) continue;
+      if (ev.kind === "create") morphoParams.set(`${ctx.market.pool}:${ev.id}`, ev.params);
+      else if (ev.kind === "touch") touched.push({ borrower: ev.borrower, subMarket: ev.id });
+      else {
+        touched.push({ borrower: ev.borrower, subMarket: ev.id });
+        found.push({ log, id: ev.id, liquidator: ev.liquidator, borrower: ev.borrower, repaid: ev.repaidAssets, seized: ev.seizedAssets });
+      }
+    }
+    const params = await paramsOf(ctx, found.map((f) => f.id));
+    const liquidations = found.map((f): FoundLiquidation => ({
+      log: f.log,
+      borrower: f.borrower,
+      liquidator: f.liquidator,
+      collateralAsset: params.get(f.id)?.collateralToken ?? ZERO,
+      debtAsset: params.get(f.id)?.loanToken ?? ZERO,
+      debtToCover: f.repaid,
+      collateralAmount: f.seized,
+      subMarket: f.id,
+    }));
+    return { touched, liquidations };
+  },
+  async read(ctx, keys) {
+    if (keys.length === 0) return [];
+    const morpho = ctx.market.pool;
+    const ids = [...new Set(keys.map((k) => k.subMarket))];
+    const params = await paramsOf(ctx, ids);
+    const known = ids.filter((id) => params.has(id));
+    const r = await ctx.multicall([
+      ...known.map((id) => morphoCalls.market(morpho, id)),
+      ...known.map((id) => morphoCalls.oraclePrice(params.get(id)!.oracle)),
+      ...keys.map((k) => morphoCalls.position(morpho, k.subMarket, k.borrower)),
+      morphoCalls.blockTimestamp(),
+    ]);
+    const facts = await ctx.tokenFacts([...new Set(known.map((id) => params.get(id)!.loanToken))]);
+    const markets = new Map(
+      known.map((id, i) => [id, { totals: decodeMarket(r[i] ?? null), price: decodeOraclePrice(r[known.length + i] ?? null), params: params.get(id)! }]),
+    );
+    // Interest since each market's last update, as the contract's next call would add it (chains/ethereum/morpho.ts).
+    // A market whose rate or the block's time cannot be read is left out this run, never shown with stale debt.
+    const timestamp = decodeBlockTimestamp(r[2 * known.length + keys.length] ?? null);
+    const accruing = [...markets].filter(([, m]) => m.totals && (timestamp === null || accruesInterest(m.params, m.totals, timestamp)));
+    const rates = accruing.length > 0 && timestamp !== null ? await ctx.multicall(accruing.map(([, m]) => morphoCalls.borrowRateView(m.params, m.totals!))) : [];
+    accruing.forEach(([id, m], i) => {
+      const rate = decodeBorrowRate(rates[i] ?? null);
+      markets.set(id, { ...m, totals: rate === null || timestamp === null ? null : { ...m.totals!, totalBorrowAssets: accruedBorrowAssets(m.totals!, rate, timestamp) } });
+    });
+    const out: { borrower: string; subMarket: string; data: PositionHealth }[] = [];
+    keys.forEach((k, i) => {
+      const m = markets.get(k.subMarket);
+      const pos = decodePosition(r[2 * known.length + i] ?? null);
+      const f = m ? facts.get(m.params.loanToken) : undefined;
+      if (!m || !m.totals || m.price === null || !pos || !f?.price || f.decimals === null) return;
+      out.push({ borrower: k.borrower, subMarket: k.subMarket, data: morphoHealth(pos, m.totals, m.price, m.params.lltv, f.price, f.decimals) });
+    });
+    return out;
+  },
+};
+
+/** The venue of a market's protocol, fresh for one run. */
+export function venueFor(market: LendingMarket): LendingVenue {
+  switch (market.protocol) {
+    case "aave":
+    case "spark":
+      return aaveVenue;
+    case "compound":
+      return cometVenue();
+    case "morpho":
+      return morphoVenue;
+  }
+}
