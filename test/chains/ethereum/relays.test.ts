@@ -125,6 +125,23 @@ describe("builder names", () => {
     }
   });
 
+  it("names the keys builders publish (Titan's and bloXroute's pages) and the 2023 data set's, each from its one source", () => {
+    const named = builderKeyNames(undefined);
+    // docs.titanbuilder.xyz/builder-public-keys lists this key; so does no other source of the table.
+    const titan = "0x8226fb149bfe7b4967ffe82ecb9084ffd5bbf0303de0b88f68fdd8297cdffe80f611fa27bc05506b4fba12e2eb5bc5a5";
+    expect(builderName(named, titan.toUpperCase().replace("0X", "0x"))).toBe("Titan");
+    expect(DEFAULT_BUILDER_KEYS.find((e) => e.pubkey === titan)!.source.where).toBe("https://docs.titanbuilder.xyz/builder-public-keys");
+    // The IMC 2023 data set's beaverbuild row, at the commit it was read.
+    const beaver = DEFAULT_BUILDER_KEYS.find((e) => e.pubkey.startsWith("0x96a59d355b1f"))!;
+    expect(beaver.name).toBe("beaverbuild");
+    expect(beaver.source.commit).toBe("e21641cbaf1741bad44aea42c505a1b6d88edaff");
+    expect(DEFAULT_BUILDER_KEYS.filter((e) => e.name === "Titan")).toHaveLength(22);
+    // One builder, one spelling: every name is one the table's sources agree on.
+    expect(new Set(DEFAULT_BUILDER_KEYS.map((e) => e.name))).toEqual(
+      new Set(["Flashbots", "Eden", "bloXroute", "Manifold", "Blocknative", "builder0x69", "Titan", "beaverbuild", "rsync-builder", "eth-builder", "Manta-builder"]),
+    );
+  });
+
   it("names a listed key without any setting; BUILDER_PUBKEYS extends the table and overrides a listed name", () => {
     const flashbots = DEFAULT_BUILDER_KEYS.find((e) => e.name === "Flashbots")!.pubkey;
     expect(builderName(builderKeyNames(undefined), flashbots)).toBe("Flashbots");
