@@ -30,9 +30,21 @@
  * erigon, ethereumjs, alloy, viem, helios, trin, portal-spec-tests), relay and
  * indexer fixtures, EIP discussions, issue threads and web pages): Osaka
  * (Fusaka, first block 23935694), BPO1 (first block 23975778) and BPO2 (first
- * block 24179383). Only isolated single headers of those eras turned up
- * (without a parent, so nothing to check a formula against), so their
- * EIP-7918 branch is covered by the computed vectors of fees.test.ts only.
+ * block 24179383). A second search (Nov 2026) also covered: the newest
+ * portal-spec-tests snapshot (still 938744a, Nov 2025: no block past
+ * 22869878), ethrex/ethrex-replay caches (Hoodi only; mainnet caches are
+ * release assets, not in any repository), zkEVM benchmark repositories
+ * (eth-act, lambda_vm: results and release-hosted fixtures only),
+ * corpus-core/colibri-stateless recorded beacon data (slots before Fulu),
+ * Dune spellbook blob models and PR threads (formulas and single prices, no
+ * headers), and exact-string searches for post-Fusaka header content (hex
+ * block numbers 0x16d…-0x172…, timestamps 0x693…-0x695…, the 60M gas limit
+ * in JSON and in RLP, Fulu beacon JSON, the first Osaka block's hash from
+ * go-ethereum's KeepPostOsaka point). Only isolated single headers turned up
+ * (e.g. mainnet 24491136, 24625492 and 25070199 in third-party unit tests),
+ * and a hash-chain search for each one's parent and child found neither, so
+ * there is no pair to check a formula against: the EIP-7918 branch of these
+ * eras is covered by the computed vectors of fees.test.ts only.
  */
 import { describe, expect, it } from "vitest";
 import { fromRlp, hexToBigInt, keccak256, type Hex } from "viem";
