@@ -16,7 +16,10 @@
  *   - `query` filters as a node does: a block range, an address list (any
  *     of them), and topics by position, each a value, an OR-list of values,
  *     or null (anything); a log with fewer topics than a non-null position
- *     asks for does not match.
+ *     asks for does not match (`logMatches`, which the L1 also applies to
+ *     the token Approval logs of ethereum-activity.ts: those are generated
+ *     lazily per block from its hash, with their receipts, and numbered on
+ *     their own from 0, so they stay out of the book).
  */
 import { type Hex, concat, keccak256 } from "viem";
 
@@ -63,12 +66,13 @@ export interface DevnetLogBook {
   query(filter: LogFilter): SimLogRecord[];
 }
 
+/** Whether a log passes an eth_getLogs filter's addresses and topics (lower-case on both sides). */
+export const logMatches = (l: { address: string; topics: readonly string[] }, f: Pick<LogFilter, "addresses" | "topics">) =>
+  (!f.addresses || f.addresses.includes(l.address)) && f.topics.every((want, i) => want === null || (l.topics[i] !== undefined && want.includes(l.topics[i]!)));
+
 export function createLogBook(): DevnetLogBook {
   const queues: EmittedLog[][] = [];
   const byBlock = new Map<bigint, SimLogRecord[]>();
-  const matches = (l: SimLogRecord, f: LogFilter) =>
-    (!f.addresses || f.addresses.includes(l.address)) &&
-    f.topics.every((want, i) => want === null || (l.topics[i] !== undefined && want.includes(l.topics[i]!)));
 
   return {
     sink() {
@@ -102,7 +106,7 @@ export function createLogBook(): DevnetLogBook {
     },
     query(f) {
       const out: SimLogRecord[] = [];
-      for (let n = f.from; n <= f.to; n++) for (const l of byBlock.get(n) ?? []) if (matches(l, f)) out.push(l);
+      for (let n = f.from; n <= f.to; n++) for (const l of byBlock.get(n) ?? []) if (logMatches(l, f)) out.push(l);
       return out;
     },
   };

@@ -49,7 +49,7 @@ import { JsonRpcError, startJsonRpcServer } from "./jsonrpc-server.js";
 import { createDevnetLending, type DevnetLending } from "./ethereum-lending.js";
 import { createDevnetComet, type DevnetComet } from "./ethereum-comet.js";
 import { createDevnetMorpho, type DevnetMorpho } from "./ethereum-morpho.js";
-import { createLogBook, parseLogFilter } from "./ethereum-logs.js";
+import { createLogBook, logMatches, parseLogFilter } from "./ethereum-logs.js";
 import { MULTICALL3 } from "../chains/ethereum/lending.js";
 import { decodeFunctionData, encodeFunctionResult, parseAbi, type Hex } from "viem";
 import { seededRandom } from "./seeded-random.js";
@@ -416,13 +416,13 @@ export async function startDevnetEthereum(opts: {
   }
 
   /** eth_getLogs over the simulated contracts' log book; ranges above 5,000 blocks are refused as public nodes do. */
-  const getLogs = (p: unknown[]) => {
-    const f = (p[0] ?? {}) as { fromBlock?: unknown; toBlock?: unknown; address?: unknown; topics?: unknown; blockHash?: unknown };
+  const getLogs = (p: unknown[], filter: ReturnType<typeof parseLogFilter>) => {
+    const f = (p[0] ?? {}) as { fromBlock?: unknown; toBlock?: unknown };
     const from = lookup(f.fromBlock ?? "latest");
     const to = lookup(f.toBlock ?? "latest");
     if (!from || !to) return [];
     if (to.number - from.number > 5_000n) throw new JsonRpcError(-32005, "query exceeds max block range 5000");
-    return logBook.query({ from: from.number, to: to.number, ...parseLogFilter(f) }).map((l) => ({
+    return logBook.query({ from: from.number, to: to.number, ...filter }).map((l) => ({
       address: l.address,
       topics: l.topics,
       data: l.data,
@@ -502,11 +502,13 @@ export async function startDevnetEthereum(opts: {
             }
             return hex(balanceAt(String(p[0]), b.number));
           },
-          // Lending events and the approvals of the counter-MEV activity, in block and log order.
+          // The simulated contracts' events and the approvals of the counter-MEV activity, under one filter, in block and log order.
           eth_getLogs: (p) => {
-            type Log = { blockNumber?: string; logIndex?: string };
+            type Log = { address: string; topics: string[]; blockNumber?: string; logIndex?: string };
             const n = (v: string | undefined) => BigInt(v ?? 0);
-            const all = [...(getLogs(p) as Log[]), ...(activity.methods.eth_getLogs(p) as Log[])];
+            const filter = parseLogFilter((p[0] ?? {}) as { address?: unknown; topics?: unknown });
+            const approvals = (activity.methods.eth_getLogs(p) as Log[]).filter((l) => logMatches(l, filter));
+            const all = [...(getLogs(p, filter) as Log[]), ...approvals];
             return all.sort((a, b) => Number(n(a.blockNumber) - n(b.blockNumber)) || Number(n(a.logIndex) - n(b.logIndex)));
           },
         },
