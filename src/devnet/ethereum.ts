@@ -16,8 +16,9 @@
  * markets of ethereum-lending.ts (Aave V3 Core and SparkLend positions, their
  * events through eth_getLogs, getUserAccountData, the Core oracle), the
  * Compound V3 Comets of ethereum-comet.ts and the Morpho Blue markets of
- * ethereum-morpho.ts (on the same prices), and Multicall3 aggregate3 over all
- * of these. Randomness is
+ * ethereum-morpho.ts (on the same prices; their events in one log book,
+ * ethereum-logs.ts, which eth_getLogs filters once), and Multicall3
+ * aggregate3 over all of these. Randomness is
  * seeded, so a devnet's history is reproducible. Test hooks: mine blocks on
  * demand, set balances and premiums, make the node fail.
  *
@@ -124,7 +125,7 @@ export interface DevnetEthereum {
   mevBoost: DevnetMevChain;
   /** The simulated lending markets (Aave V3 Core, SparkLend): test hooks. */
   lending: DevnetLending;
-  /** The simulated Compound V3 Comets (cUSDCv3, cWETHv3): test hooks. */
+  /** The simulated Compound V3 Comets (cUSDCv3, cWETHv3, cUSDTv3, cWstETHv3): test hooks. */
   comet: DevnetComet;
   /** The simulated Morpho Blue markets: test hooks. */
   morpho: DevnetMorpho;
