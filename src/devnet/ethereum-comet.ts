@@ -65,7 +65,7 @@ const asset = (comet: string, symbol: string, lcf: number, bcf: number, lf: numb
 });
 const cometAt = (id: string) => LENDING_MARKETS.find((m) => m.id === id)!.pool;
 
-/** The devnet's Comets (a symbol prefix for the devnet-made feed addresses, base, feed unit, collateral). */
+/** A devnet Comet: market id, label (of its devnet-made feed addresses), base, feed unit, and per collateral [symbol, liquidateCF, borrowCF, liquidationFactor]. */
 const simComet = (id: string, label: string, base: string, unit: SimComet["unit"], assets: [string, number, number, number][]): SimComet => ({
   id,
   address: cometAt(id),
@@ -76,30 +76,14 @@ const simComet = (id: string, label: string, base: string, unit: SimComet["unit"
 });
 
 export const DEVNET_COMETS: readonly SimComet[] = [
-  simComet("compound-v3-usdc", "cUSDCv3", "USDC", "USD", [
-    ["WETH", 0.85, 0.82, 0.9],
-    ["WBTC", 0.8, 0.75, 0.9],
-    ["WSTETH", 0.85, 0.8, 0.9],
-  ]),
-  simComet("compound-v3-weth", "cWETHv3", "WETH", "base", [
-    ["WSTETH", 0.95, 0.9, 0.96],
-    ["RETH", 0.93, 0.9, 0.96],
-    ["CBETH", 0.93, 0.9, 0.96],
-  ]),
+  simComet("compound-v3-usdc", "cUSDCv3", "USDC", "USD", [["WETH", 0.85, 0.82, 0.9], ["WBTC", 0.8, 0.75, 0.9], ["WSTETH", 0.85, 0.8, 0.9]]),
+  simComet("compound-v3-weth", "cWETHv3", "WETH", "base", [["WSTETH", 0.95, 0.9, 0.96], ["RETH", 0.93, 0.9, 0.96], ["CBETH", 0.93, 0.9, 0.96]]),
   // Factors as in compound-finance/comet deployments/mainnet/usdt/configuration.json.
-  simComet("compound-v3-usdt", "cUSDTv3", "USDT", "USD", [
-    ["WETH", 0.895, 0.825, 0.95],
-    ["WBTC", 0.77, 0.7, 0.95],
-    ["WSTETH", 0.895, 0.825, 0.95],
-  ]),
+  simComet("compound-v3-usdt", "cUSDTv3", "USDT", "USD", [["WETH", 0.895, 0.825, 0.95], ["WBTC", 0.77, 0.7, 0.95], ["WSTETH", 0.895, 0.825, 0.95]]),
   // Feeds in wstETH with a constant base feed (deployments/mainnet/wsteth/deploy.ts, migrations
   // 1727727546_change_base_price_feed.ts); WETH, USDC and USDT collateral at the factors of
   // migrations/1762179749_add_usdc_usdt_weth_and_weeth_collateral.ts.
-  simComet("compound-v3-wsteth", "cWstETHv3", "WSTETH", "base", [
-    ["WETH", 0.93, 0.9, 0.96],
-    ["USDC", 0.83, 0.8, 0.9],
-    ["USDT", 0.83, 0.8, 0.9],
-  ]),
+  simComet("compound-v3-wsteth", "cWstETHv3", "WSTETH", "base", [["WETH", 0.93, 0.9, 0.96], ["USDC", 0.83, 0.8, 0.9], ["USDT", 0.83, 0.8, 0.9]]),
 ];
 
 const ABSORBERS = ["0xab5e0b5e000000000000000000000000000000a1", "0xab5e0b5e000000000000000000000000000000a2"];

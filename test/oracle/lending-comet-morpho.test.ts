@@ -93,6 +93,20 @@ const absorbAndIndex = async (comet: string, user: string) => {
   sim.mine(3);
   await drain();
 };
+/** Stops the simulation and the absorbers, opens a Comet position by hand and indexes the blocks after it. */
+const openHeld = async (p: { comet: string; user: string; collateral: string; collateralAmount: bigint; borrow: bigint }) => {
+  freezeAll(true);
+  sim.comet.pauseAbsorbers(true);
+  sim.comet.open(p);
+  sim.mine(3);
+  await drain();
+};
+/** Moves a price and indexes the blocks after it. */
+const shockAndIndex = async (symbol: "WETH" | "WBTC", bps: number) => {
+  sim.lending.shock(symbol, bps);
+  sim.mine(3);
+  await drain();
+};
 /** The lending simulation stands still (prices, arrivals, interest) while a test moves it by hand. */
 const freezeAll = (frozen: boolean) => {
   sim.lending.freeze(frozen);
@@ -246,24 +260,18 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
   });
 
   it("a hand-made Comet position: HF 10 WETH × price × 0.85 / 24,000 USDC, then absorbed once it drops under 1", async () => {
-    freezeAll(true);
-    sim.comet.pauseAbsorbers(true);
     const user = "0x00000000000000000000000000000000c0a11ce1";
     const price = sim.lending.price("WETH");
     // Borrow so that HF ≈ 1.01: 10 WETH × P × 0.85 / 1.01.
     const borrow = (((10n * price * 85n) / 100n) * 100n) / 101n / 100n; // USDC, 6 decimals (price has 8)
-    sim.comet.open({ comet: usdc.pool, user, collateral: "WETH", collateralAmount: 10n * E18, borrow });
-    sim.mine(3);
-    await drain();
+    await openHeld({ comet: usdc.pool, user, collateral: "WETH", collateralAmount: 10n * E18, borrow });
     const [before] = await positionsOf(db.db, user, [usdc.id]);
     const expected = (((10n * E18 * price) / E18) * 85n * 10n ** 16n / E18) * WAD / ((borrow * E8) / 10n ** 6n);
     expect(before!.healthFactorWad).toBe(expected);
     expect(before!.healthFactorWad).toBeGreaterThan(WAD);
     expect(before!.debtBase).toBe(borrow * 100n);
 
-    sim.lending.shock("WETH", -300);
-    sim.mine(3);
-    await drain();
+    await shockAndIndex("WETH", -300);
     const [under] = await positionsOf(db.db, user, [usdc.id]);
     expect(under!.healthFactorWad).toBeLessThan(WAD);
     expect(sim.comet.isLiquidatable(usdc.pool, user)).toBe(true);
@@ -333,25 +341,19 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
   });
 
   it("cUSDTv3 (a row of the table): a hand-made WBTC position's HF by hand, liquidatable under protocol=compound, absorbed and recorded once", async () => {
-    freezeAll(true);
-    sim.comet.pauseAbsorbers(true);
     try {
       const user = "0x00000000000000000000000000000000c0a11ce3";
       const price = sim.lending.price("WBTC");
       // 1 WBTC × P × 0.77 / 1.01 of USDT (6 decimals; P has 8, USDT is $1).
       const borrow = (price * 77n) / 10_100n;
-      sim.comet.open({ comet: usdt.pool, user, collateral: "WBTC", collateralAmount: E8, borrow });
-      sim.mine(3);
-      await drain();
+      await openHeld({ comet: usdt.pool, user, collateral: "WBTC", collateralAmount: E8, borrow });
       const [before] = await positionsOf(db.db, user, [usdt.id]);
       expect(before!.healthFactorWad).toBe((((price * 770n * 10n ** 15n) / E18) * WAD) / (borrow * 100n));
       expect(before!.healthFactorWad).toBeGreaterThan(WAD);
       expect(before!.debtBase).toBe(borrow * 100n);
       expect(before!.collateralBase).toBe(price);
 
-      sim.lending.shock("WBTC", -300);
-      sim.mine(3);
-      await drain();
+      await shockAndIndex("WBTC", -300);
       expect(sim.comet.isLiquidatable(usdt.pool, user)).toBe(true);
       const q = lendingQuestions({ db: db.db, rpc, clock, markets: LENDING_MARKETS, maxAgeSeconds: 10 ** 9 });
       const liq = await q.find((x) => x.path === "liquidatable")!.answerQuestion({ addr: user, protocol: "compound" });
@@ -382,8 +384,6 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
   });
 
   it("cWstETHv3: feeds in wstETH are brought to USD with the oracle's wstETH price; a USDC-backed wstETH borrow goes under as ETH rises and is absorbed", async () => {
-    freezeAll(true);
-    sim.comet.pauseAbsorbers(true);
     try {
       const user = "0x00000000000000000000000000000000c0a11ce4";
       const usdcAmount = 100_000n * 10n ** 6n;
@@ -393,9 +393,7 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
       const weighted = (value * 830n * 10n ** 15n) / E18;
       // Borrow wstETH (18 decimals) at HF ≈ 1.01 in the Comet's own units.
       const borrow = (((weighted * E18) / E8) * 100n) / 101n;
-      sim.comet.open({ comet: wsteth.pool, user, collateral: "USDC", collateralAmount: usdcAmount, borrow });
-      sim.mine(3);
-      await drain();
+      await openHeld({ comet: wsteth.pool, user, collateral: "USDC", collateralAmount: usdcAmount, borrow });
       const pw = sim.lending.price("WSTETH");
       const [before] = await positionsOf(db.db, user, [wsteth.id]);
       expect(before!.healthFactorWad).toBe((weighted * WAD) / ((borrow * E8) / E18));
@@ -406,9 +404,7 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
       expect(before!.collateralBase).toBeGreaterThan(99_990n * E8);
       expect(before!.liquidationThresholdBps).toBe(Number((weighted * 10_000n) / value));
 
-      sim.lending.shock("WETH", 300);
-      sim.mine(3);
-      await drain();
+      await shockAndIndex("WETH", 300);
       expect(sim.comet.isLiquidatable(wsteth.pool, user)).toBe(true);
       const [under] = await positionsOf(db.db, user, [wsteth.id]);
       expect(under!.healthFactorWad).toBeLessThan(WAD);
