@@ -1,9 +1,12 @@
 /**
- * Compound V3 on the devnet L1: the cUSDCv3 and cWETHv3 Comets at their
- * mainnet addresses (as the Aave Pools of ethereum-lending.ts are), with
- * price feeds at devnet-made addresses, driven block by block:
- *   - prices are the lending simulation's (USD); cUSDCv3's feeds answer in
- *     USD, cWETHv3's in ETH (its base feed is a constant 1e8), as on mainnet;
+ * Compound V3 on the devnet L1: the cUSDCv3, cWETHv3, cUSDTv3 and cWstETHv3
+ * Comets at their mainnet addresses (as the Aave Pools of
+ * ethereum-lending.ts are), with price feeds at devnet-made addresses, driven
+ * block by block (cUSDSv3 is indexed but not simulated: USDS is not among the
+ * devnet's tokens, so that address has no code and no events here):
+ *   - prices are the lending simulation's (USD); cUSDCv3's and cUSDTv3's
+ *     feeds answer in USD, cWETHv3's in ETH and cWstETHv3's in wstETH (their
+ *     base feed is a constant 1e8), as on mainnet;
  *   - borrowers arrive (SupplyCollateral of one asset, then Withdraw of base:
  *     the borrow) at a health factor between 1.04 and 1.4 in
  *     liquidateCollateralFactor terms, up to 40 per Comet; debt accrues
@@ -13,7 +16,8 @@
  *     AbsorbDebt with basePaidOut = max(debt, Σ collateral value ×
  *     liquidationFactor) as Comet.absorbInternal computes it; the account
  *     leaves with no debt.
- * The Comet answers baseToken, baseTokenPriceFeed, baseScale, numAssets,
+ * Events go to the L1's log book (ethereum-logs.ts), one transaction salt per
+ * arrival, repayment or absorption. The Comet answers baseToken, baseTokenPriceFeed, baseScale, numAssets,
  * getAssetInfo, getPrice, borrowBalanceOf, collateralBalanceOf and
  * isLiquidatable from this state (facts: compound-finance/comet
  * contracts/Comet.sol and CometMainInterface.sol; factors 1e18, prices 8
@@ -24,7 +28,7 @@ import { cometAbi } from "../chains/ethereum/comet.js";
 import { LENDING_MARKETS, WAD } from "../chains/ethereum/lending.js";
 import { ASSETS } from "../chains/ethereum/flashloans.js";
 import { seededRandom } from "./seeded-random.js";
-import type { SimLogRecord } from "./ethereum-lending.js";
+import type { LogSink } from "./ethereum-logs.js";
 
 const lower = (a: string) => a.toLowerCase();
 /** A devnet-made address (never a mainnet contract): the last 20 bytes of keccak256(label). */
@@ -42,8 +46,12 @@ interface SimComet {
   address: string;
   base: string;
   baseFeed: string;
-  /** "USD" feeds answer USD prices; "ETH" feeds answer prices in ether (cWETHv3). */
-  unit: "USD" | "ETH";
+  /**
+   * "USD": the feeds answer USD prices (cUSDCv3, cUSDTv3). "base": they answer
+   * prices in units of the base token and the base feed is a constant 1e8
+   * (cWETHv3 in ETH, cWstETHv3 in wstETH), as on mainnet.
+   */
+  unit: "USD" | "base";
   assets: SimAsset[];
 }
 
@@ -57,23 +65,25 @@ const asset = (comet: string, symbol: string, lcf: number, bcf: number, lf: numb
 });
 const cometAt = (id: string) => LENDING_MARKETS.find((m) => m.id === id)!.pool;
 
+/** A devnet Comet: market id, label (of its devnet-made feed addresses), base, feed unit, and per collateral [symbol, liquidateCF, borrowCF, liquidationFactor]. */
+const simComet = (id: string, label: string, base: string, unit: SimComet["unit"], assets: [string, number, number, number][]): SimComet => ({
+  id,
+  address: cometAt(id),
+  base,
+  baseFeed: devnetAddress(`vigil devnet ${label} ${base} price feed`),
+  unit,
+  assets: assets.map(([symbol, lcf, bcf, lf]) => asset(label, symbol, lcf, bcf, lf)),
+});
+
 export const DEVNET_COMETS: readonly SimComet[] = [
-  {
-    id: "compound-v3-usdc",
-    address: cometAt("compound-v3-usdc"),
-    base: "USDC",
-    baseFeed: devnetAddress("vigil devnet cUSDCv3 USDC price feed"),
-    unit: "USD",
-    assets: [asset("cUSDCv3", "WETH", 0.85, 0.82, 0.9), asset("cUSDCv3", "WBTC", 0.8, 0.75, 0.9), asset("cUSDCv3", "WSTETH", 0.85, 0.8, 0.9)],
-  },
-  {
-    id: "compound-v3-weth",
-    address: cometAt("compound-v3-weth"),
-    base: "WETH",
-    baseFeed: devnetAddress("vigil devnet cWETHv3 WETH price feed"),
-    unit: "ETH",
-    assets: [asset("cWETHv3", "WSTETH", 0.95, 0.9, 0.96), asset("cWETHv3", "RETH", 0.93, 0.9, 0.96), asset("cWETHv3", "CBETH", 0.93, 0.9, 0.96)],
-  },
+  simComet("compound-v3-usdc", "cUSDCv3", "USDC", "USD", [["WETH", 0.85, 0.82, 0.9], ["WBTC", 0.8, 0.75, 0.9], ["WSTETH", 0.85, 0.8, 0.9]]),
+  simComet("compound-v3-weth", "cWETHv3", "WETH", "base", [["WSTETH", 0.95, 0.9, 0.96], ["RETH", 0.93, 0.9, 0.96], ["CBETH", 0.93, 0.9, 0.96]]),
+  // Factors as in compound-finance/comet deployments/mainnet/usdt/configuration.json.
+  simComet("compound-v3-usdt", "cUSDTv3", "USDT", "USD", [["WETH", 0.895, 0.825, 0.95], ["WBTC", 0.77, 0.7, 0.95], ["WSTETH", 0.895, 0.825, 0.95]]),
+  // Feeds in wstETH with a constant base feed (deployments/mainnet/wsteth/deploy.ts, migrations
+  // 1727727546_change_base_price_feed.ts); WETH, USDC and USDT collateral at the factors of
+  // migrations/1762179749_add_usdc_usdt_weth_and_weeth_collateral.ts.
+  simComet("compound-v3-wsteth", "cWstETHv3", "WSTETH", "base", [["WETH", 0.93, 0.9, 0.96], ["USDC", 0.83, 0.8, 0.9], ["USDT", 0.83, 0.8, 0.9]]),
 ];
 
 const ABSORBERS = ["0xab5e0b5e000000000000000000000000000000a1", "0xab5e0b5e000000000000000000000000000000a2"];
@@ -89,9 +99,8 @@ export interface SimCometPosition {
 }
 
 export interface DevnetComet {
-  /** Advances the Comets by one block; its logs are numbered from `firstLogIndex`. Returns how many it emitted. */
-  onBlock(block: { number: bigint; hash: string }, firstLogIndex: number): number;
-  logs(filter: { from: bigint; to: bigint; addresses: string[] | null; topic0: string[] | null }): SimLogRecord[];
+  /** Advances the Comets by one block; their events go to the L1's log book (ethereum-logs.ts). */
+  onBlock(): void;
   /** Answers an eth_call to a Comet; undefined for other targets. */
   call(to: string, data: string): Hex | undefined;
   positions(comet?: string): SimCometPosition[];
@@ -105,12 +114,10 @@ export interface DevnetComet {
 }
 
 /** `usdPrice(symbol)`: USD with 8 decimals (the lending simulation's prices, the ones its Aave oracle answers). */
-export function createDevnetComet(opts: { seed: number; usdPrice: (symbol: string) => bigint }): DevnetComet {
+export function createDevnetComet(opts: { seed: number; logs: LogSink; usdPrice: (symbol: string) => bigint }): DevnetComet {
   const random = seededRandom(opts.seed ^ 0xc0e7);
   const positions = new Map<string, SimCometPosition>();
   const key = (comet: string, user: string) => `${comet}:${user}`;
-  const logsByBlock = new Map<bigint, SimLogRecord[]>();
-  let pending: { address: string; topics: Hex[]; data: Hex; tx: number }[] = [];
   let txCounter = 0;
   let userCounter = 0;
   let interestClock = 0;
@@ -119,9 +126,10 @@ export function createDevnetComet(opts: { seed: number; usdPrice: (symbol: strin
   const byAddress = new Map(DEVNET_COMETS.map((c) => [c.address, c]));
   const scale = (symbol: string) => 10n ** BigInt(ASSETS[symbol]!.decimals);
 
+  /** getPrice of an asset's (or the base's) feed: USD, or units of the base (exactly 1e8 for the base itself). */
   const feedPrice = (c: SimComet, symbol: string): bigint => {
     if (c.unit === "USD") return opts.usdPrice(symbol);
-    return (opts.usdPrice(symbol) * 10n ** 8n) / opts.usdPrice("WETH");
+    return symbol === c.base ? 10n ** 8n : (opts.usdPrice(symbol) * 10n ** 8n) / opts.usdPrice(c.base);
   };
   /** Comet's liquidity: −debt value + Σ collateral value × liquidateCF (feed units, 8 decimals). */
   const liquidity = (c: SimComet, p: SimCometPosition) => {
@@ -133,7 +141,7 @@ export function createDevnetComet(opts: { seed: number; usdPrice: (symbol: strin
 
   const emit = (address: string, eventName: string, args: Record<string, unknown>, data: Hex, tx: number) => {
     const topics = encodeEventTopics({ abi: cometAbi, eventName, args } as never) as Hex[];
-    pending.push({ address, topics, data, tx });
+    opts.logs({ address, topics, data, tx: toHex(`comet tx ${tx}`) });
   };
   const amount = (v: bigint) => encodeAbiParameters([{ type: "uint256" }], [v]);
 
@@ -211,33 +219,7 @@ export function createDevnetComet(opts: { seed: number; usdPrice: (symbol: strin
   const result = (functionName: string, value: unknown) => encodeFunctionResult({ abi: cometAbi, functionName, result: value } as never);
 
   return {
-    onBlock(block, firstLogIndex) {
-      step();
-      const records = pending.map((l, i) => ({
-        address: l.address,
-        topics: l.topics,
-        data: l.data,
-        blockNumber: block.number,
-        blockHash: block.hash,
-        transactionHash: keccak256(concat([block.hash as Hex, toHex(`comet tx ${l.tx}`)])),
-        transactionIndex: firstLogIndex + i,
-        logIndex: firstLogIndex + i,
-      }));
-      pending = [];
-      logsByBlock.set(block.number, records);
-      return records.length;
-    },
-    logs({ from, to, addresses, topic0 }) {
-      const out: SimLogRecord[] = [];
-      for (let n = from; n <= to; n++) {
-        for (const l of logsByBlock.get(n) ?? []) {
-          if (addresses && !addresses.includes(l.address)) continue;
-          if (topic0 && !topic0.includes(l.topics[0]!)) continue;
-          out.push(l);
-        }
-      }
-      return out;
-    },
+    onBlock: step,
     call(to, data) {
       const c = byAddress.get(lower(to));
       if (!c) return undefined;
@@ -276,7 +258,7 @@ export function createDevnetComet(opts: { seed: number; usdPrice: (symbol: strin
         }
         case "getPrice": {
           const feed = lower(String(args[0]));
-          if (feed === c.baseFeed) return result("getPrice", c.unit === "ETH" ? 10n ** 8n : feedPrice(c, c.base));
+          if (feed === c.baseFeed) return result("getPrice", feedPrice(c, c.base));
           const a = c.assets.find((x) => x.feed === feed);
           return a ? result("getPrice", feedPrice(c, a.symbol)) : undefined;
         }
@@ -294,10 +276,7 @@ export function createDevnetComet(opts: { seed: number; usdPrice: (symbol: strin
     },
     positions: (comet) => [...positions.values()].filter((p) => !comet || p.comet === lower(comet)).map((p) => ({ ...p, collateral: { ...p.collateral } })),
     open: (p) => open(byAddress.get(lower(p.comet))!, lower(p.user), p.collateral, p.collateralAmount, p.borrow),
-    feedPrice: (comet, symbol) => {
-      const c = byAddress.get(lower(comet))!;
-      return c.unit === "ETH" && symbol === c.base ? 10n ** 8n : feedPrice(c, symbol);
-    },
+    feedPrice: (comet, symbol) => feedPrice(byAddress.get(lower(comet))!, symbol),
     isLiquidatable: (comet, user) => {
       const c = byAddress.get(lower(comet))!;
       return liquidatable(c, positions.get(key(c.address, lower(user))));

@@ -30,17 +30,7 @@ import {
 } from "../chains/ethereum/lending.js";
 import { ASSETS } from "../chains/ethereum/flashloans.js";
 import { seededRandom } from "./seeded-random.js";
-
-export interface SimLogRecord {
-  address: string;
-  topics: Hex[];
-  data: Hex;
-  blockNumber: bigint;
-  blockHash: string;
-  transactionHash: string;
-  transactionIndex: number;
-  logIndex: number;
-}
+import type { LogSink } from "./ethereum-logs.js";
 
 export interface SimPosition {
   pool: string;
@@ -69,10 +59,8 @@ const START_PRICES: Record<string, bigint> = { WETH: 3_000n * 10n ** 8n, WBTC: 9
 const lower = (a: string) => a.toLowerCase();
 
 export interface DevnetLending {
-  /** Advances the markets by one block and records its logs; returns how many (logs 0…n−1 of the block). */
-  onBlock(block: { number: bigint; hash: string }): number;
-  /** eth_getLogs over the recorded blocks. */
-  logs(filter: { from: bigint; to: bigint; addresses: string[] | null; topic0: string[] | null }): SimLogRecord[];
+  /** Advances the markets by one block; their events go to the L1's log book (ethereum-logs.ts). */
+  onBlock(): void;
   /** Answers an eth_call to a Pool or the oracle; undefined for other targets. */
   call(to: string, data: string): Hex | undefined;
   /** Test hooks. */
@@ -88,14 +76,12 @@ export interface DevnetLending {
   pauseLiquidators(paused: boolean): void;
 }
 
-export function createDevnetLending(opts: { seed: number; pools?: readonly string[] }): DevnetLending {
+export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?: readonly string[] }): DevnetLending {
   const random = seededRandom(opts.seed ^ 0x1e4d1);
   const pools = opts.pools ?? LENDING_MARKETS.filter((m) => (m.protocol === "aave" || m.protocol === "spark") && m.id !== "aave-v3-prime").map((m) => m.pool);
   const prices = new Map<string, bigint>(Object.entries(START_PRICES));
   const positions = new Map<string, SimPosition>();
   const key = (pool: string, user: string) => `${pool}:${user}`;
-  const logsByBlock = new Map<bigint, SimLogRecord[]>();
-  let pending: { address: string; topics: Hex[]; data: Hex }[] = [];
   let userCounter = 0;
   let interestClock = 0;
   let frozen = false;
@@ -133,7 +119,7 @@ export function createDevnetLending(opts: { seed: number; pools?: readonly strin
 
   const emit = (address: string, eventName: "Supply" | "Borrow" | "Repay" | "LiquidationCall", args: Record<string, unknown>, data: Hex) => {
     const topics = encodeEventTopics({ abi: poolAbi, eventName, args } as never) as Hex[];
-    pending.push({ address, topics, data });
+    opts.logs({ address, topics, data });
   };
 
   function open(p: SimPosition) {
@@ -218,32 +204,7 @@ export function createDevnetLending(opts: { seed: number; pools?: readonly strin
   }
 
   return {
-    onBlock(block) {
-      step();
-      const count = pending.length;
-      const records = pending.map((l, i) => ({
-        ...l,
-        blockNumber: block.number,
-        blockHash: block.hash,
-        transactionHash: keccak256(concat([block.hash as Hex, `0x${i.toString(16).padStart(8, "0")}`])),
-        transactionIndex: i,
-        logIndex: i,
-      }));
-      pending = [];
-      logsByBlock.set(block.number, records);
-      return count;
-    },
-    logs({ from, to, addresses, topic0 }) {
-      const out: SimLogRecord[] = [];
-      for (let n = from; n <= to; n++) {
-        for (const l of logsByBlock.get(n) ?? []) {
-          if (addresses && !addresses.includes(l.address)) continue;
-          if (topic0 && !topic0.includes(l.topics[0]!)) continue;
-          out.push(l);
-        }
-      }
-      return out;
-    },
+    onBlock: step,
     call(to, data) {
       const target = lower(to);
       if (target === AAVE_V3_CORE_ORACLE) {

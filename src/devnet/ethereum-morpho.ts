@@ -40,7 +40,7 @@ import {
 import { WAD } from "../chains/ethereum/lending.js";
 import { ASSETS } from "../chains/ethereum/flashloans.js";
 import { seededRandom } from "./seeded-random.js";
-import type { SimLogRecord } from "./ethereum-lending.js";
+import type { LogSink } from "./ethereum-logs.js";
 import { devnetAddress } from "./ethereum-comet.js";
 
 const lower = (a: string) => a.toLowerCase();
@@ -76,8 +76,8 @@ export interface SimMorphoPosition {
 }
 
 export interface DevnetMorpho {
-  onBlock(block: { number: bigint; hash: string; timestamp: number }, firstLogIndex: number): number;
-  logs(filter: { from: bigint; to: bigint; addresses: string[] | null; topic0: string[] | null }): SimLogRecord[];
+  /** Advances the markets to a block of this time (seconds); their events go to the L1's log book (ethereum-logs.ts). */
+  onBlock(timestamp: number): void;
   call(to: string, data: string): Hex | undefined;
   markets(): { id: string; loan: string; collateral: string; params: MarketParams; totalBorrowAssets: bigint; totalBorrowShares: bigint; lastUpdate: bigint }[];
   positions(id?: string): SimMorphoPosition[];
@@ -89,7 +89,7 @@ export interface DevnetMorpho {
   pauseLiquidators(paused: boolean): void;
 }
 
-export function createDevnetMorpho(opts: { seed: number; usdPrice: (symbol: string) => bigint }): DevnetMorpho {
+export function createDevnetMorpho(opts: { seed: number; logs: LogSink; usdPrice: (symbol: string) => bigint }): DevnetMorpho {
   const random = seededRandom(opts.seed ^ 0x3079);
   const markets: SimMarket[] = MARKET_SPECS.map((s) => {
     const params: MarketParams = {
@@ -105,8 +105,6 @@ export function createDevnetMorpho(opts: { seed: number; usdPrice: (symbol: stri
   const byOracle = new Map(markets.map((m) => [m.params.oracle, m]));
   const positions = new Map<string, SimMorphoPosition>();
   const key = (id: string, user: string) => `${id}:${user}`;
-  const logsByBlock = new Map<bigint, SimLogRecord[]>();
-  let pending: { topics: Hex[]; data: Hex; tx: number }[] = [];
   let txCounter = 0;
   let userCounter = 0;
   /** The newest block's time (seconds): interest accrues up to it. */
@@ -124,7 +122,7 @@ export function createDevnetMorpho(opts: { seed: number; usdPrice: (symbol: stri
     p.borrowShares === 0n || (((p.collateral * oraclePrice(m)) / ORACLE_PRICE_SCALE) * m.params.lltv) / WAD >= borrowed(m, p);
 
   const emit = (eventName: string, args: Record<string, unknown>, data: Hex, tx: number) => {
-    pending.push({ topics: encodeEventTopics({ abi: morphoAbi, eventName, args } as never) as Hex[], data, tx });
+    opts.logs({ address: MORPHO_BLUE, topics: encodeEventTopics({ abi: morphoAbi, eventName, args } as never) as Hex[], data, tx: toHex(`morpho tx ${tx}`) });
   };
   const words = (...v: bigint[]) => encodeAbiParameters(v.map(() => ({ type: "uint256" })), v);
 
@@ -240,33 +238,7 @@ export function createDevnetMorpho(opts: { seed: number; usdPrice: (symbol: stri
   const result = (functionName: string, value: unknown) => encodeFunctionResult({ abi: morphoAbi, functionName, result: value } as never);
 
   return {
-    onBlock(block, firstLogIndex) {
-      step(block.timestamp);
-      const records = pending.map((l, i) => ({
-        address: MORPHO_BLUE,
-        topics: l.topics,
-        data: l.data,
-        blockNumber: block.number,
-        blockHash: block.hash,
-        transactionHash: keccak256(concat([block.hash as Hex, toHex(`morpho tx ${l.tx}`)])),
-        transactionIndex: firstLogIndex + i,
-        logIndex: firstLogIndex + i,
-      }));
-      pending = [];
-      logsByBlock.set(block.number, records);
-      return records.length;
-    },
-    logs({ from, to, addresses, topic0 }) {
-      const out: SimLogRecord[] = [];
-      for (let n = from; n <= to; n++) {
-        for (const l of logsByBlock.get(n) ?? []) {
-          if (addresses && !addresses.includes(l.address)) continue;
-          if (topic0 && !topic0.includes(l.topics[0]!)) continue;
-          out.push(l);
-        }
-      }
-      return out;
-    },
+    onBlock: step,
     call(to, data) {
       const target = lower(to);
       const om = byOracle.get(target);

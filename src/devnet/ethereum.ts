@@ -16,8 +16,9 @@
  * markets of ethereum-lending.ts (Aave V3 Core and SparkLend positions, their
  * events through eth_getLogs, getUserAccountData, the Core oracle), the
  * Compound V3 Comets of ethereum-comet.ts and the Morpho Blue markets of
- * ethereum-morpho.ts (on the same prices), and Multicall3 aggregate3 over all
- * of these. Randomness is
+ * ethereum-morpho.ts (on the same prices; their events in one log book,
+ * ethereum-logs.ts, which eth_getLogs filters once), and Multicall3
+ * aggregate3 over all of these. Randomness is
  * seeded, so a devnet's history is reproducible. Test hooks: mine blocks on
  * demand, set balances and premiums, make the node fail.
  *
@@ -49,6 +50,7 @@ import { JsonRpcError, startJsonRpcServer } from "./jsonrpc-server.js";
 import { createDevnetLending, type DevnetLending } from "./ethereum-lending.js";
 import { createDevnetComet, type DevnetComet } from "./ethereum-comet.js";
 import { createDevnetMorpho, type DevnetMorpho } from "./ethereum-morpho.js";
+import { createLogBook, logMatches, parseLogFilter } from "./ethereum-logs.js";
 import { MULTICALL3 } from "../chains/ethereum/lending.js";
 import { decodeFunctionData, encodeFunctionResult, parseAbi, type Hex } from "viem";
 import { seededRandom } from "./seeded-random.js";
@@ -123,7 +125,7 @@ export interface DevnetEthereum {
   mevBoost: DevnetMevChain;
   /** The simulated lending markets (Aave V3 Core, SparkLend): test hooks. */
   lending: DevnetLending;
-  /** The simulated Compound V3 Comets (cUSDCv3, cWETHv3): test hooks. */
+  /** The simulated Compound V3 Comets (cUSDCv3, cWETHv3, cUSDTv3, cWstETHv3): test hooks. */
   comet: DevnetComet;
   /** The simulated Morpho Blue markets: test hooks. */
   morpho: DevnetMorpho;
@@ -167,9 +169,11 @@ export async function startDevnetEthereum(opts: {
   /** Changes the hashes of blocks produced after a reorg, so the replacements differ. */
   let fork = 0;
 
-  const lending = createDevnetLending({ seed: opts.seed ?? 1337 });
-  const comet = createDevnetComet({ seed: opts.seed ?? 1337, usdPrice: lending.price });
-  const morpho = createDevnetMorpho({ seed: opts.seed ?? 1337, usdPrice: lending.price });
+  // One log book for the simulated contracts: a block's logs are the Pools', then the Comets', then Morpho's.
+  const logBook = createLogBook();
+  const lending = createDevnetLending({ seed: opts.seed ?? 1337, logs: logBook.sink() });
+  const comet = createDevnetComet({ seed: opts.seed ?? 1337, logs: logBook.sink(), usdPrice: lending.price });
+  const morpho = createDevnetMorpho({ seed: opts.seed ?? 1337, logs: logBook.sink(), usdPrice: lending.price });
   const premiums = new Map<string, bigint>();
   for (const p of FLASHLOAN_PROVIDERS) if (p.feeCall) premiums.set(p.feeCall.to, p.id === "sparklend" ? 0n : 5n);
   const balances = new Map<string, bigint>();
@@ -259,10 +263,10 @@ export async function startDevnetEthereum(opts: {
     if (auction) slotBlocks.set(slot, number);
     for (const t of b.transactions) accounts.markKnown(t.hash, txJson(b, t, 0));
     if (!quiet) {
-      // One log numbering per block across the simulated contracts.
-      const aave = lending.onBlock(b);
-      const comets = comet.onBlock(b, aave);
-      morpho.onBlock(b, aave + comets);
+      lending.onBlock();
+      comet.onBlock();
+      morpho.onBlock(b.timestamp);
+      logBook.seal(b);
     }
     activity.record(b);
     return b;
@@ -412,18 +416,14 @@ export async function startDevnetEthereum(opts: {
     return encodeFunctionResult({ abi: multicall3Abi, functionName: "aggregate3", result: results });
   }
 
-  /** eth_getLogs over the lending logs; ranges above 5,000 blocks are refused as public nodes do. */
-  const getLogs = (p: unknown[]) => {
-    const f = (p[0] ?? {}) as { fromBlock?: unknown; toBlock?: unknown; address?: unknown; topics?: unknown; blockHash?: unknown };
+  /** eth_getLogs over the simulated contracts' log book; ranges above 5,000 blocks are refused as public nodes do. */
+  const getLogs = (p: unknown[], filter: ReturnType<typeof parseLogFilter>) => {
+    const f = (p[0] ?? {}) as { fromBlock?: unknown; toBlock?: unknown };
     const from = lookup(f.fromBlock ?? "latest");
     const to = lookup(f.toBlock ?? "latest");
     if (!from || !to) return [];
     if (to.number - from.number > 5_000n) throw new JsonRpcError(-32005, "query exceeds max block range 5000");
-    const addresses = f.address === undefined || f.address === null ? null : (Array.isArray(f.address) ? f.address : [f.address]).map((a) => String(a).toLowerCase());
-    const t0 = Array.isArray(f.topics) ? f.topics[0] : undefined;
-    const topic0 = t0 === undefined || t0 === null ? null : (Array.isArray(t0) ? t0 : [t0]).map((t) => String(t).toLowerCase());
-    const filter = { from: from.number, to: to.number, addresses, topic0 };
-    return [...lending.logs(filter), ...comet.logs(filter), ...morpho.logs(filter)].map((l) => ({
+    return logBook.query({ from: from.number, to: to.number, ...filter }).map((l) => ({
       address: l.address,
       topics: l.topics,
       data: l.data,
@@ -503,11 +503,13 @@ export async function startDevnetEthereum(opts: {
             }
             return hex(balanceAt(String(p[0]), b.number));
           },
-          // Lending events and the approvals of the counter-MEV activity, in block and log order.
+          // The simulated contracts' events and the approvals of the counter-MEV activity, under one filter, in block and log order.
           eth_getLogs: (p) => {
-            type Log = { blockNumber?: string; logIndex?: string };
+            type Log = { address: string; topics: string[]; blockNumber?: string; logIndex?: string };
             const n = (v: string | undefined) => BigInt(v ?? 0);
-            const all = [...(getLogs(p) as Log[]), ...(activity.methods.eth_getLogs(p) as Log[])];
+            const filter = parseLogFilter((p[0] ?? {}) as { address?: unknown; topics?: unknown });
+            const approvals = (activity.methods.eth_getLogs(p) as Log[]).filter((l) => logMatches(l, filter));
+            const all = [...(getLogs(p, filter) as Log[]), ...approvals];
             return all.sort((a, b) => Number(n(a.blockNumber) - n(b.blockNumber)) || Number(n(a.logIndex) - n(b.logIndex)));
           },
         },

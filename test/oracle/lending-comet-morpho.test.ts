@@ -8,7 +8,9 @@
  * found liquidatable, then absorbed/liquidated and recorded once with its
  * USD value, also when the same range is indexed again; the questions filter
  * by the new protocols; a node that refuses one market's eth_getLogs leaves
- * the other markets indexed.
+ * the other markets indexed. The Comets are all the simulated ones (cUSDCv3,
+ * cWETHv3, cUSDTv3, cWstETHv3 — the last two indexed by rows added to the
+ * market table); cUSDSv3 is indexed with no code behind it on the devnet.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -47,6 +49,17 @@ let deps: LendingIndexerDeps;
 const clock = new ManualClock(Date.now());
 const usdc = LENDING_MARKETS.find((m) => m.id === "compound-v3-usdc")!;
 const weth = LENDING_MARKETS.find((m) => m.id === "compound-v3-weth")!;
+const usdt = LENDING_MARKETS.find((m) => m.id === "compound-v3-usdt")!;
+const wsteth = LENDING_MARKETS.find((m) => m.id === "compound-v3-wsteth")!;
+/** Indexed but not simulated (no USDS on the devnet): no code, no events. */
+const usds = LENDING_MARKETS.find((m) => m.id === "compound-v3-usds")!;
+/** The simulated Comets, their base and liquidateCollateralFactor (‰) per asset, written out here. */
+const COMETS: { m: typeof usdc; base: string; cfs: Record<string, bigint> }[] = [
+  { m: usdc, base: "USDC", cfs: { WETH: 850n, WBTC: 800n, WSTETH: 850n } },
+  { m: weth, base: "WETH", cfs: { WSTETH: 950n, RETH: 930n, CBETH: 930n } },
+  { m: usdt, base: "USDT", cfs: { WETH: 895n, WBTC: 770n, WSTETH: 895n } },
+  { m: wsteth, base: "WSTETH", cfs: { WETH: 930n, USDC: 830n, USDT: 830n } },
+];
 const morpho = LENDING_MARKETS.find((m) => m.id === "morpho-blue")!;
 
 const drain = async (d: LendingIndexerDeps = deps) => {
@@ -70,6 +83,35 @@ const accruedByHand = (m: { totalBorrowAssets: bigint; lastUpdate: bigint }, now
   const z2 = (z * z) / (2n * E18);
   const z3 = (z2 * z) / (3n * E18);
   return m.totalBorrowAssets + (m.totalBorrowAssets * (z + z2 + z3)) / E18;
+};
+
+/** Lets the absorbers run until `user` is gone from the Comet, then indexes the blocks after it. */
+const absorbAndIndex = async (comet: string, user: string) => {
+  sim.comet.pauseAbsorbers(false);
+  for (let i = 0; i < 30 && sim.comet.positions(comet).some((p) => p.user === user); i++) sim.mine(1);
+  expect(sim.comet.positions(comet).some((p) => p.user === user)).toBe(false);
+  sim.mine(3);
+  await drain();
+};
+/** Stops the simulation and the absorbers, opens a Comet position by hand and indexes the blocks after it. */
+const openHeld = async (p: { comet: string; user: string; collateral: string; collateralAmount: bigint; borrow: bigint }) => {
+  freezeAll(true);
+  sim.comet.pauseAbsorbers(true);
+  sim.comet.open(p);
+  sim.mine(3);
+  await drain();
+};
+/** Moves a price and indexes the blocks after it. */
+const shockAndIndex = async (symbol: "WETH" | "WBTC", bps: number) => {
+  sim.lending.shock(symbol, bps);
+  sim.mine(3);
+  await drain();
+};
+/** The lending simulation stands still (prices, arrivals, interest) while a test moves it by hand. */
+const freezeAll = (frozen: boolean) => {
+  sim.lending.freeze(frozen);
+  sim.comet.freeze(frozen);
+  sim.morpho.freeze(frozen);
 };
 
 beforeAll(async () => {
@@ -130,7 +172,7 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
   it("discovers every simulated borrower from the events and tracks their positions", async () => {
     const r = await drain();
     expect(r.markets.map((m) => m.error)).toEqual(r.markets.map(() => null));
-    for (const c of [usdc, weth]) {
+    for (const { m: c } of COMETS) {
       const simUsers = sim.comet.positions(c.pool).map((p) => p.user).sort();
       const tracked = (await trackedPositions(db.db, c.id)).map((p) => p.borrower).sort();
       expect(simUsers.length, c.id).toBeGreaterThan(10);
@@ -143,22 +185,28 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
     // All three devnet markets are among them, each found by id.
     expect(new Set(trackedMorpho.map((k) => k.split(":")[1])).size).toBe(3);
     const cs = await cursors(db.db);
-    for (const id of [usdc.id, weth.id, morpho.id]) expect(cs.find((c) => c.market === id)?.lastBlock).toBe(sim.head().number - 2n);
+    for (const id of [...COMETS.map((c) => c.m.id), usds.id, morpho.id]) expect(cs.find((c) => c.market === id)?.lastBlock, id).toBe(sim.head().number - 2n);
+    // cUSDSv3 has no code on the devnet: indexed, nothing found.
+    expect(await trackedPositions(db.db, usds.id)).toEqual([]);
   });
 
   it("health factors, collateral and debt equal the values computed by hand from the contract state", async () => {
     // Comet: HF = Σ balance × price / scale × liquidateCF / (borrow × basePrice / baseScale); USD via the base token's oracle price.
-    for (const c of [usdc, weth]) {
+    // cWETHv3's and cWstETHv3's feeds answer in their base token (the base feed is 1e8), the others' in USD.
+    expect(sim.comet.feedPrice(weth.pool, "WETH")).toBe(E8);
+    expect(sim.comet.feedPrice(wsteth.pool, "WSTETH")).toBe(E8);
+    expect(sim.comet.feedPrice(wsteth.pool, "USDC")).toBe((sim.lending.price("USDC") * E8) / sim.lending.price("WSTETH"));
+    expect(sim.comet.feedPrice(usdt.pool, "USDT")).toBe(sim.lending.price("USDT"));
+    for (const { m: c, base, cfs } of COMETS) {
       const sc = sim.comet.positions(c.pool).slice(0, 8);
-      const base = c.id === "compound-v3-usdc" ? "USDC" : "WETH";
-      const cfs: Record<string, bigint> = c.id === "compound-v3-usdc" ? { WETH: 85n, WBTC: 80n, WSTETH: 85n } : { WSTETH: 95n, RETH: 93n, CBETH: 93n };
+      expect(sc.length, c.id).toBeGreaterThan(0);
       for (const p of sc) {
         let value = 0n;
         let weighted = 0n;
         for (const [sym, bal] of Object.entries(p.collateral)) {
           const v = (bal * sim.comet.feedPrice(c.pool, sym)) / 10n ** BigInt(ASSETS[sym]!.decimals);
           value += v;
-          weighted += (v * cfs[sym]! * 10n ** 16n) / E18;
+          weighted += (v * cfs[sym]! * 10n ** 15n) / E18;
         }
         const baseScale = 10n ** BigInt(ASSETS[base]!.decimals);
         const debtValue = (p.borrow * sim.comet.feedPrice(c.pool, base)) / baseScale;
@@ -188,9 +236,7 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
   });
 
   it("Morpho debt includes the interest since a market's last update at the IRM's rate, when blocks pass with the markets untouched", async () => {
-    sim.lending.freeze(true);
-    sim.comet.freeze(true);
-    sim.morpho.freeze(true);
+    freezeAll(true);
     try {
       sim.mine(10);
       await drain();
@@ -209,33 +255,23 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
         expect(stored.debtBase).toBe((borrowed * sim.lending.price(m.loan)) / 10n ** BigInt(ASSETS[m.loan]!.decimals));
       }
     } finally {
-      sim.lending.freeze(false);
-      sim.comet.freeze(false);
-      sim.morpho.freeze(false);
+      freezeAll(false);
     }
   });
 
   it("a hand-made Comet position: HF 10 WETH × price × 0.85 / 24,000 USDC, then absorbed once it drops under 1", async () => {
-    sim.lending.freeze(true);
-    sim.comet.freeze(true);
-    sim.morpho.freeze(true);
-    sim.comet.pauseAbsorbers(true);
     const user = "0x00000000000000000000000000000000c0a11ce1";
     const price = sim.lending.price("WETH");
     // Borrow so that HF ≈ 1.01: 10 WETH × P × 0.85 / 1.01.
     const borrow = (((10n * price * 85n) / 100n) * 100n) / 101n / 100n; // USDC, 6 decimals (price has 8)
-    sim.comet.open({ comet: usdc.pool, user, collateral: "WETH", collateralAmount: 10n * E18, borrow });
-    sim.mine(3);
-    await drain();
+    await openHeld({ comet: usdc.pool, user, collateral: "WETH", collateralAmount: 10n * E18, borrow });
     const [before] = await positionsOf(db.db, user, [usdc.id]);
     const expected = (((10n * E18 * price) / E18) * 85n * 10n ** 16n / E18) * WAD / ((borrow * E8) / 10n ** 6n);
     expect(before!.healthFactorWad).toBe(expected);
     expect(before!.healthFactorWad).toBeGreaterThan(WAD);
     expect(before!.debtBase).toBe(borrow * 100n);
 
-    sim.lending.shock("WETH", -300);
-    sim.mine(3);
-    await drain();
+    await shockAndIndex("WETH", -300);
     const [under] = await positionsOf(db.db, user, [usdc.id]);
     expect(under!.healthFactorWad).toBeLessThan(WAD);
     expect(sim.comet.isLiquidatable(usdc.pool, user)).toBe(true);
@@ -245,11 +281,7 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
     const notAave = await q.find((x) => x.path === "liquidatable")!.answerQuestion({ addr: user, protocol: "aave" });
     expect(notAave).toMatchObject({ found: false, protocol_filter: "aave" });
 
-    sim.comet.pauseAbsorbers(false);
-    for (let i = 0; i < 30 && sim.comet.positions(usdc.pool).some((p) => p.user === user); i++) sim.mine(1);
-    expect(sim.comet.positions(usdc.pool).some((p) => p.user === user)).toBe(false);
-    sim.mine(3);
-    await drain();
+    await absorbAndIndex(usdc.pool, user);
     const rows = await liquidationsSince(db.db, [usdc.id], 0, user);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ debtAsset: ASSETS.USDC!.address, collateralAsset: ASSETS.WETH!.address, collateralAmount: 10n * E18 });
@@ -305,9 +337,91 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
     await db.db.updateTable("lending_cursors").set({ last_block: String(start - 5n) }).where("market", "=", morpho.id).execute();
     await drain();
     expect(await liquidationsSince(db.db, [morpho.id], 0, user)).toHaveLength(1);
-    sim.lending.freeze(false);
-    sim.comet.freeze(false);
-    sim.morpho.freeze(false);
+    freezeAll(false);
+  });
+
+  it("cUSDTv3 (a row of the table): a hand-made WBTC position's HF by hand, liquidatable under protocol=compound, absorbed and recorded once", async () => {
+    try {
+      const user = "0x00000000000000000000000000000000c0a11ce3";
+      const price = sim.lending.price("WBTC");
+      // 1 WBTC × P × 0.77 / 1.01 of USDT (6 decimals; P has 8, USDT is $1).
+      const borrow = (price * 77n) / 10_100n;
+      await openHeld({ comet: usdt.pool, user, collateral: "WBTC", collateralAmount: E8, borrow });
+      const [before] = await positionsOf(db.db, user, [usdt.id]);
+      expect(before!.healthFactorWad).toBe((((price * 770n * 10n ** 15n) / E18) * WAD) / (borrow * 100n));
+      expect(before!.healthFactorWad).toBeGreaterThan(WAD);
+      expect(before!.debtBase).toBe(borrow * 100n);
+      expect(before!.collateralBase).toBe(price);
+
+      await shockAndIndex("WBTC", -300);
+      expect(sim.comet.isLiquidatable(usdt.pool, user)).toBe(true);
+      const q = lendingQuestions({ db: db.db, rpc, clock, markets: LENDING_MARKETS, maxAgeSeconds: 10 ** 9 });
+      const liq = await q.find((x) => x.path === "liquidatable")!.answerQuestion({ addr: user, protocol: "compound" });
+      // The threshold shown is the weighted liquidateCF in bps, rounded down as the HF's terms are (7,699 or 7,700).
+      const v = sim.lending.price("WBTC");
+      const lt = Number((((v * 770n * 10n ** 15n) / E18) * 10_000n) / v);
+      expect(lt).toBeGreaterThanOrEqual(7_699);
+      expect(liq).toMatchObject({ found: true, protocol: "compound", market: usdt.id, liquidatable: true, close_factor_bps: 10_000, liquidation_threshold_bps: lt });
+
+      const start = sim.head().number;
+      await absorbAndIndex(usdt.pool, user);
+      const rows = await liquidationsSince(db.db, [usdt.id], 0, user);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ debtAsset: ASSETS.USDT!.address, collateralAsset: ASSETS.WBTC!.address, collateralAmount: E8 });
+      // basePaidOut = max(debt, collateral value × liquidationFactor 0.95), the collateral's being larger under HF 1 here.
+      const paidOut = (((sim.lending.price("WBTC") * 95n * 10n ** 16n) / E18) * 10n ** 6n) / E8;
+      expect(paidOut).toBeGreaterThan(borrow);
+      expect(rows[0]!.debtToCover).toBe(paidOut);
+      expect(rows[0]!.debtBase).toBe(paidOut * 100n);
+      expect(await positionsOf(db.db, user, [usdt.id])).toEqual([]);
+      // The same blocks indexed again: still one row.
+      await db.db.updateTable("lending_cursors").set({ last_block: String(start - 5n) }).where("market", "=", usdt.id).execute();
+      await drain();
+      expect(await liquidationsSince(db.db, [usdt.id], 0, user)).toHaveLength(1);
+    } finally {
+      freezeAll(false);
+    }
+  });
+
+  it("cWstETHv3: feeds in wstETH are brought to USD with the oracle's wstETH price; a USDC-backed wstETH borrow goes under as ETH rises and is absorbed", async () => {
+    try {
+      const user = "0x00000000000000000000000000000000c0a11ce4";
+      const usdcAmount = 100_000n * 10n ** 6n;
+      // USDC's feed answers in wstETH: $1 / the wstETH price, 8 decimals.
+      const feed = (E8 * E8) / sim.lending.price("WSTETH");
+      const value = (usdcAmount * feed) / 10n ** 6n;
+      const weighted = (value * 830n * 10n ** 15n) / E18;
+      // Borrow wstETH (18 decimals) at HF ≈ 1.01 in the Comet's own units.
+      const borrow = (((weighted * E18) / E8) * 100n) / 101n;
+      await openHeld({ comet: wsteth.pool, user, collateral: "USDC", collateralAmount: usdcAmount, borrow });
+      const pw = sim.lending.price("WSTETH");
+      const [before] = await positionsOf(db.db, user, [wsteth.id]);
+      expect(before!.healthFactorWad).toBe((weighted * WAD) / ((borrow * E8) / E18));
+      expect(before!.debtBase).toBe((borrow * pw) / E18);
+      expect(before!.collateralBase).toBe((value * pw) / E8);
+      // $100,000 of USDC stays $100,000 through the wstETH units but for the feed's rounding (8 decimals of ≈ 0.0003 wstETH: < 0.01 %).
+      expect(before!.collateralBase).toBeLessThanOrEqual(100_000n * E8);
+      expect(before!.collateralBase).toBeGreaterThan(99_990n * E8);
+      expect(before!.liquidationThresholdBps).toBe(Number((weighted * 10_000n) / value));
+
+      await shockAndIndex("WETH", 300);
+      expect(sim.comet.isLiquidatable(wsteth.pool, user)).toBe(true);
+      const [under] = await positionsOf(db.db, user, [wsteth.id]);
+      expect(under!.healthFactorWad).toBeLessThan(WAD);
+
+      await absorbAndIndex(wsteth.pool, user);
+      const rows = await liquidationsSince(db.db, [wsteth.id], 0, user);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ debtAsset: ASSETS.WSTETH!.address, collateralAsset: ASSETS.USDC!.address, collateralAmount: usdcAmount });
+      // basePaidOut in wstETH: the collateral's wstETH value × liquidationFactor 0.9 (more than the debt here); in USD at the oracle's wstETH price.
+      const shockedValue = (usdcAmount * ((E8 * E8) / sim.lending.price("WSTETH"))) / 10n ** 6n;
+      const paidOut = (((shockedValue * 9n * 10n ** 17n) / E18) * E18) / E8;
+      expect(paidOut).toBeGreaterThan(borrow);
+      expect(rows[0]!.debtToCover).toBe(paidOut);
+      expect(rows[0]!.debtBase).toBe((paidOut * sim.lending.price("WSTETH")) / E18);
+    } finally {
+      freezeAll(false);
+    }
   });
 
   it("the questions filter by the new protocols", async () => {
@@ -317,11 +431,16 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
     const ask = (path: string, p: Record<string, string>) => q.find((x) => x.path === path)!.answerQuestion(p) as Promise<any>;
     const counts = await Promise.all(["all", "aave", "spark", "compound", "morpho"].map((protocol) => ask("at-risk-count", { max_hf: "1000", protocol })));
     const [all, aave, spark, compound, morphoCount] = counts;
-    expect(compound.count).toBe((await trackedPositions(db.db, usdc.id)).length + (await trackedPositions(db.db, weth.id)).length);
+    let tracked = 0;
+    for (const c of [...COMETS.map((x) => x.m), usds]) tracked += (await trackedPositions(db.db, c.id)).length;
+    expect(compound.count).toBe(tracked);
     expect(morphoCount.count).toBe((await trackedPositions(db.db, morpho.id)).length);
     expect(aave.count + spark.count + compound.count + morphoCount.count).toBe(all.count);
     const recent = await Promise.all(["all", "compound", "morpho"].map((protocol) => ask("recent-liquidations", { since_min: "1440", protocol })));
-    expect(recent[1].count).toBe((await liquidationsSince(db.db, [usdc.id, weth.id], 0)).length);
+    const cometIds = [...COMETS.map((x) => x.m.id), usds.id];
+    expect(recent[1].count).toBe((await liquidationsSince(db.db, cometIds, 0)).length);
+    // The new Comets' absorptions are among them.
+    for (const c of [usdt, wsteth]) expect((await liquidationsSince(db.db, [c.id], 0)).length, c.id).toBeGreaterThan(0);
     expect(recent[1].count).toBeGreaterThan(0);
     expect(recent[2].count).toBe((await liquidationsSince(db.db, [morpho.id], 0)).length);
     expect(recent[2].count).toBeGreaterThan(0);

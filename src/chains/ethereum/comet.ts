@@ -7,7 +7,10 @@
  * CometExtInterface.sol, CometCore.sol, Comet.sol):
  *   - prices come from `getPrice(priceFeed)` with 8 decimals
  *     (PRICE_FEED_DECIMALS) in the unit of the market's feeds — USD for
- *     cUSDCv3, ETH for cWETHv3; factors are scaled 1e18 (FACTOR_SCALE);
+ *     cUSDCv3, cUSDTv3 and cUSDSv3, ETH for cWETHv3, wstETH for cWstETHv3
+ *     (a constant 1e8 base feed; deployments/mainnet/wsteth/deploy.ts and
+ *     migrations/1727727546_change_base_price_feed.ts); factors are scaled
+ *     1e18 (FACTOR_SCALE);
  *   - `isLiquidatable(account)`: −borrow × basePrice / baseScale + Σ
  *     collateral_i × price_i / scale_i × liquidateCollateralFactor_i < 0;
  *   - `absorb` takes an underwater account's whole collateral and debt:
@@ -166,8 +169,9 @@ export interface CometMarketState {
 /**
  * One account's health. `baseUsd` is the USD price (8 decimals) of the base
  * token from the USD oracle: values in the feeds' unit are converted by
- * baseUsd / basePrice, so an ETH-denominated market (cWETHv3) answers in
- * USD like the others. `liquidatable` is the contract's own `isLiquidatable`
+ * baseUsd / basePrice, so a market whose feeds are in its base token
+ * (cWETHv3 in ETH, cWstETHv3 in wstETH, base feed 1e8) answers in USD like
+ * the others. `liquidatable` is the contract's own `isLiquidatable`
  * when read: where our arithmetic and the contract disagree at the boundary
  * the HF is moved just across 1 to agree with it.
  */

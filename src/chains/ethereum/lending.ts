@@ -41,7 +41,7 @@ export interface LendingMarket {
   source: string;
 }
 
-/** Aave V3 Pools indexed (addresses as in the reviewed sources). */
+/** The markets indexed (addresses as in the reviewed sources, lower-case). */
 export const LENDING_MARKETS: readonly LendingMarket[] = [
   {
     id: "aave-v3-core",
@@ -77,6 +77,28 @@ export const LENDING_MARKETS: readonly LendingMarket[] = [
     protocol: "compound",
     pool: "0xa17581a9e3356d9a858b789d68b4d866e593ae94",
     source: "compound-finance/comet deployments/mainnet/weth/roots.json (comet)",
+  },
+  {
+    id: "compound-v3-usdt",
+    name: "Compound V3 USDT (cUSDTv3)",
+    protocol: "compound",
+    pool: "0x3afdc9bca9213a35503b077a6072f3d0d5ab0840",
+    source: "compound-finance/comet deployments/mainnet/usdt/roots.json (comet)",
+  },
+  {
+    id: "compound-v3-usds",
+    name: "Compound V3 USDS (cUSDSv3)",
+    protocol: "compound",
+    pool: "0x5d409e56d886231adaf00c8775665ad0f9897b56",
+    source: "compound-finance/comet deployments/mainnet/usds/roots.json (comet)",
+  },
+  {
+    // Feeds in wstETH (constant base feed 1e8): converted to USD like cWETHv3's (comet.ts cometHealth).
+    id: "compound-v3-wsteth",
+    name: "Compound V3 wstETH (cWstETHv3)",
+    protocol: "compound",
+    pool: "0x3d0bb1ccab520a66e607822fc55bc921738fafe3",
+    source: "compound-finance/comet deployments/mainnet/wsteth/roots.json (comet)",
   },
   {
     id: "morpho-blue",

@@ -4,8 +4,8 @@
  * /v1/q/recent-liquidations, and the `lending` line of /v1/q/data-freshness.
  *
  * Definitions (docs/ethereum.md, Lending): a position is one borrower in one
- * market (Aave V3 Core, Aave V3 Prime, SparkLend, Compound V3 cUSDCv3 and
- * cWETHv3) or in one Morpho Blue market; its health factor is the Pool's own
+ * market (Aave V3 Core, Aave V3 Prime, SparkLend, the Compound V3 Comets
+ * cUSDCv3, cWETHv3, cUSDTv3, cUSDSv3 and cWstETHv3) or in one Morpho Blue market; its health factor is the Pool's own
  * `getUserAccountData` for Aave and Spark, Σ collateral · price ·
  * liquidateCollateralFactor / debt for Compound V3, collateral · oracle
  * price · LLTV / debt for Morpho Blue, at the indexer's last refresh; it is
@@ -184,7 +184,7 @@ export function lendingQuestions(deps: LendingQuestionDeps): QuestionDef[] {
   const protocolParam = {
     name: "protocol",
     required: false,
-    description: "lending protocol: aave (Aave V3 Core and Prime), spark (SparkLend), compound (Compound V3 cUSDCv3 and cWETHv3), morpho (Morpho Blue), or all",
+    description: "lending protocol: aave (Aave V3 Core and Prime), spark (SparkLend), compound (Compound V3 cUSDCv3, cWETHv3, cUSDTv3, cUSDSv3, cWstETHv3), morpho (Morpho Blue), or all",
     allowed: PROTOCOL_CHOICES,
     default: "all",
   } as const;
