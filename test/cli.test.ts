@@ -5,6 +5,7 @@ import path from "node:path";
 import { tempDir } from "./helpers/app.js";
 import { openTestDatabase } from "./helpers/db.js";
 import { startCli } from "./helpers/process.js";
+import { relaxedWebhookWarning } from "../src/banner.js";
 
 const root = path.resolve(import.meta.dirname, "..");
 const vigil = (args: string[], env: Record<string, string> = {}, input?: string) =>
@@ -87,22 +88,35 @@ describe("the vigil CLI", () => {
     expect(svc.output()).toContain("shutting down");
   }, 120_000);
 
-  it("warns loudly at start-up whenever WEBHOOK_ALLOW_HTTP / WEBHOOK_ALLOW_PRIVATE are on, first of all outside the devnet", async () => {
+  it("names each relaxed webhook switch in its warning, and only when one is on", () => {
+    const cases = [{ WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE: false }, { WEBHOOK_ALLOW_HTTP: false, WEBHOOK_ALLOW_PRIVATE: true }, { WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE: true }];
+    for (const c of cases) {
+      for (const devnet of [false, true]) {
+        const text = relaxedWebhookWarning({ ...c, devnet }).join("\n");
+        expect(text).toContain("WARNING: webhook URL checks are relaxed");
+        for (const [name, on] of Object.entries(c)) expect(new RegExp(`relaxed \\([^)]*${name}`).test(text), name).toBe(on);
+        expect(text.includes("This is NOT the devnet")).toBe(!devnet);
+      }
+    }
+    expect(relaxedWebhookWarning({ WEBHOOK_ALLOW_HTTP: false, WEBHOOK_ALLOW_PRIVATE: false, devnet: false })).toEqual([]);
+  });
+
+  it("warns loudly at start-up when WEBHOOK_ALLOW_HTTP / WEBHOOK_ALLOW_PRIVATE are on, first of all outside the devnet", async () => {
+    // A started process shows the warning (each switch's wording is the unit test above); one without the switches does not.
+    const dataDir = tempDir(); // shared: the second start finds the database made by the first
     const banner = async (env: Record<string, string>) => {
-      const svc = await startCli(["api"], { DATA_DIR: tempDir(), PORT: "0", DEVNET: "off", ...env }, { timeoutMs: 60_000, waitFor: /listening on (http:\/\/\S+)[\s\S]*payments/ });
+      const svc = await startCli(["api"], { DATA_DIR: dataDir, PORT: "0", DEVNET: "off", ...env }, { timeoutMs: 60_000, waitFor: /listening on (http:\/\/\S+)[\s\S]*payments/ });
       await svc.stop();
       return svc.output();
     };
-    const cases: Record<string, string>[] = [{ WEBHOOK_ALLOW_HTTP: "1" }, { WEBHOOK_ALLOW_PRIVATE: "1" }, { WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" }];
-    for (const env of cases) {
-      const out = await banner(env);
-      const warning = out.indexOf("WARNING: webhook URL checks are relaxed");
-      expect(warning, out).toBeGreaterThanOrEqual(0);
-      // Before the banner's first line, framed, and naming each switch that is on.
-      expect(warning, out).toBeLessThan(out.indexOf("Vigil api listening"));
-      expect(out).toContain("This is NOT the devnet");
-      for (const name of Object.keys(env)) expect(out).toMatch(new RegExp(`relaxed \\([^)]*${name}`));
-    }
+    const out = await banner({ WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1" });
+    const warning = out.indexOf("WARNING: webhook URL checks are relaxed");
+    expect(warning, out).toBeGreaterThanOrEqual(0);
+    // Before the banner's first line, framed, and naming each switch that is on.
+    expect(warning, out).toBeLessThan(out.indexOf("Vigil api listening"));
+    expect(out).toMatch(/!{10,}\n! WARNING/);
+    expect(out).toContain("This is NOT the devnet");
+    expect(out).toMatch(/relaxed \(WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE on\)/);
     expect(await banner({})).not.toContain("WARNING");
   }, 120_000);
 });
