@@ -4,7 +4,7 @@
  * amount and address, pay with a devnet send, mine, tick, and watch the page
  * turn to paid and redirect to successUrl; the QR code, decoded from a
  * screenshot, is the invoice's wallet URI. Screenshots are kept in
- * test-results/checkout-pay-page/.
+ * test-results/checkout-pay-page/{pglite,postgres}/.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -16,7 +16,8 @@ import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const JSQR = path.resolve(import.meta.dirname, "../../node_modules/jsqr/dist/jsQR.js");
-const OUT = path.resolve(import.meta.dirname, "../../test-results/checkout-pay-page");
+// One folder per store, so the PGlite and PostgreSQL passes may run side by side.
+const OUT = path.resolve(import.meta.dirname, "../../test-results/checkout-pay-page", process.env.DATABASE_URL ? "postgres" : "pglite");
 const CONFIRMATIONS = 2;
 
 let s: WatchStack;
