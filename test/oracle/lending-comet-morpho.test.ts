@@ -14,7 +14,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EthRpc } from "../../src/chains/ethereum/rpc.js";
-import { AAVE_V3_CORE_ORACLE, LENDING_MARKETS, WAD } from "../../src/chains/ethereum/lending.js";
+import { LENDING_MARKETS, WAD } from "../../src/chains/ethereum/lending.js";
 import { ASSETS } from "../../src/chains/ethereum/flashloans.js";
 import {
   COMET_TOPIC_ABSORB_COLLATERAL,
@@ -32,14 +32,16 @@ import {
   MORPHO_TOPIC_SUPPLY_COLLATERAL,
   toAssetsUp,
 } from "../../src/chains/ethereum/morpho.js";
-import { startDevnetEthereum, type DevnetEthereum } from "../../src/devnet/ethereum.js";
+import type { DevnetEthereum } from "../../src/devnet/ethereum.js";
 import { DEVNET_MORPHO_BORROW_RATE } from "../../src/devnet/ethereum-morpho.js";
 import { indexLendingOnce, type LendingIndexerDeps } from "../../src/oracle/lending-indexer.js";
 import { cursors, liquidationsSince, positionsOf, trackedPositions } from "../../src/oracle/lending-store.js";
 import { lendingQuestions } from "../../src/oracle/questions/lending.js";
 import { ManualClock } from "../../src/core/clock.js";
-import { openTestDatabase, type TestDatabase } from "../helpers/db.js";
+import type { TestDatabase } from "../helpers/db.js";
+import { startLendingDevnet, type LendingDevnet } from "../helpers/lending-devnet.js";
 
+let l: LendingDevnet;
 let db: TestDatabase;
 let sim: DevnetEthereum;
 let rpc: EthRpc;
@@ -49,15 +51,7 @@ const usdc = LENDING_MARKETS.find((m) => m.id === "compound-v3-usdc")!;
 const weth = LENDING_MARKETS.find((m) => m.id === "compound-v3-weth")!;
 const morpho = LENDING_MARKETS.find((m) => m.id === "morpho-blue")!;
 
-const drain = async (d: LendingIndexerDeps = deps) => {
-  let r;
-  let runs = 0;
-  do {
-    r = await indexLendingOnce(d);
-    runs++;
-  } while (r.more && runs < 50);
-  return r;
-};
+const drain = (d?: LendingIndexerDeps) => l.drain(d);
 const E8 = 10n ** 8n;
 const E18 = 10n ** 18n;
 /**
@@ -73,27 +67,12 @@ const accruedByHand = (m: { totalBorrowAssets: bigint; lastUpdate: bigint }, now
 };
 
 beforeAll(async () => {
-  db = await openTestDatabase();
-  sim = await startDevnetEthereum({ autoMine: false, history: 300, seed: 4242 });
-  rpc = new EthRpc({ urls: [sim.url], attemptsPerUrl: 1 });
-  deps = {
-    db: db.db,
-    rpc,
-    clock,
-    markets: LENDING_MARKETS,
-    oracle: AAVE_V3_CORE_ORACLE,
-    backfillBlocks: 1_000,
-    batchBlocks: 100,
-    confirmations: 2,
-    retentionSeconds: 86_400,
-    multicallBatch: 50,
-  };
+  l = await startLendingDevnet({ clock, seed: 4242, batchBlocks: 100 });
+  ({ db, sim, rpc, deps } = l);
 });
 
 afterAll(async () => {
-  await rpc.close();
-  await sim.close();
-  await db.close();
+  await l.close();
 });
 
 describe("Compound V3 and Morpho Blue: protocol facts", () => {
@@ -188,9 +167,7 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
   });
 
   it("Morpho debt includes the interest since a market's last update at the IRM's rate, when blocks pass with the markets untouched", async () => {
-    sim.lending.freeze(true);
-    sim.comet.freeze(true);
-    sim.morpho.freeze(true);
+    l.freezeAll(true);
     try {
       sim.mine(10);
       await drain();
@@ -209,16 +186,12 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
         expect(stored.debtBase).toBe((borrowed * sim.lending.price(m.loan)) / 10n ** BigInt(ASSETS[m.loan]!.decimals));
       }
     } finally {
-      sim.lending.freeze(false);
-      sim.comet.freeze(false);
-      sim.morpho.freeze(false);
+      l.freezeAll(false);
     }
   });
 
   it("a hand-made Comet position: HF 10 WETH × price × 0.85 / 24,000 USDC, then absorbed once it drops under 1", async () => {
-    sim.lending.freeze(true);
-    sim.comet.freeze(true);
-    sim.morpho.freeze(true);
+    l.freezeAll(true);
     sim.comet.pauseAbsorbers(true);
     const user = "0x00000000000000000000000000000000c0a11ce1";
     const price = sim.lending.price("WETH");
@@ -305,9 +278,7 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
     await db.db.updateTable("lending_cursors").set({ last_block: String(start - 5n) }).where("market", "=", morpho.id).execute();
     await drain();
     expect(await liquidationsSince(db.db, [morpho.id], 0, user)).toHaveLength(1);
-    sim.lending.freeze(false);
-    sim.comet.freeze(false);
-    sim.morpho.freeze(false);
+    l.freezeAll(false);
   });
 
   it("the questions filter by the new protocols", async () => {
