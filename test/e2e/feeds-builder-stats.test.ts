@@ -15,10 +15,6 @@ import { redactBuilderStats, FEED_PERCENTILES } from "../../src/feeds/builder-st
 
 let s: WatchStack;
 
-const paidGet = async (path: string) => {
-  const r = await s.payer.payFetch(`${s.url}${path}`);
-  return { status: r.status, json: (await r.json()) as any };
-};
 
 /** Nearest rank: the value at rank ceil(p·n/100) of the sorted values. */
 function nearestRank(values: bigint[]): Record<string, string | null> {
@@ -52,7 +48,7 @@ describe("GET /v1/premium/builder-stats", () => {
   });
 
   it("the paid answer matches the stored slots and bids", async () => {
-    const r = await paidGet("/v1/premium/builder-stats?window=24h");
+    const r = await s.paidGet("/v1/premium/builder-stats?window=24h");
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     const a = r.json;
     expect(a).toMatchObject({ window: "24h", window_s: 86_400, present: true, stale: false, relays_down: [] });
@@ -89,8 +85,8 @@ describe("GET /v1/premium/builder-stats", () => {
   });
 
   it("a shorter window holds fewer slots", async () => {
-    const day = await paidGet("/v1/premium/builder-stats?window=24h");
-    const hour = await paidGet("/v1/premium/builder-stats?window=1h");
+    const day = await s.paidGet("/v1/premium/builder-stats?window=24h");
+    const hour = await s.paidGet("/v1/premium/builder-stats?window=1h");
     expect(hour.status).toBe(200);
     expect(hour.json.window_s).toBe(3600);
     expect(hour.json.total_slots).toBeLessThanOrEqual(300);
@@ -102,7 +98,7 @@ describe("GET /v1/premium/builder-stats/sample", () => {
   it("is free and equals the redaction of the paid 6 h answer", async () => {
     const sample = await s.call("GET", "/v1/premium/builder-stats/sample");
     expect(sample.status).toBe(200);
-    const paid = await paidGet("/v1/premium/builder-stats?window=6h");
+    const paid = await s.paidGet("/v1/premium/builder-stats?window=6h");
     expect(paid.status).toBe(200);
     expect(sample.json).toEqual(redactBuilderStats(paid.json));
     expect(sample.json.top).toHaveLength(3);

@@ -38,6 +38,8 @@ export interface WatchStack {
   call(method: string, path: string, opts?: { body?: unknown; token?: string }): Promise<{ status: number; json: any; headers: Headers }>;
   /** JSON POST paid with x402 by the devnet payer. */
   paid(path: string, body: unknown): Promise<{ status: number; json: any; headers: Headers }>;
+  /** GET paid with x402 by the devnet payer (paid feeds, oracle questions). */
+  paidGet(path: string): Promise<{ status: number; json: any; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -119,6 +121,7 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
     },
     paid: async (path, body) =>
       parse(await payer.payFetch(`${t.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })),
+    paidGet: async (path) => parse(await payer.payFetch(`${t.url}${path}`)),
     close: async () => {
       await workers.stop();
       await t.close();
