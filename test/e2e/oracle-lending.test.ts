@@ -163,6 +163,23 @@ describe("lending questions on the devnet", () => {
     expect(body.assumptions.base_fee_gwei).not.toBeNull();
     expect(Number(body.opportunities[0]!.gas_usd)).toBeGreaterThan(0);
     expect(body.stale).toBe(false);
+    // Each row says the bonus it was valued with: its protocol's own unless bonus_bps is given.
+    expect(body.filters.bonus_bps).toBeNull();
+    const sources: Record<string, string> = { aave: "aave_reserve", spark: "aave_reserve", compound: "comet_storefront", morpho: "morpho_lltv" };
+    for (const r of body.opportunities) expect(r.bonus_source, r.protocol).toBe(sources[r.protocol]);
+    const all = (await s.paidGet("/v1/premium/opportunities?max_hf=1000&limit=500")).json as Opportunities;
+    const bonuses = new Map(all.opportunities.map((r) => [`${r.protocol} ${r.bonus_source}`, new Set<number>()]));
+    for (const r of all.opportunities) bonuses.get(`${r.protocol} ${r.bonus_source}`)!.add(r.bonus_bps);
+    // The devnet's Morpho markets (LLTV 86 %, 94.5 %) pay 4.38 % and 1.67 %; Comet's storefront 2.56 %; Aave Core and Spark 5 %.
+    expect(Object.fromEntries([...bonuses].map(([k, v]) => [k, [...v].sort((a, b) => a - b)]))).toEqual({
+      "aave aave_reserve": [500],
+      "spark aave_reserve": [500],
+      "compound comet_storefront": [256],
+      "morpho morpho_lltv": [167, 438],
+    });
+    const forced = (await s.paidGet("/v1/premium/opportunities?max_hf=1.1&limit=3&bonus_bps=1000")).json as Opportunities;
+    expect(forced.filters.bonus_bps).toBe(1_000);
+    for (const r of forced.opportunities) expect(r).toMatchObject({ bonus_bps: 1_000, bonus_source: "query" });
 
     const sample = await s.call("GET", "/v1/premium/opportunities/sample");
     expect(sample.status).toBe(200);
