@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CREATE_CREDIT } from "../../src/watch/meter.js";
-import { createWatch, creditWatch } from "../../src/watch/service.js";
+import { creditWatch } from "../../src/watch/service.js";
 import { expireInvoices, SETTLEMENT_FEE } from "../../src/checkout/invoices.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
@@ -24,22 +24,13 @@ afterAll(async () => {
 });
 
 const db = () => s.t.db.db;
-const wallet = (label: string) => s.wallets.find((w) => w.label === label)!;
+const wallet = (label: string) => s.wallet(label);
 const nextTick = async () => {
   s.advance(70_000);
   return s.tick();
 };
 
-async function merchant(label: string, credit = CREATE_CREDIT) {
-  const w = wallet(label);
-  const created = await createWatch({
-    ctx: { deps: s.t.app.watch, db: db() },
-    input: { chain: "monero", address: w.address, viewKey: w.viewKey!, webhookUrl: s.receiver.hookUrl(`/shop-${label}`) },
-    opening: { creditAtomic: credit, funding: "usdc" },
-  });
-  s.receiver.registerSecret(created.watchId, created.webhookSecret);
-  return created;
-}
+const merchant = (label: string, credit = CREATE_CREDIT) => s.openMoneroWatch(label, `/shop-${label}`, { credit });
 
 const invoice = (body: Record<string, unknown>) => s.call("POST", "/v1/checkout/invoices", { body });
 const status = async (id: string) => (await s.call("GET", `/v1/checkout/invoices/${id}`)).json;

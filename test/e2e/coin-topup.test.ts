@@ -8,8 +8,6 @@
  * watch on grace credit, then topped up by its own payment.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CREATE_CREDIT } from "../../src/watch/meter.js";
-import { createWatch } from "../../src/watch/service.js";
 import { mcpTools } from "../../src/http/mcp-tools.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
@@ -27,22 +25,13 @@ afterAll(async () => {
 });
 
 const db = () => s.t.db.db;
-const wallet = (label: string) => s.wallets.find((w) => w.label === label)!;
+const wallet = (label: string) => s.wallet(label);
 const nextTick = async () => {
   s.advance(70_000);
   return s.tick();
 };
 
-async function userWatch(label: string) {
-  const w = wallet(label);
-  const created = await createWatch({
-    ctx: { deps: s.t.app.watch, db: db() },
-    input: { chain: "monero", address: w.address, viewKey: w.viewKey!, webhookUrl: s.receiver.hookUrl(`/coin-${label}`) },
-    opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
-  });
-  s.receiver.registerSecret(created.watchId, created.webhookSecret);
-  return created;
-}
+const userWatch = (label: string) => s.openMoneroWatch(label, `/coin-${label}`);
 
 const ledger = (watchId: string) => db().selectFrom("watch_ledger").selectAll().where("watch_id", "=", watchId).orderBy("id").execute();
 const coinTopups = async (watchId: string) => (await ledger(watchId)).filter((r) => r.kind === "topup");

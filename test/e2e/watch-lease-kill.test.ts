@@ -9,8 +9,6 @@
 import fs from "node:fs";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CREATE_CREDIT } from "../../src/watch/meter.js";
-import { createWatch } from "../../src/watch/service.js";
 import { usingPostgres } from "../helpers/db.js";
 import { tempDir } from "../helpers/app.js";
 import { haveOpenssl } from "../helpers/receiver.js";
@@ -40,14 +38,8 @@ describe.skipIf(!usingPostgres || !haveOpenssl)("a worker killed mid-tick", () =
 
   it("frees its watches within a lease length, renews them while alive, and the event is billed once", async () => {
     const db = s.t.db.db;
-    const alice = s.wallets.find((w) => w.label === "alice")!;
-    const created = await createWatch({
-      ctx: { deps: s.t.app.watch, db },
-      input: { chain: "monero", address: alice.address, viewKey: alice.viewKey!, webhookUrl: s.receiver.hookUrl("/slow"), birthdayHeight: 0 },
-      opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
-    });
+    const created = await s.openMoneroWatch("alice", "/slow", { birthdayHeight: 0 });
     const watchId = created.watchId;
-    s.receiver.registerSecret(watchId, created.webhookSecret);
     // The receiver takes 7 s per answer (below the sender's 8 s timeout): worker A is busy delivering.
     s.receiver.delayPath("/slow", 7_000);
     const logs = () => workerLogs(workers);

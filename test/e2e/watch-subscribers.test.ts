@@ -7,8 +7,6 @@
  * throws rolls the whole batch back and the watch is retried at the next tick.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CREATE_CREDIT } from "../../src/watch/meter.js";
-import { createWatch } from "../../src/watch/service.js";
 import type { ScanSubscriber, WatchFindings } from "../../src/watch/findings.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
@@ -22,16 +20,8 @@ afterAll(async () => {
 });
 
 type Wallet = WatchStack["wallets"][number];
-const watchOn = async (wallet: Wallet, path: string) => {
-  const w = await createWatch({
-    ctx: { deps: s.t.app.watch, db: s.t.db.db },
-    input: { chain: "monero", address: wallet.address, viewKey: wallet.viewKey!, webhookUrl: s.receiver.hookUrl(path) },
-    opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
-  });
-  s.receiver.registerSecret(w.watchId, w.webhookSecret);
-  return w;
-};
-const wallet = (label: string) => s.wallets.find((w) => w.label === label)!;
+const watchOn = (wallet: Wallet, path: string) => s.openMoneroWatch(wallet, path);
+const wallet = (label: string) => s.wallet(label);
 
 /** Records what it is told about one watch, and what the watch row said inside the same transaction. */
 function recorder(watchId: string) {

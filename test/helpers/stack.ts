@@ -16,6 +16,8 @@ import { startDevnet, type DevnetHandle, type DevnetWallet } from "../../src/dev
 import { createWebhookSender } from "../../src/webhooks/deliver.js";
 import { startWorkers, type Workers } from "../../src/workers.js";
 import type { TickStats } from "../../src/watch/tick.js";
+import { CREATE_CREDIT } from "../../src/watch/meter.js";
+import { createWatch } from "../../src/watch/service.js";
 import { createPayer, type Payer } from "../../src/x402/payer.js";
 import { startTestApp, tempDir, type TestApp } from "./app.js";
 import { startReceiver, type Receiver } from "./receiver.js";
@@ -30,6 +32,14 @@ export interface WatchStack {
   workers: Workers;
   /** The devnet's Monero wallets (alice, bob, carol, miner). */
   wallets: DevnetWallet[];
+  /** A devnet Monero wallet by label (alice, bob, carol, …). */
+  wallet(label: string): DevnetWallet;
+  /**
+   * A Monero watch of a devnet wallet opened through the watch service with its
+   * credit as if paid in USDC (default CREATE_CREDIT), webhooks to `hookPath` on
+   * the receiver, which learns the watch's secret to check signatures.
+   */
+  openMoneroWatch(wallet: DevnetWallet | string, hookPath: string, opts?: { credit?: bigint; birthdayHeight?: number }): ReturnType<typeof createWatch>;
   tick(): Promise<TickStats>;
   /** Moves the app clock (and, through onTime, the process clock). */
   advance(ms: number): void;
@@ -104,6 +114,27 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
     payer,
     workers,
     wallets: devnet.wallets,
+    wallet: (label) => {
+      const w = devnet.wallets.find((x) => x.label === label);
+      if (!w) throw new Error(`no devnet wallet labelled ${label}`);
+      return w;
+    },
+    openMoneroWatch: async (wallet, hookPath, o = {}) => {
+      const w = typeof wallet === "string" ? stack.wallet(wallet) : wallet;
+      const created = await createWatch({
+        ctx: { deps: t.app.watch, db: t.db.db },
+        input: {
+          chain: "monero",
+          address: w.address,
+          viewKey: w.viewKey!,
+          webhookUrl: receiver.hookUrl(hookPath),
+          ...(o.birthdayHeight !== undefined ? { birthdayHeight: o.birthdayHeight } : {}),
+        },
+        opening: { creditAtomic: o.credit ?? CREATE_CREDIT, funding: "usdc" },
+      });
+      receiver.registerSecret(created.watchId, created.webhookSecret);
+      return created;
+    },
     tick: () => workers.tickOnce(),
     advance: (ms) => {
       clock.advance(ms);
