@@ -22,6 +22,9 @@ import { createPayer, type Payer } from "../../src/x402/payer.js";
 import { startTestApp, tempDir, type TestApp } from "./app.js";
 import { startReceiver, type Receiver } from "./receiver.js";
 
+/** Past WATCH_POLL_SECONDS (60) plus its 10 % jitter. */
+const NEXT_TICK_MS = 70_000;
+
 export interface WatchStack {
   devnet: DevnetHandle;
   t: TestApp;
@@ -41,6 +44,8 @@ export interface WatchStack {
    */
   openMoneroWatch(wallet: DevnetWallet | string, hookPath: string, opts?: { credit?: bigint; birthdayHeight?: number }): ReturnType<typeof createWatch>;
   tick(): Promise<TickStats>;
+  /** Moves the clock past the poll interval and its jitter (70 s for the stack's 60 s ± 10 %), then ticks: every watch is due. */
+  nextTick(): Promise<TickStats>;
   /** Moves the app clock (and, through onTime, the process clock). */
   advance(ms: number): void;
   setTime(ms: number): void;
@@ -136,6 +141,10 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
       return created;
     },
     tick: () => workers.tickOnce(),
+    nextTick: () => {
+      stack.advance(NEXT_TICK_MS);
+      return workers.tickOnce();
+    },
     advance: (ms) => {
       clock.advance(ms);
       opts.onTime?.(clock.now());
