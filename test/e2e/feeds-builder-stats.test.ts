@@ -9,12 +9,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
-import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
 import { SAMPLE_CACHE_MS } from "../../src/feeds/routes.js";
 import { redactBuilderStats, FEED_PERCENTILES } from "../../src/feeds/builder-stats.js";
 
 let s: WatchStack;
-
 
 /** Nearest rank: the value at rank ceil(p·n/100) of the sorted values. */
 function nearestRank(values: bigint[]): Record<string, string | null> {
@@ -25,7 +23,7 @@ function nearestRank(values: bigint[]): Record<string, string | null> {
 
 beforeAll(async () => {
   s = await startWatchStack({ https: false });
-  while ((await pollRelaysOnce(s.t.app.relays)).some((r) => r.more));
+  await s.pollRelays();
 }, 60_000);
 
 afterAll(async () => {

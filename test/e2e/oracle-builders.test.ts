@@ -22,10 +22,9 @@ import { tempDir } from "../helpers/app.js";
 let s: WatchStack;
 const RELAY_IDS = ["relay:sim-flashbots", "relay:sim-ultrasound", "relay:sim-aestus"];
 
-
 beforeAll(async () => {
   s = await startWatchStack({ https: false });
-  while ((await pollRelaysOnce(s.t.app.relays)).some((r) => r.more));
+  await s.pollRelays();
 }, 60_000);
 
 afterAll(async () => {

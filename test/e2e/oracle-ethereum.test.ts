@@ -20,7 +20,6 @@ import { backgroundJobs } from "../../src/workers.js";
 
 let s: WatchStack;
 
-
 beforeAll(async () => {
   s = await startWatchStack({ https: false });
   while ((await followEthereumOnce(s.t.app.ethereum)).more);

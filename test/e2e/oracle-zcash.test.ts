@@ -15,7 +15,6 @@ import { createPayer } from "../../src/x402/payer.js";
 
 let s: WatchStack;
 
-
 beforeAll(async () => {
   s = await startWatchStack({ https: false });
 }, 60_000);

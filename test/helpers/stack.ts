@@ -18,6 +18,7 @@ import { startWorkers, type Workers } from "../../src/workers.js";
 import type { TickStats } from "../../src/watch/tick.js";
 import { CREATE_CREDIT } from "../../src/watch/meter.js";
 import { createWatch } from "../../src/watch/service.js";
+import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
 import { createPayer, type Payer } from "../../src/x402/payer.js";
 import { startTestApp, tempDir, type TestApp } from "./app.js";
 import { startReceiver, type Receiver } from "./receiver.js";
@@ -46,6 +47,8 @@ export interface WatchStack {
   tick(): Promise<TickStats>;
   /** Moves the clock past the poll interval and its jitter (70 s for the stack's 60 s ± 10 %), then ticks: every watch is due. */
   nextTick(): Promise<TickStats>;
+  /** Lets the relay poller ingest everything the devnet relays hold (the builder questions and feeds stand on it). */
+  pollRelays(): Promise<void>;
   /** Moves the app clock (and, through onTime, the process clock). */
   advance(ms: number): void;
   setTime(ms: number): void;
@@ -141,6 +144,9 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
       return created;
     },
     tick: () => workers.tickOnce(),
+    pollRelays: async () => {
+      while ((await pollRelaysOnce(t.app.relays)).some((r) => r.more));
+    },
     nextTick: () => {
       stack.advance(NEXT_TICK_MS);
       return workers.tickOnce();
