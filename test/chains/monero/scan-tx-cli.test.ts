@@ -1,4 +1,3 @@
-import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { runMoneroCli } from "../../../src/chains/monero/scan-tx-cli.js";
 import { encodeAddress } from "../../../src/chains/monero/address.js";
@@ -6,19 +5,9 @@ import { hexToBytes } from "../../../src/chains/monero/encoding.js";
 import { buildBlock, buildCoinbase, buildTransfer, seededRng } from "../../../src/devnet/monero-sender.js";
 import { makeWallet } from "./helpers.js";
 import { readJsonVector, vectorsPresent, type TxCase } from "./vectors.js";
+import { runOnStreams } from "../../helpers/cli-streams.js";
 
-async function run(args: string[], stdinText: string): Promise<{ code: number; out: string; err: string }> {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c: Buffer) => (out += c.toString()));
-  stderr.on("data", (c: Buffer) => (err += c.toString()));
-  stdin.end(stdinText);
-  const code = await runMoneroCli(args, { stdin, stdout, stderr });
-  return { code, out, err };
-}
+const run = (args: string[], stdinText: string) => runOnStreams((io) => runMoneroCli(args, io), stdinText);
 
 describe.skipIf(!vectorsPresent)("vigil monero scan-tx on real blobs", () => {
   const cases = vectorsPresent ? readJsonVector<{ cases: TxCase[] }>("transactions.json").cases : [];
