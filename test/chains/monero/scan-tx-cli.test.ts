@@ -27,6 +27,16 @@ describe.skipIf(!vectorsPresent)("vigil monero scan-tx on real blobs", () => {
 });
 
 describe("vigil monero scan-tx on devnet-built blobs", () => {
+  it("input that is not one JSON object is invalid_input, exit 2, one error line", async () => {
+    for (const text of ["{", "[]", "null", "x".repeat(4 * 1024 * 1024 + 1)]) {
+      const r = await run(["scan-tx"], text);
+      expect(r.code, text.slice(0, 8)).toBe(2);
+      expect(r.out).toBe("");
+      expect(JSON.parse(r.err).error.code).toBe("invalid_input");
+    }
+    expect(JSON.parse((await run(["scan-tx"], "[]")).err).error.message).toBe("could not read input JSON: input must be a JSON object");
+    expect(JSON.parse((await run(["scan-tx"], "x".repeat(4 * 1024 * 1024 + 1))).err).error.message).toMatch(/input larger than 4194304 bytes/);
+  });
   const w = makeWallet("cli-wallet");
   const other = makeWallet("cli-other");
 

@@ -137,6 +137,9 @@ describe("vigil zcash scan-tx input handling", () => {
   });
   it("bad JSON, missing fields, bad height, bad key and bad hex are clear errors", async () => {
     expect((await cli(["scan-tx"], "{")).code).toBe(2);
+    const notObject = await cli(["scan-tx"], "[]");
+    expect(notObject.code).toBe(2);
+    expect(JSON.parse(notObject.err).error).toEqual({ code: "invalid_input", message: "could not read input JSON: input must be a JSON object" });
     expect(JSON.parse((await cli(["scan-tx"], JSON.stringify({ hex: "00" }))).err).error.message).toContain('"hex" and "ufvk"');
     expect((await cli(["scan-tx"], JSON.stringify({ hex: "00", ufvk: ufvkString, height: -1 }))).code).toBe(2);
     const badKey = await cli(["scan-tx"], JSON.stringify({ hex: "00", ufvk: "uview1xyz" }));
