@@ -9,7 +9,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
-import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
 import { baseFeeFacts } from "../../src/chains/ethereum/facts.js";
 import { forkSchedule } from "../../src/chains/ethereum/fees.js";
 import { AAVE_V3_CORE_POOL } from "../../src/chains/ethereum/flashloans.js";
@@ -22,7 +21,7 @@ let s: WatchStack;
 
 beforeAll(async () => {
   s = await startWatchStack({ https: false });
-  while ((await followEthereumOnce(s.t.app.ethereum)).more);
+  await s.followEthereum();
 }, 60_000);
 
 afterAll(async () => {
@@ -132,7 +131,7 @@ describe("Ethereum questions on the devnet", () => {
     s.advance(11_000); // past any answer cached by the tests above
     const first = await s.t.app.oracle.ask("base-fee", {});
     const mined = s.devnet.ethereum!.mine(1);
-    while ((await followEthereumOnce(s.t.app.ethereum)).more);
+    await s.followEthereum();
     s.advance(9_000);
     const cached = await s.t.app.oracle.ask("base-fee", {});
     expect(cached).toEqual(first);

@@ -12,7 +12,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { indexLendingOnce } from "../../src/oracle/lending-indexer.js";
-import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
 import { liquidationsSince, positionsBelow } from "../../src/oracle/lending-store.js";
 import { backgroundJobs } from "../../src/workers.js";
 import { baseToUsd, LENDING_MARKETS, wadToNumber, WAD } from "../../src/chains/ethereum/lending.js";
@@ -52,7 +51,7 @@ describe("lending questions on the devnet", () => {
 
   it("the indexer finds the devnet's borrowers and liquidations; the worker runs it", async () => {
     await index();
-    while ((await followEthereumOnce(s.t.app.ethereum)).more);
+    await s.followEthereum();
     const all = await positionsBelow(s.t.app.database.db, { markets: LENDING_MARKETS.map((m) => m.id), maxHfWad: 10n ** 40n, minDebtBase: 0n });
     expect(all.length).toBeGreaterThan(100);
     expect(backgroundJobs(s.t.app, async () => ({}) as never, 1000).some((j) => j.name === "lending indexer")).toBe(true);

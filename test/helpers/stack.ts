@@ -19,6 +19,7 @@ import type { TickStats } from "../../src/watch/tick.js";
 import { CREATE_CREDIT } from "../../src/watch/meter.js";
 import { createWatch } from "../../src/watch/service.js";
 import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
+import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
 import { createPayer, type Payer } from "../../src/x402/payer.js";
 import { startTestApp, tempDir, type TestApp } from "./app.js";
 import { startReceiver, type Receiver } from "./receiver.js";
@@ -47,6 +48,8 @@ export interface WatchStack {
   tick(): Promise<TickStats>;
   /** Moves the clock past the poll interval and its jitter (70 s for the stack's 60 s ± 10 %), then ticks: every watch is due. */
   nextTick(): Promise<TickStats>;
+  /** Lets the Ethereum follower store every devnet L1 header (the fee questions and feeds stand on them). */
+  followEthereum(): Promise<void>;
   /** Lets the relay poller ingest everything the devnet relays hold (the builder questions and feeds stand on it). */
   pollRelays(): Promise<void>;
   /** Moves the app clock (and, through onTime, the process clock). */
@@ -144,6 +147,9 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
       return created;
     },
     tick: () => workers.tickOnce(),
+    followEthereum: async () => {
+      while ((await followEthereumOnce(t.app.ethereum)).more);
+    },
     pollRelays: async () => {
       while ((await pollRelaysOnce(t.app.relays)).some((r) => r.more));
     },

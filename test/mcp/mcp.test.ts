@@ -5,7 +5,6 @@
  * payments and errors on both transports.
  */
 import { validateDiscoveryExtension, type DiscoveryExtension } from "@x402/extensions/bazaar";
-import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
 import { indexLendingOnce } from "../../src/oracle/lending-indexer.js";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -159,7 +158,7 @@ describe.each(transports)("MCP over $name", (transport) => {
     };
     expect(catalogue.questions.length).toBeGreaterThan(0);
     // The Ethereum answers stand on stored headers: let the follower catch up first.
-    while ((await followEthereumOnce(s.t.app.ethereum)).more);
+    await s.followEthereum();
     // The builder answers stand on ingested relay data: let the relay poller catch up too.
     await s.pollRelays();
     // The lending answers stand on the lending indexer's data.
