@@ -91,13 +91,13 @@ export const FALLBACK_BONUS_BPS = 500n;
  * its reserves, so the market's principal collateral stands for all of them.
  */
 export const AAVE_RESERVE_BONUS: Record<string, { reserve: string; bonusBps: bigint; source: string }> = {
-  "aave-v3-core": { reserve: "WETH", bonusBps: 500n, source: "Aave V3 Ethereum WETH reserve, liquidationBonus 105 % (getReserveConfigurationData; also the devnet's WETH reserve)" },
+  "aave-v3-core": { reserve: "WETH", bonusBps: 500n, source: "Aave V3 Ethereum WETH reserve, liquidationBonus 105 % (the parameters src/devnet/ethereum-lending.ts mirrors)" },
   "aave-v3-prime": {
     reserve: "wstETH",
     bonusBps: 600n,
     source: "Aave V3 Ethereum Lido wstETH reserve, liquidationBonus 6 % (bgd-labs/aave-proposals-v3 diffs/AaveV3EthereumLido_LidoEthereumInstanceActivation_20240720)",
   },
-  sparklend: { reserve: "WETH", bonusBps: 500n, source: "SparkLend WETH reserve, liquidationBonus 105 % (the Aave V3 parameters SparkLend launched with)" },
+  sparklend: { reserve: "WETH", bonusBps: 500n, source: "SparkLend WETH reserve, liquidationBonus 105 % (its Aave V3 listing; not re-read from chain here)" },
 };
 
 const E18 = 10n ** 18n;
