@@ -23,6 +23,7 @@
  */
 import { sql } from "kysely";
 import { z } from "zod";
+import { sampleFreshness } from "./sample-fields.js";
 import type { Clock } from "../core/clock.js";
 import { unavailable } from "../core/errors.js";
 import type { Queryable } from "../db/types.js";
@@ -82,7 +83,6 @@ const num = z.number();
 const int = z.number().int();
 const bandCounts = z.object({ critical: int, high: int, medium: int, low: int });
 const bandEnum = z.enum(BANDS);
-const freshness = z.object({ age_s: int.nullable(), stale_after_s: int, stale: z.boolean() });
 
 const SpenderRow = z.object({ address: z.string(), risk_score: int, risk_band: bandEnum, distinct_victims: int, top_flag: z.string().nullable() });
 const TokenRow = z.object({ address: z.string(), risk_score: int, risk_band: bandEnum, approvals: int, flagged_share: num, top_flag: z.string().nullable() });
@@ -91,7 +91,7 @@ const BotRow = z.object({ addr: z.string(), gas_burned_usd: num.nullable(), domi
 const common = {
   as_of_ms: int.nullable().describe("time of the newest scanned block (Unix ms); null before the first scan"),
   generated_at_ms: int,
-  freshness,
+  freshness: sampleFreshness,
   chain: z.string(),
   block_window: z.object({ from_block: int, to_block: int, blocks: int }),
   totals: z.object({

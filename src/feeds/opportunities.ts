@@ -42,6 +42,7 @@
  * take most of the bonus in practice: these are gross opportunities.
  */
 import { z } from "zod";
+import { sampleEnvelopeFields } from "./sample-fields.js";
 import { formatAtomic, type MoneyUnit } from "../core/money.js";
 import type { Clock } from "../core/clock.js";
 import type { Queryable } from "../db/types.js";
@@ -260,11 +261,7 @@ export const OpportunitiesOutput = z.object({
 export type Opportunities = z.infer<typeof OpportunitiesOutput>;
 
 export const OpportunitiesSampleOutput = z.object({
-  as_of_ms: z.number().int().nullable(),
-  generated_at_ms: z.number().int(),
-  freshness: z.object({ age_s: z.number().int().nullable(), stale_after_s: z.number().int(), stale: z.boolean() }),
-  present: z.boolean(),
-  source_freshness_s: z.number().int().nullable(),
+  ...sampleEnvelopeFields,
   totals: z.object({ at_risk: z.number().int(), liquidatable_now: z.number().int(), universe_size: z.number().int(), liquidations_24h: z.number().int() }),
   top: z.array(
     z.object({
