@@ -74,3 +74,12 @@ export interface HistoricalTotals {
   output_count: number;
   notes: string[];
 }
+
+/** What every listed output of a historical answer carries (`includeOutputs` / `includeNotes`). */
+export interface HistoricalOutputFields {
+  txid: string;
+  output_index: number;
+  amount_atomic: string;
+  height: number;
+  confirmations: number;
+}

@@ -16,7 +16,7 @@
  */
 import type { Clock } from "../../core/clock.js";
 import { badRequest } from "../../core/errors.js";
-import { checkHistoricalRange, historicalLimits, NARROW_THE_RANGE, scanDeadline, type HistoricalTotals } from "../historical.js";
+import { checkHistoricalRange, historicalLimits, NARROW_THE_RANGE, scanDeadline, type HistoricalOutputFields, type HistoricalTotals } from "../historical.js";
 import type { MoneroDaemon } from "./daemon-client.js";
 import { makeViewAccount } from "./keys.js";
 import { MoneroBlockSource } from "./block-source.js";
@@ -56,12 +56,7 @@ export interface MoneroHistoricalInput {
   includeOutputs?: boolean;
 }
 
-export interface HistoricalOutputEntry {
-  txid: string;
-  output_index: number;
-  amount_atomic: string;
-  height: number;
-  confirmations: number;
+export interface HistoricalOutputEntry extends HistoricalOutputFields {
   subaddress: { major: number; minor: number } | null;
   unlock_time: string;
   unlocked: boolean;

@@ -21,7 +21,7 @@
  * path builds trees; the scan itself (shared with live watches) does not.
  */
 import { badRequest, ServiceError } from "../../core/errors.js";
-import { checkHistoricalRange, historicalLimits, scanDeadline, type HistoricalTotals } from "../historical.js";
+import { checkHistoricalRange, historicalLimits, scanDeadline, type HistoricalOutputFields, type HistoricalTotals } from "../historical.js";
 import type { CompactBlockSource } from "./compact.js";
 import type { DecodedMemo } from "./note-decrypt.js";
 import type { ZcashNetwork } from "./network.js";
@@ -54,12 +54,7 @@ export interface ZcashHistoricalInput {
   includeNotes?: boolean;
 }
 
-export interface ZcashHistoricalNote {
-  txid: string;
-  output_index: number;
-  amount_atomic: string;
-  height: number;
-  confirmations: number;
+export interface ZcashHistoricalNote extends HistoricalOutputFields {
   pool: "transparent" | "sapling" | "orchard" | "ironwood";
   scope: "external" | "internal";
   memo: DecodedMemo;
