@@ -44,9 +44,6 @@
 import { z } from "zod";
 import { sampleEnvelopeFields } from "./sample-fields.js";
 import { formatAtomic, type MoneyUnit } from "../core/money.js";
-import type { Clock } from "../core/clock.js";
-import type { Queryable } from "../db/types.js";
-import type { EthRpc } from "../chains/ethereum/rpc.js";
 import {
   BASE_UNIT,
   baseToUsd,
@@ -61,7 +58,7 @@ import {
 import { liquidationIncentiveFactor } from "../chains/ethereum/morpho.js";
 import { cursors, liquidationsSince, positionsBelow, riskCounts, type StoredPosition } from "../oracle/lending-store.js";
 import { latestHeader } from "../oracle/ethereum-store.js";
-import { marketsFor, parseMaxHf, parseMinDebt, PROTOCOL_CHOICES, priceDropPct } from "../oracle/questions/lending.js";
+import { marketsFor, parseMaxHf, parseMinDebt, PROTOCOL_CHOICES, priceDropPct, type LendingQuestionDeps } from "../oracle/questions/lending.js";
 
 export const OPPORTUNITIES_PATH = "/v1/premium/opportunities";
 export const SAMPLE_TOP = 3;
@@ -279,13 +276,8 @@ export const OpportunitiesSampleOutput = z.object({
 });
 export type OpportunitiesSample = z.infer<typeof OpportunitiesSampleOutput>;
 
-export interface OpportunitiesDeps {
-  db: Queryable;
-  rpc: EthRpc;
-  clock: Clock;
-  markets: readonly LendingMarket[];
-  maxAgeSeconds: number;
-}
+/** The lending questions' dependencies: the same stored data, node and staleness limit. */
+export type OpportunitiesDeps = LendingQuestionDeps;
 
 export interface ValuationInputs {
   bonusBps: bigint;
