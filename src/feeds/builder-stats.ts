@@ -12,6 +12,7 @@
  */
 import { sql } from "kysely";
 import { z } from "zod";
+import { sampleEnvelopeFields } from "./sample-fields.js";
 import type { Clock } from "../core/clock.js";
 import { formatAtomic, type MoneyUnit } from "../core/money.js";
 import type { Queryable } from "../db/types.js";
@@ -78,11 +79,7 @@ export const BuilderStatsOutput = z.object({
 export type BuilderStats = z.infer<typeof BuilderStatsOutput>;
 
 export const BuilderStatsSampleOutput = z.object({
-  as_of_ms: z.number().int().nullable(),
-  generated_at_ms: z.number().int(),
-  freshness: z.object({ age_s: z.number().int().nullable(), stale_after_s: z.number().int(), stale: z.boolean() }),
-  present: z.boolean(),
-  source_freshness_s: z.number().int().nullable(),
+  ...sampleEnvelopeFields,
   window: z.literal(SAMPLE_WINDOW),
   total_slots: z.number().int(),
   top: z.array(

@@ -23,6 +23,7 @@
  */
 import { sql } from "kysely";
 import { z } from "zod";
+import { sampleFreshness } from "./sample-fields.js";
 import type { Clock } from "../core/clock.js";
 import { unavailable } from "../core/errors.js";
 import type { Queryable } from "../db/types.js";
@@ -30,12 +31,11 @@ import type { EthRpc } from "../chains/ethereum/rpc.js";
 import { ethUsdPrice, UNLIMITED_FROM } from "../chains/ethereum/approvals.js";
 import { scanState } from "./approval-scan.js";
 import { FACTOR_WEIGHTS, type RiskFactor, type RiskLists } from "../chains/ethereum/risk-lists.js";
+import { BANDS, bandOf, isFlaggedBand, RISKY_TOKEN_SCORE, type ApprovalRisk, type Band } from "../chains/ethereum/approval-risk.js";
 
 export const VICTIMS_BONUS_AT = 5;
 export const BOT_MIN_FAILS = 3;
 export const SUMMARY_TOP = 5;
-export const BANDS = ["critical", "high", "medium", "low"] as const;
-export type Band = (typeof BANDS)[number];
 export const COUNTER_MEV_PATH = "/v1/premium/counter-mev";
 
 export interface CounterMevDeps {
@@ -51,14 +51,6 @@ export interface CounterMevDeps {
   maxAgeSeconds: number;
   /** The last ETH/USD read (kept 60 s); start with {}. */
   priceMemo: { at?: number; value?: number | null };
-}
-
-export function bandOf(score: number, severeUnlimited = false): Band | null {
-  if (score >= 90 || severeUnlimited) return "critical";
-  if (score >= 60) return "high";
-  if (score >= 25) return "medium";
-  if (score >= 1) return "low";
-  return null;
 }
 
 /** The factor with the highest weight (first listed wins a tie), or null. */
@@ -91,7 +83,6 @@ const num = z.number();
 const int = z.number().int();
 const bandCounts = z.object({ critical: int, high: int, medium: int, low: int });
 const bandEnum = z.enum(BANDS);
-const freshness = z.object({ age_s: int.nullable(), stale_after_s: int, stale: z.boolean() });
 
 const SpenderRow = z.object({ address: z.string(), risk_score: int, risk_band: bandEnum, distinct_victims: int, top_flag: z.string().nullable() });
 const TokenRow = z.object({ address: z.string(), risk_score: int, risk_band: bandEnum, approvals: int, flagged_share: num, top_flag: z.string().nullable() });
@@ -100,7 +91,7 @@ const BotRow = z.object({ addr: z.string(), gas_burned_usd: num.nullable(), domi
 const common = {
   as_of_ms: int.nullable().describe("time of the newest scanned block (Unix ms); null before the first scan"),
   generated_at_ms: int,
-  freshness,
+  freshness: sampleFreshness,
   chain: z.string(),
   block_window: z.object({ from_block: int, to_block: int, blocks: int }),
   totals: z.object({
@@ -243,7 +234,7 @@ function scoreSpenders(pairs: readonly ApprovalPair[], lists: RiskLists) {
   });
 }
 
-const isFlagged = (s: ScoredSpender | undefined) => s?.band === "critical" || s?.band === "high";
+const isFlagged = (s: ScoredSpender | undefined) => isFlaggedBand(s?.band);
 
 /** Each token with live approvals among the pairs (all of its pairs must be given), scored from its spenders' bands. */
 function scoreTokens(pairs: readonly ApprovalPair[], spenderBand: ReadonlyMap<string, ScoredSpender>, lists: RiskLists) {
@@ -293,23 +284,7 @@ async function scanWindow(ctx: CounterMevDeps, chainId: number, windowBlocksAske
   return { state, windowBlocks, fromBlock, toBlock, asOf, age };
 }
 
-/** What the approval scan knows of one address, scored as the feed scores it (the same functions, the same window). */
-export interface ApprovalRisk {
-  present: boolean;
-  window: { from_block: number; to_block: number; blocks: number };
-  /** Age of the newest scanned block (s); null before the first scan. */
-  age_s: number | null;
-  stale: boolean;
-  /** The address as an approval spender. */
-  spender: { risk_score: number; risk_band: Band | null; distinct_victims: number; unlimited_live: boolean; factors: string[]; top_flag: string | null } | null;
-  /** The address as a token with live approvals. */
-  token: { risk_score: number; risk_band: Band | null; approvals: number; flagged_share: number; factors: string[]; top_flag: string | null } | null;
-  /** Its own live allowances that are dangling (it is the owner), riskiest first. */
-  dangling: { token: string; spender: string; unlimited: boolean; risk_score: number; risk_band: Band; reason: string }[];
-  /** Reverted transactions it sent in the window (a bleeding bot at BOT_MIN_FAILS). */
-  failed_txs: number;
-}
-
+/** What the approval scan knows of one address (the type is shared with the address-risk question). */
 export async function approvalRiskOf({ ctx, address }: { ctx: CounterMevDeps; address: string }): Promise<ApprovalRisk> {
   const addr = address.toLowerCase();
   const chainId = await ctx.rpc.chainId();
@@ -395,8 +370,8 @@ export async function computeCounterMev({ ctx, input }: { ctx: CounterMevDeps; i
     chain: chainName(chainId),
     block_window: { from_block: Number(fromBlock), to_block: Number(toBlock), blocks: state ? Number(toBlock - fromBlock + 1n) : 0 },
     totals: {
-      risky_tokens: tokens.filter((t) => t.score >= 25).length,
-      malicious_spenders: spenders.filter((s) => s.band === "critical" || s.band === "high").length,
+      risky_tokens: tokens.filter((t) => t.score >= RISKY_TOKEN_SCORE).length,
+      malicious_spenders: spenders.filter((s) => isFlaggedBand(s.band)).length,
       dangling_approvals: dangling.length,
       bleeding_bots: bots.length,
       gas_bleed_eth: gasEth,
@@ -448,11 +423,11 @@ export function summarizeCounterMev(full: CounterMev): CounterMevSummary {
     risk_distribution: full.risk_distribution,
     top: {
       malicious_spenders: full.spenders
-        .filter((s) => s.risk_band === "critical" || s.risk_band === "high")
+        .filter((s) => isFlaggedBand(s.risk_band))
         .slice(0, SUMMARY_TOP)
         .map((s) => ({ address: s.address, risk_score: s.risk_score, risk_band: s.risk_band, distinct_victims: s.distinct_victims, top_flag: s.top_flag })),
       risky_tokens: full.tokens
-        .filter((t) => t.risk_score >= 25)
+        .filter((t) => t.risk_score >= RISKY_TOKEN_SCORE)
         .slice(0, SUMMARY_TOP)
         .map((t) => ({ address: t.address, risk_score: t.risk_score, risk_band: t.risk_band, approvals: t.approvals, flagged_share: t.flagged_share, top_flag: t.top_flag })),
       bleeding_bots: full.bleeding_bots.slice(0, SUMMARY_TOP).map((b) => ({ addr: b.addr, gas_burned_usd: b.gas_burned_usd, dominant_reason: b.dominant_reason })),

@@ -23,15 +23,17 @@ export const CSV_DEFAULT_LIMIT = 10_000;
 export const BUILDER_BIDS_COLUMNS = ["slot", "slot_time", "builder", "builder_pubkey", "value_wei", "value_eth", "won"] as const;
 
 const limitMessage = `limit must be an integer from 1 to ${CSV_MAX_LIMIT}`;
+/** The `limit` query parameter of every CSV feed: rows, 1 to CSV_MAX_LIMIT, default CSV_DEFAULT_LIMIT. */
+export const csvLimitParam = z
+  .string()
+  .regex(/^\d{1,6}$/, limitMessage)
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= CSV_MAX_LIMIT, limitMessage)
+  .default(CSV_DEFAULT_LIMIT);
 export const BuilderBidsCsvInput = z
   .object({
     window: z.enum(FEED_WINDOW_NAMES, { message: `window must be one of: ${FEED_WINDOW_NAMES.join(", ")}` }).default("24h"),
-    limit: z
-      .string()
-      .regex(/^\d{1,6}$/, limitMessage)
-      .transform(Number)
-      .refine((n) => n >= 1 && n <= CSV_MAX_LIMIT, limitMessage)
-      .default(CSV_DEFAULT_LIMIT),
+    limit: csvLimitParam,
   })
   .strict();
 

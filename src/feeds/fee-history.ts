@@ -11,7 +11,7 @@ import { formatAtomic, type MoneyUnit } from "../core/money.js";
 import { unavailable } from "../core/errors.js";
 import type { Queryable } from "../db/types.js";
 import { latestHeaderAnyChain } from "../oracle/ethereum-store.js";
-import { CSV_DEFAULT_LIMIT, CSV_MAX_LIMIT, CSV_PAGE } from "./csv.js";
+import { CSV_PAGE, csvLimitParam } from "./csv.js";
 
 const GWEI: MoneyUnit = { symbol: "gwei", decimals: 9, scale: 10n ** 9n };
 
@@ -27,17 +27,11 @@ export const FEE_HISTORY_COLUMNS = [
   "hash",
 ] as const;
 
-const limitMessage = `limit must be an integer from 1 to ${CSV_MAX_LIMIT}`;
 const blockMessage = "from_block must be a block number (decimal integer)";
 export const FeeHistoryCsvInput = z
   .object({
     from_block: z.string().regex(/^\d{1,12}$/, blockMessage).transform(BigInt).optional(),
-    limit: z
-      .string()
-      .regex(/^\d{1,6}$/, limitMessage)
-      .transform(Number)
-      .refine((n) => n >= 1 && n <= CSV_MAX_LIMIT, limitMessage)
-      .default(CSV_DEFAULT_LIMIT),
+    limit: csvLimitParam,
   })
   .strict();
 export type FeeHistoryCsvQuery = z.output<typeof FeeHistoryCsvInput>;

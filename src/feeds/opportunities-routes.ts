@@ -26,9 +26,9 @@ export function opportunitiesRoutes(ctx: OpportunitiesDeps): AnyRouteDef[] {
       path: OPPORTUNITIES_PATH,
       operationId: "premiumOpportunities",
       mcpTool: "service_opportunities",
-      summary: "Lending positions at or below a health factor (Aave V3, SparkLend), each valued as a liquidation and ranked by expected value",
+      summary: "Lending positions at or below a health factor (Aave V3, SparkLend, Compound V3, Morpho Blue), each valued as a liquidation and ranked by expected value",
       description:
-        "Model: repay = debt × close factor (capped by collateral / (1 + bonus)); gross bonus = repay × bonus_bps; minus the protocol's cut, swap cost and gas; times a newcomer's share against the liquidators seen in 24 h. See docs/feeds.md.",
+        "Model: repay = debt × close factor (capped by collateral / (1 + bonus)); gross bonus = repay × the bonus the position's protocol pays (Aave/Spark: the reserve's liquidation bonus; Compound V3: the storefront discount; Morpho Blue: LIF − 1 from the LLTV; bonus_bps overrides it), shown per row; minus the protocol's cut, swap cost and gas; times a newcomer's share against the liquidators seen in 24 h. See docs/feeds.md.",
       tags: ["feeds"],
       input: OpportunitiesInput,
       output: OpportunitiesOutput,

@@ -12,10 +12,21 @@
  *                 Compound V3 (absorb) and Morpho Blue (no close factor);
  *   repay         = debt × cf, at most collateral / (1 + bonus) (the seizure
  *                 cannot exceed the collateral);
- *   gross bonus   = repay × bonus (bonus: the reserve's liquidation bonus, 5 %
- *                 by default: Aave V3 Core's WETH, overridable);
- *   protocol cut  = gross bonus × protocol fee (10 %, Aave's usual
- *                 liquidationProtocolFee);
+ *   gross bonus   = repay × bonus, the bonus being what the protocol pays
+ *                 (`defaultBonus`, per protocol and market; `bonus_bps`
+ *                 overrides it for every row):
+ *                   Aave V3 / SparkLend: the liquidation bonus of the
+ *                   market's principal collateral reserve (a reviewed table:
+ *                   the indexer stores no per-reserve collateral);
+ *                   Compound V3: buying absorbed collateral at the storefront
+ *                   discount d = storeFrontPriceFactor × (1 − liquidationFactor)
+ *                   pays d / (1 − d) on what is paid; the lowest d among the
+ *                   market's collateral assets (a reviewed table);
+ *                   Morpho Blue: LIF − 1, LIF = min(1.15, 1 / (0.3 · LLTV + 0.7))
+ *                   from the position's stored LLTV (exact);
+ *   protocol cut  = gross bonus × protocol fee (Aave and Spark: 10 %, the
+ *                 reserves' liquidationProtocolFee; Compound V3 and Morpho
+ *                 Blue take none from the liquidator);
  *   swap cost     = (repay + gross bonus) × 0.30 % (selling the seized
  *                 collateral for the debt asset);
  *   gas           = 450,000 gas × (head base fee + 1 gwei tip) × ETH price;
@@ -31,10 +42,8 @@
  * take most of the bonus in practice: these are gross opportunities.
  */
 import { z } from "zod";
+import { sampleEnvelopeFields } from "./sample-fields.js";
 import { formatAtomic, type MoneyUnit } from "../core/money.js";
-import type { Clock } from "../core/clock.js";
-import type { Queryable } from "../db/types.js";
-import type { EthRpc } from "../chains/ethereum/rpc.js";
 import {
   BASE_UNIT,
   baseToUsd,
@@ -46,20 +55,93 @@ import {
   WAD,
   type LendingMarket,
 } from "../chains/ethereum/lending.js";
-import { cursors, liquidationsSince, positionsBelow, riskCounts } from "../oracle/lending-store.js";
+import { liquidationIncentiveFactor } from "../chains/ethereum/morpho.js";
+import { cursors, liquidationsSince, positionsBelow, riskCounts, type StoredPosition } from "../oracle/lending-store.js";
 import { latestHeader } from "../oracle/ethereum-store.js";
-import { marketsFor, parseMaxHf, parseMinDebt, PROTOCOL_CHOICES, priceDropPct } from "../oracle/questions/lending.js";
+import { marketsFor, parseMaxHf, parseMinDebt, PROTOCOL_CHOICES, priceDropPct, type LendingQuestionDeps } from "../oracle/questions/lending.js";
 
 export const OPPORTUNITIES_PATH = "/v1/premium/opportunities";
 export const SAMPLE_TOP = 3;
 export const MAX_LIMIT = 500;
 export const GAS_UNITS = 450_000n;
 export const TIP_WEI = 1_000_000_000n;
+/** Aave V3 and SparkLend's liquidationProtocolFee on the reviewed reserves (10 %): a share of the bonus kept by the protocol. */
 export const PROTOCOL_FEE_BPS = 1_000n;
 export const SWAP_COST_BPS = 30n;
-export const DEFAULT_BONUS_BPS = 500;
-/** The sample's fixed filters. */
-export const SAMPLE_INPUT = { max_hf: "1.1", min_debt_usd: "0", protocol: "all", limit: SAMPLE_TOP, bonus_bps: DEFAULT_BONUS_BPS } as const;
+/** The sample's fixed filters (the bonus: each protocol's own). */
+export const SAMPLE_INPUT = { max_hf: "1.1", min_debt_usd: "0", protocol: "all", limit: SAMPLE_TOP } as const;
+
+/** The share of the bonus the protocol keeps: Aave and Spark's liquidationProtocolFee; Comet's discount and Morpho's incentive go whole to the liquidator. */
+export const protocolFeeBpsFor = (protocol: LendingProtocol): bigint => (protocol === "aave" || protocol === "spark" ? PROTOCOL_FEE_BPS : 0n);
+
+/** Where a row's bonus comes from. */
+export const BONUS_SOURCES = ["query", "aave_reserve", "comet_storefront", "morpho_lltv", "fallback"] as const;
+export type BonusSource = (typeof BONUS_SOURCES)[number];
+
+/** A market not in the tables below (none today): Aave's usual 5 %. */
+export const FALLBACK_BONUS_BPS = 500n;
+
+/**
+ * Aave V3 and SparkLend: the liquidation bonus (getReserveConfigurationData's
+ * `liquidationBonus` − 100 %) of each market's principal collateral reserve.
+ * The bonus is per collateral reserve and the liquidator picks the reserve
+ * to seize; the indexer stores a position's totals (getUserAccountData), not
+ * its reserves, so the market's principal collateral stands for all of them.
+ */
+export const AAVE_RESERVE_BONUS: Record<string, { reserve: string; bonusBps: bigint; source: string }> = {
+  "aave-v3-core": { reserve: "WETH", bonusBps: 500n, source: "Aave V3 Ethereum WETH reserve, liquidationBonus 105 % (the parameters src/devnet/ethereum-lending.ts mirrors)" },
+  "aave-v3-prime": {
+    reserve: "wstETH",
+    bonusBps: 600n,
+    source: "Aave V3 Ethereum Lido wstETH reserve, liquidationBonus 6 % (bgd-labs/aave-proposals-v3 diffs/AaveV3EthereumLido_LidoEthereumInstanceActivation_20240720)",
+  },
+  sparklend: { reserve: "WETH", bonusBps: 500n, source: "SparkLend WETH reserve, liquidationBonus 105 % (its Aave V3 listing; not re-read from chain here)" },
+};
+
+const E18 = 10n ** 18n;
+/**
+ * Compound V3: storeFrontPriceFactor and each collateral asset's
+ * liquidationFactor (1e18-scaled, as Comet's configuration and AssetInfo
+ * hold them), from compound-finance/comet deployments/mainnet/<market>/configuration.json
+ * (the launch configuration; a later governance change is not followed).
+ */
+export const COMET_STOREFRONT: Record<string, { storeFrontPriceFactor: bigint; liquidationFactors: Record<string, bigint>; source: string }> = {
+  "compound-v3-usdc": {
+    storeFrontPriceFactor: 5n * 10n ** 17n,
+    liquidationFactors: { COMP: 93n * 10n ** 16n, WBTC: 95n * 10n ** 16n, WETH: 95n * 10n ** 16n, UNI: 93n * 10n ** 16n, LINK: 93n * 10n ** 16n },
+    source: "compound-finance/comet deployments/mainnet/usdc/configuration.json",
+  },
+  "compound-v3-weth": {
+    storeFrontPriceFactor: 5n * 10n ** 17n,
+    liquidationFactors: { cbETH: 95n * 10n ** 16n, wstETH: 95n * 10n ** 16n },
+    source: "compound-finance/comet deployments/mainnet/weth/configuration.json",
+  },
+};
+
+/** Comet.quoteCollateral's discount, 1e18-scaled: storeFrontPriceFactor × (1 − liquidationFactor). */
+export const cometDiscountWad = (storeFrontPriceFactor: bigint, liquidationFactor: bigint) => (storeFrontPriceFactor * (E18 - liquidationFactor)) / E18;
+
+/** What a discount d pays on the base paid for the collateral, in bps (rounded down): d / (1 − d). */
+export const discountToBonusBps = (discountWad: bigint) => (discountWad * 10_000n) / (E18 - discountWad);
+
+/** Morpho Blue: LIF − 1 in bps (rounded down), LIF from the market's LLTV in bps (the position's stored liquidation threshold). */
+export const morphoBonusBps = (lltvBps: number) => ((liquidationIncentiveFactor(BigInt(lltvBps) * 10n ** 14n) - E18) * 10_000n) / E18;
+
+/** The bonus a position's protocol pays, and where it comes from (see the header). */
+export function defaultBonus(market: LendingMarket | undefined, p: Pick<StoredPosition, "liquidationThresholdBps">): { bps: bigint; source: BonusSource } {
+  if (market?.protocol === "morpho") return { bps: morphoBonusBps(p.liquidationThresholdBps), source: "morpho_lltv" };
+  const aave = market && AAVE_RESERVE_BONUS[market.id];
+  if (aave && (market.protocol === "aave" || market.protocol === "spark")) return { bps: aave.bonusBps, source: "aave_reserve" };
+  const comet = market && COMET_STOREFRONT[market.id];
+  if (comet && market.protocol === "compound") {
+    const lowest = Object.values(comet.liquidationFactors).reduce((lo, lf) => {
+      const d = cometDiscountWad(comet.storeFrontPriceFactor, lf);
+      return d < lo ? d : lo;
+    }, E18);
+    return { bps: discountToBonusBps(lowest), source: "comet_storefront" };
+  }
+  return { bps: FALLBACK_BONUS_BPS, source: "fallback" };
+}
 
 const GWEI: MoneyUnit = { symbol: "gwei", decimals: 9, scale: 10n ** 9n };
 const usd = z.string().regex(/^-?\d+\.\d{2}$/).describe("USD, exact decimal string with 2 decimals (rounded down)").meta({ examples: ["1234.56"] });
@@ -100,7 +182,8 @@ export const OpportunitiesInput = z
       .regex(/^\d{1,4}$/, "bonus_bps must be a whole number of basis points from 1 to 2000")
       .transform(Number)
       .refine((n) => n >= 1 && n <= 2_000, "bonus_bps must be a whole number of basis points from 1 to 2000")
-      .default(DEFAULT_BONUS_BPS),
+      .optional()
+      .describe("the liquidation bonus assumed for every row; default: what each position's protocol and market pays (docs/feeds.md)"),
   })
   .strict();
 export type OpportunitiesQuery = z.output<typeof OpportunitiesInput>;
@@ -113,9 +196,15 @@ const row = z.object({
   health_factor: z.number().nullable(),
   liquidatable: z.boolean(),
   price_drop_to_liquidation_pct: z.number(),
+  isolated_market: z.string().nullable().describe("Morpho Blue market id; null for pooled markets"),
   collateral_usd: usd,
   debt_usd: usd,
   close_factor_bps: z.number().int(),
+  bonus_bps: z.number().int().describe("the liquidation bonus this row is valued with"),
+  bonus_source: z
+    .enum(BONUS_SOURCES)
+    .describe("query: the bonus_bps parameter; aave_reserve: the market's principal collateral reserve's liquidation bonus; comet_storefront: Comet's storefront discount d as d / (1 − d); morpho_lltv: the market's liquidation incentive factor − 1; fallback: 5 %"),
+  protocol_fee_bps: z.number().int().describe("share of the bonus the protocol keeps (Aave, Spark 10 %; Compound V3, Morpho Blue 0)"),
   repayable_usd: usd,
   gross_bonus_usd: usd,
   protocol_cut_usd: usd,
@@ -139,7 +228,13 @@ const freshnessFields = {
 
 export const OpportunitiesOutput = z.object({
   ...freshnessFields,
-  filters: z.object({ max_hf: z.string(), min_debt_usd: z.string(), protocol: z.enum(PROTOCOL_CHOICES), limit: z.number().int(), bonus_bps: z.number().int() }),
+  filters: z.object({
+    max_hf: z.string(),
+    min_debt_usd: z.string(),
+    protocol: z.enum(PROTOCOL_CHOICES),
+    limit: z.number().int(),
+    bonus_bps: z.number().int().nullable().describe("the bonus_bps asked for; null: each protocol's own (the rows' bonus_bps)"),
+  }),
   totals: z.object({
     at_risk: z.number().int().describe("positions matching the filters (before the limit)"),
     at_risk_debt_usd: usd,
@@ -153,7 +248,7 @@ export const OpportunitiesOutput = z.object({
     base_fee_gwei: z.string().nullable().describe("base fee of the newest stored block; null when none is stored (gas then counts as 0)"),
     tip_gwei: z.string(),
     eth_usd: usd.nullable(),
-    protocol_fee_bps: z.number().int(),
+    protocol_fee_bps: z.number().int().describe("Aave V3 and SparkLend's liquidationProtocolFee; Compound V3 and Morpho Blue rows use 0 (each row's protocol_fee_bps)"),
     swap_cost_bps: z.number().int(),
     flash_fee_bps: z.number().int(),
     note: z.string(),
@@ -163,11 +258,7 @@ export const OpportunitiesOutput = z.object({
 export type Opportunities = z.infer<typeof OpportunitiesOutput>;
 
 export const OpportunitiesSampleOutput = z.object({
-  as_of_ms: z.number().int().nullable(),
-  generated_at_ms: z.number().int(),
-  freshness: z.object({ age_s: z.number().int().nullable(), stale_after_s: z.number().int(), stale: z.boolean() }),
-  present: z.boolean(),
-  source_freshness_s: z.number().int().nullable(),
+  ...sampleEnvelopeFields,
   totals: z.object({ at_risk: z.number().int(), liquidatable_now: z.number().int(), universe_size: z.number().int(), liquidations_24h: z.number().int() }),
   top: z.array(
     z.object({
@@ -185,13 +276,8 @@ export const OpportunitiesSampleOutput = z.object({
 });
 export type OpportunitiesSample = z.infer<typeof OpportunitiesSampleOutput>;
 
-export interface OpportunitiesDeps {
-  db: Queryable;
-  rpc: EthRpc;
-  clock: Clock;
-  markets: readonly LendingMarket[];
-  maxAgeSeconds: number;
-}
+/** The lending questions' dependencies: the same stored data, node and staleness limit. */
+export type OpportunitiesDeps = LendingQuestionDeps;
 
 export interface ValuationInputs {
   bonusBps: bigint;
@@ -207,12 +293,12 @@ export function valuePosition(p: { collateralBase: bigint; debtBase: bigint; hea
   const maxRepay = (p.collateralBase * 10_000n) / (10_000n + v.bonusBps);
   if (repay > maxRepay) repay = maxRepay;
   const gross = (repay * v.bonusBps) / 10_000n;
-  const cut = (gross * PROTOCOL_FEE_BPS) / 10_000n;
+  const cut = (gross * protocolFeeBpsFor(protocol)) / 10_000n;
   const swap = ((repay + gross) * SWAP_COST_BPS) / 10_000n;
   const net = gross - cut - swap - v.gasBase;
   const shareBps = 10_000n / BigInt(1 + v.competitors);
   const ev = net > 0n ? (net * shareBps) / 10_000n : net;
-  return { liquidatable, cf, repay, gross, cut, swap, gas: v.gasBase, net, shareBps, ev };
+  return { liquidatable, cf, repay, bonusBps: v.bonusBps, gross, protocolFeeBps: protocolFeeBpsFor(protocol), cut, swap, gas: v.gasBase, net, shareBps, ev };
 }
 
 /** The paid feed's computation. Never throws for stale data: it says so (the paid route refuses it before settlement). */
@@ -240,7 +326,11 @@ export async function computeOpportunities({ ctx, input }: { ctx: OpportunitiesD
   // Every matching position is valued, then the best `limit` are kept: the rank is by value, not by HF.
   const positions = await positionsBelow(db, { markets: ids, maxHfWad: maxHf, minDebtBase: minDebt });
   const byId = new Map(ctx.markets.map((m) => [m.id, m]));
-  const valued = positions.map((p) => ({ p, v: valuePosition(p, { bonusBps: BigInt(input.bonus_bps), gasBase, competitors }, byId.get(p.market)?.protocol) }));
+  const valued = positions.map((p) => {
+    const market = byId.get(p.market);
+    const bonus = input.bonus_bps === undefined ? defaultBonus(market, p) : { bps: BigInt(input.bonus_bps), source: "query" as const };
+    return { p, bonusSource: bonus.source, v: valuePosition(p, { bonusBps: bonus.bps, gasBase, competitors }, market?.protocol) };
+  });
   valued.sort((a, b) => (b.v.ev > a.v.ev ? 1 : b.v.ev < a.v.ev ? -1 : a.p.borrower.localeCompare(b.p.borrower)));
 
   return OpportunitiesOutput.parse({
@@ -250,7 +340,7 @@ export async function computeOpportunities({ ctx, input }: { ctx: OpportunitiesD
     stale_after_s: ctx.maxAgeSeconds,
     stale: age === null || age > ctx.maxAgeSeconds || !ctx.rpc.configured,
     present: positions.length > 0,
-    filters: { max_hf: input.max_hf, min_debt_usd: input.min_debt_usd, protocol: input.protocol, limit: input.limit, bonus_bps: input.bonus_bps },
+    filters: { max_hf: input.max_hf, min_debt_usd: input.min_debt_usd, protocol: input.protocol, limit: input.limit, bonus_bps: input.bonus_bps ?? null },
     totals: {
       at_risk: counts.count,
       at_risk_debt_usd: baseToUsd(counts.debtBase),
@@ -267,9 +357,9 @@ export async function computeOpportunities({ ctx, input }: { ctx: OpportunitiesD
       protocol_fee_bps: Number(PROTOCOL_FEE_BPS),
       swap_cost_bps: Number(SWAP_COST_BPS),
       flash_fee_bps: 0,
-      note: "Gross opportunities: liquidators usually pay most of the bonus to block builders, and oracle-update auctions (Chainlink SVR) return much of it to the protocol. Values of positions not yet liquidatable assume they reach HF 1. Model: docs/feeds.md.",
+      note: "Gross opportunities: liquidators usually pay most of the bonus to block builders, and oracle-update auctions (Chainlink SVR) return much of it to the protocol. Values of positions not yet liquidatable assume they reach HF 1. Each row's bonus is what its protocol pays (bonus_source) unless bonus_bps is given. Model: docs/feeds.md.",
     },
-    opportunities: valued.slice(0, input.limit).map(({ p, v }, i) => ({
+    opportunities: valued.slice(0, input.limit).map(({ p, v, bonusSource }, i) => ({
       rank: i + 1,
       borrower: p.borrower,
       protocol: byId.get(p.market)?.protocol ?? "unknown",
@@ -277,9 +367,13 @@ export async function computeOpportunities({ ctx, input }: { ctx: OpportunitiesD
       health_factor: wadToNumber(p.healthFactorWad),
       liquidatable: v.liquidatable,
       price_drop_to_liquidation_pct: priceDropPct(p.healthFactorWad),
+      isolated_market: p.subMarket === "" ? null : p.subMarket,
       collateral_usd: baseToUsd(p.collateralBase),
       debt_usd: baseToUsd(p.debtBase),
       close_factor_bps: Number(v.cf),
+      bonus_bps: Number(v.bonusBps),
+      bonus_source: bonusSource,
+      protocol_fee_bps: Number(v.protocolFeeBps),
       repayable_usd: baseToUsd(v.repay),
       gross_bonus_usd: baseToUsd(v.gross),
       protocol_cut_usd: baseToUsd(v.cut),

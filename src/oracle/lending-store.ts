@@ -25,22 +25,26 @@ export interface StoredPosition {
   refreshedMs: number;
 }
 
-export interface StoredLiquidation {
-  market: string;
-  blockNumber: bigint;
-  logIndex: number;
-  blockHash: string;
-  txHash: string;
-  blockTimeS: number;
+/** What a liquidation event says, whatever the protocol (the venues decode it from the logs; the store keeps it). */
+export interface LiquidationFacts {
   borrower: string;
   liquidator: string;
   collateralAsset: string;
   debtAsset: string;
   debtToCover: bigint;
   collateralAmount: bigint;
-  debtBase: bigint | null;
   /** Morpho Blue market id; '' for pooled markets. */
   subMarket: string;
+}
+
+export interface StoredLiquidation extends LiquidationFacts {
+  market: string;
+  blockNumber: bigint;
+  logIndex: number;
+  blockHash: string;
+  txHash: string;
+  blockTimeS: number;
+  debtBase: bigint | null;
 }
 
 export interface LendingCursor {

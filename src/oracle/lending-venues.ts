@@ -23,6 +23,7 @@
  */
 import type { Hex } from "viem";
 import type { EthRpc } from "../chains/ethereum/rpc.js";
+import type { LiquidationFacts } from "./lending-store.js";
 import {
   accountDataCall,
   decodeAccountData,
@@ -57,15 +58,8 @@ export interface PositionKey {
 }
 
 /** A liquidation found in the logs, before it is valued. */
-export interface FoundLiquidation {
+export interface FoundLiquidation extends LiquidationFacts {
   log: RawLog;
-  borrower: string;
-  liquidator: string;
-  collateralAsset: string;
-  debtAsset: string;
-  debtToCover: bigint;
-  collateralAmount: bigint;
-  subMarket: string;
 }
 
 export interface TokenFacts {

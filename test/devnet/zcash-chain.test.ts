@@ -11,7 +11,6 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { runZcashCli } from "../../src/chains/zcash/cli.js";
@@ -32,6 +31,7 @@ import { startDevnetLightwalletd, type DevnetLightwalletd } from "../../src/devn
 import { DEVNET_ZCASH_LOCKBOX_SHARE, DEVNET_ZCASH_NU63_HEIGHT, DEVNET_ZCASH_SUBSIDY, type DevnetZcashTx } from "../../src/devnet/zcash-chain.js";
 import type { DevnetZcashWallet } from "../../src/devnet/zcash-wallets.js";
 import { startDevnetZebrad, type DevnetZebrad } from "../../src/devnet/zebrad.js";
+import { runOnStreams } from "../helpers/cli-streams.js";
 
 let zebrad: DevnetZebrad;
 let lwd: DevnetLightwalletd;
@@ -61,19 +61,6 @@ function mined(txid: string): { tx: DevnetZcashTx; height: number } {
 async function compactAt(height: number): Promise<CompactBlock> {
   for await (const b of light.blockRange(height, height, ["transparent", "sapling", "orchard", "ironwood"])) return b;
   throw new Error("no block");
-}
-
-async function pipe(run: (io: { stdin: PassThrough; stdout: PassThrough; stderr: PassThrough }) => Promise<number>, input = ""): Promise<{ code: number; out: string; err: string }> {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c: Buffer) => (out += c.toString()));
-  stderr.on("data", (c: Buffer) => (err += c.toString()));
-  stdin.end(input);
-  const code = await run({ stdin, stdout, stderr });
-  return { code, out, err };
 }
 
 beforeAll(async () => {
@@ -369,11 +356,11 @@ describe("controls and CLIs", () => {
 
   it("`vigil devnet send zcash … --memo` and `mine zcash` against the running simulator", async () => {
     const config = () => loadConfig({ DATA_DIR: dataDir, DEVNET: "off", LOG_LEVEL: "silent" });
-    const sent = await pipe((io) => runDevnetCli(["send", "zcash", carol.address, "0.015", "--memo", "from the CLI", "--devnet", zebrad.url], io, config));
+    const sent = await runOnStreams((io) => runDevnetCli(["send", "zcash", carol.address, "0.015", "--memo", "from the CLI", "--devnet", zebrad.url], io, config));
     expect(sent.code).toBe(0);
     const r = JSON.parse(sent.out);
     expect(r).toMatchObject({ pool: "ironwood", amount_zatoshi: "1500000" });
-    const mine = await pipe((io) => runDevnetCli(["mine", "zcash", "1", "--devnet", zebrad.url], io, config));
+    const mine = await runOnStreams((io) => runDevnetCli(["mine", "zcash", "1", "--devnet", zebrad.url], io, config));
     expect(mine.code).toBe(0);
     const { tx, height } = mined(r.txid);
     expect(scanTransaction(tx.parsed, decodeUfvk(carol.ufvk, "testnet"), { height })[0]).toMatchObject({ memo: { text: "from the CLI" }, value: 1_500_000n });
@@ -388,13 +375,13 @@ describe("controls and CLIs", () => {
     ] as const;
     for (const [txid, w, pool, memo] of cases) {
       const { tx, height } = mined(txid);
-      const r = await pipe((io) => runZcashCli(["scan-tx"], io), JSON.stringify({ hex: bytesToHex(tx.raw), ufvk: w.ufvk, height }));
+      const r = await runOnStreams((io) => runZcashCli(["scan-tx"], io), JSON.stringify({ hex: bytesToHex(tx.raw), ufvk: w.ufvk, height }));
       expect(r.code).toBe(0);
       const out = JSON.parse(r.out);
       expect(out.txid).toBe(txid);
       expect(out.notes).toHaveLength(1);
       expect(out.notes[0]).toMatchObject({ pool, memo: memo === null ? null : { text: memo } });
-      const other = await pipe((io) => runZcashCli(["scan-tx"], io), JSON.stringify({ hex: bytesToHex(tx.raw), ufvk: w === bob ? alice.ufvk : bob.ufvk, height }));
+      const other = await runOnStreams((io) => runZcashCli(["scan-tx"], io), JSON.stringify({ hex: bytesToHex(tx.raw), ufvk: w === bob ? alice.ufvk : bob.ufvk, height }));
       expect(JSON.parse(other.out).notes).toEqual([]);
     }
   });

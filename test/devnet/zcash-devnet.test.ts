@@ -5,7 +5,6 @@
  * only its own simulator.
  */
 import fs from "node:fs";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { bytesToHex } from "../../src/chains/zcash/bytes.js";
@@ -14,17 +13,10 @@ import { createZebrad } from "../../src/chains/zcash/zebrad.js";
 import { runDevnetCli } from "../../src/devnet/cli.js";
 import { readDevnetState, startDevnet, type DevnetHandle } from "../../src/devnet/index.js";
 import { tempDir } from "../helpers/app.js";
+import { runOnStreams } from "../helpers/cli-streams.js";
 
-async function cli(args: string[], dataDir: string): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c: Buffer) => (out += c.toString()));
-  stderr.on("data", (c: Buffer) => (err += c.toString()));
-  const code = await runDevnetCli(args, { stdout, stderr }, () => loadConfig({ DATA_DIR: dataDir, DEVNET: "off", LOG_LEVEL: "silent" }));
-  return { code, out, err };
-}
+const cli = (args: string[], dataDir: string) =>
+  runOnStreams((io) => runDevnetCli(args, io, () => loadConfig({ DATA_DIR: dataDir, DEVNET: "off", LOG_LEVEL: "silent" })));
 
 describe("the devnet's Zcash simulators", () => {
   let dir: string;

@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { openTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db.js";
-import { startCli, type ChildService } from "../helpers/process.js";
-import { tempDir } from "../helpers/app.js";
+import { startApiProcesses, type ChildService } from "../helpers/process.js";
 
 if (!usingPostgres) console.warn("board-post-limit-multiprocess: skipped, it needs DATABASE_URL (PGlite is one process)");
 
@@ -18,15 +17,7 @@ describe.skipIf(!usingPostgres)("board post limit shared by two API processes on
 
   beforeAll(async () => {
     db = await openTestDatabase();
-    const env = {
-      ...db.env,
-      DEVNET: "off",
-      PORT: "0",
-      DATA_DIR: tempDir(),
-      FACILITATOR_MODE: "http",
-      FACILITATOR_URL: "http://127.0.0.1:9",
-    };
-    children.push(...(await Promise.all([startCli(["api"], env), startCli(["api"], env)])));
+    children.push(...(await startApiProcesses(db.env, 2)));
   }, 120_000);
   afterAll(async () => {
     await Promise.all(children.map((c) => c.stop()));

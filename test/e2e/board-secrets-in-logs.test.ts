@@ -5,24 +5,15 @@
  * wrong token, and removed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Writable } from "node:stream";
-import pino from "pino";
-import { REDACT_PATHS } from "../../src/core/logger.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { captureLogs } from "../helpers/log-capture.js";
 
 describe("notice owner tokens never appear in logs", () => {
   let t: TestApp;
-  const lines: string[] = [];
+  const logs = captureLogs();
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _enc, cb) {
-        lines.push(String(chunk));
-        cb();
-      },
-    });
-    const log = pino({ level: "trace", redact: { paths: REDACT_PATHS, censor: "[redacted]" } }, sink);
-    t = await startTestApp({}, { log });
+    t = await startTestApp({}, { log: logs.log });
   });
   afterAll(async () => t?.close());
 
@@ -39,8 +30,8 @@ describe("notice owner tokens never appear in logs", () => {
     expect((await fetch(path, { method: "DELETE", headers: { "x-notice-token": `${ownerToken}x` } })).status).toBe(401);
     expect((await fetch(path, { method: "DELETE", headers: { "x-notice-token": ownerToken } })).status).toBe(200);
 
-    const text = lines.join("");
-    expect(lines.length).toBeGreaterThan(0);
+    const text = logs.lines.join("");
+    expect(logs.lines.length).toBeGreaterThan(0);
     expect(text).toContain(id);
     expect(text).not.toContain(ownerToken);
     expect(text).not.toContain(ownerToken.slice(3));

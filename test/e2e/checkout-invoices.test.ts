@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CREATE_CREDIT } from "../../src/watch/meter.js";
-import { createWatch, creditWatch } from "../../src/watch/service.js";
+import { creditWatch } from "../../src/watch/service.js";
 import { expireInvoices, SETTLEMENT_FEE } from "../../src/checkout/invoices.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
@@ -24,22 +24,9 @@ afterAll(async () => {
 });
 
 const db = () => s.t.db.db;
-const wallet = (label: string) => s.wallets.find((w) => w.label === label)!;
-const nextTick = async () => {
-  s.advance(70_000);
-  return s.tick();
-};
+const wallet = (label: string) => s.wallet(label);
 
-async function merchant(label: string, credit = CREATE_CREDIT) {
-  const w = wallet(label);
-  const created = await createWatch({
-    ctx: { deps: s.t.app.watch, db: db() },
-    input: { chain: "monero", address: w.address, viewKey: w.viewKey!, webhookUrl: s.receiver.hookUrl(`/shop-${label}`) },
-    opening: { creditAtomic: credit, funding: "usdc" },
-  });
-  s.receiver.registerSecret(created.watchId, created.webhookSecret);
-  return created;
-}
+const merchant = (label: string, credit = CREATE_CREDIT) => s.openMoneroWatch(label, `/shop-${label}`, { credit });
 
 const invoice = (body: Record<string, unknown>) => s.call("POST", "/v1/checkout/invoices", { body });
 const status = async (id: string) => (await s.call("GET", `/v1/checkout/invoices/${id}`)).json;
@@ -65,13 +52,13 @@ describe("checkout invoices (Monero)", () => {
     expect(amount % 1_000_000n).not.toBe(0n);
 
     const txid = s.devnet.monerod.send(inv.payTo, amount);
-    await nextTick();
+    await s.nextTick();
     expect(await status(inv.invoiceId)).toMatchObject({ status: "confirming", received: { atomic: amount.toString() }, confirmations: { required: CONFIRMATIONS } });
     expect(await fees(m.watchId)).toEqual([]);
 
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     const paid = await status(inv.invoiceId);
     expect(paid).toMatchObject({ status: "paid", paidAt: expect.any(String) });
     const f = await fees(m.watchId);
@@ -79,8 +66,8 @@ describe("checkout invoices (Monero)", () => {
     expect(f[0]).toMatchObject({ amount_atomic: (-SETTLEMENT_FEE).toString(), ref: `invoice:${inv.invoiceId}` });
 
     s.devnet.monerod.mine(2);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     expect(await fees(m.watchId)).toHaveLength(1);
 
     const hooks = invoiceHooks(m.watchId);
@@ -110,8 +97,8 @@ describe("checkout invoices (Monero)", () => {
     s.devnet.monerod.send(a.payTo, BigInt(a.amount.atomic) - 1_000_000n);
     s.devnet.monerod.send(b.payTo, BigInt(b.amount.atomic));
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     expect(await status(a.invoiceId)).toMatchObject({ status: "underpaid", received: { atomic: (BigInt(a.amount.atomic) - 1_000_000n).toString() } });
     expect(await status(b.invoiceId)).toMatchObject({ status: "paid" });
     expect(await fees(m.watchId)).toHaveLength(1);
@@ -126,16 +113,16 @@ describe("checkout invoices (Monero)", () => {
     const amount = BigInt(inv.amount.atomic);
     s.devnet.monerod.send(inv.payTo, amount);
     s.devnet.monerod.mine(1);
-    await nextTick();
+    await s.nextTick();
     expect(await status(inv.invoiceId)).toMatchObject({ status: "confirming", confirmations: { required: CONFIRMATIONS, seen: 1 } });
     s.devnet.monerod.reorg(1); // the payment's block goes; the devnet drops its transaction
-    await nextTick();
+    await s.nextTick();
     expect(await status(inv.invoiceId)).toMatchObject({ status: "pending", received: null, confirmations: { seen: null } });
     expect(await fees(m.watchId)).toEqual([]);
     s.devnet.monerod.send(inv.payTo, amount);
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     expect((await status(inv.invoiceId)).status).toBe("paid");
     expect(await fees(m.watchId)).toHaveLength(1);
     expect(invoiceHooks(m.watchId).map((h) => h.event)).toEqual(["invoice_seen", "invoice_seen", "invoice_paid"]);
@@ -150,8 +137,8 @@ describe("checkout invoices (Monero)", () => {
     expect((await expireInvoices(s.t.app.checkout, db())).expired).toBe(0);
     s.devnet.monerod.send(inv.payTo, BigInt(inv.amount.atomic));
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     expect(await status(inv.invoiceId)).toMatchObject({ status: "paid" });
     expect(invoiceHooks(m.watchId).map((h) => h.event)).toEqual(["invoice_expired", "invoice_seen", "invoice_paid"]);
     expect(invoiceHooks(m.watchId).every((h) => (h.body as { orderId: string }).orderId === "late-1")).toBe(true);
@@ -163,11 +150,11 @@ describe("checkout invoices (Monero)", () => {
     await db().updateTable("watches").set({ credit_atomic: "0" }).where("id", "=", m.watchId).execute();
     s.devnet.monerod.send(inv.payTo, BigInt(inv.amount.atomic));
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
+    await s.nextTick();
     expect((await status(inv.invoiceId)).status).toBe("pending");
     await creditWatch({ ctx: { deps: s.t.app.watch, db: db() }, input: { watchId: m.watchId, amountAtomic: 100_000n, reason: "test top-up" } });
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     expect((await status(inv.invoiceId)).status).toBe("paid");
     expect(await fees(m.watchId)).toHaveLength(1);
     expect(invoiceHooks(m.watchId).map((h) => h.event)).toEqual(["invoice_seen", "invoice_paid"]);
@@ -180,8 +167,8 @@ describe("checkout invoices (Monero)", () => {
     const sent = BigInt(inv.amount.atomic) + extra;
     s.devnet.monerod.send(inv.payTo, sent);
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     expect(await status(inv.invoiceId)).toMatchObject({ status: "paid", received: { atomic: sent.toString() } });
     expect(await fees(m.watchId)).toHaveLength(1);
     const paidHook = invoiceHooks(m.watchId).find((h) => h.event === "invoice_paid")!;
@@ -194,8 +181,8 @@ describe("checkout invoices (Monero)", () => {
     await db().updateTable("watches").set({ credit_atomic: "5000" }).where("id", "=", m.watchId).execute();
     s.devnet.monerod.send(inv.payTo, BigInt(inv.amount.atomic));
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     const paid = await status(inv.invoiceId);
     expect(paid.status).toBe("paid");
     const f = await fees(m.watchId);
@@ -226,8 +213,8 @@ describe("checkout invoices (Monero)", () => {
 
     s.devnet.monerod.send(inv.payTo, BigInt(inv.amount.atomic));
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     expect(await status(inv.invoiceId)).toMatchObject({ status: "cancelled", received: null });
     expect(invoiceHooks(m.watchId)).toEqual([]);
     expect(await fees(m.watchId)).toEqual([]);
@@ -235,7 +222,7 @@ describe("checkout invoices (Monero)", () => {
     // A confirming invoice cannot be cancelled.
     const b = (await invoice({ watchId: m.watchId, watchToken: m.watchToken, amountUsdCents: 360 })).json;
     s.devnet.monerod.send(b.payTo, BigInt(b.amount.atomic));
-    await nextTick();
+    await s.nextTick();
     expect((await status(b.invoiceId)).status).toBe("confirming");
     const late = await s.call("DELETE", `/v1/checkout/invoices/${b.invoiceId}`, { token: m.watchToken });
     expect(late.status).toBe(409);

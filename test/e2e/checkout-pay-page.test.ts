@@ -93,14 +93,12 @@ describe("the hosted pay page", () => {
     expect(await decodeQr(shot)).toBe(inv.uri);
 
     s.devnet.monerod.send(inv.payTo, BigInt(inv.amount.atomic));
-    s.advance(70_000);
-    await s.tick();
+    await s.nextTick();
     await page.getByRole("status").filter({ hasText: "Payment seen, confirming" }).waitFor({ timeout: 15_000 });
     await page.screenshot({ path: path.join(OUT, "2-confirming.png") });
 
     s.devnet.monerod.mine(CONFIRMATIONS);
-    s.advance(70_000);
-    await s.tick();
+    await s.nextTick();
     await page.getByRole("status").filter({ hasText: "Paid" }).waitFor({ timeout: 15_000 });
     await page.screenshot({ path: path.join(OUT, "3-paid.png") });
     await page.waitForURL(successUrl, { timeout: 15_000 });
@@ -115,8 +113,7 @@ describe("the hosted pay page", () => {
       input: { chain: "zcash", address: bob.address, viewKey: bob.ufvk, webhookUrl: s.receiver.hookUrl("/pay-page-zec"), birthdayHeight: chain.tip().height },
       opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
     });
-    s.advance(70_000);
-    await s.tick();
+    await s.nextTick();
     const r = await s.call("POST", "/v1/checkout/invoices", { body: { watchId: m.watchId, watchToken: m.watchToken, amountUsdCents: 450, description: "Oolong" } });
     expect(r.status, JSON.stringify(r.json)).toBe(201);
     const inv = r.json;
@@ -136,10 +133,8 @@ describe("the hosted pay page", () => {
 
     chain.send(inv.payTo, BigInt(inv.amount.atomic), inv.memo);
     chain.mine(CONFIRMATIONS);
-    s.advance(70_000);
-    await s.tick();
-    s.advance(70_000);
-    await s.tick();
+    await s.nextTick();
+    await s.nextTick();
     await page.getByRole("status").filter({ hasText: "Paid" }).waitFor({ timeout: 15_000 });
     await page.screenshot({ path: path.join(OUT, "zec-2-paid.png") });
     await page.close();

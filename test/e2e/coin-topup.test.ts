@@ -8,8 +8,6 @@
  * watch on grace credit, then topped up by its own payment.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CREATE_CREDIT } from "../../src/watch/meter.js";
-import { createWatch } from "../../src/watch/service.js";
 import { mcpTools } from "../../src/http/mcp-tools.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
@@ -27,22 +25,9 @@ afterAll(async () => {
 });
 
 const db = () => s.t.db.db;
-const wallet = (label: string) => s.wallets.find((w) => w.label === label)!;
-const nextTick = async () => {
-  s.advance(70_000);
-  return s.tick();
-};
+const wallet = (label: string) => s.wallet(label);
 
-async function userWatch(label: string) {
-  const w = wallet(label);
-  const created = await createWatch({
-    ctx: { deps: s.t.app.watch, db: db() },
-    input: { chain: "monero", address: w.address, viewKey: w.viewKey!, webhookUrl: s.receiver.hookUrl(`/coin-${label}`) },
-    opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
-  });
-  s.receiver.registerSecret(created.watchId, created.webhookSecret);
-  return created;
-}
+const userWatch = (label: string) => s.openMoneroWatch(label, `/coin-${label}`);
 
 const ledger = (watchId: string) => db().selectFrom("watch_ledger").selectAll().where("watch_id", "=", watchId).orderBy("id").execute();
 const coinTopups = async (watchId: string) => (await ledger(watchId)).filter((r) => r.kind === "topup");
@@ -80,16 +65,16 @@ describe("coin top-up quotes (Monero)", () => {
     expect(q.amount.display).toBe(`${amount / 10n ** 12n}.${(amount % 10n ** 12n).toString().padStart(12, "0")}`.replace(/0+$/, ""));
 
     const txid = s.devnet.monerod.send(q.payTo, amount);
-    await nextTick();
+    await s.nextTick();
     expect((await getQuote(q.quoteId, w.watchToken)).json).toMatchObject({ status: "confirming", seenTxid: txid });
     expect(await coinTopups(w.watchId)).toEqual([]);
 
     s.devnet.monerod.mine(CONFIRMATIONS - 1);
-    await nextTick();
+    await s.nextTick();
     expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("confirming");
 
     s.devnet.monerod.mine(1);
-    await nextTick();
+    await s.nextTick();
     const settled = (await getQuote(q.quoteId, w.watchToken)).json;
     expect(settled).toMatchObject({ status: "settled", seenTxid: txid, settledAt: new Date(s.clock.now()).toISOString() });
     const topups = await coinTopups(w.watchId);
@@ -98,8 +83,8 @@ describe("coin top-up quotes (Monero)", () => {
 
     // More ticks and blocks change nothing: credited once.
     s.devnet.monerod.mine(2);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     expect(await coinTopups(w.watchId)).toHaveLength(1);
     const rows = await ledger(w.watchId);
     const row = await db().selectFrom("watches").select(["credit_atomic", "drain_unbooked_atomic"]).where("id", "=", w.watchId).executeTakeFirstOrThrow();
@@ -116,7 +101,7 @@ describe("coin top-up quotes (Monero)", () => {
     const wrong = BigInt(q.amount.atomic) + 1n;
     const txid = s.devnet.monerod.send(q.payTo, wrong);
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
+    await s.nextTick();
     expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("pending");
     expect(await coinTopups(w.watchId)).toEqual([]);
     expect(await db().selectFrom("coin_receipts").select(["disposition", "quote_id", "amount_atomic"]).where("txid", "=", txid).execute()).toEqual([
@@ -141,16 +126,16 @@ describe("coin top-up quotes (Monero)", () => {
     const amount = BigInt(q.amount.atomic);
     s.devnet.monerod.send(q.payTo, amount);
     s.devnet.monerod.mine(1);
-    await nextTick();
+    await s.nextTick();
     expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("confirming");
     s.devnet.monerod.reorg(1); // the payment's block goes; the devnet drops its transaction
-    await nextTick();
+    await s.nextTick();
     expect((await getQuote(q.quoteId, w.watchToken)).json).toMatchObject({ status: "pending", seenTxid: null });
     expect(await coinTopups(w.watchId)).toEqual([]);
 
     const again = s.devnet.monerod.send(q.payTo, amount);
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
+    await s.nextTick();
     expect((await getQuote(q.quoteId, w.watchToken)).json).toMatchObject({ status: "settled", seenTxid: again });
     expect(await coinTopups(w.watchId)).toHaveLength(1);
   }, 120_000);
@@ -163,7 +148,7 @@ describe("coin top-up quotes (Monero)", () => {
     s.advance(24 * 3_600_000);
     const txid = s.devnet.monerod.send(q.payTo, BigInt(q.amount.atomic));
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
+    await s.nextTick();
     expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("expired");
     expect(await coinTopups(w.watchId)).toEqual([]);
     expect((await db().selectFrom("coin_receipts").select("disposition").where("txid", "=", txid).executeTakeFirstOrThrow()).disposition).toBe("unmatched");
@@ -176,13 +161,13 @@ describe("coin top-up quotes (Monero)", () => {
     expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("expired");
     s.devnet.monerod.send(q.payTo, BigInt(q.amount.atomic));
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
+    await s.nextTick();
     expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("settled");
     expect((await coinTopups(w.watchId)).map((t) => t.amount_atomic)).toEqual(["4000000"]);
 
     const twice = s.devnet.monerod.send(q.payTo, BigInt(q.amount.atomic));
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
+    await s.nextTick();
     expect(await coinTopups(w.watchId)).toHaveLength(1);
     expect((await db().selectFrom("coin_receipts").select("disposition").where("txid", "=", twice).executeTakeFirstOrThrow()).disposition).toBe("unmatched");
   }, 120_000);
@@ -192,12 +177,12 @@ describe("coin top-up quotes (Monero)", () => {
     const q = (await quote(w, 200)).json;
     const short = s.devnet.monerod.send(q.payTo, BigInt(q.amount.atomic) - 1_000_000n);
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
+    await s.nextTick();
     expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("pending");
     expect((await db().selectFrom("coin_receipts").select("disposition").where("txid", "=", short).executeTakeFirstOrThrow()).disposition).toBe("unmatched");
     s.devnet.monerod.send(q.payTo, BigInt(q.amount.atomic));
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
+    await s.nextTick();
     expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("settled");
     expect(await coinTopups(w.watchId)).toHaveLength(1);
   }, 120_000);
@@ -207,10 +192,10 @@ describe("coin top-up quotes (Monero)", () => {
     const q = (await quote(w, 200)).json;
     const txid = s.devnet.monerod.send(q.payTo, BigInt(q.amount.atomic));
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
+    await s.nextTick();
     expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("settled");
     s.devnet.monerod.reorg(CONFIRMATIONS);
-    await nextTick();
+    await s.nextTick();
     expect((await getQuote(q.quoteId, w.watchToken)).json.status).toBe("settled");
     expect(await coinTopups(w.watchId)).toHaveLength(1);
     expect(await db().selectFrom("coin_receipts").select(["disposition", "quote_id"]).where("txid", "=", txid).execute()).toEqual([
@@ -302,7 +287,7 @@ describe("a watch created in coin", () => {
 
     s.devnet.monerod.send(c.payment.payTo, BigInt(c.payment.amount.atomic));
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick();
+    await s.nextTick();
     expect((await getQuote(c.payment.quoteId, c.watchToken)).json.status).toBe("settled");
     const topups = await coinTopups(c.watchId);
     expect(topups.map((t) => t.amount_atomic)).toEqual(["2000000"]);

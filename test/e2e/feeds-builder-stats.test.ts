@@ -9,16 +9,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
-import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
 import { SAMPLE_CACHE_MS } from "../../src/feeds/routes.js";
 import { redactBuilderStats, FEED_PERCENTILES } from "../../src/feeds/builder-stats.js";
 
 let s: WatchStack;
-
-const paidGet = async (path: string) => {
-  const r = await s.payer.payFetch(`${s.url}${path}`);
-  return { status: r.status, json: (await r.json()) as any };
-};
 
 /** Nearest rank: the value at rank ceil(p·n/100) of the sorted values. */
 function nearestRank(values: bigint[]): Record<string, string | null> {
@@ -29,7 +23,7 @@ function nearestRank(values: bigint[]): Record<string, string | null> {
 
 beforeAll(async () => {
   s = await startWatchStack({ https: false });
-  while ((await pollRelaysOnce(s.t.app.relays)).some((r) => r.more));
+  await s.pollRelays();
 }, 60_000);
 
 afterAll(async () => {
@@ -52,7 +46,7 @@ describe("GET /v1/premium/builder-stats", () => {
   });
 
   it("the paid answer matches the stored slots and bids", async () => {
-    const r = await paidGet("/v1/premium/builder-stats?window=24h");
+    const r = await s.paidGet("/v1/premium/builder-stats?window=24h");
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     const a = r.json;
     expect(a).toMatchObject({ window: "24h", window_s: 86_400, present: true, stale: false, relays_down: [] });
@@ -89,8 +83,8 @@ describe("GET /v1/premium/builder-stats", () => {
   });
 
   it("a shorter window holds fewer slots", async () => {
-    const day = await paidGet("/v1/premium/builder-stats?window=24h");
-    const hour = await paidGet("/v1/premium/builder-stats?window=1h");
+    const day = await s.paidGet("/v1/premium/builder-stats?window=24h");
+    const hour = await s.paidGet("/v1/premium/builder-stats?window=1h");
     expect(hour.status).toBe(200);
     expect(hour.json.window_s).toBe(3600);
     expect(hour.json.total_slots).toBeLessThanOrEqual(300);
@@ -102,7 +96,7 @@ describe("GET /v1/premium/builder-stats/sample", () => {
   it("is free and equals the redaction of the paid 6 h answer", async () => {
     const sample = await s.call("GET", "/v1/premium/builder-stats/sample");
     expect(sample.status).toBe(200);
-    const paid = await paidGet("/v1/premium/builder-stats?window=6h");
+    const paid = await s.paidGet("/v1/premium/builder-stats?window=6h");
     expect(paid.status).toBe(200);
     expect(sample.json).toEqual(redactBuilderStats(paid.json));
     expect(sample.json.top).toHaveLength(3);

@@ -13,7 +13,6 @@ import type { PaymentRequired } from "@x402/core/types";
 import { sql } from "kysely";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { readCsv } from "../helpers/csv.js";
-import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
 import { DEVNET_BUILDERS } from "../../src/devnet/relays.js";
 import { BUILDER_BIDS_COLUMNS, builderBidsCsv } from "../../src/feeds/csv.js";
 
@@ -22,7 +21,7 @@ let s: WatchStack;
 
 beforeAll(async () => {
   s = await startWatchStack({ https: false });
-  while ((await pollRelaysOnce(s.t.app.relays)).some((r) => r.more));
+  await s.pollRelays();
 }, 60_000);
 
 afterAll(async () => {

@@ -8,14 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { readCsv } from "../helpers/csv.js";
-import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
 import { FEE_HISTORY_COLUMNS, feeHistoryCsv } from "../../src/feeds/fee-history.js";
 
 let s: WatchStack;
 
 beforeAll(async () => {
   s = await startWatchStack({ https: false });
-  while ((await followEthereumOnce(s.t.app.ethereum)).more);
+  await s.followEthereum();
 }, 60_000);
 
 afterAll(async () => {

@@ -22,14 +22,9 @@ import { tempDir } from "../helpers/app.js";
 let s: WatchStack;
 const RELAY_IDS = ["relay:sim-flashbots", "relay:sim-ultrasound", "relay:sim-aestus"];
 
-const paidGet = async (path: string) => {
-  const r = await s.payer.payFetch(`${s.url}${path}`);
-  return { status: r.status, json: (await r.json()) as any };
-};
-
 beforeAll(async () => {
   s = await startWatchStack({ https: false });
-  while ((await pollRelaysOnce(s.t.app.relays)).some((r) => r.more));
+  await s.pollRelays();
 }, 60_000);
 
 afterAll(async () => {
@@ -69,36 +64,36 @@ describe("builder questions on the devnet", () => {
 
   it("top-builder and builder-share: paid answers from the ingested slots", async () => {
     expect((await s.call("GET", "/v1/q/top-builder")).status).toBe(402);
-    const top = await paidGet("/v1/q/top-builder?window=1h");
+    const top = await s.paidGet("/v1/q/top-builder?window=1h");
     expect(top.status).toBe(200);
     expect(top.json).toMatchObject({ window: "1h", builder: "Titan", matched: true, relays_down: [], relays_ok: RELAY_IDS });
     expect(top.json.total_slots).toBeGreaterThan(100);
     expect(top.json.share_pct).toBeGreaterThan(25);
     expect(top.json.source_age_s).toBeLessThan(60);
     expect(typeof top.json.as_of_ms).toBe("number");
-    const share = await paidGet("/v1/q/builder-share?builder=beaver&window=1h");
+    const share = await s.paidGet("/v1/q/builder-share?builder=beaver&window=1h");
     expect(share.json).toMatchObject({ builder: "beaverbuild", matched: true, total_slots: top.json.total_slots });
     expect(share.json.share_pct).toBeCloseTo((share.json.slots_won * 100) / share.json.total_slots, 2);
-    const nobody = await paidGet("/v1/q/builder-share?builder=nobody");
+    const nobody = await s.paidGet("/v1/q/builder-share?builder=nobody");
     expect(nobody.json).toMatchObject({ matched: false, slots_won: 0, share_pct: 0 });
   });
 
   it("builder-bid and block-value: nearest-rank percentiles in wei and exact ETH", async () => {
-    const bid = await paidGet("/v1/q/builder-bid?builder=Titan&pct=90&window=1h");
+    const bid = await s.paidGet("/v1/q/builder-bid?builder=Titan&pct=90&window=1h");
     expect(bid.status).toBe(200);
     expect(bid.json).toMatchObject({ builder: "Titan", pct: 90 });
     expect(bid.json.samples).toBeGreaterThan(0);
     expect(BigInt(bid.json.value_wei)).toBeGreaterThan(0n);
     expect(bid.json.value_eth).toMatch(/^0\.\d+$/);
-    const p50 = await paidGet("/v1/q/block-value?window=1h");
-    const p99 = await paidGet("/v1/q/block-value?pct=99&window=1h");
+    const p50 = await s.paidGet("/v1/q/block-value?window=1h");
+    const p99 = await s.paidGet("/v1/q/block-value?pct=99&window=1h");
     expect(p50.json.samples).toBe(p99.json.samples);
     expect(BigInt(p99.json.value_wei)).toBeGreaterThanOrEqual(BigInt(p50.json.value_wei));
     expect(BigInt(p50.json.value_wei)).toBeGreaterThanOrEqual(5_000_000_000_000_000n);
   });
 
   it("proposer-payment: the newest delivered block, checked on the devnet's L1 against the relays' claim", async () => {
-    const r = await paidGet("/v1/q/proposer-payment");
+    const r = await s.paidGet("/v1/q/proposer-payment");
     expect(r.status).toBe(200);
     const a = auctionAt(r.json.slot)!;
     expect(r.json).toMatchObject({ builder: a.winner.name, builder_pubkey: a.winner.pubkey, relay_claimed_wei: a.value.toString(), proposer_fee_recipient: a.feeRecipient, conflicting_blocks: false });
@@ -132,7 +127,7 @@ describe("builder questions on the devnet", () => {
 
     it("last_tx: the builder's coinbase pays the claimed value to the fee recipient in the last transaction", async () => {
       const { slot, a } = await slotWhere((x) => x.payment.kind === "last_tx");
-      const r = await paidGet(`/v1/q/proposer-payment?slot=${slot}`);
+      const r = await s.paidGet(`/v1/q/proposer-payment?slot=${slot}`);
       expect(r.status).toBe(200);
       expect(r.json).toMatchObject({
         slot,
@@ -150,13 +145,13 @@ describe("builder questions on the devnet", () => {
 
     it("a mismatch: the last transaction pays 3 % less than the relays claimed", async () => {
       const { slot, a } = await slotWhere((x) => x.payment.kind === "short_last_tx");
-      const r = await paidGet(`/v1/q/proposer-payment?slot=${slot}`);
+      const r = await s.paidGet(`/v1/q/proposer-payment?slot=${slot}`);
       expect(r.json).toMatchObject({ method: "last_tx", matches_claim: false, payment_wei: ((a.value * 97n) / 100n).toString(), relay_claimed_wei: a.value.toString() });
     });
 
     it("coinbase = proposer: the balance difference across the block, less the withdrawal it credits, is the payment", async () => {
       const { slot, a } = await slotWhere((x) => x.payment.kind === "coinbase_is_proposer" && x.payment.withdrawalGwei > 0n);
-      const r = await paidGet(`/v1/q/proposer-payment?slot=${slot}`);
+      const r = await s.paidGet(`/v1/q/proposer-payment?slot=${slot}`);
       expect(r.json).toMatchObject({
         method: "balance_diff",
         coinbase: a.feeRecipient,
@@ -171,7 +166,7 @@ describe("builder questions on the devnet", () => {
       const { slot } = await slotWhere((x) => x.payment.kind === "coinbase_is_proposer");
       s.devnet.ethereum!.setStateHistory(1);
       try {
-        const r = await paidGet(`/v1/q/proposer-payment?slot=${slot}`);
+        const r = await s.paidGet(`/v1/q/proposer-payment?slot=${slot}`);
         expect(r.status).toBe(200);
         expect(r.json).toMatchObject({ method: "unavailable", payment_wei: null, payment_eth: null, matches_claim: null, coinbase_is_proposer: true, withdrawals_wei: null });
         expect(r.json.unavailable_reason).toMatch(/no state .*archive node/);
@@ -185,7 +180,7 @@ describe("builder questions on the devnet", () => {
       const first = s.devnet.ethereum!.mevBoost.firstSlot();
       const row = await s.t.db.db.selectFrom("relay_payloads").select("slot").where("slot", "<", String(first)).orderBy("slot", "desc").limit(1).executeTakeFirst();
       expect(row).toBeDefined();
-      const r = await paidGet(`/v1/q/proposer-payment?slot=${row!.slot}`);
+      const r = await s.paidGet(`/v1/q/proposer-payment?slot=${row!.slot}`);
       expect(r.json).toMatchObject({ method: "unavailable", matches_claim: null, coinbase: null, coinbase_is_proposer: null });
       expect(r.json.unavailable_reason).toMatch(/does not have block 0x[0-9a-f]{64}/);
     });
@@ -196,7 +191,7 @@ describe("builder questions on the devnet", () => {
       const before = s.devnet.evm.usdcBalanceOf(payer);
       s.devnet.ethereum!.setFailure("http503");
       try {
-        const r = await paidGet(`/v1/q/proposer-payment?slot=${slot}`);
+        const r = await s.paidGet(`/v1/q/proposer-payment?slot=${slot}`);
         expect(r.status).toBe(503);
         expect(r.json.error).toMatchObject({ code: "source_stale", details: { source: "eth_rpc" } });
         expect(s.devnet.evm.usdcBalanceOf(payer)).toBe(before);
@@ -209,7 +204,7 @@ describe("builder questions on the devnet", () => {
       const bad = await s.call("GET", "/v1/q/proposer-payment?slot=soon");
       expect(bad.status).toBe(400);
       expect(JSON.stringify(bad.json)).toMatch(/slot/);
-      const none = await paidGet("/v1/q/proposer-payment?slot=1");
+      const none = await s.paidGet("/v1/q/proposer-payment?slot=1");
       expect(none.status).toBe(404);
       expect(none.json.error.code).toBe("slot_not_delivered");
     });
@@ -219,13 +214,13 @@ describe("builder questions on the devnet", () => {
     s.devnet.relays!.setMode("sim-ultrasound", "garbage");
     try {
       await pollRelaysOnce(s.t.app.relays);
-      const down = await paidGet("/v1/q/data-freshness?source=relay:sim-ultrasound");
+      const down = await s.paidGet("/v1/q/data-freshness?source=relay:sim-ultrasound");
       expect(down.json).toMatchObject({ source: "relay:sim-ultrasound", configured: true, fresh: false, node_reachable: false });
       expect(down.json.last_error).toMatch(/garbage/);
-      const up = await paidGet("/v1/q/data-freshness?source=relay:sim-flashbots");
+      const up = await s.paidGet("/v1/q/data-freshness?source=relay:sim-flashbots");
       expect(up.json).toMatchObject({ fresh: true, node_reachable: true, last_error: null });
       expect(up.json.stored_blocks).toBeGreaterThan(0);
-      const v = await paidGet("/v1/q/block-value?pct=75");
+      const v = await s.paidGet("/v1/q/block-value?pct=75");
       expect(v.status).toBe(200);
       expect(v.json.relays_down).toEqual(["relay:sim-ultrasound"]);
     } finally {

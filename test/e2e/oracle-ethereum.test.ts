@@ -9,7 +9,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
-import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
 import { baseFeeFacts } from "../../src/chains/ethereum/facts.js";
 import { forkSchedule } from "../../src/chains/ethereum/fees.js";
 import { AAVE_V3_CORE_POOL } from "../../src/chains/ethereum/flashloans.js";
@@ -20,14 +19,9 @@ import { backgroundJobs } from "../../src/workers.js";
 
 let s: WatchStack;
 
-const paidGet = async (path: string) => {
-  const r = await s.payer.payFetch(`${s.url}${path}`);
-  return { status: r.status, json: (await r.json()) as any, headers: r.headers };
-};
-
 beforeAll(async () => {
   s = await startWatchStack({ https: false });
-  while ((await followEthereumOnce(s.t.app.ethereum)).more);
+  await s.followEthereum();
 }, 60_000);
 
 afterAll(async () => {
@@ -63,7 +57,7 @@ describe("Ethereum questions on the devnet", () => {
 
   it("base-fee: 402 unpaid, then a paid answer equal to the fee math on the simulator's head", async () => {
     expect((await s.call("GET", "/v1/q/base-fee")).status).toBe(402);
-    const r = await paidGet("/v1/q/base-fee");
+    const r = await s.paidGet("/v1/q/base-fee");
     expect(r.status).toBe(200);
     const head = s.devnet.ethereum!.block(BigInt(r.json.block))!;
     const want = baseFeeFacts(head, forkSchedule(1337)!);
@@ -83,13 +77,13 @@ describe("Ethereum questions on the devnet", () => {
   });
 
   it("cheapest-flashloan: zero-fee depth wins; an asset only Aave lends pays Aave's on-chain premium", async () => {
-    const weth = await paidGet("/v1/q/cheapest-flashloan?asset=weth");
+    const weth = await s.paidGet("/v1/q/cheapest-flashloan?asset=weth");
     expect(weth.status).toBe(200);
     expect(weth.json).toMatchObject({ found: true, asset: "WETH", provider_id: "morpho-blue", fee_bps: 0, address: "0xbbbbbbbbbb9cc5e90e3b3af64bdaf62c37eeffcb" });
     s.devnet.ethereum!.setPremium(AAVE_V3_CORE_POOL, 7);
-    const gho = await paidGet("/v1/q/cheapest-flashloan?asset=0x40D16FC0246aD3160Ccc09B8D0D3A2cD28aE6C2f");
+    const gho = await s.paidGet("/v1/q/cheapest-flashloan?asset=0x40D16FC0246aD3160Ccc09B8D0D3A2cD28aE6C2f");
     expect(gho.json).toMatchObject({ found: true, asset: "GHO", provider_id: "aave-v3-core", fee_bps: 7, address: AAVE_V3_CORE_POOL });
-    const dai = await paidGet("/v1/q/cheapest-flashloan?asset=DAI&chain=ethereum");
+    const dai = await s.paidGet("/v1/q/cheapest-flashloan?asset=DAI&chain=ethereum");
     expect(dai.json).toMatchObject({ found: true, provider_id: "maker-dss-flash", fee_bps: 0 });
   });
 
@@ -108,7 +102,7 @@ describe("Ethereum questions on the devnet", () => {
   });
 
   it("data-freshness: paid, fresh after ingestion", async () => {
-    const r = await paidGet("/v1/q/data-freshness?source=eth_rpc");
+    const r = await s.paidGet("/v1/q/data-freshness?source=eth_rpc");
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ source: "eth_rpc", configured: true, fresh: true, stored_blocks: expect.any(Number), node_reachable: true });
     expect(r.json.node_head - r.json.head_block).toBeLessThanOrEqual(1);
@@ -137,7 +131,7 @@ describe("Ethereum questions on the devnet", () => {
     s.advance(11_000); // past any answer cached by the tests above
     const first = await s.t.app.oracle.ask("base-fee", {});
     const mined = s.devnet.ethereum!.mine(1);
-    while ((await followEthereumOnce(s.t.app.ethereum)).more);
+    await s.followEthereum();
     s.advance(9_000);
     const cached = await s.t.app.oracle.ask("base-fee", {});
     expect(cached).toEqual(first);

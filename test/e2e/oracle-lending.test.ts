@@ -12,7 +12,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { indexLendingOnce } from "../../src/oracle/lending-indexer.js";
-import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
 import { liquidationsSince, positionsBelow } from "../../src/oracle/lending-store.js";
 import { backgroundJobs } from "../../src/workers.js";
 import { baseToUsd, LENDING_MARKETS, wadToNumber, WAD } from "../../src/chains/ethereum/lending.js";
@@ -28,10 +27,6 @@ const LIQUIDATOR = "0x1111111254eeb25477b68fb85ed929f73a960582";
 
 let s: WatchStack;
 
-const paidGet = async (path: string) => {
-  const r = await s.payer.payFetch(`${s.url}${path}`);
-  return { status: r.status, json: (await r.json()) as any };
-};
 const index = async () => {
   while ((await indexLendingOnce(s.t.app.lending)).more);
 };
@@ -49,14 +44,14 @@ afterAll(async () => {
 
 describe("lending questions on the devnet", () => {
   it("before the indexer has run, a paid question answers 503 naming the lending source", async () => {
-    const r = await paidGet("/v1/q/at-risk-count?max_hf=1.2");
+    const r = await s.paidGet("/v1/q/at-risk-count?max_hf=1.2");
     expect(r.status).toBe(503);
     expect(r.json.error).toMatchObject({ code: "source_stale", details: { source: "lending", age_s: null } });
   });
 
   it("the indexer finds the devnet's borrowers and liquidations; the worker runs it", async () => {
     await index();
-    while ((await followEthereumOnce(s.t.app.ethereum)).more);
+    await s.followEthereum();
     const all = await positionsBelow(s.t.app.database.db, { markets: LENDING_MARKETS.map((m) => m.id), maxHfWad: 10n ** 40n, minDebtBase: 0n });
     expect(all.length).toBeGreaterThan(100);
     expect(backgroundJobs(s.t.app, async () => ({}) as never, 1000).some((j) => j.name === "lending indexer")).toBe(true);
@@ -105,7 +100,7 @@ describe("lending questions on the devnet", () => {
   it("liquidatable: the lowest-HF position of a borrower, paid", async () => {
     const [worst] = await positionsBelow(s.t.app.database.db, { markets: LENDING_MARKETS.map((m) => m.id), maxHfWad: 10n ** 40n, minDebtBase: 0n, limit: 1 });
     expect((await s.call("GET", `/v1/q/liquidatable?addr=${worst!.borrower}`)).status).toBe(402);
-    const r = await paidGet(`/v1/q/liquidatable?addr=${worst!.borrower.toUpperCase().replace("0X", "0x")}`);
+    const r = await s.paidGet(`/v1/q/liquidatable?addr=${worst!.borrower.toUpperCase().replace("0X", "0x")}`);
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({
       found: true,
@@ -118,23 +113,23 @@ describe("lending questions on the devnet", () => {
     });
     expect(r.json.source_age_s).toBeLessThan(120);
     expect(typeof r.json.as_of_ms).toBe("number");
-    const nobody = await paidGet("/v1/q/liquidatable?addr=0x00000000000000000000000000000000000b0b00&protocol=spark");
+    const nobody = await s.paidGet("/v1/q/liquidatable?addr=0x00000000000000000000000000000000000b0b00&protocol=spark");
     expect(nobody.json).toMatchObject({ found: false, liquidatable: false, health_factor: null, debt_usd: null, positions: 0, protocol_filter: "spark" });
   });
 
   it("at-risk-count: counts by HF, debt and protocol, paid", async () => {
-    const all = await paidGet("/v1/q/at-risk-count?max_hf=1000");
+    const all = await s.paidGet("/v1/q/at-risk-count?max_hf=1000");
     expect(all.status).toBe(200);
     expect(all.json.count).toBe(all.json.universe_size);
-    const risky = await paidGet("/v1/q/at-risk-count?max_hf=1.1");
+    const risky = await s.paidGet("/v1/q/at-risk-count?max_hf=1.1");
     expect(risky.json.count).toBeGreaterThan(0);
     expect(risky.json.count).toBeLessThan(all.json.count);
-    const big = await paidGet("/v1/q/at-risk-count?max_hf=1.1&min_debt_usd=100000");
+    const big = await s.paidGet("/v1/q/at-risk-count?max_hf=1.1&min_debt_usd=100000");
     expect(big.json.count).toBeLessThanOrEqual(risky.json.count);
-    const aave = await paidGet("/v1/q/at-risk-count?max_hf=1000&protocol=aave");
-    const spark = await paidGet("/v1/q/at-risk-count?max_hf=1000&protocol=spark");
-    const compound = await paidGet("/v1/q/at-risk-count?max_hf=1000&protocol=compound");
-    const morpho = await paidGet("/v1/q/at-risk-count?max_hf=1000&protocol=morpho");
+    const aave = await s.paidGet("/v1/q/at-risk-count?max_hf=1000&protocol=aave");
+    const spark = await s.paidGet("/v1/q/at-risk-count?max_hf=1000&protocol=spark");
+    const compound = await s.paidGet("/v1/q/at-risk-count?max_hf=1000&protocol=compound");
+    const morpho = await s.paidGet("/v1/q/at-risk-count?max_hf=1000&protocol=morpho");
     expect(compound.json).toMatchObject({ protocol: "compound" });
     expect(compound.json.count).toBeGreaterThan(0);
     expect(morpho.json.count).toBeGreaterThan(0);
@@ -143,21 +138,21 @@ describe("lending questions on the devnet", () => {
   });
 
   it("recent-liquidations: the devnet's liquidations in the window, paid", async () => {
-    const day = await paidGet("/v1/q/recent-liquidations?since_min=1440");
+    const day = await s.paidGet("/v1/q/recent-liquidations?since_min=1440");
     expect(day.status).toBe(200);
     expect(day.json.count).toBeGreaterThan(3);
     expect(day.json.distinct_liquidators).toBeGreaterThanOrEqual(2);
     expect(Number(day.json.total_debt_usd)).toBeGreaterThan(0);
     expect(day.json.newest).toMatchObject({ borrower: expect.stringMatching(/^0x[0-9a-f]{40}$/), tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    const spark = await paidGet("/v1/q/recent-liquidations?since_min=1440&protocol=spark");
+    const spark = await s.paidGet("/v1/q/recent-liquidations?since_min=1440&protocol=spark");
     expect(spark.json.count).toBeLessThan(day.json.count);
-    const byProtocol = await Promise.all(["aave", "spark", "compound", "morpho"].map((p) => paidGet(`/v1/q/recent-liquidations?since_min=1440&protocol=${p}`)));
+    const byProtocol = await Promise.all(["aave", "spark", "compound", "morpho"].map((p) => s.paidGet(`/v1/q/recent-liquidations?since_min=1440&protocol=${p}`)));
     expect(byProtocol.reduce((a, r) => a + r.json.count, 0)).toBe(day.json.count);
   });
 
   it("opportunities: paid rows ranked by expected value; the free sample is their redaction", async () => {
     expect((await s.call("GET", "/v1/premium/opportunities")).status).toBe(402);
-    const paid = await paidGet("/v1/premium/opportunities?max_hf=1.1&limit=3");
+    const paid = await s.paidGet("/v1/premium/opportunities?max_hf=1.1&limit=3");
     expect(paid.status).toBe(200);
     const body = paid.json as Opportunities;
     expect(body.opportunities.length).toBe(3);
@@ -167,6 +162,23 @@ describe("lending questions on the devnet", () => {
     expect(body.assumptions.base_fee_gwei).not.toBeNull();
     expect(Number(body.opportunities[0]!.gas_usd)).toBeGreaterThan(0);
     expect(body.stale).toBe(false);
+    // Each row says the bonus it was valued with: its protocol's own unless bonus_bps is given.
+    expect(body.filters.bonus_bps).toBeNull();
+    const sources: Record<string, string> = { aave: "aave_reserve", spark: "aave_reserve", compound: "comet_storefront", morpho: "morpho_lltv" };
+    for (const r of body.opportunities) expect(r.bonus_source, r.protocol).toBe(sources[r.protocol]);
+    const all = (await s.paidGet("/v1/premium/opportunities?max_hf=1000&limit=500")).json as Opportunities;
+    const bonuses = new Map(all.opportunities.map((r) => [`${r.protocol} ${r.bonus_source}`, new Set<number>()]));
+    for (const r of all.opportunities) bonuses.get(`${r.protocol} ${r.bonus_source}`)!.add(r.bonus_bps);
+    // The devnet's Morpho markets (LLTV 86 %, 94.5 %) pay 4.38 % and 1.67 %; Comet's storefront 2.56 %; Aave Core and Spark 5 %.
+    expect(Object.fromEntries([...bonuses].map(([k, v]) => [k, [...v].sort((a, b) => a - b)]))).toEqual({
+      "aave aave_reserve": [500],
+      "spark aave_reserve": [500],
+      "compound comet_storefront": [256],
+      "morpho morpho_lltv": [167, 438],
+    });
+    const forced = (await s.paidGet("/v1/premium/opportunities?max_hf=1.1&limit=3&bonus_bps=1000")).json as Opportunities;
+    expect(forced.filters.bonus_bps).toBe(1_000);
+    for (const r of forced.opportunities) expect(r).toMatchObject({ bonus_bps: 1_000, bonus_source: "query" });
 
     const sample = await s.call("GET", "/v1/premium/opportunities/sample");
     expect(sample.status).toBe(200);
@@ -178,7 +190,7 @@ describe("lending questions on the devnet", () => {
 
   it("address-risk: list hits, liquidations suffered and made, builder roles, paid", async () => {
     expect((await s.call("GET", "/v1/q/address-risk?addr=nope")).status).toBe(400);
-    const liq = await paidGet(`/v1/q/address-risk?addr=${LIQUIDATOR}`);
+    const liq = await s.paidGet(`/v1/q/address-risk?addr=${LIQUIDATOR}`);
     expect(liq.status).toBe(200);
     expect(liq.json).toMatchObject({ addr: LIQUIDATOR, risk_score: 100, risk_band: "critical", lending_fresh: true });
     expect(liq.json.flags).toContainEqual(expect.objectContaining({ flag: "sanctioned", weight: 100, detail: "listed on ofac" }));
@@ -193,20 +205,20 @@ describe("lending questions on the devnet", () => {
     expect(liq.json.account_kind).toBe(code.error ? "unknown" : code.result === "0x" ? "eoa" : "contract");
 
     const [victim] = await liquidationsSince(s.t.app.database.db, LENDING_MARKETS.map((m) => m.id), 0);
-    const v = await paidGet(`/v1/q/address-risk?addr=${victim!.borrower}`);
+    const v = await s.paidGet(`/v1/q/address-risk?addr=${victim!.borrower}`);
     expect(v.json.flags).toContainEqual(expect.objectContaining({ flag: "liquidated", weight: 20 }));
     expect(v.json.risk_score).toBeGreaterThanOrEqual(20);
     expect(v.json.lending.liquidated_as_borrower).toBeGreaterThan(0);
     expect(v.json.lists.every((l: any) => !l.listed)).toBe(true);
 
     const miner = s.devnet.ethereum!.head().miner;
-    const m = await paidGet(`/v1/q/address-risk?addr=${miner}`);
+    const m = await s.paidGet(`/v1/q/address-risk?addr=${miner}`);
     expect(m.json.builder.fee_recipient_blocks).toBeGreaterThan(0);
     expect(m.json).toMatchObject({ risk_score: 0, risk_band: "low", flags: [] });
   });
 
   it("data-freshness: the lending source, fresh, then the node down", async () => {
-    const r = await paidGet("/v1/q/data-freshness?source=lending");
+    const r = await s.paidGet("/v1/q/data-freshness?source=lending");
     expect(r.json).toMatchObject({ source: "lending", configured: true, fresh: true, node_reachable: true, last_error: null });
     expect(r.json.stored_blocks).toBeGreaterThan(100);
     s.devnet.ethereum!.setFailure("http503");

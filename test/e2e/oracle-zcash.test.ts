@@ -15,11 +15,6 @@ import { createPayer } from "../../src/x402/payer.js";
 
 let s: WatchStack;
 
-const paidGet = async (path: string) => {
-  const r = await s.payer.payFetch(`${s.url}${path}`);
-  return { status: r.status, json: (await r.json()) as any, headers: r.headers };
-};
-
 beforeAll(async () => {
   s = await startWatchStack({ https: false });
 }, 60_000);
@@ -51,7 +46,7 @@ describe("Zcash questions on the devnet", () => {
   it("height: 402 unpaid, then a paid answer equal to the simulator's tip", async () => {
     expect((await s.call("GET", "/v1/q/zec/height")).status).toBe(402);
     s.devnet.zebrad!.mine(1);
-    const r = await paidGet("/v1/q/zec/height");
+    const r = await s.paidGet("/v1/q/zec/height");
     expect(r.status).toBe(200);
     const tip = s.devnet.zebrad!.chain.tip();
     expect(r.json).toMatchObject({ height: tip.height, best_block_hash: tip.hash, verification_progress: 1, synchronized: true, network: "test" });
@@ -62,7 +57,7 @@ describe("Zcash questions on the devnet", () => {
   it("mempool: count and bytes of the simulator's pending transactions", async () => {
     s.devnet.zebrad!.addMempoolTxs(4);
     const pending = s.devnet.zebrad!.chain.mempool;
-    const r = await paidGet("/v1/q/zec/mempool");
+    const r = await s.paidGet("/v1/q/zec/mempool");
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ tx_count: pending.length, bytes: pending.reduce((n, t) => n + t.size, 0) });
     expect(r.json.usage_bytes).toBeGreaterThanOrEqual(r.json.bytes);
@@ -70,7 +65,7 @@ describe("Zcash questions on the devnet", () => {
 
   it("last-block: timestamp, age, hash, difficulty, size of the tip", async () => {
     s.devnet.zebrad!.mine(1);
-    const r = await paidGet("/v1/q/zec/last-block");
+    const r = await s.paidGet("/v1/q/zec/last-block");
     expect(r.status).toBe(200);
     const tip = s.devnet.zebrad!.chain.tip();
     expect(r.json).toMatchObject({ height: tip.height, timestamp: tip.time, hash: tip.hash, size: tip.size, tx_count: tip.txs.length });
@@ -80,7 +75,7 @@ describe("Zcash questions on the devnet", () => {
 
   it("pools: six value pools in zatoshi and ZEC, totals and the migration readout", async () => {
     s.devnet.zebrad!.mine(1);
-    const r = await paidGet("/v1/q/zec/pools");
+    const r = await s.paidGet("/v1/q/zec/pools");
     expect(r.status).toBe(200);
     const tip = s.devnet.zebrad!.chain.tip();
     expect(r.json.height).toBe(tip.height);

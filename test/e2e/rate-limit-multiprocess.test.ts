@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db.js";
-import { startCli, type ChildService } from "../helpers/process.js";
-import { tempDir } from "../helpers/app.js";
+import { startApiProcesses, type ChildService } from "../helpers/process.js";
 
 if (!usingPostgres) console.warn("rate-limit-multiprocess: skipped, it needs DATABASE_URL (PGlite is one process)");
 
@@ -11,16 +10,7 @@ describe.skipIf(!usingPostgres)("per-IP rate limit shared by two API processes o
 
   beforeAll(async () => {
     db = await openTestDatabase();
-    const env = {
-      ...db.env,
-      DEVNET: "off",
-      PORT: "0",
-      DATA_DIR: tempDir(),
-      RATE_LIMIT_PER_MINUTE: "10",
-      FACILITATOR_MODE: "http",
-      FACILITATOR_URL: "http://127.0.0.1:9",
-    };
-    children.push(...(await Promise.all([startCli(["api"], env), startCli(["api"], env)])));
+    children.push(...(await startApiProcesses(db.env, 2, { RATE_LIMIT_PER_MINUTE: "10" })));
   }, 120_000);
   afterAll(async () => {
     await Promise.all(children.map((c) => c.stop()));

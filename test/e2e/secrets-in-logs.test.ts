@@ -4,14 +4,12 @@
  * and a seed phrase is turned into a UFVK (and refused once).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Writable } from "node:stream";
-import pino from "pino";
-import { REDACT_PATHS } from "../../src/core/logger.js";
 import { startDevnet, type DevnetHandle } from "../../src/devnet/index.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { startWorkers } from "../../src/workers.js";
 import { startTestApp, tempDir, type TestApp } from "../helpers/app.js";
 import { startReceiver, type Receiver } from "../helpers/receiver.js";
+import { captureLogs } from "../helpers/log-capture.js";
 
 const PHRASE = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 
@@ -19,19 +17,12 @@ describe("secrets never appear in logs", () => {
   let devnet: DevnetHandle;
   let t: TestApp;
   let receiver: Receiver;
-  const lines: string[] = [];
+  const logs = captureLogs();
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _enc, cb) {
-        lines.push(String(chunk));
-        cb();
-      },
-    });
-    const log = pino({ level: "trace", redact: { paths: REDACT_PATHS, censor: "[redacted]" } }, sink);
     devnet = await startDevnet({ dataDir: tempDir(), blockSeconds: 0 });
     receiver = await startReceiver();
-    t = await startTestApp({ WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1", MONERO_CONFIRMATIONS: "1" }, { devnet, log });
+    t = await startTestApp({ WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_ALLOW_PRIVATE: "1", MONERO_CONFIRMATIONS: "1" }, { devnet, log: logs.log });
   });
   afterAll(async () => {
     await t?.close();
@@ -68,7 +59,7 @@ describe("secrets never appear in logs", () => {
     expect((await derive(PHRASE)).status).toBe(200);
     expect((await derive(PHRASE.replace(/about$/, "abandon"))).status).toBe(400);
 
-    const all = lines.join("");
+    const all = logs.lines.join("");
     expect(all).toContain("\"msg\":\"request\""); // trace level really logged the requests
     for (const secret of [wallet.viewKey!, devnet.wallets[1].viewKey!, watch.watchToken, watch.webhookSecret, "abandon abandon"]) {
       expect(all.includes(secret), `log contains ${secret.slice(0, 12)}…`).toBe(false);

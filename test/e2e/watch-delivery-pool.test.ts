@@ -6,8 +6,6 @@
  * interval, while the hanging delivery is still in flight.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CREATE_CREDIT } from "../../src/watch/meter.js";
-import { createWatch } from "../../src/watch/service.js";
 import { startWorkers, type Workers } from "../../src/workers.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
@@ -21,15 +19,7 @@ afterAll(async () => {
 });
 
 type Wallet = WatchStack["wallets"][number];
-const watchOn = async (wallet: Wallet, path: string) => {
-  const created = await createWatch({
-    ctx: { deps: s.t.app.watch, db: s.t.db.db },
-    input: { chain: "monero", address: wallet.address, viewKey: wallet.viewKey!, webhookUrl: s.receiver.hookUrl(path), birthdayHeight: 0 },
-    opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
-  });
-  s.receiver.registerSecret(created.watchId, created.webhookSecret);
-  return created.watchId;
-};
+const watchOn = async (wallet: Wallet, path: string) => (await s.openMoneroWatch(wallet, path, { birthdayHeight: 0 })).watchId;
 
 describe("one hanging receiver in a worker", () => {
   it("does not delay another watch's deliveries", async () => {

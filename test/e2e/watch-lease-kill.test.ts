@@ -6,39 +6,16 @@
  * lease was renewed past its nominal length, so no other worker could take
  * the watch from a slow but live worker. PostgreSQL only (two processes).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CREATE_CREDIT } from "../../src/watch/meter.js";
-import { createWatch } from "../../src/watch/service.js";
 import { usingPostgres } from "../helpers/db.js";
 import { tempDir } from "../helpers/app.js";
 import { haveOpenssl } from "../helpers/receiver.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
+import { startWorker, stopWorkers, workerEnv, workerLogs, type WorkerProc } from "../helpers/worker-process.js";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const LEASE_SECONDS = 3;
-
-interface WorkerProc {
-  proc: ChildProcess;
-  out: string;
-  exited: Promise<number | null>;
-}
-
-function startWorker(env: Record<string, string>): WorkerProc {
-  const proc = spawn(process.execPath, [path.join(ROOT, "bin", "vigil.mjs"), "worker"], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const w: WorkerProc = { proc, out: "", exited: new Promise((resolve) => proc.on("exit", (code) => resolve(code))) };
-  proc.stdout!.on("data", (c: Buffer) => (w.out += c.toString()));
-  proc.stderr!.on("data", (c: Buffer) => (w.out += c.toString()));
-  return w;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -50,46 +27,22 @@ describe.skipIf(!usingPostgres || !haveOpenssl)("a worker killed mid-tick", () =
 
   beforeAll(async () => {
     s = await startWatchStack({});
-    env = {
-      ...s.t.db.env,
-      DEVNET: "off",
-      DATA_DIR: workerDir,
-      MONERO_DAEMON_URL: s.devnet.moneroUrl,
-      MONERO_NETWORK: "testnet",
-      MONERO_CONFIRMATIONS: "1",
-      MASTER_KEY: s.devnet.masterKey,
-      FACILITATOR_MODE: "http",
-      FACILITATOR_URL: "http://127.0.0.1:9",
-      WATCH_POLL_SECONDS: "1",
-      WATCH_LEASE_SECONDS: String(LEASE_SECONDS),
-      WEBHOOK_ALLOW_PRIVATE: "1",
-      WEBHOOK_ALLOW_HTTP: "0",
-      NODE_EXTRA_CA_CERTS: s.receiver.caFile!,
-      LOG_LEVEL: "debug",
-      DATABASE_POOL_SIZE: "4",
-    };
+    env = workerEnv(s, workerDir, { WATCH_LEASE_SECONDS: String(LEASE_SECONDS) });
   }, 120_000);
 
   afterAll(async () => {
-    for (const w of workers) if (w.proc.exitCode === null && w.proc.signalCode === null) w.proc.kill("SIGTERM");
-    await Promise.all(workers.map((w) => w.exited));
+    await stopWorkers(workers);
     await s?.close();
     fs.rmSync(workerDir, { recursive: true, force: true });
   });
 
   it("frees its watches within a lease length, renews them while alive, and the event is billed once", async () => {
     const db = s.t.db.db;
-    const alice = s.wallets.find((w) => w.label === "alice")!;
-    const created = await createWatch({
-      ctx: { deps: s.t.app.watch, db },
-      input: { chain: "monero", address: alice.address, viewKey: alice.viewKey!, webhookUrl: s.receiver.hookUrl("/slow"), birthdayHeight: 0 },
-      opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
-    });
+    const created = await s.openMoneroWatch("alice", "/slow", { birthdayHeight: 0 });
     const watchId = created.watchId;
-    s.receiver.registerSecret(watchId, created.webhookSecret);
     // The receiver takes 7 s per answer (below the sender's 8 s timeout): worker A is busy delivering.
     s.receiver.delayPath("/slow", 7_000);
-    const logs = () => workers.map((w) => w.out.slice(-3000)).join("\n----\n");
+    const logs = () => workerLogs(workers);
 
     const a = startWorker(env);
     workers.push(a);

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CREATE_CREDIT, DAY_MS } from "../../src/watch/meter.js";
-import { cancelWatch, createWatch } from "../../src/watch/service.js";
+import { cancelWatch } from "../../src/watch/service.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
 let s: WatchStack;
@@ -24,12 +24,7 @@ describe("the bounded ledger", () => {
     // Start at 20:00 UTC, so the run crosses midnight three times.
     const day0 = Math.floor(s.clock.now() / DAY_MS) * DAY_MS + DAY_MS;
     s.setTime(day0 + 20 * 3_600_000);
-    const alice = s.wallets.find((w) => w.label === "alice")!;
-    const created = await createWatch({
-      ctx: { deps: s.t.app.watch, db },
-      input: { chain: "monero", address: alice.address, viewKey: alice.viewKey!, webhookUrl: s.receiver.hookUrl("/ledger"), birthdayHeight: 0 },
-      opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
-    });
+    const created = await s.openMoneroWatch("alice", "/ledger", { birthdayHeight: 0 });
     const watchId = created.watchId;
 
     const ledger = () => db.selectFrom("watch_ledger").selectAll().where("watch_id", "=", watchId).orderBy("id").execute();
@@ -45,7 +40,7 @@ describe("the bounded ledger", () => {
       s.advance(2_000_000);
       if (!paid && s.clock.now() > day0 + DAY_MS + 12 * 3_600_000) {
         // A payment mid-run: its balance_change delivery is a credit event with its own row.
-        s.devnet.monerod.send(alice.address, 1_000_000_000_000n);
+        s.devnet.monerod.send(s.wallet("alice").address, 1_000_000_000_000n);
         s.devnet.monerod.mine(1);
         paid = true;
       }
@@ -95,12 +90,7 @@ describe("the bounded ledger", () => {
 
   it("books the carried drain when an expired watch is deleted", async () => {
     const db = s.t.db.db;
-    const bob = s.wallets.find((w) => w.label === "bob")!;
-    const created = await createWatch({
-      ctx: { deps: s.t.app.watch, db },
-      input: { chain: "monero", address: bob.address, viewKey: bob.viewKey!, webhookUrl: s.receiver.hookUrl("/expiry"), birthdayHeight: 0 },
-      opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
-    });
+    const created = await s.openMoneroWatch("bob", "/expiry", { birthdayHeight: 0 });
     const watchId = created.watchId;
     s.advance(2_000_000);
     await s.tick(); // first scan: scan_complete delivered (the carried drain is booked before its row)

@@ -7,8 +7,6 @@
  * throws rolls the whole batch back and the watch is retried at the next tick.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CREATE_CREDIT } from "../../src/watch/meter.js";
-import { createWatch } from "../../src/watch/service.js";
 import type { ScanSubscriber, WatchFindings } from "../../src/watch/findings.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
@@ -22,16 +20,8 @@ afterAll(async () => {
 });
 
 type Wallet = WatchStack["wallets"][number];
-const watchOn = async (wallet: Wallet, path: string) => {
-  const w = await createWatch({
-    ctx: { deps: s.t.app.watch, db: s.t.db.db },
-    input: { chain: "monero", address: wallet.address, viewKey: wallet.viewKey!, webhookUrl: s.receiver.hookUrl(path) },
-    opening: { creditAtomic: CREATE_CREDIT, funding: "usdc" },
-  });
-  s.receiver.registerSecret(w.watchId, w.webhookSecret);
-  return w;
-};
-const wallet = (label: string) => s.wallets.find((w) => w.label === label)!;
+const watchOn = (wallet: Wallet, path: string) => s.openMoneroWatch(wallet, path);
+const wallet = (label: string) => s.wallet(label);
 
 /** Records what it is told about one watch, and what the watch row said inside the same transaction. */
 function recorder(watchId: string) {
@@ -49,10 +39,6 @@ function recorder(watchId: string) {
 }
 
 /** One poll interval later (60 s ± 10 %), one tick. */
-const nextTick = async () => {
-  s.advance(70_000);
-  return s.tick();
-};
 
 describe("a scan subscriber", () => {
   it("sees a payment as new, then confirmed at the confirmation depth, then reorged", async () => {
@@ -61,12 +47,12 @@ describe("a scan subscriber", () => {
     const { seen, subscriber } = recorder(w.watchId);
     s.t.app.watch.scanSubscribers = [subscriber];
     try {
-      await nextTick(); // first scan: nothing received, nothing to tell
+      await s.nextTick(); // first scan: nothing received, nothing to tell
       expect(seen).toEqual([]);
 
       const amount = 1_250_000_000_000n;
       const txid = s.devnet.monerod.send(alice.address, amount);
-      await nextTick();
+      await s.nextTick();
       expect(seen).toHaveLength(1);
       const arrived = seen[0]!;
       expect(arrived.findings).toMatchObject({ watchId: w.watchId, chain: "monero", address: alice.address, confirmed: [], reorged: [] });
@@ -77,11 +63,11 @@ describe("a scan subscriber", () => {
       expect(arrived.pendingInRow).toBe(amount.toString());
 
       s.devnet.monerod.mine(1); // mined, one confirmation: not news yet
-      await nextTick();
+      await s.nextTick();
       expect(seen).toHaveLength(1);
 
       s.devnet.monerod.mine(CONFIRMATIONS - 1);
-      await nextTick();
+      await s.nextTick();
       expect(seen).toHaveLength(2);
       const height = s.devnet.monerod.height() - CONFIRMATIONS + 1;
       expect(seen[1]!.findings).toMatchObject({ new: [], reorged: [] });
@@ -89,11 +75,11 @@ describe("a scan subscriber", () => {
         { ...arrived.findings.new[0]!, height, confirmations: CONFIRMATIONS },
       ]);
 
-      await nextTick(); // nothing changed: not called
+      await s.nextTick(); // nothing changed: not called
       expect(seen).toHaveLength(2);
 
       s.devnet.monerod.reorg(CONFIRMATIONS); // the payment's block and the ones after it; the tx is dropped
-      await nextTick();
+      await s.nextTick();
       expect(seen).toHaveLength(3);
       expect(seen[2]!.findings).toMatchObject({ new: [], confirmed: [] });
       expect(seen[2]!.findings.reorged).toEqual([{ ...arrived.findings.new[0]!, height, confirmations: 0 }]);
@@ -176,20 +162,20 @@ describe("a scan subscriber", () => {
     const old = 420_000_000n;
     s.devnet.monerod.send(carol.address, old);
     s.devnet.monerod.mine(CONFIRMATIONS);
-    await nextTick(); // scanned with no subscriber: the payment is in the watch's state
+    await s.nextTick(); // scanned with no subscriber: the payment is in the watch's state
     await db.updateTable("watches").set({ known_outputs: null }).where("id", "=", w.watchId).execute();
 
     const { seen, subscriber } = recorder(w.watchId);
     s.t.app.watch.scanSubscribers = [subscriber];
     try {
-      await nextTick();
+      await s.nextTick();
       expect(seen).toEqual([]);
       const row = await db.selectFrom("watches").select("known_outputs").where("id", "=", w.watchId).executeTakeFirstOrThrow();
       expect(row.known_outputs).toEqual([expect.objectContaining({ amountAtomic: old.toString(), confirmed: true })]);
 
       const fresh = 170_000_000n;
       s.devnet.monerod.send(carol.address, fresh);
-      await nextTick();
+      await s.nextTick();
       expect(seen).toHaveLength(1);
       expect(seen[0]!.findings.new.map((o) => o.amountAtomic)).toEqual([fresh.toString()]);
     } finally {

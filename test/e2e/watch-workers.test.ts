@@ -5,54 +5,33 @@
  * the same bytes and nonce), and every delivered event is billed exactly
  * once. PGlite is single-process, so this runs only with DATABASE_URL.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usingPostgres } from "../helpers/db.js";
 import { tempDir } from "../helpers/app.js";
 import { haveOpenssl } from "../helpers/receiver.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
+import { startWorker, stopWorkers, workerEnv, workerLogs, type WorkerProc } from "../helpers/worker-process.js";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const WATCHES_PER_WALLET = 5;
 
-interface WorkerProc {
-  proc: ChildProcess;
-  out: string;
-  exited: Promise<number | null>;
-  ticks(): { deliveries: number; deliveryFailures: number; claimed: number }[];
-}
-
-function startWorker(env: Record<string, string>): WorkerProc {
-  const proc = spawn(process.execPath, [path.join(ROOT, "bin", "vigil.mjs"), "worker"], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const w: WorkerProc = {
-    proc,
-    out: "",
-    exited: new Promise((resolve) => proc.on("exit", (code) => resolve(code))),
-    ticks: () =>
-      w.out
-        .split("\n")
-        .filter((l) => l.startsWith("{"))
-        .map((l) => {
-          try {
-            return JSON.parse(l) as Record<string, unknown>;
-          } catch {
-            return {};
-          }
-        })
-        // The tick hands deliveries to the worker's pool, which logs their counts when they end.
-        .filter((j) => j.msg === "watch tick" || j.msg === "webhook deliveries")
-        .map((j) => ({ deliveries: Number(j.deliveries ?? 0), deliveryFailures: Number(j.deliveryFailures ?? 0), claimed: Number(j.claimed ?? 0) })),
-  };
-  proc.stdout!.on("data", (c: Buffer) => (w.out += c.toString()));
-  proc.stderr!.on("data", (c: Buffer) => (w.out += c.toString()));
-  return w;
+/** What a worker's JSON log says of its ticks and of the deliveries its pool ran. */
+function ticksOf(w: WorkerProc): { deliveries: number; deliveryFailures: number; claimed: number }[] {
+  return (
+    w.out
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => {
+        try {
+          return JSON.parse(l) as Record<string, unknown>;
+        } catch {
+          return {};
+        }
+      })
+      // The tick hands deliveries to the worker's pool, which logs their counts when they end.
+      .filter((j) => j.msg === "watch tick" || j.msg === "webhook deliveries")
+      .map((j) => ({ deliveries: Number(j.deliveries ?? 0), deliveryFailures: Number(j.deliveryFailures ?? 0), claimed: Number(j.claimed ?? 0) }))
+  );
 }
 
 describe.skipIf(!usingPostgres || !haveOpenssl)("two worker processes on PostgreSQL", () => {
@@ -64,31 +43,12 @@ describe.skipIf(!usingPostgres || !haveOpenssl)("two worker processes on Postgre
 
   beforeAll(async () => {
     s = await startWatchStack({});
-    const workerEnv = {
-      ...s.t.db.env,
-      DEVNET: "off",
-      DATA_DIR: workerDir,
-      MONERO_DAEMON_URL: s.devnet.moneroUrl,
-      MONERO_NETWORK: "testnet",
-      MONERO_CONFIRMATIONS: "1",
-      MASTER_KEY: s.devnet.masterKey,
-      FACILITATOR_MODE: "http",
-      FACILITATOR_URL: "http://127.0.0.1:9",
-      WATCH_POLL_SECONDS: "1",
-      WORKER_BATCH_SIZE: "4",
-      WEBHOOK_ALLOW_PRIVATE: "1",
-      WEBHOOK_ALLOW_HTTP: "0",
-      // The receiver's self-signed certificate, trusted the way an operator would add a CA.
-      NODE_EXTRA_CA_CERTS: s.receiver.caFile!,
-      LOG_LEVEL: "debug",
-      DATABASE_POOL_SIZE: "4",
-    };
-    workers.push(startWorker(workerEnv), startWorker(workerEnv));
+    const env = workerEnv(s, workerDir, { WORKER_BATCH_SIZE: "4" });
+    workers.push(startWorker(env), startWorker(env));
   });
 
   afterAll(async () => {
-    for (const w of workers) if (w.proc.exitCode === null) w.proc.kill("SIGTERM");
-    await Promise.all(workers.map((w) => w.exited));
+    await stopWorkers(workers);
     await s?.close();
     fs.rmSync(workerDir, { recursive: true, force: true });
   });
@@ -127,7 +87,7 @@ describe.skipIf(!usingPostgres || !haveOpenssl)("two worker processes on Postgre
     const round1 = 2 * WATCHES_PER_WALLET + n;
     const withLogs = async (p: Promise<void>) =>
       p.catch((e: Error) => {
-        throw new Error(`${e.message}\nworker output:\n${workers.map((w) => w.out.slice(-3000)).join("\n----\n")}`);
+        throw new Error(`${e.message}\nworker output:\n${workerLogs(workers)}`);
       });
     await withLogs(s.receiver.waitFor(() => s.receiver.accepted.size >= round1, 60_000, `${round1} deliveries`));
 
@@ -149,7 +109,7 @@ describe.skipIf(!usingPostgres || !haveOpenssl)("two worker processes on Postgre
 
     for (const w of workers) w.proc.kill("SIGTERM");
     const codes = await Promise.all(workers.map((w) => w.exited));
-    expect(codes, workers.map((w) => w.out.slice(-2000)).join("\n----\n")).toEqual([0, 0]);
+    expect(codes, workerLogs(workers, 2000)).toEqual([0, 0]);
 
     // Exactly once at the receiver: every outbox row was accepted once, under its own nonce.
     const outbox = await db().selectFrom("webhook_outbox").selectAll().execute();
@@ -193,7 +153,7 @@ describe.skipIf(!usingPostgres || !haveOpenssl)("two worker processes on Postgre
     }
 
     // Both processes did part of the work, and their own counts add up to what the receiver saw.
-    const perWorker = workers.map((w) => w.ticks());
+    const perWorker = workers.map(ticksOf);
     const delivered = perWorker.map((ticks) => ticks.reduce((a, t) => a + t.deliveries, 0));
     const failed = perWorker.map((ticks) => ticks.reduce((a, t) => a + t.deliveryFailures, 0));
     expect(delivered[0]! + delivered[1]!).toBe(outbox.length);

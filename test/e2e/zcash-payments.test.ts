@@ -22,10 +22,6 @@ afterAll(async () => {
 });
 
 const db = () => s.t.db.db;
-const nextTick = async () => {
-  s.advance(70_000);
-  return s.tick();
-};
 const chain = () => s.devnet.zcashChain!;
 const zwallet = (label: string) => s.devnet.zcashWallets().find((w) => w.label === label)!;
 
@@ -56,13 +52,13 @@ describe("paying in ZEC", () => {
     expect(q).toMatchObject({ chain: "zcash", payTo: s.devnet.zcashServiceWallet!.address, amount: { coin: "ZEC" }, confirmations: CONFIRMATIONS });
     expect(q.memo).toMatch(/^vigil-[A-Z2-7]{16}$/);
     expect(q.instructions).toContain(q.memo);
-    await nextTick(); // the service wallet's watch starts at the tip
+    await s.nextTick(); // the service wallet's watch starts at the tip
 
     const before = BigInt((await db().selectFrom("watches").select("credit_atomic").where("id", "=", w.watchId).executeTakeFirstOrThrow()).credit_atomic);
     chain().send(q.payTo, BigInt(q.amount.atomic), `${q.memo}\n`);
     chain().mine(CONFIRMATIONS);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     const after = await s.call("GET", `/v1/private/topup-crypto/${q.quoteId}`, { token: w.watchToken });
     expect(after.json.status).toBe("settled");
     const credit = BigInt((await db().selectFrom("watches").select("credit_atomic").where("id", "=", w.watchId).executeTakeFirstOrThrow()).credit_atomic);
@@ -74,7 +70,7 @@ describe("paying in ZEC", () => {
 
   it("a Zcash invoice: ZIP 321 URI with the memo; paid with the memo → confirming → paid, fee once, signed webhooks", async () => {
     const m = await zcashMerchant("bob");
-    await nextTick();
+    await s.nextTick();
     const r = await s.call("POST", "/v1/checkout/invoices", { body: { watchId: m.watchId, watchToken: m.watchToken, amountUsdCents: 1234, orderId: "z-1", description: "Green tea" } });
     expect(r.status, JSON.stringify(r.json)).toBe(201);
     const inv = r.json;
@@ -87,11 +83,11 @@ describe("paying in ZEC", () => {
     expect(uri.searchParams.get("message")).toBe("Green tea");
 
     const { txid } = chain().send(inv.payTo, BigInt(inv.amount.atomic), inv.memo);
-    await nextTick();
+    await s.nextTick();
     expect(await status(inv.invoiceId)).toMatchObject({ status: "confirming" });
     chain().mine(CONFIRMATIONS);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     expect(await status(inv.invoiceId)).toMatchObject({ status: "paid", received: { atomic: inv.amount.atomic } });
     const hooks = invoiceHooks(m.watchId);
     expect(hooks.map((h) => h.event)).toEqual(["invoice_seen", "invoice_paid"]);
@@ -103,15 +99,15 @@ describe("paying in ZEC", () => {
 
   it("the memo names the invoice whatever the amount (short → underpaid); without a memo the amount's tag matches", async () => {
     const m = await zcashMerchant("carol");
-    await nextTick();
+    await s.nextTick();
     const a = (await s.call("POST", "/v1/checkout/invoices", { body: { watchId: m.watchId, watchToken: m.watchToken, amountUsdCents: 500 } })).json;
     const b = (await s.call("POST", "/v1/checkout/invoices", { body: { watchId: m.watchId, watchToken: m.watchToken, amountUsdCents: 500 } })).json;
     expect(a.amount.atomic).not.toBe(b.amount.atomic);
     chain().send(a.payTo, BigInt(a.amount.atomic) - 100_000n, a.memo); // short, with a's memo
     chain().send(b.payTo, BigInt(b.amount.atomic)); // exact, no memo
     chain().mine(CONFIRMATIONS);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     expect(await status(a.invoiceId)).toMatchObject({ status: "underpaid" });
     expect(await status(b.invoiceId)).toMatchObject({ status: "paid" });
   }, 120_000);
@@ -128,11 +124,11 @@ describe("paying in ZEC", () => {
     const credit = async () => BigInt((await db().selectFrom("watches").select("credit_atomic").where("id", "=", watchId).executeTakeFirstOrThrow()).credit_atomic);
     const grace = await credit();
     expect(grace).toBeGreaterThan(0n);
-    await nextTick();
+    await s.nextTick();
     chain().send(payment.payTo, BigInt(payment.amount.atomic), payment.memo);
     chain().mine(CONFIRMATIONS);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     const topups = (await db().selectFrom("watch_ledger").selectAll().where("watch_id", "=", watchId).execute()).filter((l) => l.kind === "topup");
     expect(topups).toHaveLength(1);
     expect(BigInt(topups[0]!.amount_atomic)).toBe(2_500_000n);
@@ -147,8 +143,8 @@ describe("paying in ZEC", () => {
     expect((await s.call("POST", "/v1/checkout/invoices", { body: { checkoutKey: key.json.checkoutKey, amountUsdCents: 801 } })).status).toBe(403);
     chain().send(inv.json.payTo, BigInt(inv.json.amount.atomic), inv.json.memo);
     chain().mine(CONFIRMATIONS);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     expect(await status(inv.json.invoiceId)).toMatchObject({ status: "paid" });
   }, 120_000);
 });

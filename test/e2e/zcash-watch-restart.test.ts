@@ -161,32 +161,28 @@ describe("Zcash watch keys across restarts (devnet, lightwalletd gRPC)", () => {
   it("a spend only in the mempool is reported as pending; once mined the balance drops once", async () => {
     const chain = s.devnet.zcashChain!;
     const { wallet, watchId } = await createZcashWatch(2);
-    const nextTick = async () => {
-      s.advance(70_000);
-      await s.tick();
-    };
-    await nextTick();
+    await s.nextTick();
     const paid = chain.send(wallet.address, zat(2), "to be spent");
     chain.mine(2);
-    await nextTick();
+    await s.nextTick();
     expect(lastBalance(watchId).current).toMatchObject({ balanceAtomic: String(zat(2)), pendingSpentAtomic: "0" });
     const before = s.receiver.deliveries(watchId).filter((d) => d.event === "balance_change").length;
 
     // The wallet spends the note; the spend waits in the mempool.
     const spend = chain.spend(decodeUfvk(wallet.ufvk), paid.txid, { pool: paid.pool as "ironwood" | "orchard" | "sapling" });
-    await nextTick();
+    await s.nextTick();
     const pending = lastBalance(watchId);
     expect(pending.event).toBe("balance_change");
     expect(pending.current).toMatchObject({ balanceAtomic: String(zat(2)), pendingSpentAtomic: String(zat(2)) });
     expect(pending.delta).toMatchObject({ balance_atomic: "0", pending_spent_atomic: String(zat(2)) });
     expect(pending.current.outputs).toEqual([expect.objectContaining({ txid: paid.txid, spent: false, spendPending: true })]);
-    await nextTick(); // still in the mempool: nothing new
+    await s.nextTick(); // still in the mempool: nothing new
     expect(s.receiver.deliveries(watchId).filter((d) => d.event === "balance_change")).toHaveLength(before + 1);
 
     chain.mine(1);
-    await nextTick();
+    await s.nextTick();
     chain.mine(2);
-    await nextTick();
+    await s.nextTick();
     const after = s.receiver.deliveries(watchId).filter((d) => d.event === "balance_change").slice(before);
     const drops = after.filter((d) => BigInt((d.body as any).delta.balance_atomic) < 0n);
     expect(drops).toHaveLength(1);

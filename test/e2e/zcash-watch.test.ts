@@ -19,10 +19,6 @@ afterAll(async () => {
 });
 
 const zat = (zec: number) => BigInt(Math.round(zec * 1e8));
-const nextTick = async () => {
-  s.advance(70_000);
-  return s.tick();
-};
 
 describe("Zcash watch on the devnet (lightwalletd gRPC)", () => {
   it("a paid watch gets signed balance_change webhooks: Ironwood with a memo, Sapling, a spend and a reorg", async () => {
@@ -39,12 +35,12 @@ describe("Zcash watch on the devnet (lightwalletd gRPC)", () => {
     expect(created.status, JSON.stringify(created.json)).toBe(200);
     const { watchId, webhookSecret } = created.json;
     s.receiver.registerSecret(watchId, webhookSecret);
-    await nextTick();
+    await s.nextTick();
 
     const paid = chain.send(wallet.address, zat(1.25), "thanks for the tea");
     chain.mine(2);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     const hooks = s.receiver.deliveries(watchId).filter((d) => d.event === "balance_change");
     expect(hooks.length).toBeGreaterThan(0);
     expect(hooks.every((h) => h.signatureValid)).toBe(true);
@@ -55,24 +51,24 @@ describe("Zcash watch on the devnet (lightwalletd gRPC)", () => {
 
     chain.send(wallet.saplingAddress, zat(0.5));
     chain.mine(2);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     expect(BigInt(last().current.balanceAtomic)).toBe(zat(1.75));
 
     // The wallet spends its Ironwood note: its nullifier appears on chain, the balance goes down.
     chain.spend(decodeUfvk(wallet.ufvk), paid.txid, { pool: "ironwood" });
     chain.mine(2);
-    await nextTick();
-    await nextTick();
+    await s.nextTick();
+    await s.nextTick();
     expect(BigInt(last().current.balanceAtomic)).toBe(zat(0.5));
 
     // A payment mined and then reorged away (the replacing block drops it): up, then back down with a negative delta.
     const gone = chain.send(wallet.address, zat(2));
     chain.mine(1);
-    await nextTick();
+    await s.nextTick();
     expect(BigInt(last().current.pendingAtomic) + BigInt(last().current.balanceAtomic)).toBe(zat(2.5));
     chain.reorg(1, [gone.txid]);
-    await nextTick();
+    await s.nextTick();
     expect(BigInt(last().current.pendingAtomic) + BigInt(last().current.balanceAtomic)).toBe(zat(0.5));
     expect(BigInt(last().delta.pending_atomic) + BigInt(last().delta.balance_atomic)).toBe(-zat(2));
   }, 180_000);

@@ -11,17 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { scanApprovalsOnce } from "../../src/feeds/approval-scan.js";
 import { DEVNET_BOTS, DEVNET_ETH_USD, DEVNET_RISKY_TOKEN, DEVNET_SPENDERS } from "../../src/devnet/ethereum-activity.js";
-import { BOT_MIN_FAILS, bandOf, scoreSpender, scoreToken, summarizeCounterMev } from "../../src/feeds/counter-mev.js";
+import { BOT_MIN_FAILS, scoreSpender, scoreToken, summarizeCounterMev } from "../../src/feeds/counter-mev.js";
+import { bandOf } from "../../src/chains/ethereum/approval-risk.js";
 
 let s: WatchStack;
 
 const rpc = async (method: string, params: unknown[]) => {
   const r = await fetch(s.devnet.ethereum!.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
   return ((await r.json()) as { result: any }).result;
-};
-const paidGet = async (path: string) => {
-  const r = await s.payer.payFetch(`${s.url}${path}`);
-  return { status: r.status, json: (await r.json()) as any };
 };
 const balance = () => s.devnet.evm.usdcBalanceOf(s.payer.address);
 const keys = (o: object) => Object.keys(o).sort();
@@ -50,7 +47,7 @@ describe("counter-MEV on the devnet", () => {
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ present: false, as_of_ms: null, freshness: { age_s: null, stale: true } });
     const before = balance();
-    const p = await paidGet("/v1/premium/counter-mev");
+    const p = await s.paidGet("/v1/premium/counter-mev");
     expect(p.status).toBe(503);
     expect(p.json.error.code).toBe("source_stale");
     expect(balance()).toBe(before);
@@ -108,7 +105,7 @@ describe("counter-MEV on the devnet", () => {
     expect((await s.call("GET", "/v1/premium/counter-mev")).status).toBe(402);
     expect((await s.call("GET", "/v1/premium/counter-mev?min_band=severe")).status).toBe(400);
     const before = balance();
-    const r = await paidGet("/v1/premium/counter-mev");
+    const r = await s.paidGet("/v1/premium/counter-mev");
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(before - balance()).toBe(50_000n);
     const a = r.json;
@@ -171,7 +168,7 @@ describe("counter-MEV on the devnet", () => {
   });
 
   it("min_band narrows the lists but not the totals", async () => {
-    const r = await paidGet("/v1/premium/counter-mev?min_band=critical");
+    const r = await s.paidGet("/v1/premium/counter-mev?min_band=critical");
     expect(r.status).toBe(200);
     expect(r.json.spenders.every((x: any) => x.risk_band === "critical")).toBe(true);
     expect(r.json.dangling_approvals.every((x: any) => x.risk_band === "critical")).toBe(true);
@@ -188,7 +185,7 @@ describe("counter-MEV on the devnet", () => {
  */
 describe("address-risk from the approval scan", () => {
   const risk = async (addr: string) => {
-    const r = await paidGet(`/v1/q/address-risk?addr=${addr}`);
+    const r = await s.paidGet(`/v1/q/address-risk?addr=${addr}`);
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     return r.json;
   };
@@ -196,7 +193,7 @@ describe("address-risk from the approval scan", () => {
 
   it("flags what the scan flags, scored as the feed scores it, and nothing for an address it never met", async () => {
     // The scan has run (above); the paid feed is the reference.
-    const feed = await paidGet("/v1/premium/counter-mev?min_band=low");
+    const feed = await s.paidGet("/v1/premium/counter-mev?min_band=low");
     expect(feed.status).toBe(200);
     const window = feed.json.block_window;
 

@@ -53,3 +53,20 @@ export async function startCli(args: string[], env: Record<string, string>, opts
       }),
   };
 }
+
+/**
+ * `count` API processes (`vigil api`, no devnet, no facilitator reachable) on the
+ * same database, each on its own port: what the multi-process limit tests share.
+ */
+export async function startApiProcesses(dbEnv: Record<string, string>, count: number, extra: Record<string, string> = {}): Promise<ChildService[]> {
+  const env = {
+    ...dbEnv,
+    DEVNET: "off",
+    PORT: "0",
+    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "vigil-api-")),
+    FACILITATOR_MODE: "http",
+    FACILITATOR_URL: "http://127.0.0.1:9",
+    ...extra,
+  };
+  return Promise.all(Array.from({ length: count }, () => startCli(["api"], env)));
+}

@@ -16,9 +16,16 @@ import { startDevnet, type DevnetHandle, type DevnetWallet } from "../../src/dev
 import { createWebhookSender } from "../../src/webhooks/deliver.js";
 import { startWorkers, type Workers } from "../../src/workers.js";
 import type { TickStats } from "../../src/watch/tick.js";
+import { CREATE_CREDIT } from "../../src/watch/meter.js";
+import { createWatch } from "../../src/watch/service.js";
+import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
+import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
 import { createPayer, type Payer } from "../../src/x402/payer.js";
 import { startTestApp, tempDir, type TestApp } from "./app.js";
 import { startReceiver, type Receiver } from "./receiver.js";
+
+/** Past WATCH_POLL_SECONDS (60) plus its 10 % jitter. */
+const NEXT_TICK_MS = 70_000;
 
 export interface WatchStack {
   devnet: DevnetHandle;
@@ -30,7 +37,21 @@ export interface WatchStack {
   workers: Workers;
   /** The devnet's Monero wallets (alice, bob, carol, miner). */
   wallets: DevnetWallet[];
+  /** A devnet Monero wallet by label (alice, bob, carol, …). */
+  wallet(label: string): DevnetWallet;
+  /**
+   * A Monero watch of a devnet wallet opened through the watch service with its
+   * credit as if paid in USDC (default CREATE_CREDIT), webhooks to `hookPath` on
+   * the receiver, which learns the watch's secret to check signatures.
+   */
+  openMoneroWatch(wallet: DevnetWallet | string, hookPath: string, opts?: { credit?: bigint; birthdayHeight?: number }): ReturnType<typeof createWatch>;
   tick(): Promise<TickStats>;
+  /** Moves the clock past the poll interval and its jitter (70 s for the stack's 60 s ± 10 %), then ticks: every watch is due. */
+  nextTick(): Promise<TickStats>;
+  /** Lets the Ethereum follower store every devnet L1 header (the fee questions and feeds stand on them). */
+  followEthereum(): Promise<void>;
+  /** Lets the relay poller ingest everything the devnet relays hold (the builder questions and feeds stand on it). */
+  pollRelays(): Promise<void>;
   /** Moves the app clock (and, through onTime, the process clock). */
   advance(ms: number): void;
   setTime(ms: number): void;
@@ -38,6 +59,8 @@ export interface WatchStack {
   call(method: string, path: string, opts?: { body?: unknown; token?: string }): Promise<{ status: number; json: any; headers: Headers }>;
   /** JSON POST paid with x402 by the devnet payer. */
   paid(path: string, body: unknown): Promise<{ status: number; json: any; headers: Headers }>;
+  /** GET paid with x402 by the devnet payer (paid feeds, oracle questions). */
+  paidGet(path: string): Promise<{ status: number; json: any; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -102,7 +125,38 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
     payer,
     workers,
     wallets: devnet.wallets,
+    wallet: (label) => {
+      const w = devnet.wallets.find((x) => x.label === label);
+      if (!w) throw new Error(`no devnet wallet labelled ${label}`);
+      return w;
+    },
+    openMoneroWatch: async (wallet, hookPath, o = {}) => {
+      const w = typeof wallet === "string" ? stack.wallet(wallet) : wallet;
+      const created = await createWatch({
+        ctx: { deps: t.app.watch, db: t.db.db },
+        input: {
+          chain: "monero",
+          address: w.address,
+          viewKey: w.viewKey!,
+          webhookUrl: receiver.hookUrl(hookPath),
+          ...(o.birthdayHeight !== undefined ? { birthdayHeight: o.birthdayHeight } : {}),
+        },
+        opening: { creditAtomic: o.credit ?? CREATE_CREDIT, funding: "usdc" },
+      });
+      receiver.registerSecret(created.watchId, created.webhookSecret);
+      return created;
+    },
     tick: () => workers.tickOnce(),
+    followEthereum: async () => {
+      while ((await followEthereumOnce(t.app.ethereum)).more);
+    },
+    pollRelays: async () => {
+      while ((await pollRelaysOnce(t.app.relays)).some((r) => r.more));
+    },
+    nextTick: () => {
+      stack.advance(NEXT_TICK_MS);
+      return workers.tickOnce();
+    },
     advance: (ms) => {
       clock.advance(ms);
       opts.onTime?.(clock.now());
@@ -119,6 +173,7 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
     },
     paid: async (path, body) =>
       parse(await payer.payFetch(`${t.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })),
+    paidGet: async (path) => parse(await payer.payFetch(`${t.url}${path}`)),
     close: async () => {
       await workers.stop();
       await t.close();

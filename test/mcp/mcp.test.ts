@@ -5,8 +5,6 @@
  * payments and errors on both transports.
  */
 import { validateDiscoveryExtension, type DiscoveryExtension } from "@x402/extensions/bazaar";
-import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
-import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
 import { indexLendingOnce } from "../../src/oracle/lending-indexer.js";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -160,9 +158,9 @@ describe.each(transports)("MCP over $name", (transport) => {
     };
     expect(catalogue.questions.length).toBeGreaterThan(0);
     // The Ethereum answers stand on stored headers: let the follower catch up first.
-    while ((await followEthereumOnce(s.t.app.ethereum)).more);
+    await s.followEthereum();
     // The builder answers stand on ingested relay data: let the relay poller catch up too.
-    while ((await pollRelaysOnce(s.t.app.relays)).some((r) => r.more));
+    await s.pollRelays();
     // The lending answers stand on the lending indexer's data.
     while ((await indexLendingOnce(s.t.app.lending)).more);
     // A valid value for each required free-form parameter (enumerations take their first allowed value).

@@ -16,7 +16,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EthRpc } from "../../src/chains/ethereum/rpc.js";
-import { AAVE_V3_CORE_ORACLE, LENDING_MARKETS, WAD } from "../../src/chains/ethereum/lending.js";
+import { LENDING_MARKETS, WAD } from "../../src/chains/ethereum/lending.js";
 import { ASSETS } from "../../src/chains/ethereum/flashloans.js";
 import {
   COMET_TOPIC_ABSORB_COLLATERAL,
@@ -34,14 +34,16 @@ import {
   MORPHO_TOPIC_SUPPLY_COLLATERAL,
   toAssetsUp,
 } from "../../src/chains/ethereum/morpho.js";
-import { startDevnetEthereum, type DevnetEthereum } from "../../src/devnet/ethereum.js";
+import type { DevnetEthereum } from "../../src/devnet/ethereum.js";
 import { DEVNET_MORPHO_BORROW_RATE } from "../../src/devnet/ethereum-morpho.js";
 import { indexLendingOnce, type LendingIndexerDeps } from "../../src/oracle/lending-indexer.js";
 import { cursors, liquidationsSince, positionsOf, trackedPositions } from "../../src/oracle/lending-store.js";
 import { lendingQuestions } from "../../src/oracle/questions/lending.js";
 import { ManualClock } from "../../src/core/clock.js";
-import { openTestDatabase, type TestDatabase } from "../helpers/db.js";
+import type { TestDatabase } from "../helpers/db.js";
+import { startLendingDevnet, type LendingDevnet } from "../helpers/lending-devnet.js";
 
+let l: LendingDevnet;
 let db: TestDatabase;
 let sim: DevnetEthereum;
 let rpc: EthRpc;
@@ -62,15 +64,7 @@ const COMETS: { m: typeof usdc; base: string; cfs: Record<string, bigint> }[] = 
 ];
 const morpho = LENDING_MARKETS.find((m) => m.id === "morpho-blue")!;
 
-const drain = async (d: LendingIndexerDeps = deps) => {
-  let r;
-  let runs = 0;
-  do {
-    r = await indexLendingOnce(d);
-    runs++;
-  } while (r.more && runs < 50);
-  return r;
-};
+const drain = (d?: LendingIndexerDeps) => l.drain(d);
 const E8 = 10n ** 8n;
 const E18 = 10n ** 18n;
 /**
@@ -95,7 +89,7 @@ const absorbAndIndex = async (comet: string, user: string) => {
 };
 /** Stops the simulation and the absorbers, opens a Comet position by hand and indexes the blocks after it. */
 const openHeld = async (p: { comet: string; user: string; collateral: string; collateralAmount: bigint; borrow: bigint }) => {
-  freezeAll(true);
+  l.freezeAll(true);
   sim.comet.pauseAbsorbers(true);
   sim.comet.open(p);
   sim.mine(3);
@@ -107,35 +101,14 @@ const shockAndIndex = async (symbol: "WETH" | "WBTC", bps: number) => {
   sim.mine(3);
   await drain();
 };
-/** The lending simulation stands still (prices, arrivals, interest) while a test moves it by hand. */
-const freezeAll = (frozen: boolean) => {
-  sim.lending.freeze(frozen);
-  sim.comet.freeze(frozen);
-  sim.morpho.freeze(frozen);
-};
 
 beforeAll(async () => {
-  db = await openTestDatabase();
-  sim = await startDevnetEthereum({ autoMine: false, history: 300, seed: 4242 });
-  rpc = new EthRpc({ urls: [sim.url], attemptsPerUrl: 1 });
-  deps = {
-    db: db.db,
-    rpc,
-    clock,
-    markets: LENDING_MARKETS,
-    oracle: AAVE_V3_CORE_ORACLE,
-    backfillBlocks: 1_000,
-    batchBlocks: 100,
-    confirmations: 2,
-    retentionSeconds: 86_400,
-    multicallBatch: 50,
-  };
+  l = await startLendingDevnet({ clock, seed: 4242, batchBlocks: 100 });
+  ({ db, sim, rpc, deps } = l);
 });
 
 afterAll(async () => {
-  await rpc.close();
-  await sim.close();
-  await db.close();
+  await l.close();
 });
 
 describe("Compound V3 and Morpho Blue: protocol facts", () => {
@@ -236,7 +209,7 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
   });
 
   it("Morpho debt includes the interest since a market's last update at the IRM's rate, when blocks pass with the markets untouched", async () => {
-    freezeAll(true);
+    l.freezeAll(true);
     try {
       sim.mine(10);
       await drain();
@@ -255,7 +228,7 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
         expect(stored.debtBase).toBe((borrowed * sim.lending.price(m.loan)) / 10n ** BigInt(ASSETS[m.loan]!.decimals));
       }
     } finally {
-      freezeAll(false);
+      l.freezeAll(false);
     }
   });
 
@@ -337,7 +310,7 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
     await db.db.updateTable("lending_cursors").set({ last_block: String(start - 5n) }).where("market", "=", morpho.id).execute();
     await drain();
     expect(await liquidationsSince(db.db, [morpho.id], 0, user)).toHaveLength(1);
-    freezeAll(false);
+    l.freezeAll(false);
   });
 
   it("cUSDTv3 (a row of the table): a hand-made WBTC position's HF by hand, liquidatable under protocol=compound, absorbed and recorded once", async () => {
@@ -379,7 +352,7 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
       await drain();
       expect(await liquidationsSince(db.db, [usdt.id], 0, user)).toHaveLength(1);
     } finally {
-      freezeAll(false);
+      l.freezeAll(false);
     }
   });
 
@@ -420,7 +393,7 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
       expect(rows[0]!.debtToCover).toBe(paidOut);
       expect(rows[0]!.debtBase).toBe((paidOut * sim.lending.price("WSTETH")) / E18);
     } finally {
-      freezeAll(false);
+      l.freezeAll(false);
     }
   });
 

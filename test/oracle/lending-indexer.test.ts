@@ -7,54 +7,32 @@
  * goes down recorded on every market's cursor.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EthRpc } from "../../src/chains/ethereum/rpc.js";
-import { AAVE_V3_CORE_ORACLE, LENDING_MARKETS, WAD } from "../../src/chains/ethereum/lending.js";
+import type { EthRpc } from "../../src/chains/ethereum/rpc.js";
+import { LENDING_MARKETS, WAD } from "../../src/chains/ethereum/lending.js";
 import { ASSETS } from "../../src/chains/ethereum/flashloans.js";
-import { startDevnetEthereum, type DevnetEthereum } from "../../src/devnet/ethereum.js";
+import type { DevnetEthereum } from "../../src/devnet/ethereum.js";
 import { indexLendingOnce, readAccounts, type LendingIndexerDeps } from "../../src/oracle/lending-indexer.js";
 import { cursors, liquidationsSince, positionsOf, trackedBorrowers } from "../../src/oracle/lending-store.js";
 import { ManualClock } from "../../src/core/clock.js";
-import { openTestDatabase, type TestDatabase } from "../helpers/db.js";
+import type { TestDatabase } from "../helpers/db.js";
+import { startLendingDevnet, type LendingDevnet } from "../helpers/lending-devnet.js";
 
+let l: LendingDevnet;
 let db: TestDatabase;
 let sim: DevnetEthereum;
 let rpc: EthRpc;
 let deps: LendingIndexerDeps;
 const core = LENDING_MARKETS.find((m) => m.id === "aave-v3-core")!;
 const clock = new ManualClock(Date.now());
-
-const drain = async () => {
-  let r;
-  let runs = 0;
-  do {
-    r = await indexLendingOnce(deps);
-    runs++;
-  } while (r.more && runs < 50);
-  return runs;
-};
+const drain = async () => (await l.drain()).runs;
 
 beforeAll(async () => {
-  db = await openTestDatabase();
-  sim = await startDevnetEthereum({ autoMine: false, history: 300 });
-  rpc = new EthRpc({ urls: [sim.url], attemptsPerUrl: 1 });
-  deps = {
-    db: db.db,
-    rpc,
-    clock,
-    markets: LENDING_MARKETS,
-    oracle: AAVE_V3_CORE_ORACLE,
-    backfillBlocks: 1_000,
-    batchBlocks: 64,
-    confirmations: 2,
-    retentionSeconds: 86_400,
-    multicallBatch: 50,
-  };
+  l = await startLendingDevnet({ clock, batchBlocks: 64 });
+  ({ db, sim, rpc, deps } = l);
 });
 
 afterAll(async () => {
-  await rpc.close();
-  await sim.close();
-  await db.close();
+  await l.close();
 });
 
 describe("lending indexer on the devnet", () => {

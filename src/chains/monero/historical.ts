@@ -15,7 +15,8 @@
  * is "0" and spent_visibility says why; spendable_atomic assumes nothing was spent.
  */
 import type { Clock } from "../../core/clock.js";
-import { ServiceError, badRequest } from "../../core/errors.js";
+import { badRequest } from "../../core/errors.js";
+import { checkHistoricalRange, historicalLimits, NARROW_THE_RANGE, scanDeadline, type HistoricalOutputFields, type HistoricalTotals } from "../historical.js";
 import type { MoneroDaemon } from "./daemon-client.js";
 import { makeViewAccount } from "./keys.js";
 import { MoneroBlockSource } from "./block-source.js";
@@ -55,12 +56,7 @@ export interface MoneroHistoricalInput {
   includeOutputs?: boolean;
 }
 
-export interface HistoricalOutputEntry {
-  txid: string;
-  output_index: number;
-  amount_atomic: string;
-  height: number;
-  confirmations: number;
+export interface HistoricalOutputEntry extends HistoricalOutputFields {
   subaddress: { major: number; minor: number } | null;
   unlock_time: string;
   unlocked: boolean;
@@ -68,21 +64,10 @@ export interface HistoricalOutputEntry {
   public_key: string;
 }
 
-export interface MoneroHistoricalResult {
+export interface MoneroHistoricalResult extends HistoricalTotals {
   chain: "monero";
-  network: string;
   address: string;
-  from_height: number;
-  to_height: number;
-  tip_height: number;
-  scanned_blocks: number;
-  received_atomic: string;
-  spent_atomic: string;
-  spendable_atomic: string;
-  locked_atomic: string;
   spent_visibility: "not_visible_with_view_key";
-  output_count: number;
-  notes: string[];
   outputs?: HistoricalOutputEntry[];
 }
 
@@ -98,8 +83,7 @@ export type MoneroHistoricalService = ((input: MoneroHistoricalInput, signal?: A
 };
 
 export function createMoneroHistorical(opts: MoneroHistoricalOptions): MoneroHistoricalService {
-  const maxBlocks = Math.max(1, opts.maxBlocks ?? 20_000);
-  const deadlineMs = opts.deadlineMs ?? 25_000;
+  const { maxBlocks, deadlineMs } = historicalLimits(opts);
   const maxTxs = Math.max(1, opts.maxTxs ?? 10_000);
   const lookahead = lookaheadFrom(opts.lookahead);
   const source = opts.blockSource ?? new MoneroBlockSource(opts.daemon, { cacheBlocks: 64 });
@@ -114,27 +98,12 @@ export function createMoneroHistorical(opts: MoneroHistoricalOptions): MoneroHis
     const tip = (await opts.daemon.getLastBlockHeader(signal)).height;
     const from = input.birthdayHeight ?? 0;
     const to = input.toHeight ?? tip;
-    if (!Number.isInteger(from) || from < 0) throw badRequest("invalid_height", "birthdayHeight must be a non-negative integer.");
-    if (!Number.isInteger(to) || to < 0) throw badRequest("invalid_height", "toHeight must be a non-negative integer.");
-    if (to > tip) {
-      throw badRequest("invalid_height", `toHeight ${to} is above the chain tip ${tip}.`, { to_height: to, tip_height: tip });
-    }
-    if (from > to) {
-      throw badRequest("invalid_height", `birthdayHeight ${from} is above toHeight ${to}.`, { from_height: from, to_height: to });
-    }
-    const blocks = to - from + 1;
-    if (blocks > maxBlocks) {
-      throw badRequest(
-        "range_too_large",
-        `The range ${from}..${to} is ${blocks} blocks; at most ${maxBlocks} are scanned per call. Use a later birthdayHeight or an earlier toHeight, and split longer histories into several calls.`,
-        { requested_blocks: blocks, max_blocks: maxBlocks, suggested_birthday_height: to - maxBlocks + 1 },
-      );
-    }
+    const blocks = checkHistoricalRange(from, to, tip, maxBlocks);
     return { account, tip, from, to, blocks };
   };
 
   const run = async (input: MoneroHistoricalInput, signal?: AbortSignal): Promise<MoneroHistoricalResult> => {
-    const started = Date.now();
+    const deadline = scanDeadline(deadlineMs);
     const { account, tip, from, to, blocks } = await plan(input, signal);
 
     // The work is one key derivation per transaction: estimate it from the headers (one request
@@ -151,7 +120,7 @@ export function createMoneroHistorical(opts: MoneroHistoricalOptions): MoneroHis
       while (suggested > from && fit + txsAt(suggested - 1) <= maxTxs) fit += txsAt(--suggested);
       throw badRequest(
         "range_too_large",
-        `The range ${from}..${to} holds about ${estimatedTxs} transactions; at most ${maxTxs} are scanned per call. Use a later birthdayHeight or an earlier toHeight, and split longer histories into several calls.`,
+        `The range ${from}..${to} holds about ${estimatedTxs} transactions; at most ${maxTxs} are scanned per call. ${NARROW_THE_RANGE}`,
         { requested_blocks: blocks, estimated_txs: estimatedTxs, max_txs: maxTxs, max_blocks: maxBlocks, suggested_birthday_height: suggested },
       );
     }
@@ -160,14 +129,7 @@ export function createMoneroHistorical(opts: MoneroHistoricalOptions): MoneroHis
     const CHUNK = 50;
     for (let lo = from; lo <= to; lo += CHUNK) {
       if (signal?.aborted) throw signal.reason;
-      if (Date.now() - started > deadlineMs) {
-        throw new ServiceError(
-          504,
-          "scan_timeout",
-          `The scan ran out of time after block ${lo - 1} (budget ${Math.round(deadlineMs / 1000)} s). Narrow the range and retry.`,
-          { scanned_through: lo - 1, from_height: from, to_height: to, deadline_ms: deadlineMs },
-        );
-      }
+      deadline.check(lo - 1, from, to);
       const hi = Math.min(to, lo + CHUNK - 1);
       const heights: number[] = [];
       for (let h = lo; h <= hi; h++) heights.push(h);

@@ -13,13 +13,9 @@ import { DEFAULT_LOOKAHEAD, makeViewAccount } from "./keys.js";
 import { explainViewTags, scanTx } from "./scan.js";
 import { parseBlockBlob, parseTransactionBlob } from "./tx-binary.js";
 import type { ScanTx, SubaddressIndex, SubaddressLookahead } from "./types.js";
-import { readInputCapped } from "../../core/read-input.js";
+import { failCli, readJsonObjectInput, type CliIo } from "../../core/read-input.js";
 
-export interface CliIo {
-  stdin: NodeJS.ReadableStream;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
+export type { CliIo };
 
 const USAGE = `usage: vigil monero scan-tx < input.json
   input: {"hex": "<serialized tx or block>", "address": "<Monero address>", "viewKey": "<64 hex>",
@@ -36,10 +32,7 @@ function isLookahead(v: unknown): v is SubaddressLookahead {
   return typeof v === "object" && v !== null && Number.isInteger((v as SubaddressLookahead).accounts) && Number.isInteger((v as SubaddressLookahead).minors);
 }
 
-function fail(io: CliIo, code: string, message: string, exit: number): number {
-  io.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
-  return exit;
-}
+const fail = failCli;
 
 export async function runMoneroCli(args: string[], io: CliIo): Promise<number> {
   const [sub] = args;
@@ -51,14 +44,9 @@ export async function runMoneroCli(args: string[], io: CliIo): Promise<number> {
     io.stderr.write(`unknown monero command "${sub}"\n${USAGE}\n`);
     return 2;
   }
-  let input: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(await readInputCapped(io.stdin, MAX_INPUT));
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("input must be a JSON object");
-    input = parsed as Record<string, unknown>;
-  } catch (e) {
-    return fail(io, "invalid_input", `could not read input JSON: ${e instanceof Error ? e.message : String(e)}`, 2);
-  }
+  const read = await readJsonObjectInput(io, MAX_INPUT);
+  if ("exit" in read) return read.exit;
+  const input = read.input;
   const { hex, address, viewKey, kind } = input;
   if (typeof hex !== "string" || typeof address !== "string" || typeof viewKey !== "string") {
     return fail(io, "invalid_input", 'fields "hex", "address" and "viewKey" are required strings', 2);

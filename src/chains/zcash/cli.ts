@@ -4,15 +4,12 @@
  * JSON, so a phrase never has to leave the user's machine.
  */
 import { ServiceError } from "../../core/errors.js";
+import type { CliIo } from "../../core/read-input.js";
 import { deriveViewingKeys } from "./derive.js";
 import { ZCASH_NETWORKS, type ZcashNetwork } from "./network.js";
 import { MAX_ACCOUNT } from "./zip32.js";
 
-export interface CliIo {
-  stdin: NodeJS.ReadableStream;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
+export type { CliIo };
 
 const USAGE = `usage: vigil zcash derive-ufvk [--account N] [--network mainnet|testnet|regtest]
   Reads a BIP-39 seed phrase (12 or 24 words) from standard input and prints

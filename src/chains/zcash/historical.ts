@@ -21,6 +21,7 @@
  * path builds trees; the scan itself (shared with live watches) does not.
  */
 import { badRequest, ServiceError } from "../../core/errors.js";
+import { checkHistoricalRange, historicalLimits, scanDeadline, type HistoricalOutputFields, type HistoricalTotals } from "../historical.js";
 import type { CompactBlockSource } from "./compact.js";
 import type { DecodedMemo } from "./note-decrypt.js";
 import type { ZcashNetwork } from "./network.js";
@@ -53,12 +54,7 @@ export interface ZcashHistoricalInput {
   includeNotes?: boolean;
 }
 
-export interface ZcashHistoricalNote {
-  txid: string;
-  output_index: number;
-  amount_atomic: string;
-  height: number;
-  confirmations: number;
+export interface ZcashHistoricalNote extends HistoricalOutputFields {
   pool: "transparent" | "sapling" | "orchard" | "ironwood";
   scope: "external" | "internal";
   memo: DecodedMemo;
@@ -74,20 +70,9 @@ export interface ZcashHistoricalNote {
   merkle_path?: string[];
 }
 
-export interface ZcashHistoricalResult {
+export interface ZcashHistoricalResult extends HistoricalTotals {
   chain: "zcash";
-  network: string;
-  from_height: number;
-  to_height: number;
-  tip_height: number;
-  scanned_blocks: number;
-  received_atomic: string;
-  spent_atomic: string;
-  spendable_atomic: string;
-  locked_atomic: string;
   spent_visibility: "visible_with_full_viewing_key";
-  output_count: number;
-  notes: string[];
   outputs?: ZcashHistoricalNote[];
 }
 
@@ -98,8 +83,7 @@ export type ZcashHistoricalScan = ((input: ZcashHistoricalInput, signal?: AbortS
 
 export function createZcashHistorical(opts: ZcashHistoricalOptions): ZcashHistoricalScan {
   const { source } = opts;
-  const maxBlocks = Math.max(1, opts.maxBlocks ?? 20_000);
-  const deadlineMs = opts.deadlineMs ?? 25_000;
+  const { maxBlocks, deadlineMs } = historicalLimits(opts);
   const confirmations = Math.max(1, opts.confirmations ?? 10);
   const gapLimit = Math.max(1, opts.gapLimit ?? TRANSPARENT_GAP_LIMIT);
 
@@ -117,30 +101,14 @@ export function createZcashHistorical(opts: ZcashHistoricalOptions): ZcashHistor
     const tip = (await source.latestBlock(signal)).height;
     const from = input.birthdayHeight ?? (keys.network === "mainnet" ? ZCASH_MAINNET_DEFAULT_START : (await source.info(signal)).saplingActivationHeight);
     const to = input.toHeight ?? tip;
-    if (to > tip) throw badRequest("invalid_height", `toHeight ${to} is above the chain tip ${tip}.`, { to_height: to, tip_height: tip });
-    if (from > to) throw badRequest("invalid_height", `birthdayHeight ${from} is above toHeight ${to}.`, { from_height: from, to_height: to });
-    const blocks = to - from + 1;
-    if (blocks > maxBlocks) {
-      throw badRequest(
-        "range_too_large",
-        `The range ${from}..${to} is ${blocks} blocks; at most ${maxBlocks} are scanned per call. Use a later birthdayHeight or an earlier toHeight, and split longer histories into several calls.`,
-        { requested_blocks: blocks, max_blocks: maxBlocks, suggested_birthday_height: to - maxBlocks + 1 },
-      );
-    }
-
+    const blocks = checkHistoricalRange(from, to, tip, maxBlocks);
     return { keys, from, to, tip, blocks };
   };
 
   const scan: ZcashHistoricalScan = async (input, signal) => {
-    const started = Date.now();
-    const timeout = (through: number, from: number, to: number) =>
-      new ServiceError(504, "scan_timeout", `The scan ran out of time after block ${through} (budget ${Math.round(deadlineMs / 1000)} s). Narrow the range and retry.`, {
-        scanned_through: through,
-        from_height: from,
-        to_height: to,
-        deadline_ms: deadlineMs,
-      });
+    const deadline = scanDeadline(deadlineMs);
     const { keys, from, to, tip, blocks } = await plan(input, signal);
+    const checkDeadline = (through: number) => deadline.check(through, from, to);
     const watch: EngineWatch = { keys, state: freshState(from) };
     keys.transparent?.ensure(gapLimit);
     const index = new SpendIndex([watch], gapLimit);
@@ -149,7 +117,7 @@ export function createZcashHistorical(opts: ZcashHistoricalOptions): ZcashHistor
     let expect = from;
     for await (const block of source.blockRange(from, to, [...pools], signal)) {
       if (signal?.aborted) throw signal.reason;
-      if (Date.now() - started > deadlineMs) throw timeout(expect - 1, from, to);
+      checkDeadline(expect - 1);
       if (block.height !== expect) continue; // out of order or repeated: ignored (the gap is reported below)
       expect++;
       const last = watch.state.hashes[watch.state.hashes.length - 1];
@@ -167,16 +135,14 @@ export function createZcashHistorical(opts: ZcashHistoricalOptions): ZcashHistor
         source,
         toHeight: to,
         toHash: watch.state.hashes[watch.state.hashes.length - 1]!,
-        checkDeadline: (through) => {
-          if (Date.now() - started > deadlineMs) throw timeout(through, from, to);
-        },
+        checkDeadline,
         signal,
       });
       // Memos: one full transaction per distinct txid, within the same deadline.
       const byTx = new Map<string, typeof notes>();
       for (const n of notes) if (n.pool !== "transparent") byTx.set(n.txid, [...(byTx.get(n.txid) ?? []), n]);
       for (const [txid, list] of byTx) {
-        if (Date.now() - started > deadlineMs) throw timeout(to, from, to);
+        checkDeadline(to);
         const raw = (await source.transaction(Uint8Array.from(Buffer.from(txid, "hex")).reverse(), signal)).data;
         for (const n of list) {
           const memo = memoFromTransaction(raw, n, keys, n.height);

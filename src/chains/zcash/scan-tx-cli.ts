@@ -12,13 +12,9 @@ import { DEFAULT_TRANSPARENT_GAP_LIMIT, scanTransaction } from "./scan-tx.js";
 import { parseTransactionHex, TxParseError } from "./tx-parse.js";
 import { transactionId } from "./txid.js";
 import { decodeUfvk } from "./zip316.js";
-import { readInputCapped } from "../../core/read-input.js";
+import { failCli, readJsonObjectInput, type CliIo } from "../../core/read-input.js";
 
-export interface CliIo {
-  stdin: NodeJS.ReadableStream;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
+export type { CliIo };
 
 export const SCAN_TX_USAGE = `usage: vigil zcash scan-tx < input.json
   input: {"hex": "<raw v4/v5/v6 transaction>", "ufvk": "<unified full viewing key>", "height"?: n, "gapLimit"?: n}
@@ -27,20 +23,12 @@ export const SCAN_TX_USAGE = `usage: vigil zcash scan-tx < input.json
 const MAX_INPUT = 4 * 1024 * 1024;
 const MAX_GAP_LIMIT = 1000;
 
-function fail(io: CliIo, code: string, message: string, exit: number): number {
-  io.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
-  return exit;
-}
+const fail = failCli;
 
 export async function runZcashScanTx(io: CliIo): Promise<number> {
-  let input: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(await readInputCapped(io.stdin, MAX_INPUT));
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("input must be a JSON object");
-    input = parsed as Record<string, unknown>;
-  } catch (e) {
-    return fail(io, "invalid_input", `could not read input JSON: ${e instanceof Error ? e.message : String(e)}`, 2);
-  }
+  const read = await readJsonObjectInput(io, MAX_INPUT);
+  if ("exit" in read) return read.exit;
+  const input = read.input;
   const { hex, ufvk, height, gapLimit } = input;
   if (typeof hex !== "string" || typeof ufvk !== "string") return fail(io, "invalid_input", 'fields "hex" and "ufvk" are required strings', 2);
   if (height !== undefined && !(Number.isSafeInteger(height) && (height as number) >= 0)) return fail(io, "invalid_input", '"height" must be a non-negative integer', 2);

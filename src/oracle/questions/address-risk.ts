@@ -30,13 +30,12 @@ import { UpstreamError } from "../../core/upstream.js";
 import { isLiquidatable, wadToNumber, WAD, baseToUsd } from "../../chains/ethereum/lending.js";
 import { cursors, liquidationsSince, positionsOf } from "../lending-store.js";
 import { FACTOR_WEIGHTS, type RiskLists } from "../../chains/ethereum/risk-lists.js";
+import { isFlaggedBand, RISKY_TOKEN_SCORE, type ApprovalRisk } from "../../chains/ethereum/approval-risk.js";
 import type { QuestionDef } from "../question.js";
 import { parseAddress, type LendingQuestionDeps } from "./lending.js";
 
 /** Weights of the signals that are not list factors (list factors weigh FACTOR_WEIGHTS). */
 export const RISK_WEIGHTS = { malicious_spender: 60, risky_token: 40, dangling_approvals: 20, liquidatable: 30, liquidated: 20, at_risk: 10 } as const;
-/** A token counts as risky from this counter-MEV token score (the feed's `risky_tokens` threshold). */
-export const RISKY_TOKEN_SCORE = 25;
 export const AT_RISK_HF = (110n * WAD) / 100n;
 
 export const addressRiskAnswer = z.object({
@@ -86,24 +85,10 @@ export const addressRiskAnswer = z.object({
   method: z.string(),
 });
 
-type Band = "critical" | "high" | "medium" | "low";
-
-/** What the approval scan knows of one address (the counter-MEV feed's `approvalRiskOf`, wired in app.ts). */
-export interface ApprovalRiskOfAddress {
-  present: boolean;
-  window: { from_block: number; to_block: number; blocks: number };
-  age_s: number | null;
-  stale: boolean;
-  spender: { risk_score: number; risk_band: Band | null; distinct_victims: number; unlimited_live: boolean; factors: string[]; top_flag: string | null } | null;
-  token: { risk_score: number; risk_band: Band | null; approvals: number; flagged_share: number; factors: string[]; top_flag: string | null } | null;
-  dangling: { token: string; spender: string; unlimited: boolean; risk_score: number; risk_band: Band; reason: string }[];
-  failed_txs: number;
-}
-
 export interface AddressRiskDeps extends LendingQuestionDeps {
   lists: RiskLists;
   /** The approval scan's view of an address, scored as the counter-MEV feed scores it over its window. */
-  approvalRisk: (address: string) => Promise<ApprovalRiskOfAddress>;
+  approvalRisk: (address: string) => Promise<ApprovalRisk>;
 }
 
 const band = (score: number) => (score >= 90 ? "critical" : score >= 60 ? "high" : score >= 25 ? "medium" : "low");
@@ -160,7 +145,7 @@ export function addressRiskQuestion(deps: AddressRiskDeps): QuestionDef {
         for (const f of h.factors) flags.push({ flag: f, weight: FACTOR_WEIGHTS[f], detail: `listed on ${h.list}${h.kind === "any" ? "" : ` as a ${h.kind}`}${h.label ? ` (${h.label})` : ""}` });
       if (approvalsFresh) {
         const sp = approvals.spender;
-        if (sp && (sp.risk_band === "critical" || sp.risk_band === "high"))
+        if (sp && isFlaggedBand(sp.risk_band))
           flags.push({ flag: "malicious_spender", weight: RISK_WEIGHTS.malicious_spender, detail: `approval spender scored ${sp.risk_score} (${sp.risk_band}; ${sp.top_flag ?? "score"}), live allowances from ${sp.distinct_victims} owner(s) in blocks ${approvals.window.from_block}–${approvals.window.to_block}` });
         const tk = approvals.token;
         if (tk && tk.risk_score >= RISKY_TOKEN_SCORE)

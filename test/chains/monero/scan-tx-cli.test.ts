@@ -1,4 +1,3 @@
-import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { runMoneroCli } from "../../../src/chains/monero/scan-tx-cli.js";
 import { encodeAddress } from "../../../src/chains/monero/address.js";
@@ -6,19 +5,9 @@ import { hexToBytes } from "../../../src/chains/monero/encoding.js";
 import { buildBlock, buildCoinbase, buildTransfer, seededRng } from "../../../src/devnet/monero-sender.js";
 import { makeWallet } from "./helpers.js";
 import { readJsonVector, vectorsPresent, type TxCase } from "./vectors.js";
+import { runOnStreams } from "../../helpers/cli-streams.js";
 
-async function run(args: string[], stdinText: string): Promise<{ code: number; out: string; err: string }> {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c: Buffer) => (out += c.toString()));
-  stderr.on("data", (c: Buffer) => (err += c.toString()));
-  stdin.end(stdinText);
-  const code = await runMoneroCli(args, { stdin, stdout, stderr });
-  return { code, out, err };
-}
+const run = (args: string[], stdinText: string) => runOnStreams((io) => runMoneroCli(args, io), stdinText);
 
 describe.skipIf(!vectorsPresent)("vigil monero scan-tx on real blobs", () => {
   const cases = vectorsPresent ? readJsonVector<{ cases: TxCase[] }>("transactions.json").cases : [];
@@ -38,6 +27,16 @@ describe.skipIf(!vectorsPresent)("vigil monero scan-tx on real blobs", () => {
 });
 
 describe("vigil monero scan-tx on devnet-built blobs", () => {
+  it("input that is not one JSON object is invalid_input, exit 2, one error line", async () => {
+    for (const text of ["{", "[]", "null", "x".repeat(4 * 1024 * 1024 + 1)]) {
+      const r = await run(["scan-tx"], text);
+      expect(r.code, text.slice(0, 8)).toBe(2);
+      expect(r.out).toBe("");
+      expect(JSON.parse(r.err).error.code).toBe("invalid_input");
+    }
+    expect(JSON.parse((await run(["scan-tx"], "[]")).err).error.message).toBe("could not read input JSON: input must be a JSON object");
+    expect(JSON.parse((await run(["scan-tx"], "x".repeat(4 * 1024 * 1024 + 1))).err).error.message).toMatch(/input larger than 4194304 bytes/);
+  });
   const w = makeWallet("cli-wallet");
   const other = makeWallet("cli-other");
 

@@ -19,7 +19,7 @@ import { tryActionOutput, trySaplingOutput, type ActionOutputData, type SaplingO
 import { orchardFvkFromSk, orchardIvkParts } from "../../../src/chains/zcash/orchard-keys.js";
 import { PallasPoint, pallasMul, pallasToBytes } from "../../../src/chains/zcash/pallas.js";
 import { JUBJUB_R, PALLAS_P, PALLAS_Q } from "../../../src/chains/zcash/prf.js";
-import { actionOutputTo, randomOrchardIvk, randomSaplingIvk, randomWatch, saplingOutputTo } from "./batch-fixtures.js";
+import { actionOutputTo, randomOrchardIvk, randomSaplingIvk, randomWatch, saplingOutputTo, windowBases } from "./batch-fixtures.js";
 import { encryptAction } from "./sender.js";
 import { loadVectors, str, vectorsPresent, type VectorRow } from "./vectors.js";
 
@@ -47,15 +47,6 @@ const WATCHES = Math.ceil(BATCH_MIN_KEYS / 2) + 4;
 
 describe("curve-batch: table multiplication equals plain scalar multiplication", () => {
   const pallas = { p: PALLAS_P, a: 0n };
-  function pallasBases(q: InstanceType<typeof PallasPoint>, w: number, n: number) {
-    const out = [];
-    let b = q;
-    for (let i = 0; i < n; i++) {
-      out.push(b.toAffine());
-      for (let j = 0; j < w; j++) b = b.double();
-    }
-    return out;
-  }
   const affineOf = (s: bigint, q: InstanceType<typeof PallasPoint>) => {
     const r = pallasMul(q, s);
     return r.is0() ? null : r.toAffine();
@@ -65,7 +56,7 @@ describe("curve-batch: table multiplication equals plain scalar multiplication",
     const q = PallasPoint.BASE.multiply(leBytesToBigint(randomBytes(31)) + 1n);
     for (const w of [4, 5, 8, 10, 12]) {
       const n = windowCount(255, w);
-      const table = buildTable(pallas, pallasBases(q, w, n), w);
+      const table = buildTable(pallas, windowBases(q, w, n), w);
       const scalars = [0n, 1n, 2n, 3n, PALLAS_Q - 1n, PALLAS_Q - 2n, (1n << 254n) - 1n, ...Array.from({ length: 12 }, () => leBytesToBigint(randomBytes(32)) % PALLAS_Q)];
       const got = multiplyMany(pallas, table, scalars.map((s) => recode(s, 255, w)));
       scalars.forEach((s, i) => expect(got[i], `w=${w} s=${s}`).toEqual(affineOf(s, q)));
@@ -77,7 +68,7 @@ describe("curve-batch: table multiplication equals plain scalar multiplication",
     let found = 0;
     for (const w of [4, 8, 9, 10]) {
       const n = windowCount(255, w);
-      const table = buildTable(pallas, pallasBases(q, w, n), w);
+      const table = buildTable(pallas, windowBases(q, w, n), w);
       const top = 1n << BigInt(w * (n - 1));
       for (let d = 1n; d <= 1n << BigInt(w - 1); d++) {
         const s = 2n * d * top - PALLAS_Q; // lower part ≡ d·top (mod q): the exceptional doubling

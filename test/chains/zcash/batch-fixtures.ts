@@ -77,3 +77,14 @@ export const saplingOutputTo = (ivk: bigint, value: bigint, full = false): Sapli
 /** An Orchard (0x02) or Ironwood (0x03) action paying ivk. */
 export const actionOutputTo = (ivk: bigint, value: bigint, lead: 0x02 | 0x03, full = false): ActionOut =>
   compactAction(encryptAction(orchardAddressFor(ivk), value, memo(), lead), full);
+
+/** A fixed-base table's bases: q, 2^w·q, 2^(2w)·q, … (n of them), affine, for any curve point with double() and toAffine(). */
+export function windowBases<T extends { double(): T; toAffine(): { x: bigint; y: bigint } }>(q: T, w: number, n: number): { x: bigint; y: bigint }[] {
+  const out = [];
+  let b = q;
+  for (let i = 0; i < n; i++) {
+    out.push(b.toAffine());
+    for (let j = 0; j < w; j++) b = b.double();
+  }
+  return out;
+}

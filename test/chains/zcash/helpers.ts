@@ -40,3 +40,14 @@ export function corruptBech32(s: string, at = 10): string {
   const c = s[i] === "q" ? "p" : "q";
   return s.slice(0, i) + c + s.slice(i + 1);
 }
+
+/** Awaits p and returns the ServiceError it rejects with (fails the test otherwise). */
+export async function rejectedServiceError(p: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ServiceError) return e;
+    throw e;
+  }
+  throw new Error("expected a failure");
+}

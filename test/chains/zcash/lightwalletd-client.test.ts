@@ -7,7 +7,6 @@
 import net from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceError } from "../../../src/core/errors.js";
 import { systemClock } from "../../../src/core/clock.js";
 import { bytesToHex } from "../../../src/chains/zcash/bytes.js";
 import { compareVersions, createLightwalletd, IRONWOOD_PROTOCOL_VERSION, type Lightwalletd } from "../../../src/chains/zcash/lightwalletd.js";
@@ -16,6 +15,7 @@ import { DevnetZcashChain, DEVNET_ZCASH_NU63_HEIGHT } from "../../../src/devnet/
 import { deriveDevnetZcashWallets, type DevnetZcashWallet } from "../../../src/devnet/zcash-wallets.js";
 import { buildTx, encryptAction, randomOrchardAddress } from "../../../src/devnet/zcash-sender.js";
 import { encodeTextMemo } from "../../../src/chains/zcash/note-decrypt.js";
+import { rejectedServiceError } from "./helpers.js";
 
 let chain: DevnetZcashChain;
 let sim: DevnetLightwalletd;
@@ -26,15 +26,7 @@ const extra: { close(): unknown }[] = [];
 const display = (b: Uint8Array) => bytesToHex(Uint8Array.from(b).reverse());
 const protocol = (hex: string) => Uint8Array.from(Buffer.from(hex, "hex")).reverse();
 
-async function failure(p: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ServiceError) return e;
-    throw e;
-  }
-  throw new Error("expected a failure");
-}
+const failure = rejectedServiceError;
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

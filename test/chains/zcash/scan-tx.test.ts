@@ -1,4 +1,3 @@
-import { PassThrough } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runZcashCli } from "../../../src/chains/zcash/cli.js";
@@ -14,6 +13,7 @@ import { deriveAccountViewingKeys } from "../../../src/chains/zcash/zip32.js";
 import { decodeUfvk, encodeUfvk } from "../../../src/chains/zcash/zip316.js";
 import { buildTx, encryptAction, encryptSapling, p2pkhScript } from "./sender.js";
 import { loadVectors, str, vectorsPresent } from "./vectors.js";
+import { runOnStreams } from "../../helpers/cli-streams.js";
 
 const seed = Uint8Array.from({ length: 32 }, (_, i) => i);
 const acct = deriveAccountViewingKeys(seed, "mainnet", 0);
@@ -29,18 +29,7 @@ const saplingDefault = saplingDefaultAddress(acct.sapling);
 const orchardExt = orchardIvkParts(acct.orchard, "external")!;
 const orchardInt = orchardIvkParts(acct.orchard, "internal")!;
 
-async function cli(args: string[], input: string): Promise<{ code: number; out: string; err: string }> {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c: Buffer) => (out += c.toString()));
-  stderr.on("data", (c: Buffer) => (err += c.toString()));
-  stdin.end(input);
-  const code = await runZcashCli(args, { stdin, stdout, stderr });
-  return { code, out, err };
-}
+const cli = (args: string[], input: string) => runOnStreams((io) => runZcashCli(args, io), input);
 
 describe("round trip: notes encrypted to UFVK-derived addresses are found", () => {
   const saplingInternal = saplingInternalDfvk(acct.sapling);
@@ -148,6 +137,9 @@ describe("vigil zcash scan-tx input handling", () => {
   });
   it("bad JSON, missing fields, bad height, bad key and bad hex are clear errors", async () => {
     expect((await cli(["scan-tx"], "{")).code).toBe(2);
+    const notObject = await cli(["scan-tx"], "[]");
+    expect(notObject.code).toBe(2);
+    expect(JSON.parse(notObject.err).error).toEqual({ code: "invalid_input", message: "could not read input JSON: input must be a JSON object" });
     expect(JSON.parse((await cli(["scan-tx"], JSON.stringify({ hex: "00" }))).err).error.message).toContain('"hex" and "ufvk"');
     expect((await cli(["scan-tx"], JSON.stringify({ hex: "00", ufvk: ufvkString, height: -1 }))).code).toBe(2);
     const badKey = await cli(["scan-tx"], JSON.stringify({ hex: "00", ufvk: "uview1xyz" }));

@@ -18,7 +18,7 @@ import { JubjubPoint } from "../../../src/chains/zcash/jubjub.js";
 import { PallasPoint } from "../../../src/chains/zcash/pallas.js";
 import { JUBJUB_R, PALLAS_P, PALLAS_Q } from "../../../src/chains/zcash/prf.js";
 import { ELEM, MEM, WasmField } from "../../../src/chains/zcash/wasm-field.js";
-import { actionOutputTo, randomOrchardIvk, randomSaplingIvk, randomWatch, saplingOutputTo } from "./batch-fixtures.js";
+import { actionOutputTo, randomOrchardIvk, randomSaplingIvk, randomWatch, saplingOutputTo, windowBases } from "./batch-fixtures.js";
 
 const FQ = JubjubPoint.CURVE().p;
 const PRIMES = [
@@ -96,15 +96,6 @@ describe("wasm field arithmetic equals bigint arithmetic", () => {
   });
 });
 
-function bases<T extends { double(): T; toAffine(): { x: bigint; y: bigint } }>(q: T, w: number, n: number) {
-  const out = [];
-  let b = q;
-  for (let i = 0; i < n; i++) {
-    out.push(b.toAffine());
-    for (let j = 0; j < w; j++) b = b.double();
-  }
-  return out;
-}
 
 describe("wasm table multiplication equals curve-batch.ts", () => {
   const pallas: WeierstrassCurve = { p: PALLAS_P, a: 0n };
@@ -127,7 +118,7 @@ describe("wasm table multiplication equals curve-batch.ts", () => {
     for (const w of [4, 5, 8, 10]) {
       const n = windowCount(255, w);
       const scalars = [0n, 1n, 2n, 3n, PALLAS_Q - 1n, PALLAS_Q, PALLAS_Q + 1n, PALLAS_Q - 2n, (1n << 254n) - 1n, ...Array.from({ length: 24 }, () => leBytesToBigint(randomBytes(32)) % PALLAS_Q)];
-      const { want, got } = both(pallas, bases(q, w, n), w, 255, scalars);
+      const { want, got } = both(pallas, windowBases(q, w, n), w, 255, scalars);
       expect(got).toEqual(want);
       expect(got[5]).toBeNull(); // q·Q: the last addition meets its own negation
     }
@@ -147,7 +138,7 @@ describe("wasm table multiplication equals curve-batch.ts", () => {
       }
       found += scalars.length;
       if (scalars.length === 0) continue;
-      const { want, got } = both(pallas, bases(q, w, n), w, 255, scalars);
+      const { want, got } = both(pallas, windowBases(q, w, n), w, 255, scalars);
       expect(got).toEqual(want);
     }
     expect(found).toBeGreaterThan(0);
@@ -158,7 +149,7 @@ describe("wasm table multiplication equals curve-batch.ts", () => {
     for (const w of [5, 10]) {
       const n = windowCount(252, w);
       const scalars = [0n, 1n, JUBJUB_R - 1n, JUBJUB_R, ...Array.from({ length: 20 }, () => leBytesToBigint(randomBytes(32)) % JUBJUB_R)];
-      const { want, got } = both(JUBJUB_W, edwardsToW(bases(q, w, n)), w, 252, scalars);
+      const { want, got } = both(JUBJUB_W, edwardsToW(windowBases(q, w, n)), w, 252, scalars);
       expect(got).toEqual(want);
       expect(got[3]).toBeNull();
     }
@@ -177,7 +168,7 @@ describe("wasm window bases and single scalar multiplication equal @noble", () =
       const n = windowCount(bits, w);
       const f = new WasmField(curve.p, curve.a);
       const L = layout(w, n, 1);
-      const want = curve === JUBJUB_W ? edwardsToW(bases(jq, w, n)) : bases(pq, w, n);
+      const want = curve === JUBJUB_W ? edwardsToW(windowBases(jq, w, n)) : windowBases(pq, w, n);
       wasmWindowBases(f, L, want[0]!);
       for (let i = 0; i < n; i++) {
         const e = L.table + i * (1 << (w - 1)) * 3 * ELEM;

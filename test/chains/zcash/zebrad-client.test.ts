@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createZebrad, ZCASH_POOLS, type Zebrad } from "../../../src/chains/zcash/zebrad.js";
 import { zcashHealth, zecHeightFacts, zecLastBlockFacts, zecMempoolFacts, zecPoolsFacts } from "../../../src/chains/zcash/facts.js";
 import { ManualClock } from "../../../src/core/clock.js";
-import { ServiceError } from "../../../src/core/errors.js";
 import { startJsonRpcServer } from "../../../src/devnet/jsonrpc-server.js";
 import { DEVNET_ZCASH_NU63_HEIGHT, DEVNET_ZCASH_START_HEIGHT, DEVNET_ZCASH_SUBSIDY, startDevnetZebrad, type DevnetZebrad } from "../../../src/devnet/zebrad.js";
+import { rejectedServiceError } from "./helpers.js";
 
 let sim: DevnetZebrad;
 let client: Zebrad;
@@ -32,15 +32,7 @@ async function rawServer(reply: { status: number; body: string } | null): Promis
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-async function failure(p: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ServiceError) return e;
-    throw e;
-  }
-  throw new Error("expected a failure");
-}
+const failure = rejectedServiceError;
 
 beforeAll(async () => {
   sim = await startDevnetZebrad({ blockSeconds: 0, initialBlocks: 20 });

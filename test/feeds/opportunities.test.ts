@@ -1,0 +1,123 @@
+/**
+ * The opportunities feed values each position with the bonus its own
+ * protocol pays, not one 5 % for all: Aave V3 / SparkLend the principal
+ * collateral reserve's liquidation bonus, Compound V3 Comet's storefront
+ * discount d paid as d / (1 − d), Morpho Blue LIF − 1 from the market's LLTV
+ * (Morpho.sol: min(1.15, 1 / (0.3 · LLTV + 0.7))); `bonus_bps` overrides
+ * it for every row. Checked on positions the lending indexer stored from
+ * the devnet L1, against values worked out here by hand.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LENDING_MARKETS, WAD } from "../../src/chains/ethereum/lending.js";
+import { ManualClock } from "../../src/core/clock.js";
+import {
+  AAVE_RESERVE_BONUS,
+  cometDiscountWad,
+  computeOpportunities,
+  defaultBonus,
+  discountToBonusBps,
+  morphoBonusBps,
+  OpportunitiesInput,
+  type OpportunitiesDeps,
+  type OpportunityRow,
+} from "../../src/feeds/opportunities.js";
+import { positionsBelow } from "../../src/oracle/lending-store.js";
+import { startLendingDevnet, type LendingDevnet } from "../helpers/lending-devnet.js";
+
+const clock = new ManualClock(Date.now());
+const E16 = 10n ** 16n;
+const market = (id: string) => LENDING_MARKETS.find((m) => m.id === id)!;
+let l: LendingDevnet;
+let deps: OpportunitiesDeps;
+
+/** Morpho.sol liquidate, written out: LIF = min(1.15, WAD²/(WAD − 0.3·(WAD − LLTV))), each step rounded down; the bonus is LIF − 1 in bps. */
+const lifBonusBpsByHand = (lltv: bigint) => {
+  const lif = (WAD * WAD) / (WAD - (3n * 10n ** 17n * (WAD - lltv)) / WAD);
+  const capped = lif < 115n * E16 ? lif : 115n * E16;
+  return Number(((capped - WAD) * 10_000n) / WAD);
+};
+
+const ask = async (q: Record<string, string>) => computeOpportunities({ ctx: deps, input: OpportunitiesInput.parse({ max_hf: "1000", limit: "500", ...q }) });
+
+beforeAll(async () => {
+  // The seed of the Compound/Morpho indexer test: every protocol has borrowers.
+  l = await startLendingDevnet({ clock, seed: 4242, batchBlocks: 100 });
+  await l.drain();
+  deps = { db: l.db.db, rpc: l.rpc, clock, markets: LENDING_MARKETS, maxAgeSeconds: 10 ** 9 };
+}, 60_000);
+
+afterAll(async () => {
+  await l?.close();
+});
+
+describe("each protocol's own bonus", () => {
+  it("Morpho Blue: LIF − 1 from the LLTV (86 % → 4.38 %, 91.5 % → 2.61 %, 94.5 % → 1.67 %, capped at 15 %)", () => {
+    expect([8_600, 9_150, 9_450, 3_850, 0].map((b) => Number(morphoBonusBps(b)))).toEqual([438, 261, 167, 1_500, 1_500]);
+    for (const b of [3_850, 6_250, 7_700, 8_600, 9_150, 9_450, 9_650, 9_800]) expect(Number(morphoBonusBps(b)), `${b}`).toBe(lifBonusBpsByHand(BigInt(b) * 10n ** 14n));
+  });
+
+  it("Compound V3: the storefront discount d = storeFrontPriceFactor × (1 − liquidationFactor), paid as d / (1 − d)", () => {
+    // 0.5 × (1 − 0.95) = 2.5 %: 0.025 / 0.975 = 2.564 % on what the buyer pays.
+    expect(cometDiscountWad(50n * E16, 95n * E16)).toBe(25n * 10n ** 15n);
+    expect(discountToBonusBps(25n * 10n ** 15n)).toBe(256n);
+    // 0.5 × (1 − 0.93) = 3.5 % → 3.627 %.
+    expect(discountToBonusBps(cometDiscountWad(50n * E16, 93n * E16))).toBe(362n);
+    // The market's lowest discount stands for a position whose collateral mix is not stored (cUSDCv3: WETH and WBTC at 0.95).
+    expect(defaultBonus(market("compound-v3-usdc"), { liquidationThresholdBps: 8_500 })).toEqual({ bps: 256n, source: "comet_storefront" });
+    expect(defaultBonus(market("compound-v3-weth"), { liquidationThresholdBps: 9_300 })).toEqual({ bps: 256n, source: "comet_storefront" });
+  });
+
+  it("Aave V3 and SparkLend: the principal collateral reserve's liquidation bonus, per market", () => {
+    expect(defaultBonus(market("aave-v3-core"), { liquidationThresholdBps: 8_300 })).toEqual({ bps: 500n, source: "aave_reserve" });
+    expect(defaultBonus(market("aave-v3-prime"), { liquidationThresholdBps: 8_100 })).toEqual({ bps: 600n, source: "aave_reserve" });
+    expect(defaultBonus(market("sparklend"), { liquidationThresholdBps: 8_300 })).toEqual({ bps: 500n, source: "aave_reserve" });
+    // Every indexed Aave-family market has its row in the table.
+    for (const m of LENDING_MARKETS.filter((x) => x.protocol === "aave" || x.protocol === "spark")) expect(AAVE_RESERVE_BONUS[m.id], m.id).toBeDefined();
+  });
+});
+
+describe("the feed on the devnet's indexed positions", () => {
+  const cents = (usd: string) => BigInt(usd.replace(".", ""));
+
+  it("values every row with its protocol's bonus and cut, and says which", async () => {
+    const r = await ask({});
+    expect(r.filters.bonus_bps).toBeNull();
+    const byProtocol = new Map<string, OpportunityRow[]>();
+    for (const row of r.opportunities) byProtocol.set(row.protocol, [...(byProtocol.get(row.protocol) ?? []), row]);
+    expect([...byProtocol.keys()].sort()).toEqual(["aave", "compound", "morpho", "spark"]);
+
+    const lltvOf = new Map(l.sim.morpho.markets().map((m) => [m.id, m.params.lltv]));
+    for (const row of r.opportunities) {
+      const expected =
+        row.protocol === "morpho"
+          ? { bonus_bps: lifBonusBpsByHand(lltvOf.get(row.isolated_market!)!), bonus_source: "morpho_lltv", protocol_fee_bps: 0 }
+          : row.protocol === "compound"
+            ? { bonus_bps: 256, bonus_source: "comet_storefront", protocol_fee_bps: 0 }
+            : { bonus_bps: row.market === "aave-v3-prime" ? 600 : 500, bonus_source: "aave_reserve", protocol_fee_bps: 1_000 };
+      expect(row, `${row.market} ${row.borrower}`).toMatchObject(expected);
+      expect(row.isolated_market === null, row.market).toBe(row.protocol !== "morpho");
+      // gross = repay × bonus (both rounded down to cents here): within a cent.
+      const gross = (cents(row.repayable_usd) * BigInt(row.bonus_bps)) / 10_000n;
+      expect(Number(cents(row.gross_bonus_usd) - gross), row.borrower).toBeGreaterThanOrEqual(0);
+      expect(Number(cents(row.gross_bonus_usd) - gross), row.borrower).toBeLessThanOrEqual(1);
+      if (row.protocol_fee_bps === 0) expect(row.protocol_cut_usd).toBe("0.00");
+      else expect(Number(cents(row.protocol_cut_usd))).toBeCloseTo(Number(cents(row.gross_bonus_usd)) / 10, -1);
+    }
+    // The devnet's Morpho markets have LLTVs 86 % and 94.5 %: two different bonuses, neither the old flat 5 %.
+    expect(new Set(byProtocol.get("morpho")!.map((x) => x.bonus_bps))).toEqual(new Set([438, 167]));
+  });
+
+  it("bonus_bps overrides every row's bonus, and the rows say so", async () => {
+    const own = await ask({ protocol: "morpho", limit: "5" });
+    const forced = await ask({ protocol: "morpho", limit: "5", bonus_bps: "700" });
+    expect(forced.filters.bonus_bps).toBe(700);
+    expect(forced.opportunities.length).toBeGreaterThan(0);
+    for (const row of forced.opportunities) expect(row).toMatchObject({ bonus_bps: 700, bonus_source: "query", protocol_fee_bps: 0 });
+    // A higher bonus than the markets' own (4.38 %, 1.67 %) values the best row higher.
+    expect(Number(forced.opportunities[0]!.gross_bonus_usd)).toBeGreaterThan(Number(own.opportunities[0]!.gross_bonus_usd));
+    // Every stored Morpho position is among the rows, each with its own market's bonus when not forced.
+    const stored = await positionsBelow(l.db.db, { markets: ["morpho-blue"], maxHfWad: 1_000n * WAD, minDebtBase: 0n });
+    const all = await ask({ protocol: "morpho" });
+    expect(all.opportunities.length).toBe(Math.min(500, stored.length));
+  });
+});
