@@ -12,6 +12,7 @@ export default defineConfig({
     // database, devnet and app, so no state is shared through modules.
     isolate: false,
     globalSetup: ["test/global-setup.ts"],
+    setupFiles: ["test/preload.ts"],
     reporters: ["default", "./test/summary-reporter.ts"],
   },
 });
