@@ -116,6 +116,22 @@ export const COMET_STOREFRONT: Record<string, { storeFrontPriceFactor: bigint; l
     liquidationFactors: { cbETH: 95n * 10n ** 16n, wstETH: 95n * 10n ** 16n },
     source: "compound-finance/comet deployments/mainnet/weth/configuration.json",
   },
+  "compound-v3-usdt": {
+    storeFrontPriceFactor: 5n * 10n ** 17n,
+    liquidationFactors: { COMP: 93n * 10n ** 16n, WBTC: 95n * 10n ** 16n, WETH: 95n * 10n ** 16n, UNI: 93n * 10n ** 16n, LINK: 93n * 10n ** 16n, wstETH: 95n * 10n ** 16n },
+    source: "compound-finance/comet deployments/mainnet/usdt/configuration.json",
+  },
+  "compound-v3-usds": {
+    storeFrontPriceFactor: 6n * 10n ** 17n,
+    liquidationFactors: { WETH: 95n * 10n ** 16n, USDe: 85n * 10n ** 16n, cbBTC: 95n * 10n ** 16n, tBTC: 90n * 10n ** 16n, wstETH: 92n * 10n ** 16n },
+    source: "compound-finance/comet deployments/mainnet/usds/configuration.json",
+  },
+  "compound-v3-wsteth": {
+    storeFrontPriceFactor: 7n * 10n ** 17n,
+    liquidationFactors: { rsETH: 96n * 10n ** 16n, ezETH: 94n * 10n ** 16n, WETH: 96n * 10n ** 16n, USDC: 90n * 10n ** 16n, USDT: 90n * 10n ** 16n },
+    source:
+      "compound-finance/comet deployments/mainnet/wsteth/configuration.json (rsETH, ezETH) and migrations/1762179749_add_usdc_usdt_weth_and_weeth_collateral.ts (WETH, USDC, USDT)",
+  },
 };
 
 /** Comet.quoteCollateral's discount, 1e18-scaled: storeFrontPriceFactor × (1 − liquidationFactor). */

@@ -232,6 +232,16 @@ function describeError(err: unknown): string {
   return String(err);
 }
 
+/** A reused connection found closed by the peer before any answer (undici's "other side closed", a reset or a broken pipe). */
+export function isStaleConnection(err: unknown): boolean {
+  const codes = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
+  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && codes.has(code)) return true;
+  }
+  return false;
+}
+
 export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
   const policy = opts.policy;
   const resolver = opts.resolver ?? systemResolver;
@@ -295,17 +305,28 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
           : await resolveVetted(resolver, policy, parsed.host, timeoutMs);
         dispatcher = agentFor(url.origin, vetted.address, vetted.family);
       }
-      const res = await request(url, {
-        method: "POST",
-        body: req.body,
-        headers: req.headers,
-        dispatcher,
-        signal: AbortSignal.timeout(timeoutMs),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        // Baseline: one connection per delivery, resolved and vetted in connect.
-        reset: !reuse,
-      });
+      const post = () =>
+        request(url, {
+          method: "POST",
+          body: req.body,
+          headers: req.headers,
+          dispatcher,
+          signal: AbortSignal.timeout(timeoutMs),
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          // Baseline: one connection per delivery, resolved and vetted in connect.
+          reset: !reuse,
+        });
+      let res: Awaited<ReturnType<typeof post>>;
+      try {
+        res = await post();
+      } catch (e) {
+        // A kept-alive connection the receiver closed just as we wrote to it fails
+        // before any answer; that says nothing about the receiver, so the same
+        // bytes go once more on a new connection (receivers dedupe by nonce).
+        if (!reuse || !isStaleConnection(e)) throw e;
+        res = await post();
+      }
       const status = res.statusCode;
       let bytesRead = 0;
       try {

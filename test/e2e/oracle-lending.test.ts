@@ -169,11 +169,15 @@ describe("lending questions on the devnet", () => {
     const all = (await s.paidGet("/v1/premium/opportunities?max_hf=1000&limit=500")).json as Opportunities;
     const bonuses = new Map(all.opportunities.map((r) => [`${r.protocol} ${r.bonus_source}`, new Set<number>()]));
     for (const r of all.opportunities) bonuses.get(`${r.protocol} ${r.bonus_source}`)!.add(r.bonus_bps);
-    // The devnet's Morpho markets (LLTV 86 %, 94.5 %) pay 4.38 % and 1.67 %; Comet's storefront 2.56 %; Aave Core and Spark 5 %.
+    // The devnet's Morpho markets (LLTV 86 %, 94.5 %) pay 4.38 % and 1.67 %; Comet's storefront 2.56 %
+    // (cUSDCv3, cWETHv3, cUSDTv3) or 2.88 % (cWstETHv3); Aave Core and Spark 5 %.
+    const comet = new Map(all.opportunities.filter((r) => r.protocol === "compound").map((r) => [r.market, r.bonus_bps]));
+    expect(comet.size).toBeGreaterThan(0);
+    for (const [m, bps] of comet) expect(bps, m).toBe(m === "compound-v3-wsteth" ? 288 : 256);
+    bonuses.delete("compound comet_storefront");
     expect(Object.fromEntries([...bonuses].map(([k, v]) => [k, [...v].sort((a, b) => a - b)]))).toEqual({
       "aave aave_reserve": [500],
       "spark aave_reserve": [500],
-      "compound comet_storefront": [256],
       "morpho morpho_lltv": [167, 438],
     });
     const forced = (await s.paidGet("/v1/premium/opportunities?max_hf=1.1&limit=3&bonus_bps=1000")).json as Opportunities;

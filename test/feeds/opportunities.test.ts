@@ -50,6 +50,9 @@ afterAll(async () => {
   await l?.close();
 });
 
+/** Each Comet's lowest storefront discount d as d / (1 − d), worked out by hand from its configuration (see COMET_STOREFRONT's sources). */
+const COMET_BONUS_BY_HAND: Record<string, number> = { "compound-v3-usdc": 256, "compound-v3-weth": 256, "compound-v3-usdt": 256, "compound-v3-usds": 309, "compound-v3-wsteth": 288 };
+
 describe("each protocol's own bonus", () => {
   it("Morpho Blue: LIF − 1 from the LLTV (86 % → 4.38 %, 91.5 % → 2.61 %, 94.5 % → 1.67 %, capped at 15 %)", () => {
     expect([8_600, 9_150, 9_450, 3_850, 0].map((b) => Number(morphoBonusBps(b)))).toEqual([438, 261, 167, 1_500, 1_500]);
@@ -65,6 +68,10 @@ describe("each protocol's own bonus", () => {
     // The market's lowest discount stands for a position whose collateral mix is not stored (cUSDCv3: WETH and WBTC at 0.95).
     expect(defaultBonus(market("compound-v3-usdc"), { liquidationThresholdBps: 8_500 })).toEqual({ bps: 256n, source: "comet_storefront" });
     expect(defaultBonus(market("compound-v3-weth"), { liquidationThresholdBps: 9_300 })).toEqual({ bps: 256n, source: "comet_storefront" });
+    // cUSDSv3: 0.6 × (1 − 0.95) = 3 % → 3 / 97 = 309 bps; cWstETHv3: 0.7 × (1 − 0.96) = 2.8 % → 2.8 / 97.2 = 288 bps.
+    expect(defaultBonus(market("compound-v3-usds"), { liquidationThresholdBps: 9_000 })).toEqual({ bps: 309n, source: "comet_storefront" });
+    expect(defaultBonus(market("compound-v3-wsteth"), { liquidationThresholdBps: 9_300 })).toEqual({ bps: 288n, source: "comet_storefront" });
+    for (const m of LENDING_MARKETS.filter((x) => x.protocol === "compound")) expect(defaultBonus(m, { liquidationThresholdBps: 9_000 }).source, m.id).toBe("comet_storefront");
   });
 
   it("Aave V3 and SparkLend: the principal collateral reserve's liquidation bonus, per market", () => {
@@ -92,7 +99,7 @@ describe("the feed on the devnet's indexed positions", () => {
         row.protocol === "morpho"
           ? { bonus_bps: lifBonusBpsByHand(lltvOf.get(row.isolated_market!)!), bonus_source: "morpho_lltv", protocol_fee_bps: 0 }
           : row.protocol === "compound"
-            ? { bonus_bps: 256, bonus_source: "comet_storefront", protocol_fee_bps: 0 }
+            ? { bonus_bps: COMET_BONUS_BY_HAND[row.market], bonus_source: "comet_storefront", protocol_fee_bps: 0 }
             : { bonus_bps: row.market === "aave-v3-prime" ? 600 : 500, bonus_source: "aave_reserve", protocol_fee_bps: 1_000 };
       expect(row, `${row.market} ${row.borrower}`).toMatchObject(expected);
       expect(row.isolated_market === null, row.market).toBe(row.protocol !== "morpho");

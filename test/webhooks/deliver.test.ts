@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock, systemClock } from "../../src/core/clock.js";
 import { ServiceError } from "../../src/core/errors.js";
@@ -250,6 +250,61 @@ describe("delivery to a loopback receiver (development policy)", () => {
     const nx = await sender({ policy: DEV, resolver: dnsOf({}), clock: systemClock }).send({ url: `http://nowhere.test:${port}/ok`, body: "{}", headers: {} });
     expect(nx.ok).toBe(false);
     expect(nx.error).toMatch(/ENOTFOUND/);
+  });
+
+  it("sends again once, on a new connection, when a kept-alive connection turns out closed by the receiver; a receiver that always drops gets two tries, not more", async () => {
+    // A raw HTTP/1.1 receiver: the first request on a connection is answered and the
+    // connection kept alive; a second request on that same connection finds it closed
+    // without an answer (the race of a receiver's keep-alive timeout).
+    const received: { connection: number; body: string }[] = [];
+    let connections = 0;
+    let dropEverything = false;
+    const raw = net.createServer((sock) => {
+      const id = ++connections;
+      let served = 0;
+      let buf = "";
+      sock.on("data", (d) => {
+        buf += d.toString("latin1");
+        for (;;) {
+          const end = buf.indexOf("\r\n\r\n");
+          if (end < 0) return;
+          const len = Number(/content-length: *(\d+)/i.exec(buf.slice(0, end))?.[1] ?? 0);
+          if (buf.length < end + 4 + len) return;
+          const body = buf.slice(end + 4, end + 4 + len);
+          buf = buf.slice(end + 4 + len);
+          if (dropEverything || served > 0) {
+            sock.destroy();
+            return;
+          }
+          served++;
+          received.push({ connection: id, body });
+          sock.write("HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\nKeep-Alive: timeout=60\r\n\r\n");
+        }
+      });
+      sock.on("error", () => {});
+    });
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+    const rawPort = (raw.address() as AddressInfo).port;
+    try {
+      const s = sender({ policy: DEV, clock: systemClock });
+      const url = `http://127.0.0.1:${rawPort}/hook`;
+      expect(await s.send({ url, body: '{"n":1}', headers: {} })).toMatchObject({ ok: true, status: 204 });
+      // Same pool, same kept-alive connection: dropped, then sent again on a new one.
+      expect(await s.send({ url, body: '{"n":2}', headers: {} })).toMatchObject({ ok: true, status: 204 });
+      expect(received).toEqual([
+        { connection: 1, body: '{"n":1}' },
+        { connection: 2, body: '{"n":2}' },
+      ]);
+      dropEverything = true;
+      const before = connections;
+      const r = await s.send({ url, body: '{"n":3}', headers: {} });
+      expect(r.ok).toBe(false);
+      expect(r.error).toMatch(/UND_ERR_SOCKET|ECONNRESET|EPIPE|other side closed/);
+      // The kept-alive connection 2 and one new connection: two tries.
+      expect(connections - before).toBe(1);
+    } finally {
+      await new Promise<void>((resolve) => raw.close(() => resolve()));
+    }
   });
 
   it("refuses a body above 64 KB without connecting", async () => {
