@@ -296,6 +296,10 @@ describe.skipIf(!haveOpenssl)("Private Watch lifecycle (devnet, HTTPS receiver, 
       s.receiver.registerSecret(watchId, webhookSecret);
       s.receiver.failPath("/down", 503);
 
+      // An attempt either reaches the receiver (503) or fails on the way (on a loaded
+      // machine a loopback TLS connect has been seen to outlast the 8 s timeout);
+      // both count as a failure, and only the first kind shows at the receiver.
+      let answered = 0;
       for (let i = 1; i <= 50; i++) {
         s.advance(70_000); // past the 60 s poll interval + 10 % jitter
         const st = await s.tick();
@@ -303,9 +307,14 @@ describe.skipIf(!haveOpenssl)("Private Watch lifecycle (devnet, HTTPS receiver, 
         const w = await row(watchId);
         expect(w!.consecutive_failures).toBe(i);
         expect(w!.status).toBe(i < 50 ? "active" : "dead");
+        const [out] = await db().selectFrom("webhook_outbox").select(["attempts", "last_status", "last_error"]).where("watch_id", "=", watchId).execute();
+        expect(out!.attempts).toBe(i);
+        if (out!.last_status === 503) answered++;
+        else expect(out!.last_error, `attempt ${i}`).toMatch(/timeout|ECONN|UND_ERR|socket/i);
       }
       const tries = s.receiver.attempts.filter((a) => a.watchId === watchId);
-      expect(tries).toHaveLength(50);
+      expect(tries).toHaveLength(answered);
+      expect(answered).toBeGreaterThanOrEqual(40);
       expect(tries.every((a) => a.signatureValid === true && a.status === 503)).toBe(true);
       expect(new Set(tries.map((a) => a.nonce)).size).toBe(1);
       expect(new Set(tries.map((a) => a.raw.toString("base64"))).size).toBe(1);
@@ -313,7 +322,7 @@ describe.skipIf(!haveOpenssl)("Private Watch lifecycle (devnet, HTTPS receiver, 
       expect(await sumKind(watchId, "delivery")).toBe(0n);
       const ob = await db().selectFrom("webhook_outbox").selectAll().where("watch_id", "=", watchId).execute();
       expect(ob).toHaveLength(1);
-      expect(ob[0]).toMatchObject({ status: "pending", attempts: 50, last_status: 503 });
+      expect(ob[0]).toMatchObject({ status: "pending", attempts: 50 });
 
       // Retired: no more polling or attempts, even once the receiver is back.
       s.receiver.failPath("/down", null);
