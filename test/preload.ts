@@ -1,9 +1,9 @@
 /**
  * Loads the service's whole module graph, its lazily imported parts included,
  * before any test file runs. The one worker keeps its modules across files
- * (isolate: false), so without this the graph would load piecemeal, and under
- * vitest's module runner a library loaded after hot crypto code has been
- * optimised can leave that code far slower for the rest of the run (measured:
+ * (isolate: false), so without this the graph would load piecemeal, and a
+ * library loaded after hot crypto code has been optimised can leave that code
+ * far slower for the rest of the process (measured, in plain Node as well:
  * BLAKE2b 25 µs → 1.6 ms a call once viem and then pg-pool loaded after it had
  * warmed; a Monero scan stalled 9 s when the x402 facilitator was first
  * imported after a devnet had run). Loading everything first, as a service
