@@ -11,6 +11,7 @@
  * Ticks are driven by hand with `tick()`; no timers run.
  */
 import fs from "node:fs";
+import { Agent, fetch as undiciFetch } from "undici";
 import { ManualClock } from "../../src/core/clock.js";
 import { startDevnet, type DevnetHandle, type DevnetWallet } from "../../src/devnet/index.js";
 import { createWebhookSender } from "../../src/webhooks/deliver.js";
@@ -116,6 +117,10 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
     return { status: r.status, json: json as any, headers: r.headers };
   };
 
+  // A new connection per call: tests jump the clock (and fake Date), which can keep a
+  // pooled connection past the server's keep-alive and meet a reset on reuse.
+  const oneShot = new Agent({ pipelining: 0 });
+
   const stack: WatchStack = {
     devnet,
     t,
@@ -169,12 +174,13 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
       const headers: Record<string, string> = {};
       if (o.body !== undefined) headers["content-type"] = "application/json";
       if (o.token !== undefined) headers["x-watch-token"] = o.token;
-      return parse(await fetch(`${t.url}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) }));
+      return parse(await undiciFetch(`${t.url}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), dispatcher: oneShot }));
     },
     paid: async (path, body) =>
       parse(await payer.payFetch(`${t.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })),
     paidGet: async (path) => parse(await payer.payFetch(`${t.url}${path}`)),
     close: async () => {
+      await oneShot.close();
       await workers.stop();
       await t.close();
       await receiver.close();
