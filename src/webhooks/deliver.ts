@@ -305,13 +305,15 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
           : await resolveVetted(resolver, policy, parsed.host, timeoutMs);
         dispatcher = agentFor(url.origin, vetted.address, vetted.family);
       }
+      // One deadline for the attempt, a second send on a new connection included.
+      const signal = AbortSignal.timeout(timeoutMs);
       const post = () =>
         request(url, {
           method: "POST",
           body: req.body,
           headers: req.headers,
           dispatcher,
-          signal: AbortSignal.timeout(timeoutMs),
+          signal,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
           // Baseline: one connection per delivery, resolved and vetted in connect.
