@@ -313,7 +313,9 @@ describe.skipIf(!haveOpenssl)("Private Watch lifecycle (devnet, HTTPS receiver, 
         else expect(out!.last_error, `attempt ${i}`).toMatch(/timeout|ECONN|UND_ERR|socket/i);
       }
       const tries = s.receiver.attempts.filter((a) => a.watchId === watchId);
-      expect(tries).toHaveLength(answered);
+      // Every 503 was seen; a timed-out attempt may or may not have reached it first.
+      expect(tries.length).toBeGreaterThanOrEqual(answered);
+      expect(tries.length).toBeLessThanOrEqual(50);
       expect(answered).toBeGreaterThanOrEqual(40);
       expect(tries.every((a) => a.signatureValid === true && a.status === 503)).toBe(true);
       expect(new Set(tries.map((a) => a.nonce)).size).toBe(1);
@@ -331,7 +333,7 @@ describe.skipIf(!haveOpenssl)("Private Watch lifecycle (devnet, HTTPS receiver, 
       const after = await s.tick();
       expect(after.deliveryFailures).toBe(0);
       expect((await row(watchId))!.last_polled_at).toEqual(polled);
-      expect(s.receiver.attempts.filter((a) => a.watchId === watchId)).toHaveLength(answered);
+      expect(s.receiver.attempts.filter((a) => a.watchId === watchId)).toHaveLength(tries.length);
       const st = await s.call("GET", `/v1/private/watch/${watchId}`, { token: watchToken });
       expect(st.json).toMatchObject({ status: "dead", consecutiveFailures: 50, nextPollAt: null });
       // A top-up is refused before any payment is taken.
