@@ -75,7 +75,12 @@ export interface DevnetActivity {
 const hex = (v: bigint | number) => `0x${v.toString(16)}`;
 const word = (v: bigint) => v.toString(16).padStart(64, "0");
 
-export function createDevnetActivity(accounts: DevnetAccounts): DevnetActivity {
+/**
+ * `logsBefore(n)`: how many logs (each its own transaction) block n already
+ * holds in the L1's log book; this block's approvals and failed transactions
+ * are numbered after them.
+ */
+export function createDevnetActivity(accounts: DevnetAccounts, logsBefore: (block: bigint) => number = () => 0): DevnetActivity {
   // Blocks are only noted when produced (a devnet whose clock jumps ahead produces many at once);
   // a block's activity is generated the first time it is asked for, then kept.
   const blocks = new Map<bigint, Block>();
@@ -102,7 +107,8 @@ export function createDevnetActivity(accounts: DevnetAccounts): DevnetActivity {
     const u = (label: string) => h(label).readUInt32BE(0) / 2 ** 32;
     const logs: Record<string, unknown>[] = [];
     const receipts: Record<string, unknown>[] = [];
-    let txIndex = 0;
+    const first = logsBefore(b.number);
+    let txIndex = first;
     const common = { blockNumber: hex(b.number), blockHash: b.hash };
     const n = Math.floor(u("count") * 4);
     for (let i = 0; i < n; i++) {
@@ -118,7 +124,7 @@ export function createDevnetActivity(accounts: DevnetAccounts): DevnetActivity {
         address: token,
         topics: [APPROVAL_TOPIC, `0x${owner.slice(2).padStart(64, "0")}`, `0x${spender.slice(2).padStart(64, "0")}`],
         data: `0x${word(value)}`,
-        logIndex: hex(logs.length),
+        logIndex: hex(first + logs.length),
         transactionHash: txHash,
         transactionIndex: hex(txIndex),
         removed: false,

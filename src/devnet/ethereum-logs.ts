@@ -18,8 +18,9 @@
  *     or null (anything); a log with fewer topics than a non-null position
  *     asks for does not match (`logMatches`, which the L1 also applies to
  *     the token Approval logs of ethereum-activity.ts: those are generated
- *     lazily per block from its hash, with their receipts, and numbered on
- *     their own from 0, so they stay out of the book).
+ *     lazily per block from its hash, with their receipts, so they stay out
+ *     of the book; they are numbered after the book's logs of their block,
+ *     `count`, so a block's log indexes are one sequence).
  */
 import { type Hex, concat, keccak256 } from "viem";
 
@@ -64,6 +65,8 @@ export interface DevnetLogBook {
   /** Numbers and stores the queued logs as block `block`'s; returns how many. */
   seal(block: { number: bigint; hash: string }): number;
   query(filter: LogFilter): SimLogRecord[];
+  /** How many logs (and log transactions) block `number` holds. */
+  count(number: bigint): number;
 }
 
 /** Whether a log passes an eth_getLogs filter's addresses and topics (lower-case on both sides). */
@@ -104,6 +107,7 @@ export function createLogBook(): DevnetLogBook {
       else byBlock.delete(block.number);
       return records.length;
     },
+    count: (number) => byBlock.get(number)?.length ?? 0,
     query(f) {
       const out: SimLogRecord[] = [];
       for (let n = f.from; n <= f.to; n++) for (const l of byBlock.get(n) ?? []) if (logMatches(l, f)) out.push(l);

@@ -200,7 +200,7 @@ export async function startDevnetEthereum(opts: {
   setBalance("WSTETH", holders["morpho-blue"]!, 51_000n * e18);
 
   const accounts = createDevnetAccounts();
-  const activity = createDevnetActivity(accounts);
+  const activity = createDevnetActivity(accounts, logBook.count);
 
   /** Slot → number of the MEV-Boost block of that slot. */
   const slotBlocks = new Map<number, bigint>();

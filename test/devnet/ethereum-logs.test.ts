@@ -2,7 +2,7 @@
  * The devnet L1's one log book (src/devnet/ethereum-logs.ts), asked over a
  * real loopback socket with eth_getLogs: every block numbers the logs of all
  * the simulated contracts 0…n−1 in one sequence (Aave Pools, then Comets,
- * then Morpho Blue), and the filter is applied once for all of them — an
+ * then Morpho Blue, then the token approvals of ethereum-activity.ts), and the filter is applied once for all of them — an
  * address or a list of addresses, topics by position as a value, an OR-list
  * or null, and the block range. The book itself: what a contract emits
  * between sealed blocks waits for the next one; a block sealed again (a
@@ -61,26 +61,47 @@ afterAll(async () => {
 });
 
 describe("devnet L1 log book over eth_getLogs", () => {
-  it("numbers each block's logs once across the simulated contracts: Pools, then Comets, then Morpho", () => {
+  it("numbers each block's logs once across the simulated contracts: Pools, then Comets, then Morpho, then the token approvals", () => {
     const byBlock = new Map<string, Log[]>();
-    // The lending contracts' logs (the token Approval logs are numbered on their own, ethereum-activity.ts).
-    for (const l of all.filter((x) => LENDING_MARKETS.some((m) => m.pool === x.address))) {
-      byBlock.set(l.blockNumber, [...(byBlock.get(l.blockNumber) ?? []), l]);
-    }
-    expect(byBlock.size).toBeGreaterThan(50);
-    const rank = (a: string) => (a === MORPHO_BLUE ? 2 : LENDING_MARKETS.find((m) => m.pool === a)!.protocol === "compound" ? 1 : 0);
+    for (const l of all) byBlock.set(l.blockNumber, [...(byBlock.get(l.blockNumber) ?? []), l]);
+    const rank = (a: string) =>
+      a === MORPHO_BLUE ? 2 : LENDING_MARKETS.some((m) => m.pool === a) ? (LENDING_MARKETS.find((m) => m.pool === a)!.protocol === "compound" ? 1 : 0) : 3;
+    let lendingBlocks = 0;
     let mixed = 0;
+    let withApprovalsAfterLending = 0;
     for (const logs of byBlock.values()) {
+      // One sequence per block, whoever emitted: 0…n−1, each log its own transaction slot.
       expect(logs.map((l) => Number(l.logIndex))).toEqual(logs.map((_, i) => i));
-      expect(logs.map((l) => l.transactionIndex)).toEqual(logs.map((l) => l.logIndex));
+      const lending = logs.filter((l) => rank(l.address) < 3);
+      expect(lending.map((l) => l.transactionIndex)).toEqual(lending.map((l) => l.logIndex));
+      expect(new Set(logs.map((l) => l.transactionIndex)).size).toBe(logs.length);
       const ranks = logs.map((l) => rank(l.address));
       expect(ranks).toEqual([...ranks].sort());
-      if (new Set(ranks).size === 3) mixed++;
+      if (lending.length > 0) lendingBlocks++;
+      if (new Set(ranks.filter((r) => r < 3)).size === 3) mixed++;
+      if (lending.length > 0 && ranks.includes(3)) withApprovalsAfterLending++;
     }
-    // Blocks with events of all three kinds of contract exist, so the shared numbering is exercised.
+    expect(lendingBlocks).toBeGreaterThan(50);
+    // Blocks with events of all three kinds of lending contract, and blocks with lending events and approvals, exist: the shared numbering is exercised.
     expect(mixed).toBeGreaterThan(0);
+    expect(withApprovalsAfterLending).toBeGreaterThan(0);
     // The new Comet (cUSDTv3) is among the contracts with events.
     expect(all.some((l) => l.address === USDT_COMET)).toBe(true);
+  });
+
+  it("gives an approval the same log and transaction index in eth_getLogs and in its block's receipts", async () => {
+    const approval = all.find((l) => l.topics[0] === APPROVAL_TOPIC && all.some((x) => x.blockNumber === l.blockNumber && x.topics[0] !== APPROVAL_TOPIC))!;
+    expect(approval).toBeDefined();
+    const r = await fetch(sim.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getBlockReceipts", params: [approval.blockNumber] }),
+    });
+    const receipts = ((await r.json()) as { result: { transactionHash: string; transactionIndex: string }[] }).result;
+    const receipt = receipts.find((x) => x.transactionHash === approval.transactionHash)!;
+    expect(receipt.transactionIndex).toBe(approval.transactionIndex);
+    // It comes after the block's book logs, so its indexes are above 0.
+    expect(Number(approval.logIndex)).toBeGreaterThan(0);
   });
 
   it("filters by one address or a list of addresses", async () => {
