@@ -103,7 +103,13 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
     await t.app.watch.sender.close();
     t.app.watch.sender = createWebhookSender({ policy: t.app.watch.urlPolicy, resolver: t.app.watch.resolver, clock, tlsCa: receiver.ca });
   }
-  const payer = createPayer(devnet.payers[opts.payerIndex ?? 0]!.privateKey, { networks: ["eip155:84532"] });
+  // A new connection per call: tests jump the clock (and fake Date), which can keep a
+  // pooled connection past the server's keep-alive and meet a reset on reuse. The paid
+  // calls go through the payer, so it gets the same fetch.
+  const oneShot = new Agent({ pipelining: 0 });
+  const oneShotFetch = ((url: string | URL, init?: RequestInit) =>
+    undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: oneShot })) as unknown as typeof globalThis.fetch;
+  const payer = createPayer(devnet.payers[opts.payerIndex ?? 0]!.privateKey, { networks: ["eip155:84532"], fetch: oneShotFetch });
   const workers = startWorkers(t.app, { autostart: false });
 
   const parse = async (r: Response) => {
@@ -116,10 +122,6 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
     }
     return { status: r.status, json: json as any, headers: r.headers };
   };
-
-  // A new connection per call: tests jump the clock (and fake Date), which can keep a
-  // pooled connection past the server's keep-alive and meet a reset on reuse.
-  const oneShot = new Agent({ pipelining: 0 });
 
   const stack: WatchStack = {
     devnet,

@@ -80,6 +80,13 @@ describe("the oracle catalogue is complete", () => {
       });
     }
     expect(r.json.chains.monero.questions + r.json.chains.zcash.questions + r.json.chains.ethereum.questions).toBe(21);
+    // This server implements every contract question, and on the devnet each can answer.
+    expect(qs.filter((q) => !q.implemented || !q.available).map((q) => q.question)).toEqual([]);
+    expect(r.json.chains).toEqual({
+      monero: { questions: 5, implemented: 5, available: 5 },
+      zcash: { questions: 4, implemented: 4, available: 4 },
+      ethereum: { questions: 12, implemented: 12, available: 12 },
+    });
   });
 
   it("a question not implemented is not a route: asking it is the unknown-question 404, not a 500", async () => {
