@@ -16,6 +16,7 @@ import { startDevnet, type DevnetHandle } from "../../src/devnet/index.js";
 import { createPayer, type Payer } from "../../src/x402/payer.js";
 import { NOTICE_TTL_MS } from "../../src/board/service.js";
 import { startTestApp, tempDir, type TestApp } from "../helpers/app.js";
+import { oneShotFetch } from "../helpers/one-shot-fetch.js";
 
 const DAY = 24 * 3600 * 1000;
 const BOARDS = ["seneschal-features", "data-requests", "agent-services", "bounties", "announcements"];
@@ -26,6 +27,8 @@ describe("notice boards end to end", () => {
   let payer: Payer;
   let clock: ManualClock;
   let ipSeq = 0;
+  // Date is faked and jumps: a new connection per request (test/helpers/one-shot-fetch.ts).
+  const http = oneShotFetch();
 
   const advance = (ms: number) => {
     clock.advance(ms);
@@ -35,7 +38,7 @@ describe("notice boards end to end", () => {
   async function call(method: string, path: string, o: { body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string>; ip?: string } = {}) {
     const headers: Record<string, string> = { "x-forwarded-for": o.ip ?? "198.51.100.1", ...o.headers };
     if (o.body !== undefined || o.rawBody !== undefined) headers["content-type"] = "application/json";
-    const r = await fetch(`${t.url}${path}`, { method, headers, body: o.rawBody ?? (o.body === undefined ? undefined : JSON.stringify(o.body)) });
+    const r = await http.fetch(`${t.url}${path}`, { method, headers, body: o.rawBody ?? (o.body === undefined ? undefined : JSON.stringify(o.body)) });
     const text = await r.text();
     let json: any = null;
     try {
@@ -66,9 +69,10 @@ describe("notice boards end to end", () => {
     vi.setSystemTime(clock.now());
     devnet = await startDevnet({ dataDir: tempDir("vigil-devnet-"), blockSeconds: 0 });
     t = await startTestApp({ TRUST_PROXY_HOPS: "1", RATE_LIMIT_PER_MINUTE: "100000" }, { devnet, clock });
-    payer = createPayer(devnet.payers[0]!.privateKey, { networks: ["eip155:84532"] });
+    payer = createPayer(devnet.payers[0]!.privateKey, { networks: ["eip155:84532"], fetch: http.fetch });
   }, 120_000);
   afterAll(async () => {
+    await http.close();
     await t?.close();
     await devnet?.close();
     vi.useRealTimers();
@@ -265,7 +269,7 @@ describe("notice boards end to end", () => {
   });
 
   it("lets browsers edit with the token header and read the ETag (CORS)", async () => {
-    const pre = await fetch(`${t.url}/v1/board/bounties/00000000-0000-4000-8000-000000000000`, {
+    const pre = await http.fetch(`${t.url}/v1/board/bounties/00000000-0000-4000-8000-000000000000`, {
       method: "OPTIONS",
       headers: { origin: "https://app.example", "access-control-request-method": "PATCH", "access-control-request-headers": "x-notice-token, if-none-match, content-type" },
     });
@@ -273,7 +277,7 @@ describe("notice boards end to end", () => {
     expect(pre.headers.get("access-control-allow-methods")).toContain("PATCH");
     expect(pre.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("x-notice-token");
     expect(pre.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("if-none-match");
-    const get = await fetch(`${t.url}/v1/board`, { headers: { origin: "https://app.example" } });
+    const get = await http.fetch(`${t.url}/v1/board`, { headers: { origin: "https://app.example" } });
     expect(get.headers.get("access-control-expose-headers")).toContain("ETag");
   });
 

@@ -11,7 +11,7 @@
  * Ticks are driven by hand with `tick()`; no timers run.
  */
 import fs from "node:fs";
-import { Agent, fetch as undiciFetch } from "undici";
+import { oneShotFetch } from "./one-shot-fetch.js";
 import { ManualClock } from "../../src/core/clock.js";
 import { startDevnet, type DevnetHandle, type DevnetWallet } from "../../src/devnet/index.js";
 import { createWebhookSender } from "../../src/webhooks/deliver.js";
@@ -103,13 +103,9 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
     await t.app.watch.sender.close();
     t.app.watch.sender = createWebhookSender({ policy: t.app.watch.urlPolicy, resolver: t.app.watch.resolver, clock, tlsCa: receiver.ca });
   }
-  // A new connection per call: tests jump the clock (and fake Date), which can keep a
-  // pooled connection past the server's keep-alive and meet a reset on reuse. The paid
-  // calls go through the payer, so it gets the same fetch.
-  const oneShot = new Agent({ pipelining: 0 });
-  const oneShotFetch = ((url: string | URL, init?: RequestInit) =>
-    undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: oneShot })) as unknown as typeof globalThis.fetch;
-  const payer = createPayer(devnet.payers[opts.payerIndex ?? 0]!.privateKey, { networks: ["eip155:84532"], fetch: oneShotFetch });
+  // A new connection per call, paid calls included (test/helpers/one-shot-fetch.ts): tests jump the clock.
+  const oneShot = oneShotFetch();
+  const payer = createPayer(devnet.payers[opts.payerIndex ?? 0]!.privateKey, { networks: ["eip155:84532"], fetch: oneShot.fetch });
   const workers = startWorkers(t.app, { autostart: false });
 
   const parse = async (r: Response) => {
@@ -176,7 +172,7 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
       const headers: Record<string, string> = {};
       if (o.body !== undefined) headers["content-type"] = "application/json";
       if (o.token !== undefined) headers["x-watch-token"] = o.token;
-      return parse(await undiciFetch(`${t.url}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), dispatcher: oneShot }));
+      return parse(await oneShot.fetch(`${t.url}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) }));
     },
     paid: async (path, body) =>
       parse(await payer.payFetch(`${t.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })),
