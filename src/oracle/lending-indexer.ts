@@ -16,10 +16,16 @@
  *   4. each liquidation (LiquidationCall, AbsorbDebt, Liquidate) is valued
  *      in USD with the oracle's price of the debt token and its decimals()
  *      (read in one batch), at indexing time;
- *   5. in one transaction: positions with debt upserted, positions without
+ *   5. the market's liquidation terms (Aave V3 / SparkLend: the principal
+ *      collateral reserve's getConfiguration; Compound V3: the storefront
+ *      factor and the assets' liquidation factors) are read, with the block
+ *      Multicall3 answered at;
+ *   6. in one transaction: positions with debt upserted, positions without
  *      debt dropped, liquidations inserted (idempotent by block and log
- *      index), the cursor moved, liquidations past the retention pruned.
- * A market that fails records its error on its cursor and the others go on;
+ *      index), the terms stored, the cursor moved, liquidations past the
+ *      retention pruned.
+ * A market that fails (its terms included) records its error on its cursor,
+ * keeps its stored data and terms, and the others go on;
  * the run fails only when every market failed. Several workers may run it:
  * every write is an idempotent upsert of the same chain data.
  */
@@ -54,6 +60,7 @@ import {
   recordCursorError,
   storeAccounts,
   storeLiquidations,
+  storeMarketTerms,
   trackedPositions,
   type StoredLiquidation,
 } from "./lending-store.js";
@@ -223,11 +230,13 @@ export async function indexLendingOnce(deps: LendingIndexerDeps, signal?: AbortS
           subMarket: l.subMarket,
         });
       }
+      const terms = venue.terms ? await venue.terms(ctx) : null;
       const toTime = await blockTime(to);
       const nowMs = clock.now();
       await withTransaction(db, async (trx) => {
         await storeAccounts(trx, market.id, to, nowMs, accounts);
         await storeLiquidations(trx, liquidations);
+        if (terms) await storeMarketTerms(trx, { market: market.id, ...terms.terms, readBlock: terms.block, readMs: nowMs });
         await advanceCursor(trx, { market: market.id, chainId, lastBlock: to, lastBlockTimeS: toTime, nowMs, refreshed: caughtUp, ethPriceBase: facts.get(weth)?.price ?? null });
         await pruneLiquidations(trx, Math.floor(nowMs / 1000) - deps.retentionSeconds);
       });
