@@ -24,8 +24,10 @@
  *      debt dropped, liquidations inserted (idempotent by block and log
  *      index), the terms stored, the cursor moved, liquidations past the
  *      retention pruned.
- * A market that fails (its terms included) records its error on its cursor,
- * keeps its stored data and terms, and the others go on;
+ * Terms that cannot be read do not hold up the positions: the market keeps
+ * its previous terms and records the error on its cursor after the write
+ * (the run of that market counts as failed).
+ * A market that fails records its error on its cursor and the others go on;
  * the run fails only when every market failed. Several workers may run it:
  * every write is an idempotent upsert of the same chain data.
  */
@@ -230,7 +232,16 @@ export async function indexLendingOnce(deps: LendingIndexerDeps, signal?: AbortS
           subMarket: l.subMarket,
         });
       }
-      const terms = venue.terms ? await venue.terms(ctx) : null;
+      let terms: Awaited<ReturnType<NonNullable<typeof venue.terms>>> | null = null;
+      let termsError: string | null = null;
+      if (venue.terms) {
+        try {
+          terms = await venue.terms(ctx);
+        } catch (e) {
+          if (signal?.aborted) throw e;
+          termsError = `liquidation terms: ${e instanceof Error ? e.message : String(e)}`;
+        }
+      }
       const toTime = await blockTime(to);
       const nowMs = clock.now();
       await withTransaction(db, async (trx) => {
@@ -242,6 +253,11 @@ export async function indexLendingOnce(deps: LendingIndexerDeps, signal?: AbortS
       });
       line.refreshed = accounts.length;
       line.liquidations = liquidations.length;
+      if (termsError) {
+        // After the cursor moved (which clears the error): the positions are current, the terms are not.
+        line.error = termsError;
+        await recordCursorError(db, market.id, chainId, termsError, nowMs);
+      }
       if (!caughtUp) result.more = true;
     } catch (e) {
       if (signal?.aborted) throw e;
