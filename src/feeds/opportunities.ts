@@ -60,7 +60,6 @@ import {
   WAD,
   type LendingMarket,
 } from "../chains/ethereum/lending.js";
-import { cometDiscountWad, discountToBonusBps } from "../chains/ethereum/comet.js";
 import { liquidationIncentiveFactor } from "../chains/ethereum/morpho.js";
 import { cursors, liquidationsSince, marketTerms, positionsBelow, riskCounts, type StoredMarketTerms, type StoredPosition } from "../oracle/lending-store.js";
 import { latestHeader } from "../oracle/ethereum-store.js";
@@ -85,7 +84,8 @@ export const FALLBACK_BONUS_BPS = 500n;
 export const FALLBACK_PROTOCOL_FEE_BPS = 1_000n;
 const fallbackProtocolFeeBps = (protocol: LendingProtocol | undefined) => (protocol === "aave" || protocol === "spark" ? FALLBACK_PROTOCOL_FEE_BPS : 0n);
 
-export { cometDiscountWad, discountToBonusBps };
+/** Comet's storefront arithmetic (the indexer applies it to the factors it reads). */
+export { cometDiscountWad, discountToBonusBps } from "../chains/ethereum/comet.js";
 
 const E18 = 10n ** 18n;
 
