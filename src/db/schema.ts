@@ -259,6 +259,7 @@ export interface DB {
   lending_positions: LendingPositionsTable;
   lending_liquidations: LendingLiquidationsTable;
   lending_cursors: LendingCursorsTable;
+  lending_market_terms: LendingMarketTermsTable;
 }
 
 /** Borrowers with debt per lending market (migration 0013); base = USD with 8 decimals, HF scaled 1e18. */
@@ -293,6 +294,18 @@ export interface LendingLiquidationsTable {
   debt_base: string | null;
   /** Morpho Blue market id (migration 0019); '' for pooled markets. */
   sub_market: Generated<string>;
+}
+
+/** Liquidation terms per lending market as last read from the chain (migration 0020). */
+export interface LendingMarketTermsTable {
+  market: string;
+  bonus_bps: number;
+  protocol_fee_bps: number;
+  /** 'aave_reserve' | 'comet_storefront' */
+  source: string;
+  detail: string;
+  read_block: string;
+  read_ms: string;
 }
 
 /** The lending indexer's state per market (migration 0013). */

@@ -3,7 +3,8 @@
  * Comets at their mainnet addresses (as the Aave Pools of
  * ethereum-lending.ts are), with price feeds at devnet-made addresses, driven
  * block by block (cUSDSv3 is indexed but not simulated: USDS is not among the
- * devnet's tokens, so that address has no code and no events here):
+ * devnet's tokens, so that address has no positions and no events here, and
+ * answers only its liquidation terms):
  *   - prices are the lending simulation's (USD); cUSDCv3's and cUSDTv3's
  *     feeds answer in USD, cWETHv3's in ETH and cWstETHv3's in wstETH (their
  *     base feed is a constant 1e8), as on mainnet;
@@ -19,9 +20,16 @@
  * Events go to the L1's log book (ethereum-logs.ts), one transaction salt per
  * arrival, repayment or absorption. The Comet answers baseToken, baseTokenPriceFeed, baseScale, numAssets,
  * getAssetInfo, getPrice, borrowBalanceOf, collateralBalanceOf and
- * isLiquidatable from this state (facts: compound-finance/comet
- * contracts/Comet.sol and CometMainInterface.sol; factors 1e18, prices 8
- * decimals). Parameters are devnet values near mainnet's, not read from it.
+ * isLiquidatable and storeFrontPriceFactor from this state (facts:
+ * compound-finance/comet contracts/Comet.sol and CometMainInterface.sol;
+ * factors 1e18, prices 8 decimals). Parameters are devnet values near
+ * mainnet's, not read from it; the storefront factors are mainnet's
+ * (deployments/mainnet/<market>/configuration.json: 0.5 for cUSDCv3,
+ * cWETHv3 and cUSDTv3, 0.6 for cUSDSv3, 0.7 for cWstETHv3). cUSDSv3 answers
+ * only its liquidation terms (storeFrontPriceFactor, numAssets and
+ * getAssetInfo of its WETH and wstETH collateral at mainnet's liquidation
+ * factors), so they can be read. A test may change a Comet's storefront
+ * factor (`setStoreFrontPriceFactor`), as a governance upgrade would.
  */
 import { type Hex, concat, decodeFunctionData, encodeAbiParameters, encodeEventTopics, encodeFunctionResult, keccak256, toHex } from "viem";
 import { cometAbi } from "../chains/ethereum/comet.js";
@@ -53,6 +61,8 @@ interface SimComet {
    */
   unit: "USD" | "base";
   assets: SimAsset[];
+  /** storeFrontPriceFactor at start, 1e18-scaled. */
+  storeFrontPriceFactor: bigint;
 }
 
 const f = (x: number) => BigInt(Math.round(x * 1e4)) * 10n ** 14n;
@@ -65,25 +75,37 @@ const asset = (comet: string, symbol: string, lcf: number, bcf: number, lf: numb
 });
 const cometAt = (id: string) => LENDING_MARKETS.find((m) => m.id === id)!.pool;
 
-/** A devnet Comet: market id, label (of its devnet-made feed addresses), base, feed unit, and per collateral [symbol, liquidateCF, borrowCF, liquidationFactor]. */
-const simComet = (id: string, label: string, base: string, unit: SimComet["unit"], assets: [string, number, number, number][]): SimComet => ({
+/** A devnet Comet: market id, label (of its devnet-made feed addresses), base, feed unit, storefront factor, and per collateral [symbol, liquidateCF, borrowCF, liquidationFactor]. */
+const simComet = (id: string, label: string, base: string, unit: SimComet["unit"], storeFront: number, assets: [string, number, number, number][]): SimComet => ({
   id,
   address: cometAt(id),
   base,
   baseFeed: devnetAddress(`vigil devnet ${label} ${base} price feed`),
   unit,
   assets: assets.map(([symbol, lcf, bcf, lf]) => asset(label, symbol, lcf, bcf, lf)),
+  storeFrontPriceFactor: f(storeFront),
 });
 
 export const DEVNET_COMETS: readonly SimComet[] = [
-  simComet("compound-v3-usdc", "cUSDCv3", "USDC", "USD", [["WETH", 0.85, 0.82, 0.9], ["WBTC", 0.8, 0.75, 0.9], ["WSTETH", 0.85, 0.8, 0.9]]),
-  simComet("compound-v3-weth", "cWETHv3", "WETH", "base", [["WSTETH", 0.95, 0.9, 0.96], ["RETH", 0.93, 0.9, 0.96], ["CBETH", 0.93, 0.9, 0.96]]),
+  simComet("compound-v3-usdc", "cUSDCv3", "USDC", "USD", 0.5, [["WETH", 0.85, 0.82, 0.9], ["WBTC", 0.8, 0.75, 0.9], ["WSTETH", 0.85, 0.8, 0.9]]),
+  simComet("compound-v3-weth", "cWETHv3", "WETH", "base", 0.5, [["WSTETH", 0.95, 0.9, 0.96], ["RETH", 0.93, 0.9, 0.96], ["CBETH", 0.93, 0.9, 0.96]]),
   // Factors as in compound-finance/comet deployments/mainnet/usdt/configuration.json.
-  simComet("compound-v3-usdt", "cUSDTv3", "USDT", "USD", [["WETH", 0.895, 0.825, 0.95], ["WBTC", 0.77, 0.7, 0.95], ["WSTETH", 0.895, 0.825, 0.95]]),
+  simComet("compound-v3-usdt", "cUSDTv3", "USDT", "USD", 0.5, [["WETH", 0.895, 0.825, 0.95], ["WBTC", 0.77, 0.7, 0.95], ["WSTETH", 0.895, 0.825, 0.95]]),
   // Feeds in wstETH with a constant base feed (deployments/mainnet/wsteth/deploy.ts, migrations
   // 1727727546_change_base_price_feed.ts); WETH, USDC and USDT collateral at the factors of
   // migrations/1762179749_add_usdc_usdt_weth_and_weeth_collateral.ts.
-  simComet("compound-v3-wsteth", "cWstETHv3", "WSTETH", "base", [["WETH", 0.93, 0.9, 0.96], ["USDC", 0.83, 0.8, 0.9], ["USDT", 0.83, 0.8, 0.9]]),
+  simComet("compound-v3-wsteth", "cWstETHv3", "WSTETH", "base", 0.7, [["WETH", 0.93, 0.9, 0.96], ["USDC", 0.83, 0.8, 0.9], ["USDT", 0.83, 0.8, 0.9]]),
+];
+
+/**
+ * cUSDSv3 answers only its liquidation terms (USDS is not a devnet token, so
+ * it has no base, prices or positions): storeFrontPriceFactor 0.6 and its
+ * WETH and wstETH collateral at liquidationFactor 0.95 and 0.92
+ * (deployments/mainnet/usds/configuration.json; the collateral factors are
+ * devnet values).
+ */
+export const DEVNET_COMET_TERMS_ONLY: readonly Omit<SimComet, "base" | "baseFeed" | "unit">[] = [
+  { id: "compound-v3-usds", address: cometAt("compound-v3-usds"), storeFrontPriceFactor: f(0.6), assets: [asset("cUSDSv3", "WETH", 0.9, 0.85, 0.95), asset("cUSDSv3", "WSTETH", 0.87, 0.82, 0.92)] },
 ];
 
 const ABSORBERS = ["0xab5e0b5e000000000000000000000000000000a1", "0xab5e0b5e000000000000000000000000000000a2"];
@@ -111,6 +133,10 @@ export interface DevnetComet {
   isLiquidatable(comet: string, user: string): boolean;
   freeze(frozen: boolean): void;
   pauseAbsorbers(paused: boolean): void;
+  /** A Comet's storefront factor and its collateral's liquidation factors by symbol (1e18), as it answers them now. */
+  liquidationTerms(comet: string): { storeFrontPriceFactor: bigint; liquidationFactors: Record<string, bigint> };
+  /** Changes a Comet's storeFrontPriceFactor (1e18) from now on. */
+  setStoreFrontPriceFactor(comet: string, factor: bigint): void;
 }
 
 /** `usdPrice(symbol)`: USD with 8 decimals (the lending simulation's prices, the ones its Aave oracle answers). */
@@ -124,6 +150,9 @@ export function createDevnetComet(opts: { seed: number; logs: LogSink; usdPrice:
   let frozen = false;
   let absorbersPaused = false;
   const byAddress = new Map(DEVNET_COMETS.map((c) => [c.address, c]));
+  const termsOnly = new Map(DEVNET_COMET_TERMS_ONLY.map((c) => [c.address, c]));
+  // Per devnet (DEVNET_COMETS is shared by every devnet in the process): the current storefront factors.
+  const storeFront = new Map([...DEVNET_COMETS, ...DEVNET_COMET_TERMS_ONLY].map((c) => [c.address, c.storeFrontPriceFactor]));
   const scale = (symbol: string) => 10n ** BigInt(ASSETS[symbol]!.decimals);
 
   /** getPrice of an asset's (or the base's) feed: USD, or units of the base (exactly 1e8 for the base itself). */
@@ -218,11 +247,35 @@ export function createDevnetComet(opts: { seed: number; logs: LogSink; usdPrice:
 
   const result = (functionName: string, value: unknown) => encodeFunctionResult({ abi: cometAbi, functionName, result: value } as never);
 
+  const assetInfo = (a: SimAsset, i: number) =>
+    result("getAssetInfo", {
+      offset: i,
+      asset: ASSETS[a.symbol]!.address,
+      priceFeed: a.feed,
+      scale: BigInt(scale(a.symbol)),
+      borrowCollateralFactor: a.borrowCF,
+      liquidateCollateralFactor: a.liquidateCF,
+      liquidationFactor: a.liquidationFactor,
+      supplyCap: 10n ** 30n,
+    });
+
+  /** cUSDSv3: its terms only (see DEVNET_COMET_TERMS_ONLY); anything else has no answer. */
+  function termsOnlyCall(c: (typeof DEVNET_COMET_TERMS_ONLY)[number], functionName: string, args: readonly unknown[]): Hex | undefined {
+    if (functionName === "storeFrontPriceFactor") return result("storeFrontPriceFactor", storeFront.get(c.address)!);
+    if (functionName === "numAssets") return result("numAssets", c.assets.length);
+    if (functionName === "getAssetInfo") {
+      const a = c.assets[Number(args[0])];
+      return a ? assetInfo(a, Number(args[0])) : undefined;
+    }
+    return undefined;
+  }
+
   return {
     onBlock: step,
     call(to, data) {
       const c = byAddress.get(lower(to));
-      if (!c) return undefined;
+      const t = c ? undefined : termsOnly.get(lower(to));
+      if (!c && !t) return undefined;
       let d;
       try {
         d = decodeFunctionData({ abi: cometAbi, data: data as Hex });
@@ -230,6 +283,7 @@ export function createDevnetComet(opts: { seed: number; logs: LogSink; usdPrice:
         return undefined;
       }
       const args = (d.args ?? []) as readonly unknown[];
+      if (!c) return termsOnlyCall(t!, d.functionName, args);
       const account = () => positions.get(key(c.address, lower(String(args[0]))));
       switch (d.functionName) {
         case "baseToken":
@@ -245,17 +299,10 @@ export function createDevnetComet(opts: { seed: number; logs: LogSink; usdPrice:
           const a = c.assets[i];
           // Comet reverts BadAsset() for an index out of range: no answer.
           if (!a) return undefined;
-          return result("getAssetInfo", {
-            offset: i,
-            asset: ASSETS[a.symbol]!.address,
-            priceFeed: a.feed,
-            scale: BigInt(scale(a.symbol)),
-            borrowCollateralFactor: a.borrowCF,
-            liquidateCollateralFactor: a.liquidateCF,
-            liquidationFactor: a.liquidationFactor,
-            supplyCap: 10n ** 30n,
-          });
+          return assetInfo(a, i);
         }
+        case "storeFrontPriceFactor":
+          return result("storeFrontPriceFactor", storeFront.get(c.address)!);
         case "getPrice": {
           const feed = lower(String(args[0]));
           if (feed === c.baseFeed) return result("getPrice", feedPrice(c, c.base));
@@ -286,6 +333,15 @@ export function createDevnetComet(opts: { seed: number; logs: LogSink; usdPrice:
     },
     pauseAbsorbers: (x) => {
       absorbersPaused = x;
+    },
+    liquidationTerms: (comet) => {
+      const c = byAddress.get(lower(comet)) ?? termsOnly.get(lower(comet));
+      if (!c) throw new Error(`no devnet Comet at ${comet}`);
+      return { storeFrontPriceFactor: storeFront.get(c.address)!, liquidationFactors: Object.fromEntries(c.assets.map((a) => [a.symbol, a.liquidationFactor])) };
+    },
+    setStoreFrontPriceFactor: (comet, factor) => {
+      if (!storeFront.has(lower(comet))) throw new Error(`no devnet Comet at ${comet}`);
+      storeFront.set(lower(comet), factor);
     },
   };
 }

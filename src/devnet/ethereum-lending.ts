@@ -11,9 +11,15 @@
  *     liquidators with probability ½ per block (LiquidationCall): half the
  *     debt, or all of it at HF ≤ 0.95 or under $2,000, seizing collateral
  *     worth the repaid debt times the reserve's liquidation bonus.
- * The Pool answers `getUserAccountData(user)` and the oracle
- * `getAssetPrice(asset)` from this state (at the head, whatever block tag),
- * and every event is a real ABI-encoded log served by eth_getLogs.
+ * The Pool answers `getUserAccountData(user)` and `getConfiguration(asset)`
+ * (the reserve's parameters packed as Aave V3's ReserveConfigurationMap) and
+ * the oracle `getAssetPrice(asset)` from this state (at the head, whatever
+ * block tag), and every event is a real ABI-encoded log served by
+ * eth_getLogs. The Aave V3 Prime (Lido) Pool has no simulated positions; it
+ * answers only `getConfiguration`, so its liquidation terms can be read.
+ * Each Pool has its own copy of the reserve parameters; a test may change a
+ * reserve's liquidation bonus or protocol fee (`setReserveTerms`), as a
+ * governance payload would, and the simulated liquidators follow it.
  * Randomness is seeded apart from the fee model's, so adding lending leaves
  * the fee history unchanged. A reorg replaces the logs of the replaced
  * blocks; the positions themselves are not rolled back, and when the L1
@@ -23,6 +29,7 @@
 import { type Hex, encodeAbiParameters, encodeEventTopics, encodeFunctionResult, keccak256, concat, decodeFunctionData } from "viem";
 import {
   AAVE_V3_CORE_ORACLE,
+  encodeReserveConfigurationMap,
   LENDING_MARKETS,
   oracleAbi,
   poolAbi,
@@ -41,11 +48,30 @@ export interface SimPosition {
   debtAmount: bigint;
 }
 
-/** Reserve parameters of the simulated collateral (bps), near Aave V3 Core's. */
-const COLLATERAL: Record<string, { lt: bigint; ltv: bigint; lb: bigint }> = {
-  WETH: { lt: 8_300n, ltv: 8_050n, lb: 10_500n },
-  WSTETH: { lt: 8_100n, ltv: 7_850n, lb: 10_600n },
-  WBTC: { lt: 7_800n, ltv: 7_300n, lb: 10_500n },
+/**
+ * Reserve parameters (bps; caps in whole tokens), near Aave V3 Core's: `lb` is
+ * the liquidation bonus as the Pool stores it (10000 + the bonus), `fee` the
+ * liquidation protocol fee (a share of the bonus). The stablecoins are debt
+ * only here (LTV, threshold and bonus 0, as Aave configures a reserve that
+ * is not collateral).
+ */
+export interface SimReserve {
+  ltv: bigint;
+  lt: bigint;
+  lb: bigint;
+  fee: bigint;
+  reserveFactor: bigint;
+  borrowCap: bigint;
+  supplyCap: bigint;
+  eMode: bigint;
+}
+const RESERVES: Record<string, SimReserve> = {
+  WETH: { ltv: 8_050n, lt: 8_300n, lb: 10_500n, fee: 1_000n, reserveFactor: 1_500n, borrowCap: 1_400_000n, supplyCap: 2_000_000n, eMode: 1n },
+  WSTETH: { ltv: 7_850n, lt: 8_100n, lb: 10_600n, fee: 1_000n, reserveFactor: 500n, borrowCap: 12_000n, supplyCap: 1_200_000n, eMode: 1n },
+  WBTC: { ltv: 7_300n, lt: 7_800n, lb: 10_500n, fee: 1_000n, reserveFactor: 2_000n, borrowCap: 28_000n, supplyCap: 43_000n, eMode: 0n },
+  USDC: { ltv: 0n, lt: 0n, lb: 0n, fee: 1_000n, reserveFactor: 1_000n, borrowCap: 1_400_000_000n, supplyCap: 1_760_000_000n, eMode: 2n },
+  USDT: { ltv: 0n, lt: 0n, lb: 0n, fee: 1_000n, reserveFactor: 1_000n, borrowCap: 1_200_000_000n, supplyCap: 1_500_000_000n, eMode: 2n },
+  DAI: { ltv: 0n, lt: 0n, lb: 0n, fee: 1_000n, reserveFactor: 2_500n, borrowCap: 2_000_000_000n, supplyCap: 2_500_000_000n, eMode: 2n },
 };
 const LIQUIDATORS = [
   "0x1111111254eeb25477b68fb85ed929f73a960582",
@@ -74,11 +100,21 @@ export interface DevnetLending {
   freeze(frozen: boolean): void;
   /** Stops the simulated liquidators (liquidatable positions stay open). */
   pauseLiquidators(paused: boolean): void;
+  /** A Pool's parameters of a reserve (a copy); undefined for a reserve the Pool does not list. */
+  reserve(pool: string, symbol: string): SimReserve | undefined;
+  /** Changes a reserve's liquidation bonus (`lb`, 10000 + bonus bps) or protocol fee in one Pool, from now on. */
+  setReserveTerms(pool: string, symbol: string, terms: { lb?: bigint; fee?: bigint }): void;
+  /** The Pool's ReserveConfigurationMap of an asset, as getConfiguration answers it (0 for an unlisted asset). */
+  configuration(pool: string, asset: string): bigint;
 }
 
 export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?: readonly string[] }): DevnetLending {
   const random = seededRandom(opts.seed ^ 0x1e4d1);
   const pools = opts.pools ?? LENDING_MARKETS.filter((m) => (m.protocol === "aave" || m.protocol === "spark") && m.id !== "aave-v3-prime").map((m) => m.pool);
+  // Every Aave-family Pool has its reserves configured (Prime's too, though it has no positions here).
+  const configured = [...new Set([...pools, ...LENDING_MARKETS.filter((m) => m.protocol === "aave" || m.protocol === "spark").map((m) => m.pool)])];
+  const reserves = new Map(configured.map((pool) => [pool, new Map(Object.entries(RESERVES).map(([sym, r]) => [sym, { ...r }]))]));
+  const reserveOf = (pool: string, symbol: string) => reserves.get(pool)!.get(symbol)!;
   const prices = new Map<string, bigint>(Object.entries(START_PRICES));
   const positions = new Map<string, SimPosition>();
   const key = (pool: string, user: string) => `${pool}:${user}`;
@@ -100,17 +136,17 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
   const fromBase = (symbol: string, base: bigint) => (base * scale.get(symbol)!) / priceOf(symbol);
   /** Whether a position is under HF 1, without building its account (the per-block check). */
   const underwater = (p: SimPosition) => {
-    const r = COLLATERAL[p.collateral]!;
+    const r = reserveOf(p.pool, p.collateral);
     return p.debtAmount > 0n && valueBase(p.collateral, p.collateralAmount) * r.lt < valueBase(p.debt, p.debtAmount) * 10_000n;
   };
 
   function account(p: SimPosition | undefined) {
     if (!p || p.debtAmount === 0n) {
       const c = p ? valueBase(p.collateral, p.collateralAmount) : 0n;
-      const r = p ? COLLATERAL[p.collateral]! : { lt: 0n, ltv: 0n };
+      const r = p ? reserveOf(p.pool, p.collateral) : { lt: 0n, ltv: 0n };
       return { c, d: 0n, avail: (c * r.ltv) / 10_000n, lt: r.lt, ltv: r.ltv, hf: 2n ** 256n - 1n };
     }
-    const r = COLLATERAL[p.collateral]!;
+    const r = reserveOf(p.pool, p.collateral);
     const c = valueBase(p.collateral, p.collateralAmount);
     const d = valueBase(p.debt, p.debtAmount);
     const maxBorrow = (c * r.ltv) / 10_000n;
@@ -141,7 +177,7 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
     // Sizes from $1,500 to about $1.5M of collateral, log-uniform.
     const collBase = BigInt(Math.floor(1_500 * Math.pow(1_000, random()))) * 10n ** 8n;
     const targetHf = 1.02 + random() * 0.38;
-    const debtBase = (collBase * COLLATERAL[collateral]!.lt * 10_000n) / 10_000n / BigInt(Math.round(targetHf * 10_000));
+    const debtBase = (collBase * reserveOf(pool, collateral).lt * 10_000n) / 10_000n / BigInt(Math.round(targetHf * 10_000));
     userCounter++;
     const user = lower(`0x${keccak256(concat([pool as Hex, `0x${userCounter.toString(16).padStart(8, "0")}`])).slice(26)}`);
     open({ pool, user, collateral, collateralAmount: fromBase(collateral, collBase), debt, debtAmount: fromBase(debt, debtBase) });
@@ -149,7 +185,7 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
 
   function liquidate(p: SimPosition) {
     const a = account(p);
-    const r = COLLATERAL[p.collateral]!;
+    const r = reserveOf(p.pool, p.collateral);
     const full = a.hf <= (95n * WAD) / 100n || a.c < 2_000n * 10n ** 8n || a.d < 2_000n * 10n ** 8n;
     let debtToCover = full ? p.debtAmount : p.debtAmount / 2n;
     let seizeBase = (valueBase(p.debt, debtToCover) * r.lb) / 10_000n;
@@ -203,6 +239,26 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
     }
   }
 
+  /** Aave V3's ReserveConfigurationMap of a reserve (chains/ethereum/lending.ts has the layout): active, borrowing enabled, not frozen or paused. */
+  function configuration(pool: string, asset: string): bigint {
+    const symbol = symbolOf(asset);
+    const r = symbol ? reserves.get(pool)?.get(symbol) : undefined;
+    if (!symbol || !r) return 0n;
+    return encodeReserveConfigurationMap({
+      ltvBps: r.ltv,
+      liquidationThresholdBps: r.lt,
+      liquidationBonusBps: r.lb,
+      decimals: BigInt(ASSETS[symbol]!.decimals),
+      active: 1n,
+      borrowingEnabled: 1n,
+      reserveFactorBps: r.reserveFactor,
+      borrowCap: r.borrowCap,
+      supplyCap: r.supplyCap,
+      liquidationProtocolFeeBps: r.fee,
+      eModeCategory: r.eMode,
+    });
+  }
+
   return {
     onBlock: step,
     call(to, data) {
@@ -216,7 +272,7 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
           return undefined;
         }
       }
-      if (!pools.includes(target)) return undefined;
+      if (!configured.includes(target)) return undefined;
       let d;
       try {
         d = decodeFunctionData({ abi: poolAbi, data: data as Hex });
@@ -224,6 +280,8 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
         // Another function of the Pool (the flash-loan premium): the L1's own table answers it.
         return undefined;
       }
+      if (d.functionName === "getConfiguration") return encodeFunctionResult({ abi: poolAbi, functionName: "getConfiguration", result: { data: configuration(target, d.args[0]) } });
+      if (d.functionName !== "getUserAccountData" || !pools.includes(target)) return undefined;
       const a = account(positions.get(key(target, lower(d.args[0]))));
       return encodeFunctionResult({ abi: poolAbi, functionName: "getUserAccountData", result: [a.c, a.d, a.avail, a.lt, a.ltv, a.hf] });
     },
@@ -237,5 +295,16 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
     pauseLiquidators: (p) => {
       liquidatorsPaused = p;
     },
+    reserve: (pool, symbol) => {
+      const r = reserves.get(lower(pool))?.get(symbol);
+      return r ? { ...r } : undefined;
+    },
+    setReserveTerms: (pool, symbol, t) => {
+      const r = reserves.get(lower(pool))?.get(symbol);
+      if (!r) throw new Error(`no ${symbol} reserve on the devnet Pool ${pool}`);
+      if (t.lb !== undefined) r.lb = t.lb;
+      if (t.fee !== undefined) r.fee = t.fee;
+    },
+    configuration: (pool, asset) => configuration(lower(pool), asset),
   };
 }

@@ -16,17 +16,22 @@
  *                 (`defaultBonus`, per protocol and market; `bonus_bps`
  *                 overrides it for every row):
  *                   Aave V3 / SparkLend: the liquidation bonus of the
- *                   market's principal collateral reserve (a reviewed table:
- *                   the indexer stores no per-reserve collateral);
+ *                   market's principal collateral reserve, as the lending
+ *                   indexer last read it (Pool.getConfiguration; the indexer
+ *                   stores a position's totals, not its reserves);
  *                   Compound V3: buying absorbed collateral at the storefront
  *                   discount d = storeFrontPriceFactor × (1 − liquidationFactor)
  *                   pays d / (1 − d) on what is paid; the lowest d among the
- *                   market's collateral assets (a reviewed table);
+ *                   market's collateral assets, as the indexer last read
+ *                   them;
  *                   Morpho Blue: LIF − 1, LIF = min(1.15, 1 / (0.3 · LLTV + 0.7))
  *                   from the position's stored LLTV (exact);
- *   protocol cut  = gross bonus × protocol fee (Aave and Spark: 10 %, the
- *                 reserves' liquidationProtocolFee; Compound V3 and Morpho
- *                 Blue take none from the liquidator);
+ *                   a market whose terms have not been read yet: 5 %
+ *                   (`fallback`);
+ *   protocol cut  = gross bonus × protocol fee (Aave and Spark: the
+ *                 principal reserve's liquidationProtocolFee as read, 10 %
+ *                 in the fallback; Compound V3 and Morpho Blue take none
+ *                 from the liquidator);
  *   swap cost     = (repay + gross bonus) × 0.30 % (selling the seized
  *                 collateral for the debt asset);
  *   gas           = 450,000 gas × (head base fee + 1 gwei tip) × ETH price;
@@ -56,7 +61,7 @@ import {
   type LendingMarket,
 } from "../chains/ethereum/lending.js";
 import { liquidationIncentiveFactor } from "../chains/ethereum/morpho.js";
-import { cursors, liquidationsSince, positionsBelow, riskCounts, type StoredPosition } from "../oracle/lending-store.js";
+import { cursors, liquidationsSince, marketTerms, positionsBelow, riskCounts, type StoredMarketTerms, type StoredPosition } from "../oracle/lending-store.js";
 import { latestHeader } from "../oracle/ethereum-store.js";
 import { marketsFor, parseMaxHf, parseMinDebt, PROTOCOL_CHOICES, priceDropPct, type LendingQuestionDeps } from "../oracle/questions/lending.js";
 
@@ -65,98 +70,51 @@ export const SAMPLE_TOP = 3;
 export const MAX_LIMIT = 500;
 export const GAS_UNITS = 450_000n;
 export const TIP_WEI = 1_000_000_000n;
-/** Aave V3 and SparkLend's liquidationProtocolFee on the reviewed reserves (10 %): a share of the bonus kept by the protocol. */
-export const PROTOCOL_FEE_BPS = 1_000n;
 export const SWAP_COST_BPS = 30n;
 /** The sample's fixed filters (the bonus: each protocol's own). */
 export const SAMPLE_INPUT = { max_hf: "1.1", min_debt_usd: "0", protocol: "all", limit: SAMPLE_TOP } as const;
 
-/** The share of the bonus the protocol keeps: Aave and Spark's liquidationProtocolFee; Comet's discount and Morpho's incentive go whole to the liquidator. */
-export const protocolFeeBpsFor = (protocol: LendingProtocol): bigint => (protocol === "aave" || protocol === "spark" ? PROTOCOL_FEE_BPS : 0n);
-
-/** Where a row's bonus comes from. */
+/** Where a row's bonus comes from (aave_reserve and comet_storefront: the market's terms the indexer read from the chain). */
 export const BONUS_SOURCES = ["query", "aave_reserve", "comet_storefront", "morpho_lltv", "fallback"] as const;
 export type BonusSource = (typeof BONUS_SOURCES)[number];
 
-/** A market not in the tables below (none today): Aave's usual 5 %. */
+/** A market whose terms the indexer has not read yet: Aave's usual 5 %. */
 export const FALLBACK_BONUS_BPS = 500n;
+/** …and, for Aave V3 / SparkLend, their usual liquidationProtocolFee of 10 % (Compound V3 and Morpho Blue take none). */
+export const FALLBACK_PROTOCOL_FEE_BPS = 1_000n;
+const fallbackProtocolFeeBps = (protocol: LendingProtocol | undefined) => (protocol === "aave" || protocol === "spark" ? FALLBACK_PROTOCOL_FEE_BPS : 0n);
 
-/**
- * Aave V3 and SparkLend: the liquidation bonus (getReserveConfigurationData's
- * `liquidationBonus` − 100 %) of each market's principal collateral reserve.
- * The bonus is per collateral reserve and the liquidator picks the reserve
- * to seize; the indexer stores a position's totals (getUserAccountData), not
- * its reserves, so the market's principal collateral stands for all of them.
- */
-export const AAVE_RESERVE_BONUS: Record<string, { reserve: string; bonusBps: bigint; source: string }> = {
-  "aave-v3-core": { reserve: "WETH", bonusBps: 500n, source: "Aave V3 Ethereum WETH reserve, liquidationBonus 105 % (the parameters src/devnet/ethereum-lending.ts mirrors)" },
-  "aave-v3-prime": {
-    reserve: "wstETH",
-    bonusBps: 600n,
-    source: "Aave V3 Ethereum Lido wstETH reserve, liquidationBonus 6 % (bgd-labs/aave-proposals-v3 diffs/AaveV3EthereumLido_LidoEthereumInstanceActivation_20240720)",
-  },
-  sparklend: { reserve: "WETH", bonusBps: 500n, source: "SparkLend WETH reserve, liquidationBonus 105 % (its Aave V3 listing; not re-read from chain here)" },
-};
+/** Comet's storefront arithmetic (the indexer applies it to the factors it reads). */
+export { cometDiscountWad, discountToBonusBps } from "../chains/ethereum/comet.js";
 
 const E18 = 10n ** 18n;
-/**
- * Compound V3: storeFrontPriceFactor and each collateral asset's
- * liquidationFactor (1e18-scaled, as Comet's configuration and AssetInfo
- * hold them), from compound-finance/comet deployments/mainnet/<market>/configuration.json
- * (the launch configuration; a later governance change is not followed).
- */
-export const COMET_STOREFRONT: Record<string, { storeFrontPriceFactor: bigint; liquidationFactors: Record<string, bigint>; source: string }> = {
-  "compound-v3-usdc": {
-    storeFrontPriceFactor: 5n * 10n ** 17n,
-    liquidationFactors: { COMP: 93n * 10n ** 16n, WBTC: 95n * 10n ** 16n, WETH: 95n * 10n ** 16n, UNI: 93n * 10n ** 16n, LINK: 93n * 10n ** 16n },
-    source: "compound-finance/comet deployments/mainnet/usdc/configuration.json",
-  },
-  "compound-v3-weth": {
-    storeFrontPriceFactor: 5n * 10n ** 17n,
-    liquidationFactors: { cbETH: 95n * 10n ** 16n, wstETH: 95n * 10n ** 16n },
-    source: "compound-finance/comet deployments/mainnet/weth/configuration.json",
-  },
-  "compound-v3-usdt": {
-    storeFrontPriceFactor: 5n * 10n ** 17n,
-    liquidationFactors: { COMP: 93n * 10n ** 16n, WBTC: 95n * 10n ** 16n, WETH: 95n * 10n ** 16n, UNI: 93n * 10n ** 16n, LINK: 93n * 10n ** 16n, wstETH: 95n * 10n ** 16n },
-    source: "compound-finance/comet deployments/mainnet/usdt/configuration.json",
-  },
-  "compound-v3-usds": {
-    storeFrontPriceFactor: 6n * 10n ** 17n,
-    liquidationFactors: { WETH: 95n * 10n ** 16n, USDe: 85n * 10n ** 16n, cbBTC: 95n * 10n ** 16n, tBTC: 90n * 10n ** 16n, wstETH: 92n * 10n ** 16n },
-    source: "compound-finance/comet deployments/mainnet/usds/configuration.json",
-  },
-  "compound-v3-wsteth": {
-    storeFrontPriceFactor: 7n * 10n ** 17n,
-    liquidationFactors: { rsETH: 96n * 10n ** 16n, ezETH: 94n * 10n ** 16n, WETH: 96n * 10n ** 16n, USDC: 90n * 10n ** 16n, USDT: 90n * 10n ** 16n },
-    source:
-      "compound-finance/comet deployments/mainnet/wsteth/configuration.json (rsETH, ezETH) and migrations/1762179749_add_usdc_usdt_weth_and_weeth_collateral.ts (WETH, USDC, USDT)",
-  },
-};
-
-/** Comet.quoteCollateral's discount, 1e18-scaled: storeFrontPriceFactor × (1 − liquidationFactor). */
-export const cometDiscountWad = (storeFrontPriceFactor: bigint, liquidationFactor: bigint) => (storeFrontPriceFactor * (E18 - liquidationFactor)) / E18;
-
-/** What a discount d pays on the base paid for the collateral, in bps (rounded down): d / (1 − d). */
-export const discountToBonusBps = (discountWad: bigint) => (discountWad * 10_000n) / (E18 - discountWad);
 
 /** Morpho Blue: LIF − 1 in bps (rounded down), LIF from the market's LLTV in bps (the position's stored liquidation threshold). */
 export const morphoBonusBps = (lltvBps: number) => ((liquidationIncentiveFactor(BigInt(lltvBps) * 10n ** 14n) - E18) * 10_000n) / E18;
 
-/** The bonus a position's protocol pays, and where it comes from (see the header). */
-export function defaultBonus(market: LendingMarket | undefined, p: Pick<StoredPosition, "liquidationThresholdBps">): { bps: bigint; source: BonusSource } {
-  if (market?.protocol === "morpho") return { bps: morphoBonusBps(p.liquidationThresholdBps), source: "morpho_lltv" };
-  const aave = market && AAVE_RESERVE_BONUS[market.id];
-  if (aave && (market.protocol === "aave" || market.protocol === "spark")) return { bps: aave.bonusBps, source: "aave_reserve" };
-  const comet = market && COMET_STOREFRONT[market.id];
-  if (comet && market.protocol === "compound") {
-    const lowest = Object.values(comet.liquidationFactors).reduce((lo, lf) => {
-      const d = cometDiscountWad(comet.storeFrontPriceFactor, lf);
-      return d < lo ? d : lo;
-    }, E18);
-    return { bps: discountToBonusBps(lowest), source: "comet_storefront" };
-  }
-  return { bps: FALLBACK_BONUS_BPS, source: "fallback" };
+/** A row's valuation terms: the bonus, where it comes from, and the share of it the protocol keeps. */
+export interface RowTerms {
+  bps: bigint;
+  source: BonusSource;
+  protocolFeeBps: bigint;
+}
+
+/**
+ * The bonus a position's protocol pays, where it comes from and the
+ * protocol's share (see the header): Morpho Blue from the position's LLTV;
+ * Aave V3, SparkLend and Compound V3 from their market's terms as the
+ * indexer last read them from the chain (`terms`, by market id); the
+ * fallback for a market whose terms have not been read yet.
+ */
+export function defaultBonus(
+  market: LendingMarket | undefined,
+  p: Pick<StoredPosition, "liquidationThresholdBps">,
+  terms: ReadonlyMap<string, Pick<StoredMarketTerms, "bonusBps" | "protocolFeeBps" | "source">>,
+): RowTerms {
+  if (market?.protocol === "morpho") return { bps: morphoBonusBps(p.liquidationThresholdBps), source: "morpho_lltv", protocolFeeBps: 0n };
+  const t = market ? terms.get(market.id) : undefined;
+  if (t) return { bps: t.bonusBps, source: t.source, protocolFeeBps: t.protocolFeeBps };
+  return { bps: FALLBACK_BONUS_BPS, source: "fallback", protocolFeeBps: fallbackProtocolFeeBps(market?.protocol) };
 }
 
 const GWEI: MoneyUnit = { symbol: "gwei", decimals: 9, scale: 10n ** 9n };
@@ -219,8 +177,13 @@ const row = z.object({
   bonus_bps: z.number().int().describe("the liquidation bonus this row is valued with"),
   bonus_source: z
     .enum(BONUS_SOURCES)
-    .describe("query: the bonus_bps parameter; aave_reserve: the market's principal collateral reserve's liquidation bonus; comet_storefront: Comet's storefront discount d as d / (1 − d); morpho_lltv: the market's liquidation incentive factor − 1; fallback: 5 %"),
-  protocol_fee_bps: z.number().int().describe("share of the bonus the protocol keeps (Aave, Spark 10 %; Compound V3, Morpho Blue 0)"),
+    .describe(
+      "query: the bonus_bps parameter; aave_reserve: the liquidation bonus of the market's principal collateral reserve, read from the Pool's getConfiguration by the indexer; comet_storefront: Comet's lowest storefront discount d = storeFrontPriceFactor × (1 − liquidationFactor) as d / (1 − d), read from the Comet by the indexer; morpho_lltv: the market's liquidation incentive factor − 1; fallback: 5 % (the market's terms have not been read yet)",
+    ),
+  protocol_fee_bps: z
+    .number()
+    .int()
+    .describe("share of the bonus the protocol keeps: Aave, Spark the principal reserve's liquidationProtocolFee as read from the chain (10 % in the fallback); Compound V3, Morpho Blue 0"),
   repayable_usd: usd,
   gross_bonus_usd: usd,
   protocol_cut_usd: usd,
@@ -264,7 +227,10 @@ export const OpportunitiesOutput = z.object({
     base_fee_gwei: z.string().nullable().describe("base fee of the newest stored block; null when none is stored (gas then counts as 0)"),
     tip_gwei: z.string(),
     eth_usd: usd.nullable(),
-    protocol_fee_bps: z.number().int().describe("Aave V3 and SparkLend's liquidationProtocolFee; Compound V3 and Morpho Blue rows use 0 (each row's protocol_fee_bps)"),
+    protocol_fee_bps: z
+      .number()
+      .int()
+      .describe("the highest liquidation protocol fee among the included markets' terms read from the chain (0 when none is read); each row uses its own market's (the row's protocol_fee_bps)"),
     swap_cost_bps: z.number().int(),
     flash_fee_bps: z.number().int(),
     note: z.string(),
@@ -297,6 +263,8 @@ export type OpportunitiesDeps = LendingQuestionDeps;
 
 export interface ValuationInputs {
   bonusBps: bigint;
+  /** Share of the bonus the protocol keeps (bps). */
+  protocolFeeBps: bigint;
   gasBase: bigint;
   competitors: number;
 }
@@ -309,12 +277,12 @@ export function valuePosition(p: { collateralBase: bigint; debtBase: bigint; hea
   const maxRepay = (p.collateralBase * 10_000n) / (10_000n + v.bonusBps);
   if (repay > maxRepay) repay = maxRepay;
   const gross = (repay * v.bonusBps) / 10_000n;
-  const cut = (gross * protocolFeeBpsFor(protocol)) / 10_000n;
+  const cut = (gross * v.protocolFeeBps) / 10_000n;
   const swap = ((repay + gross) * SWAP_COST_BPS) / 10_000n;
   const net = gross - cut - swap - v.gasBase;
   const shareBps = 10_000n / BigInt(1 + v.competitors);
   const ev = net > 0n ? (net * shareBps) / 10_000n : net;
-  return { liquidatable, cf, repay, bonusBps: v.bonusBps, gross, protocolFeeBps: protocolFeeBpsFor(protocol), cut, swap, gas: v.gasBase, net, shareBps, ev };
+  return { liquidatable, cf, repay, bonusBps: v.bonusBps, gross, protocolFeeBps: v.protocolFeeBps, cut, swap, gas: v.gasBase, net, shareBps, ev };
 }
 
 /** The paid feed's computation. Never throws for stale data: it says so (the paid route refuses it before settlement). */
@@ -342,11 +310,15 @@ export async function computeOpportunities({ ctx, input }: { ctx: OpportunitiesD
   // Every matching position is valued, then the best `limit` are kept: the rank is by value, not by HF.
   const positions = await positionsBelow(db, { markets: ids, maxHfWad: maxHf, minDebtBase: minDebt });
   const byId = new Map(ctx.markets.map((m) => [m.id, m]));
+  const terms = await marketTerms(db);
   const valued = positions.map((p) => {
     const market = byId.get(p.market);
-    const bonus = input.bonus_bps === undefined ? defaultBonus(market, p) : { bps: BigInt(input.bonus_bps), source: "query" as const };
-    return { p, bonusSource: bonus.source, v: valuePosition(p, { bonusBps: bonus.bps, gasBase, competitors }, market?.protocol) };
+    const own = defaultBonus(market, p, terms);
+    // bonus_bps replaces the bonus, not the protocol's share of it.
+    const bonus = input.bonus_bps === undefined ? own : { ...own, bps: BigInt(input.bonus_bps), source: "query" as const };
+    return { p, bonusSource: bonus.source, v: valuePosition(p, { bonusBps: bonus.bps, protocolFeeBps: bonus.protocolFeeBps, gasBase, competitors }, market?.protocol) };
   });
+  const includedFees = ids.flatMap((id) => (terms.has(id) ? [terms.get(id)!.protocolFeeBps] : []));
   valued.sort((a, b) => (b.v.ev > a.v.ev ? 1 : b.v.ev < a.v.ev ? -1 : a.p.borrower.localeCompare(b.p.borrower)));
 
   return OpportunitiesOutput.parse({
@@ -370,7 +342,7 @@ export async function computeOpportunities({ ctx, input }: { ctx: OpportunitiesD
       base_fee_gwei: head ? formatAtomic(head.baseFeePerGas, GWEI) : null,
       tip_gwei: formatAtomic(TIP_WEI, GWEI),
       eth_usd: ethPrice === null ? null : baseToUsd(ethPrice),
-      protocol_fee_bps: Number(PROTOCOL_FEE_BPS),
+      protocol_fee_bps: Number(includedFees.reduce((hi, f) => (f > hi ? f : hi), 0n)),
       swap_cost_bps: Number(SWAP_COST_BPS),
       flash_fee_bps: 0,
       note: "Gross opportunities: liquidators usually pay most of the bonus to block builders, and oracle-update auctions (Chainlink SVR) return much of it to the protocol. Values of positions not yet liquidatable assume they reach HF 1. Each row's bonus is what its protocol pays (bonus_source) unless bonus_bps is given. Model: docs/feeds.md.",

@@ -16,9 +16,17 @@
  *   4. each liquidation (LiquidationCall, AbsorbDebt, Liquidate) is valued
  *      in USD with the oracle's price of the debt token and its decimals()
  *      (read in one batch), at indexing time;
- *   5. in one transaction: positions with debt upserted, positions without
+ *   5. the market's liquidation terms (Aave V3 / SparkLend: the principal
+ *      collateral reserve's getConfiguration; Compound V3: the storefront
+ *      factor and the assets' liquidation factors) are read, with the block
+ *      Multicall3 answered at;
+ *   6. in one transaction: positions with debt upserted, positions without
  *      debt dropped, liquidations inserted (idempotent by block and log
- *      index), the cursor moved, liquidations past the retention pruned.
+ *      index), the terms stored, the cursor moved, liquidations past the
+ *      retention pruned.
+ * Terms that cannot be read do not hold up the positions: the market keeps
+ * its previous terms and records the error on its cursor after the write
+ * (the run of that market counts as failed).
  * A market that fails records its error on its cursor and the others go on;
  * the run fails only when every market failed. Several workers may run it:
  * every write is an idempotent upsert of the same chain data.
@@ -54,6 +62,7 @@ import {
   recordCursorError,
   storeAccounts,
   storeLiquidations,
+  storeMarketTerms,
   trackedPositions,
   type StoredLiquidation,
 } from "./lending-store.js";
@@ -223,16 +232,32 @@ export async function indexLendingOnce(deps: LendingIndexerDeps, signal?: AbortS
           subMarket: l.subMarket,
         });
       }
+      let terms: Awaited<ReturnType<NonNullable<typeof venue.terms>>> | null = null;
+      let termsError: string | null = null;
+      if (venue.terms) {
+        try {
+          terms = await venue.terms(ctx);
+        } catch (e) {
+          if (signal?.aborted) throw e;
+          termsError = `liquidation terms: ${e instanceof Error ? e.message : String(e)}`;
+        }
+      }
       const toTime = await blockTime(to);
       const nowMs = clock.now();
       await withTransaction(db, async (trx) => {
         await storeAccounts(trx, market.id, to, nowMs, accounts);
         await storeLiquidations(trx, liquidations);
+        if (terms) await storeMarketTerms(trx, { market: market.id, ...terms.terms, readBlock: terms.block, readMs: nowMs });
         await advanceCursor(trx, { market: market.id, chainId, lastBlock: to, lastBlockTimeS: toTime, nowMs, refreshed: caughtUp, ethPriceBase: facts.get(weth)?.price ?? null });
         await pruneLiquidations(trx, Math.floor(nowMs / 1000) - deps.retentionSeconds);
       });
       line.refreshed = accounts.length;
       line.liquidations = liquidations.length;
+      if (termsError) {
+        // After the cursor moved (which clears the error): the positions are current, the terms are not.
+        line.error = termsError;
+        await recordCursorError(db, market.id, chainId, termsError, nowMs);
+      }
       if (!caughtUp) result.more = true;
     } catch (e) {
       if (signal?.aborted) throw e;

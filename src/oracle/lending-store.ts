@@ -1,6 +1,7 @@
 /**
- * The lending indexer's SQL (migrations 0013, 0019): positions of borrowers
- * with debt, liquidation events and a cursor per market. A position is
+ * The lending indexer's SQL (migrations 0013, 0019, 0020): positions of
+ * borrowers with debt, liquidation events, a cursor per market and each
+ * market's liquidation terms as last read from the chain. A position is
  * (market, borrower, sub_market): sub_market is the Morpho Blue market id
  * inside the singleton, '' for pooled markets. Base amounts (USD, 8
  * decimals) and health factors (1e18) are exact decimal strings in the
@@ -9,7 +10,7 @@
 import { sql, type Selectable } from "kysely";
 import type { LendingLiquidationsTable } from "../db/schema.js";
 import type { Queryable } from "../db/types.js";
-import type { PositionHealth } from "../chains/ethereum/lending.js";
+import type { LiquidationTerms, PositionHealth } from "../chains/ethereum/lending.js";
 
 export interface StoredPosition {
   market: string;
@@ -325,4 +326,61 @@ export async function liquidationsSince(db: Queryable, markets: readonly string[
   if (borrower !== undefined) q = q.where("borrower", "=", borrower);
   const rows = await q.orderBy("block_number", "desc").orderBy("log_index", "desc").execute();
   return rows.map(liquidationFromRow);
+}
+
+/** A market's liquidation terms as stored (migration 0020). */
+export interface StoredMarketTerms extends LiquidationTerms {
+  market: string;
+  /** The block the terms were read at. */
+  readBlock: bigint;
+  readMs: number;
+}
+
+/** Writes a market's freshly read terms, replacing ones read at an older or the same block (several workers may run the indexer). */
+export async function storeMarketTerms(db: Queryable, t: StoredMarketTerms): Promise<void> {
+  const row = {
+    market: t.market,
+    bonus_bps: Number(t.bonusBps),
+    protocol_fee_bps: Number(t.protocolFeeBps),
+    source: t.source,
+    detail: t.detail.slice(0, 300),
+    read_block: t.readBlock.toString(),
+    read_ms: String(t.readMs),
+  };
+  await db
+    .insertInto("lending_market_terms")
+    .values(row)
+    .onConflict((oc) =>
+      oc
+        .column("market")
+        .doUpdateSet({
+          bonus_bps: row.bonus_bps,
+          protocol_fee_bps: row.protocol_fee_bps,
+          source: row.source,
+          detail: row.detail,
+          read_block: row.read_block,
+          read_ms: row.read_ms,
+        })
+        .where("lending_market_terms.read_block", "<=", row.read_block),
+    )
+    .execute();
+}
+
+/** The stored terms of every market that has them, by market id. */
+export async function marketTerms(db: Queryable): Promise<Map<string, StoredMarketTerms>> {
+  const rows = await db.selectFrom("lending_market_terms").selectAll().execute();
+  return new Map(
+    rows.map((r) => [
+      r.market,
+      {
+        market: r.market,
+        bonusBps: BigInt(r.bonus_bps),
+        protocolFeeBps: BigInt(r.protocol_fee_bps),
+        source: r.source as LiquidationTerms["source"],
+        detail: r.detail,
+        readBlock: BigInt(r.read_block),
+        readMs: Number(r.read_ms),
+      },
+    ]),
+  );
 }

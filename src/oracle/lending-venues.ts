@@ -6,35 +6,46 @@
  * (lending-indexer.ts) does the rest the same way for every market: cursor,
  * ranges, valuation of liquidations, the write transaction.
  *
- *   - Aave V3 / SparkLend: `getUserAccountData` per account (the Pool's own HF).
+ *   - Aave V3 / SparkLend: `getUserAccountData` per account (the Pool's own HF);
+ *     the liquidation terms from `getConfiguration` of the market's principal
+ *     collateral reserve.
  *   - Compound V3: per Comet, its base token, price feeds, assets and their
  *     liquidateCollateralFactor, then per account `borrowBalanceOf` and
  *     `isLiquidatable`, and `collateralBalanceOf` of every asset for the
  *     accounts that borrow (chains/ethereum/comet.ts for the arithmetic).
  *     Liquidations are AbsorbDebt events; the collateral shown is the
- *     absorbed asset of largest value in the same transaction.
+ *     absorbed asset of largest value in the same transaction. The
+ *     liquidation terms from `storeFrontPriceFactor` and each asset's
+ *     `liquidationFactor`.
  *   - Morpho Blue: positions are (market id, borrower); per market
  *     `idToMarketParams` (immutable, remembered), `market` totals and the
  *     oracle's `price()`, per position `position`, and the block's time;
  *     then the IRM's `borrowRateView` of each market with interest pending,
  *     which is added to its borrow total (chains/ethereum/morpho.ts).
  *     Markets whose loan token has no USD price on the oracle are left out:
- *     the store is in USD.
+ *     the store is in USD. No market-wide terms (the incentive is per
+ *     isolated market, from its LLTV).
  */
 import type { Hex } from "viem";
 import type { EthRpc } from "../chains/ethereum/rpc.js";
 import type { LiquidationFacts } from "./lending-store.js";
 import {
+  aaveReserveTerms,
   accountDataCall,
+  blockNumberCall,
   decodeAccountData,
+  decodeBlockNumber,
   decodePoolLog,
+  decodeReserveConfiguration,
   POOL_TOPICS,
+  reserveConfigurationCall,
   type LendingMarket,
+  type LiquidationTerms,
   type PositionHealth,
   type RawLog,
   type SubCall,
 } from "../chains/ethereum/lending.js";
-import { COMET_TOPICS, cometCalls, cometHealth, decodeCometLog, decodeCometResult, type CometMarketState } from "../chains/ethereum/comet.js";
+import { COMET_TOPICS, cometCalls, cometHealth, cometStorefrontTerms, decodeCometLog, decodeCometResult, type CometMarketState } from "../chains/ethereum/comet.js";
 import {
   decodeMarket,
   decodeMarketParams,
@@ -81,6 +92,15 @@ export interface LendingVenue {
   scan(ctx: VenueContext, logs: readonly RawLog[]): Promise<{ touched: PositionKey[]; liquidations: FoundLiquidation[] }>;
   /** Health of each position; positions whose reads failed are left out (neither written nor dropped). */
   read(ctx: VenueContext, keys: readonly PositionKey[]): Promise<{ borrower: string; subMarket: string; data: PositionHealth }[]>;
+  /** The market's liquidation terms and the block they were read at (absent: the venue has no market-wide terms). Throws when they cannot be read. */
+  terms?(ctx: VenueContext): Promise<{ terms: LiquidationTerms; block: bigint }>;
+}
+
+/** The block Multicall3 answered a batch at (its getBlockNumber sub-call). */
+function blockOf(data: Hex | null | undefined): bigint {
+  const b = decodeBlockNumber(data ?? null);
+  if (b === null) throw new Error("Multicall3 did not answer getBlockNumber");
+  return b;
 }
 
 const ZERO = "0x0000000000000000000000000000000000000000";
@@ -118,6 +138,14 @@ export const aaveVenue: LendingVenue = {
       return data ? [{ borrower: k.borrower, subMarket: "", data }] : [];
     });
   },
+  async terms(ctx) {
+    const reserve = ctx.market.principalReserve;
+    if (!reserve) throw new Error(`no principal collateral reserve for ${ctx.market.id}`);
+    const [config, block] = await ctx.multicall([reserveConfigurationCall(ctx.market.pool, reserve.asset), blockNumberCall()]);
+    const data = decodeReserveConfiguration(config ?? null);
+    if (data === null) throw new Error(`the Pool did not answer getConfiguration(${reserve.symbol})`);
+    return { terms: aaveReserveTerms(data, reserve.symbol), block: blockOf(block) };
+  },
 };
 
 // ------------------------------------------------------------------ Compound V3
@@ -131,7 +159,7 @@ export async function readCometState(ctx: VenueContext): Promise<CometMarketStat
   const baseScale = decodeCometResult<bigint>("baseScale", scale ?? null);
   const numAssets = decodeCometResult<number>("numAssets", n ?? null);
   if (!baseToken || !baseFeed || !baseScale || numAssets === null) throw new Error("the Comet did not answer baseToken/baseTokenPriceFeed/baseScale/numAssets");
-  type Info = { asset: string; priceFeed: string; scale: bigint; liquidateCollateralFactor: bigint };
+  type Info = { asset: string; priceFeed: string; scale: bigint; liquidateCollateralFactor: bigint; liquidationFactor: bigint };
   const infoData = await ctx.multicall([cometCalls.getPrice(comet, baseFeed), ...Array.from({ length: numAssets }, (_, i) => cometCalls.getAssetInfo(comet, i))]);
   const basePrice = decodeCometResult<bigint>("getPrice", infoData[0] ?? null);
   const infos = infoData.slice(1).map((d) => decodeCometResult<Info>("getAssetInfo", d));
@@ -146,6 +174,7 @@ export async function readCometState(ctx: VenueContext): Promise<CometMarketStat
       priceFeed: a!.priceFeed.toLowerCase(),
       scale: a!.scale,
       liquidateCF: a!.liquidateCollateralFactor,
+      liquidationFactor: a!.liquidationFactor,
       // A feed that fails (getPrice reverts on a non-positive answer) values that collateral at 0: the HF errs low, never high.
       price: decodeCometResult<bigint>("getPrice", prices[i] ?? null) ?? 0n,
     })),
@@ -190,6 +219,22 @@ export function cometVenue(): LendingVenue {
         };
       });
       return { touched, liquidations };
+    },
+    async terms(ctx) {
+      const comet = ctx.market.pool;
+      const [n] = await ctx.multicall([cometCalls.numAssets(comet)]);
+      const numAssets = decodeCometResult<number>("numAssets", n ?? null);
+      if (numAssets === null) throw new Error("the Comet did not answer numAssets");
+      const r = await ctx.multicall([
+        cometCalls.storeFrontPriceFactor(comet),
+        blockNumberCall(),
+        ...Array.from({ length: numAssets }, (_, i) => cometCalls.getAssetInfo(comet, i)),
+      ]);
+      const factor = decodeCometResult<bigint>("storeFrontPriceFactor", r[0] ?? null);
+      const infos = r.slice(2).map((d) => decodeCometResult<{ asset: string; liquidationFactor: bigint }>("getAssetInfo", d));
+      if (factor === null || infos.some((x) => x === null)) throw new Error("the Comet did not answer storeFrontPriceFactor/getAssetInfo");
+      const assets = infos.map((a) => ({ asset: a!.asset.toLowerCase(), liquidationFactor: a!.liquidationFactor }));
+      return { terms: cometStorefrontTerms(factor, assets), block: blockOf(r[1]) };
     },
     async read(ctx, keys) {
       if (keys.length === 0) return [];

@@ -169,11 +169,14 @@ describe("lending questions on the devnet", () => {
     const all = (await s.paidGet("/v1/premium/opportunities?max_hf=1000&limit=500")).json as Opportunities;
     const bonuses = new Map(all.opportunities.map((r) => [`${r.protocol} ${r.bonus_source}`, new Set<number>()]));
     for (const r of all.opportunities) bonuses.get(`${r.protocol} ${r.bonus_source}`)!.add(r.bonus_bps);
-    // The devnet's Morpho markets (LLTV 86 %, 94.5 %) pay 4.38 % and 1.67 %; Comet's storefront 2.56 %
-    // (cUSDCv3, cWETHv3, cUSDTv3) or 2.88 % (cWstETHv3); Aave Core and Spark 5 %.
+    // The devnet's Morpho markets (LLTV 86 %, 94.5 %) pay 4.38 % and 1.67 %; the Comets' storefront discounts as the
+    // indexer read them (storefront factor × (1 − lowest-discount liquidationFactor), as d / (1 − d)): cUSDCv3
+    // 0.5 × 0.1 → 5.26 %, cWETHv3 0.5 × 0.04 → 2.04 %, cUSDTv3 0.5 × 0.05 → 2.56 %, cWstETHv3 0.7 × 0.04 → 2.88 %;
+    // Aave Core and Spark 5 % (their WETH reserves' liquidationBonus 105 %).
+    const COMET_BPS: Record<string, number> = { "compound-v3-usdc": 526, "compound-v3-weth": 204, "compound-v3-usdt": 256, "compound-v3-wsteth": 288 };
     const comet = new Map(all.opportunities.filter((r) => r.protocol === "compound").map((r) => [r.market, r.bonus_bps]));
     expect(comet.size).toBeGreaterThan(0);
-    for (const [m, bps] of comet) expect(bps, m).toBe(m === "compound-v3-wsteth" ? 288 : 256);
+    for (const [m, bps] of comet) expect(bps, m).toBe(COMET_BPS[m]);
     bonuses.delete("compound comet_storefront");
     expect(Object.fromEntries([...bonuses].map(([k, v]) => [k, [...v].sort((a, b) => a - b)]))).toEqual({
       "aave aave_reserve": [500],

@@ -1,17 +1,19 @@
 /**
  * The opportunities feed values each position with the bonus its own
  * protocol pays, not one 5 % for all: Aave V3 / SparkLend the principal
- * collateral reserve's liquidation bonus, Compound V3 Comet's storefront
- * discount d paid as d / (1 − d), Morpho Blue LIF − 1 from the market's LLTV
- * (Morpho.sol: min(1.15, 1 / (0.3 · LLTV + 0.7))); `bonus_bps` overrides
- * it for every row. Checked on positions the lending indexer stored from
- * the devnet L1, against values worked out here by hand.
+ * collateral reserve's liquidation bonus and protocol fee, Compound V3
+ * Comet's storefront discount d paid as d / (1 − d) (both as the lending
+ * indexer read them from the chain), Morpho Blue LIF − 1 from the market's
+ * LLTV (Morpho.sol: min(1.15, 1 / (0.3 · LLTV + 0.7))); `bonus_bps`
+ * overrides the bonus for every row. Checked on positions the lending
+ * indexer stored from the devnet L1, against values worked out here by hand
+ * from the devnet's parameters. (test/oracle/lending-terms.test.ts follows
+ * a change of those parameters and the fallback before the first read.)
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LENDING_MARKETS, WAD } from "../../src/chains/ethereum/lending.js";
 import { ManualClock } from "../../src/core/clock.js";
 import {
-  AAVE_RESERVE_BONUS,
   cometDiscountWad,
   computeOpportunities,
   defaultBonus,
@@ -50,8 +52,15 @@ afterAll(async () => {
   await l?.close();
 });
 
-/** Each Comet's lowest storefront discount d as d / (1 − d), worked out by hand from its configuration (see COMET_STOREFRONT's sources). */
-const COMET_BONUS_BY_HAND: Record<string, number> = { "compound-v3-usdc": 256, "compound-v3-weth": 256, "compound-v3-usdt": 256, "compound-v3-usds": 309, "compound-v3-wsteth": 288 };
+/**
+ * Each devnet Comet's lowest storefront discount d as d / (1 − d), worked out by hand from its parameters
+ * (src/devnet/ethereum-comet.ts): cUSDCv3 0.5 × (1 − 0.9) = 5 % → 5 / 95; cWETHv3 0.5 × (1 − 0.96) = 2 % → 2 / 98;
+ * cUSDTv3 0.5 × (1 − 0.95) = 2.5 % → 2.5 / 97.5; cUSDSv3 0.6 × (1 − 0.95) = 3 % → 3 / 97;
+ * cWstETHv3 0.7 × (1 − 0.96) = 2.8 % → 2.8 / 97.2.
+ */
+const COMET_BONUS_BY_HAND: Record<string, number> = { "compound-v3-usdc": 526, "compound-v3-weth": 204, "compound-v3-usdt": 256, "compound-v3-usds": 309, "compound-v3-wsteth": 288 };
+/** The devnet Pools' principal reserves: WETH at liquidationBonus 105 % (Core, Spark), wstETH at 106 % (Prime); liquidationProtocolFee 10 %. */
+const AAVE_BONUS_BY_HAND: Record<string, number> = { "aave-v3-core": 500, sparklend: 500, "aave-v3-prime": 600 };
 
 describe("each protocol's own bonus", () => {
   it("Morpho Blue: LIF − 1 from the LLTV (86 % → 4.38 %, 91.5 % → 2.61 %, 94.5 % → 1.67 %, capped at 15 %)", () => {
@@ -65,21 +74,24 @@ describe("each protocol's own bonus", () => {
     expect(discountToBonusBps(25n * 10n ** 15n)).toBe(256n);
     // 0.5 × (1 − 0.93) = 3.5 % → 3.627 %.
     expect(discountToBonusBps(cometDiscountWad(50n * E16, 93n * E16))).toBe(362n);
-    // The market's lowest discount stands for a position whose collateral mix is not stored (cUSDCv3: WETH and WBTC at 0.95).
-    expect(defaultBonus(market("compound-v3-usdc"), { liquidationThresholdBps: 8_500 })).toEqual({ bps: 256n, source: "comet_storefront" });
-    expect(defaultBonus(market("compound-v3-weth"), { liquidationThresholdBps: 9_300 })).toEqual({ bps: 256n, source: "comet_storefront" });
-    // cUSDSv3: 0.6 × (1 − 0.95) = 3 % → 3 / 97 = 309 bps; cWstETHv3: 0.7 × (1 − 0.96) = 2.8 % → 2.8 / 97.2 = 288 bps.
-    expect(defaultBonus(market("compound-v3-usds"), { liquidationThresholdBps: 9_000 })).toEqual({ bps: 309n, source: "comet_storefront" });
-    expect(defaultBonus(market("compound-v3-wsteth"), { liquidationThresholdBps: 9_300 })).toEqual({ bps: 288n, source: "comet_storefront" });
-    for (const m of LENDING_MARKETS.filter((x) => x.protocol === "compound")) expect(defaultBonus(m, { liquidationThresholdBps: 9_000 }).source, m.id).toBe("comet_storefront");
   });
 
-  it("Aave V3 and SparkLend: the principal collateral reserve's liquidation bonus, per market", () => {
-    expect(defaultBonus(market("aave-v3-core"), { liquidationThresholdBps: 8_300 })).toEqual({ bps: 500n, source: "aave_reserve" });
-    expect(defaultBonus(market("aave-v3-prime"), { liquidationThresholdBps: 8_100 })).toEqual({ bps: 600n, source: "aave_reserve" });
-    expect(defaultBonus(market("sparklend"), { liquidationThresholdBps: 8_300 })).toEqual({ bps: 500n, source: "aave_reserve" });
-    // Every indexed Aave-family market has its row in the table.
-    for (const m of LENDING_MARKETS.filter((x) => x.protocol === "aave" || x.protocol === "spark")) expect(AAVE_RESERVE_BONUS[m.id], m.id).toBeDefined();
+  it("defaultBonus: the market's stored terms, Morpho from the LLTV, the fallback for a market not read yet", () => {
+    const terms = new Map([
+      ["compound-v3-usdc", { bonusBps: 526n, protocolFeeBps: 0n, source: "comet_storefront" as const }],
+      ["aave-v3-core", { bonusBps: 750n, protocolFeeBps: 2_000n, source: "aave_reserve" as const }],
+    ]);
+    expect(defaultBonus(market("compound-v3-usdc"), { liquidationThresholdBps: 8_500 }, terms)).toEqual({ bps: 526n, source: "comet_storefront", protocolFeeBps: 0n });
+    expect(defaultBonus(market("aave-v3-core"), { liquidationThresholdBps: 8_300 }, terms)).toEqual({ bps: 750n, source: "aave_reserve", protocolFeeBps: 2_000n });
+    // Not read yet: 5 %, with Aave's usual 10 % fee for the Aave family and none for Comet.
+    expect(defaultBonus(market("sparklend"), { liquidationThresholdBps: 8_300 }, terms)).toEqual({ bps: 500n, source: "fallback", protocolFeeBps: 1_000n });
+    expect(defaultBonus(market("compound-v3-weth"), { liquidationThresholdBps: 9_300 }, terms)).toEqual({ bps: 500n, source: "fallback", protocolFeeBps: 0n });
+    // Morpho Blue ignores stored terms: its incentive is per isolated market.
+    expect(defaultBonus(market("morpho-blue"), { liquidationThresholdBps: 8_600 }, new Map([["morpho-blue", { bonusBps: 1n, protocolFeeBps: 1n, source: "aave_reserve" as const }]]))).toEqual({
+      bps: 438n,
+      source: "morpho_lltv",
+      protocolFeeBps: 0n,
+    });
   });
 });
 
@@ -100,7 +112,7 @@ describe("the feed on the devnet's indexed positions", () => {
           ? { bonus_bps: lifBonusBpsByHand(lltvOf.get(row.isolated_market!)!), bonus_source: "morpho_lltv", protocol_fee_bps: 0 }
           : row.protocol === "compound"
             ? { bonus_bps: COMET_BONUS_BY_HAND[row.market], bonus_source: "comet_storefront", protocol_fee_bps: 0 }
-            : { bonus_bps: row.market === "aave-v3-prime" ? 600 : 500, bonus_source: "aave_reserve", protocol_fee_bps: 1_000 };
+            : { bonus_bps: AAVE_BONUS_BY_HAND[row.market], bonus_source: "aave_reserve", protocol_fee_bps: 1_000 };
       expect(row, `${row.market} ${row.borrower}`).toMatchObject(expected);
       expect(row.isolated_market === null, row.market).toBe(row.protocol !== "morpho");
       // gross = repay × bonus (both rounded down to cents here): within a cent.
@@ -110,6 +122,7 @@ describe("the feed on the devnet's indexed positions", () => {
       if (row.protocol_fee_bps === 0) expect(row.protocol_cut_usd).toBe("0.00");
       else expect(Number(cents(row.protocol_cut_usd))).toBeCloseTo(Number(cents(row.gross_bonus_usd)) / 10, -1);
     }
+    expect(r.assumptions.protocol_fee_bps).toBe(1_000);
     // The devnet's Morpho markets have LLTVs 86 % and 94.5 %: two different bonuses, neither the old flat 5 %.
     expect(new Set(byProtocol.get("morpho")!.map((x) => x.bonus_bps))).toEqual(new Set([438, 167]));
   });

@@ -10,7 +10,8 @@
  * by the new protocols; a node that refuses one market's eth_getLogs leaves
  * the other markets indexed. The Comets are all the simulated ones (cUSDCv3,
  * cWETHv3, cUSDTv3, cWstETHv3 — the last two indexed by rows added to the
- * market table); cUSDSv3 is indexed with no code behind it on the devnet.
+ * market table); cUSDSv3 is indexed with nothing behind it on the devnet
+ * but its liquidation terms.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -53,7 +54,7 @@ const usdc = LENDING_MARKETS.find((m) => m.id === "compound-v3-usdc")!;
 const weth = LENDING_MARKETS.find((m) => m.id === "compound-v3-weth")!;
 const usdt = LENDING_MARKETS.find((m) => m.id === "compound-v3-usdt")!;
 const wsteth = LENDING_MARKETS.find((m) => m.id === "compound-v3-wsteth")!;
-/** Indexed but not simulated (no USDS on the devnet): no code, no events. */
+/** Indexed but not simulated (no USDS on the devnet): no positions, no events; it answers only its liquidation terms. */
 const usds = LENDING_MARKETS.find((m) => m.id === "compound-v3-usds")!;
 /** The simulated Comets, their base and liquidateCollateralFactor (‰) per asset, written out here. */
 const COMETS: { m: typeof usdc; base: string; cfs: Record<string, bigint> }[] = [
@@ -132,7 +133,7 @@ describe("Compound V3 and Morpho Blue: protocol facts", () => {
   });
 
   it("Comet's HF agrees with isLiquidatable at the boundary", () => {
-    const m = { baseToken: "0x", baseScale: 10n ** 6n, basePrice: E8, assets: [{ asset: "0x", priceFeed: "0x", scale: E18, liquidateCF: 85n * 10n ** 16n, price: 1_000n * E8 }] };
+    const m = { baseToken: "0x", baseScale: 10n ** 6n, basePrice: E8, assets: [{ asset: "0x", priceFeed: "0x", scale: E18, liquidateCF: 85n * 10n ** 16n, liquidationFactor: 90n * 10n ** 16n, price: 1_000n * E8 }] };
     // 1 unit at $1,000 × 0.85 = $850 against $850 of debt: exactly 1, not liquidatable by the contract's strict test.
     expect(cometHealth(m, 850n * 10n ** 6n, [E18], E8, false).healthFactorWad).toBe(WAD);
     expect(cometHealth(m, 850n * 10n ** 6n + 1n, [E18], E8, true).healthFactorWad).toBeLessThan(WAD);
@@ -159,7 +160,7 @@ describe("Compound V3 and Morpho Blue on the devnet", () => {
     expect(new Set(trackedMorpho.map((k) => k.split(":")[1])).size).toBe(3);
     const cs = await cursors(db.db);
     for (const id of [...COMETS.map((c) => c.m.id), usds.id, morpho.id]) expect(cs.find((c) => c.market === id)?.lastBlock, id).toBe(sim.head().number - 2n);
-    // cUSDSv3 has no code on the devnet: indexed, nothing found.
+    // cUSDSv3 has no positions on the devnet: indexed, nothing found.
     expect(await trackedPositions(db.db, usds.id)).toEqual([]);
   });
 

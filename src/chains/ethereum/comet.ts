@@ -24,7 +24,7 @@
  * `currentLiquidationThreshold`.
  */
 import { type Hex, decodeEventLog, decodeFunctionResult, encodeFunctionData, parseAbi, toEventSelector } from "viem";
-import { NO_DEBT_HF, WAD, type PositionHealth, type SubCall } from "./lending.js";
+import { NO_DEBT_HF, WAD, type LiquidationTerms, type PositionHealth, type SubCall } from "./lending.js";
 
 export const cometAbi = parseAbi([
   "event Supply(address indexed from, address indexed dst, uint256 amount)",
@@ -45,6 +45,7 @@ export const cometAbi = parseAbi([
   "function borrowBalanceOf(address account) view returns (uint256)",
   "function collateralBalanceOf(address account, address asset) view returns (uint128)",
   "function isLiquidatable(address account) view returns (bool)",
+  "function storeFrontPriceFactor() view returns (uint256)",
 ]);
 
 const ev = (name: string) => toEventSelector(cometAbi.find((x) => x.type === "event" && x.name === name)!);
@@ -135,6 +136,7 @@ export const cometCalls = {
   borrowBalanceOf: (comet: string, account: string) => call(comet, "borrowBalanceOf", [account]),
   collateralBalanceOf: (comet: string, account: string, asset: string) => call(comet, "collateralBalanceOf", [account, asset]),
   isLiquidatable: (comet: string, account: string) => call(comet, "isLiquidatable", [account]),
+  storeFrontPriceFactor: (comet: string) => call(comet, "storeFrontPriceFactor"),
 };
 
 /** Decodes one view's return data; null for a failed sub-call or garbage. */
@@ -154,6 +156,8 @@ export interface CometAsset {
   scale: bigint;
   /** liquidateCollateralFactor, 1e18-scaled. */
   liquidateCF: bigint;
+  /** liquidationFactor, 1e18-scaled: the share of the collateral's value absorb credits the account with. */
+  liquidationFactor: bigint;
   /** getPrice(priceFeed): 8 decimals, in the market's feed unit. */
   price: bigint;
 }
@@ -197,4 +201,37 @@ export function cometHealth(
   if (liquidatable === true && hf >= WAD) hf = WAD - 1n;
   if (liquidatable === false && hf < WAD) hf = WAD;
   return { collateralBase: toUsd(value), debtBase: (borrow * baseUsd) / m.baseScale, liquidationThresholdBps: lt, healthFactorWad: hf };
+}
+
+// ---------------------------------------------------------------- liquidation terms
+
+/** Comet.quoteCollateral's discount, 1e18-scaled: storeFrontPriceFactor × (1 − liquidationFactor) (Comet.sol, mulFactor). */
+export const cometDiscountWad = (storeFrontPriceFactor: bigint, liquidationFactor: bigint) => (storeFrontPriceFactor * (WAD - liquidationFactor)) / WAD;
+
+/** What a discount d pays on the base paid for the collateral, in bps (rounded down): d / (1 − d). */
+export const discountToBonusBps = (discountWad: bigint) => (discountWad * 10_000n) / (WAD - discountWad);
+
+/**
+ * A Comet's liquidation terms for the opportunities feed: buying absorbed
+ * collateral (buyCollateral) at the storefront discount d pays d / (1 − d)
+ * on what is paid; the lowest d among the market's assets stands for a
+ * position whose collateral mix is not stored. Comet takes no share of it.
+ * Throws for factors out of range or a Comet without collateral assets.
+ */
+export function cometStorefrontTerms(storeFrontPriceFactor: bigint, assets: readonly { asset: string; liquidationFactor: bigint }[]): LiquidationTerms {
+  if (storeFrontPriceFactor > WAD) throw new Error(`storeFrontPriceFactor out of range (${storeFrontPriceFactor})`);
+  if (assets.length === 0) throw new Error("the Comet has no collateral assets");
+  let lowest: { asset: string; liquidationFactor: bigint; d: bigint } | null = null;
+  for (const a of assets) {
+    if (a.liquidationFactor > WAD) throw new Error(`liquidationFactor of ${a.asset} out of range (${a.liquidationFactor})`);
+    const d = cometDiscountWad(storeFrontPriceFactor, a.liquidationFactor);
+    if (!lowest || d < lowest.d) lowest = { ...a, d };
+  }
+  const wad = (v: bigint) => (Number(v / 10n ** 12n) / 1e6).toString();
+  return {
+    bonusBps: discountToBonusBps(lowest!.d),
+    protocolFeeBps: 0n,
+    source: "comet_storefront",
+    detail: `storeFrontPriceFactor ${wad(storeFrontPriceFactor)}, lowest discount from ${lowest!.asset} (liquidationFactor ${wad(lowest!.liquidationFactor)}) of ${assets.length} assets`,
+  };
 }

@@ -39,7 +39,18 @@ export interface LendingMarket {
   /** The contract the events come from (lower-case): the Aave Pool, the Comet proxy, the Morpho Blue singleton. */
   pool: string;
   source: string;
+  /**
+   * Aave V3 / SparkLend: the market's principal collateral reserve, whose
+   * `getConfiguration` gives the liquidation terms the opportunities feed
+   * values the market's positions with (the indexer stores a position's
+   * totals, not its reserves, so this reserve stands for all of them).
+   */
+  principalReserve?: { symbol: string; asset: string };
 }
+
+/** Mainnet token addresses of the principal reserves (the same as chains/ethereum/flashloans.ts ASSETS). */
+const WETH_ADDRESS = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
+const WSTETH_ADDRESS = "0x7f39c581f595b53c5cb19bd0b3f8da6c935e2ca0";
 
 /** The markets indexed (addresses as in the reviewed sources, lower-case). */
 export const LENDING_MARKETS: readonly LendingMarket[] = [
@@ -49,6 +60,7 @@ export const LENDING_MARKETS: readonly LendingMarket[] = [
     protocol: "aave",
     pool: "0x87870bca3f3fd6335c3f4ce8392d69350b4fa4e2",
     source: "bgd-labs/aave-address-book src/ts/AaveV3Ethereum.ts",
+    principalReserve: { symbol: "WETH", asset: WETH_ADDRESS },
   },
   {
     id: "aave-v3-prime",
@@ -56,6 +68,7 @@ export const LENDING_MARKETS: readonly LendingMarket[] = [
     protocol: "aave",
     pool: "0x4e033931ad43597d96d6bcc25c280717730b58b1",
     source: "bgd-labs/aave-address-book src/ts/AaveV3EthereumLido.ts",
+    principalReserve: { symbol: "wstETH", asset: WSTETH_ADDRESS },
   },
   {
     id: "sparklend",
@@ -63,6 +76,7 @@ export const LENDING_MARKETS: readonly LendingMarket[] = [
     protocol: "spark",
     pool: "0xc13e21b648a5ee794902342038ff3adab66be987",
     source: "marsfoundation/sparklend-deployments; SparkLend health checker script (POOL constant)",
+    principalReserve: { symbol: "WETH", asset: WETH_ADDRESS },
   },
   {
     id: "compound-v3-usdc",
@@ -128,6 +142,9 @@ export const poolAbi = parseAbi([
   "event Withdraw(address indexed reserve, address indexed user, address indexed to, uint256 amount)",
   "event LiquidationCall(address indexed collateralAsset, address indexed debtAsset, address indexed user, uint256 debtToCover, uint256 liquidatedCollateralAmount, address liquidator, bool receiveAToken)",
   "function getUserAccountData(address user) view returns (uint256 totalCollateralBase, uint256 totalDebtBase, uint256 availableBorrowsBase, uint256 currentLiquidationThreshold, uint256 ltv, uint256 healthFactor)",
+  // IPool.getConfiguration returns DataTypes.ReserveConfigurationMap, a struct of one uint256 (`data`).
+  "struct ReserveConfigurationMap { uint256 data; }",
+  "function getConfiguration(address asset) view returns (ReserveConfigurationMap)",
 ]);
 
 export const oracleAbi = parseAbi(["function getAssetPrice(address asset) view returns (uint256)"]);
@@ -137,6 +154,7 @@ const multicallAbi = parseAbi([
   "struct Call3 { address target; bool allowFailure; bytes callData; }",
   "struct Result { bool success; bytes returnData; }",
   "function aggregate3(Call3[] calls) payable returns (Result[] returnData)",
+  "function getBlockNumber() view returns (uint256 blockNumber)",
 ]);
 
 export const TOPIC_SUPPLY = toEventSelector(poolAbi[0]);
@@ -248,6 +266,18 @@ export function decodeDecimals(data: Hex | null): number | null {
   }
 }
 
+/** Multicall3's own getBlockNumber, as a sub-call: the block the rest of its batch was read at. */
+export const blockNumberCall = (): SubCall => ({ target: MULTICALL3, data: encodeFunctionData({ abi: multicallAbi, functionName: "getBlockNumber" }) });
+
+export function decodeBlockNumber(data: Hex | null): bigint | null {
+  if (!data || data === "0x") return null;
+  try {
+    return decodeFunctionResult({ abi: multicallAbi, functionName: "getBlockNumber", data });
+  } catch {
+    return null;
+  }
+}
+
 /** Multicall3 aggregate3 calldata; every sub-call may fail on its own. */
 export function encodeAggregate3(calls: readonly SubCall[]): Hex {
   return encodeFunctionData({
@@ -281,6 +311,102 @@ export function decodeAssetPrice(data: Hex | null): bigint | null {
   } catch {
     return null;
   }
+}
+
+// ---------------------------------------------------------------- reserve configuration
+
+/**
+ * Aave V3's ReserveConfigurationMap: one uint256 of packed fields (bit
+ * positions inclusive). Layout from aave/aave-v3-core
+ * contracts/protocol/libraries/configuration/ReserveConfiguration.sol (its
+ * *_MASK constants and *_START_BIT_POSITION): LTV 0–15, liquidation
+ * threshold 16–31, liquidation bonus 32–47 (10000 + the bonus, bps),
+ * decimals 48–55, active 56, frozen 57, borrowing enabled 58, stable
+ * borrowing 59, paused 60, reserve factor 64–79, borrow cap 80–115, supply
+ * cap 116–151, liquidation protocol fee 152–167 (bps of the bonus),
+ * eMode category 168–175. SparkLend keeps the same library.
+ */
+export const RESERVE_CONFIGURATION_FIELDS = {
+  ltvBps: [0, 16],
+  liquidationThresholdBps: [16, 16],
+  liquidationBonusBps: [32, 16],
+  decimals: [48, 8],
+  active: [56, 1],
+  frozen: [57, 1],
+  borrowingEnabled: [58, 1],
+  stableBorrowingEnabled: [59, 1],
+  paused: [60, 1],
+  reserveFactorBps: [64, 16],
+  borrowCap: [80, 36],
+  supplyCap: [116, 36],
+  liquidationProtocolFeeBps: [152, 16],
+  eModeCategory: [168, 8],
+} as const satisfies Record<string, readonly [start: number, bits: number]>;
+
+export type ReserveConfiguration = Record<keyof typeof RESERVE_CONFIGURATION_FIELDS, bigint>;
+
+/** The fields of a ReserveConfigurationMap's `data`. */
+export function decodeReserveConfigurationMap(data: bigint): ReserveConfiguration {
+  const out = {} as ReserveConfiguration;
+  for (const [name, [start, bits]] of Object.entries(RESERVE_CONFIGURATION_FIELDS)) {
+    out[name as keyof ReserveConfiguration] = (data >> BigInt(start)) & ((1n << BigInt(bits)) - 1n);
+  }
+  return out;
+}
+
+/** Packs fields into a ReserveConfigurationMap's `data` (absent fields 0); a value too wide for its field is refused, as the library's setters refuse it. */
+export function encodeReserveConfigurationMap(fields: Partial<ReserveConfiguration>): bigint {
+  let data = 0n;
+  for (const [name, value] of Object.entries(fields)) {
+    const [start, bits] = RESERVE_CONFIGURATION_FIELDS[name as keyof ReserveConfiguration];
+    if (value < 0n || value >= 1n << BigInt(bits)) throw new RangeError(`${name} does not fit in ${bits} bits`);
+    data |= value << BigInt(start);
+  }
+  return data;
+}
+
+export const reserveConfigurationCall = (pool: string, asset: string): SubCall => ({
+  target: pool,
+  data: encodeFunctionData({ abi: poolAbi, functionName: "getConfiguration", args: [asset as Hex] }),
+});
+
+/** getConfiguration's return data → the bitmap; null when it is not a valid answer. */
+export function decodeReserveConfiguration(data: Hex | null): bigint | null {
+  if (!data || data === "0x") return null;
+  try {
+    return decodeFunctionResult({ abi: poolAbi, functionName: "getConfiguration", data }).data;
+  } catch {
+    return null;
+  }
+}
+
+/** A market's liquidation terms as the opportunities feed uses them. */
+export interface LiquidationTerms {
+  /** What the liquidator receives beyond the repaid value, bps of it. */
+  bonusBps: bigint;
+  /** Share of that bonus the protocol keeps, bps. */
+  protocolFeeBps: bigint;
+  source: "aave_reserve" | "comet_storefront";
+  detail: string;
+}
+
+/**
+ * An Aave reserve's configuration → its liquidation terms: bonus =
+ * liquidationBonus − 100 %, fee = liquidationProtocolFee. Throws for a
+ * reserve that cannot be liquidated against (bonus not above 100 %: not
+ * collateral or not listed) or is not active.
+ */
+export function aaveReserveTerms(data: bigint, reserve: string): LiquidationTerms {
+  const c = decodeReserveConfigurationMap(data);
+  if (c.active !== 1n) throw new Error(`the ${reserve} reserve is not active`);
+  if (c.liquidationBonusBps <= 10_000n) throw new Error(`the ${reserve} reserve is not collateral (liquidation bonus ${c.liquidationBonusBps} bps)`);
+  if (c.liquidationProtocolFeeBps > 10_000n) throw new Error(`the ${reserve} reserve's liquidation protocol fee is out of range (${c.liquidationProtocolFeeBps} bps)`);
+  return {
+    bonusBps: c.liquidationBonusBps - 10_000n,
+    protocolFeeBps: c.liquidationProtocolFeeBps,
+    source: "aave_reserve",
+    detail: `${reserve} reserve: liquidationBonus ${c.liquidationBonusBps} bps, liquidationProtocolFee ${c.liquidationProtocolFeeBps} bps`,
+  };
 }
 
 // ---------------------------------------------------------------- arithmetic

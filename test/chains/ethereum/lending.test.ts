@@ -153,8 +153,8 @@ describe("arithmetic", () => {
   });
 
   it("the opportunity model: close factor, bonus, protocol cut, swap, gas and competition", () => {
-    // Liquidatable at HF 0.97: half of $24,500 repaid, 5 % bonus.
-    const v = valuePosition({ collateralBase: 28_500n * B, debtBase: 24_500n * B, healthFactorWad: (97n * WAD) / 100n }, { bonusBps: 500n, gasBase: 20n * B, competitors: 3 });
+    // Liquidatable at HF 0.97: half of $24,500 repaid, 5 % bonus, 10 % of it kept by the protocol.
+    const v = valuePosition({ collateralBase: 28_500n * B, debtBase: 24_500n * B, healthFactorWad: (97n * WAD) / 100n }, { bonusBps: 500n, protocolFeeBps: 1_000n, gasBase: 20n * B, competitors: 3 });
     expect(v.liquidatable).toBe(true);
     expect(v.cf).toBe(5_000n);
     expect(v.repay).toBe(12_250n * B);
@@ -165,15 +165,15 @@ describe("arithmetic", () => {
     expect(v.shareBps).toBe(2_500n);
     expect(v.ev).toBe((v.net * 2_500n) / 10_000n);
     // The seizure cannot exceed the collateral: repay ≤ collateral / (1 + bonus).
-    const under = valuePosition({ collateralBase: 1_000n * B, debtBase: 1_500n * B, healthFactorWad: (60n * WAD) / 100n }, { bonusBps: 500n, gasBase: 0n, competitors: 0 });
+    const under = valuePosition({ collateralBase: 1_000n * B, debtBase: 1_500n * B, healthFactorWad: (60n * WAD) / 100n }, { bonusBps: 500n, protocolFeeBps: 1_000n, gasBase: 0n, competitors: 0 });
     expect(under.cf).toBe(10_000n);
     expect(under.repay).toBe((1_000n * B * 10_000n) / 10_500n);
     // A small position whose gas exceeds the bonus has a negative value, not scaled by competition.
-    const dust = valuePosition({ collateralBase: 500n * B, debtBase: 400n * B, healthFactorWad: (99n * WAD) / 100n }, { bonusBps: 500n, gasBase: 50n * B, competitors: 4 });
+    const dust = valuePosition({ collateralBase: 500n * B, debtBase: 400n * B, healthFactorWad: (99n * WAD) / 100n }, { bonusBps: 500n, protocolFeeBps: 1_000n, gasBase: 50n * B, competitors: 4 });
     expect(dust.ev).toBe(dust.net);
     expect(dust.ev).toBeLessThan(0n);
     // Not yet liquidatable: valued as at HF just under 1 (50 % for a large position).
-    const later = valuePosition({ collateralBase: 100_000n * B, debtBase: 80_000n * B, healthFactorWad: (104n * WAD) / 100n }, { bonusBps: 500n, gasBase: 0n, competitors: 0 });
+    const later = valuePosition({ collateralBase: 100_000n * B, debtBase: 80_000n * B, healthFactorWad: (104n * WAD) / 100n }, { bonusBps: 500n, protocolFeeBps: 1_000n, gasBase: 0n, competitors: 0 });
     expect(later.liquidatable).toBe(false);
     expect(later.cf).toBe(5_000n);
   });
