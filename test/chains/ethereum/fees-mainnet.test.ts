@@ -44,7 +44,16 @@
  * (e.g. mainnet 24491136, 24625492 and 25070199 in third-party unit tests),
  * and a hash-chain search for each one's parent and child found neither, so
  * there is no pair to check a formula against: the EIP-7918 branch of these
- * eras is covered by the computed vectors of fees.test.ts only.
+ * eras is covered by the computed vectors of fees.test.ts only. A third
+ * search (Nov 2026) added: explorer and blob-explorer pages (Etherscan,
+ * Blobscan, Blockscout) and RPC providers' example responses
+ * (eth_getBlockByNumber, eth_feeHistory: all pre-Fusaka or other chains);
+ * Fulu execution-payload fixtures; the Blockweaver dataset ledger (it names
+ * consecutive mainnet blocks 25101687-25101689 whose rows live in Parquet
+ * files outside any repository); StarkWare's base-layer blob-fee sanity test
+ * (Sepolia after Fusaka, mainnet only before it); ethrex's prover caches
+ * (Hoodi, before its Osaka). None holds a post-Fusaka mainnet parent/child
+ * pair.
  */
 import { describe, expect, it } from "vitest";
 import { fromRlp, hexToBigInt, keccak256, type Hex } from "viem";
@@ -173,7 +182,8 @@ describe("the fork schedule against the mainnet client configuration", () => {
   // ethereum/go-ethereum params/config.go, MainnetChainConfig: CancunTime 1710338135, PragueTime 1746612311,
   // OsakaTime 1764798551, BPO1Time 1765290071, BPO2Time 1767747671, with BlobScheduleConfig Cancun
   // (3/6, 3338477), Prague and Osaka (6/9, 5007716), BPO1 (10/15, 8346193), BPO2 (14/21, 11684671);
-  // BPO1's row also in EIP-8134 (activation 1765290071, target 10, max 15, fraction 8,346,193).
+  // BPO1's row also in EIP-8134 (activation 1765290071, target 10, max 15, fraction 8,346,193), BPO2's in
+  // EIP-8135 (activation 1767747671, target 14, max 21, fraction 11,684,671).
   it.each([
     ["cancun", 1_710_338_135, 3n, 6n, 3_338_477n, false],
     ["prague", 1_746_612_311, 6n, 9n, 5_007_716n, false],
