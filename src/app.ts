@@ -331,16 +331,19 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const zebrad = createZebrad({ url: config.ZEBRAD_URL, network: config.ZCASH_NETWORK });
   const zcashPools: ZcashPoolsDeps = { db: database.db, zebrad, clock, intervalSeconds: config.ZCASH_SNAPSHOT_SECONDS };
 
-  // MEV-Boost relays (RELAY_URLS) and the builder key table (the reviewed defaults plus BUILDER_PUBKEYS); without relays the builder questions answer 503.
+  // MEV-Boost relays (RELAY_URLS) and the reviewed builder key table (the defaults plus BUILDER_PUBKEYS; names learned from blocks come after it); without relays the builder questions answer 503.
   const relayEndpoints = parseRelayUrls(config.RELAY_URLS);
+  const reviewedBuilderNames = builderKeyNames(config.BUILDER_PUBKEYS);
   const relays: RelayPollerDeps = {
     db: database.db,
     relays: relayEndpoints.map((r) => new RelayClient(r)),
     clock,
     retentionSeconds: config.RELAY_RETENTION_HOURS * 3600,
     warn: (info, message) => log.warn(info, message),
+    // Keys no reviewed table names are named from their blocks' extra-data, read on the Ethereum node (none configured: no learning).
+    learnNames: { rpc: ethRpc, names: reviewedBuilderNames },
   };
-  const builderDeps = { db: database.db, clock, relays: relayEndpoints, names: builderKeyNames(config.BUILDER_PUBKEYS), maxAgeSeconds: config.RELAY_MAX_AGE_SECONDS, rpc: ethRpc };
+  const builderDeps = { db: database.db, clock, relays: relayEndpoints, names: reviewedBuilderNames, maxAgeSeconds: config.RELAY_MAX_AGE_SECONDS, rpc: ethRpc };
 
   // Lending (Aave V3 Core/Prime, SparkLend) on the same node; the indexer stays LENDING_CONFIRMATIONS behind the head.
   const LENDING_CONFIRMATIONS = 2;

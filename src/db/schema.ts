@@ -260,6 +260,7 @@ export interface DB {
   lending_liquidations: LendingLiquidationsTable;
   lending_cursors: LendingCursorsTable;
   lending_market_terms: LendingMarketTermsTable;
+  builder_key_names: BuilderKeyNamesTable;
 }
 
 /** Borrowers with debt per lending market (migration 0013); base = USD with 8 decimals, HF scaled 1e18. */
@@ -354,6 +355,18 @@ export interface RelayBidsTable {
   builder_pubkey: string;
   value_wei: string;
   slot_time_s: string;
+}
+
+/** Builder names learned from the extra-data of a key's delivered block (migration 0021). */
+export interface BuilderKeyNamesTable {
+  pubkey: string;
+  /** The builder the tag names (builders.ts builderFromExtraData); null when it names none known. */
+  name: string | null;
+  /** The block's extra-data as text (invalid UTF-8 replaced, bounded). */
+  tag: string;
+  block_number: string;
+  block_hash: string;
+  learned_ms: string;
 }
 
 /** Each relay's poll state (migration 0008): what data-freshness reports. */

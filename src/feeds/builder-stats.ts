@@ -18,6 +18,7 @@ import { formatAtomic, type MoneyUnit } from "../core/money.js";
 import type { Queryable } from "../db/types.js";
 import { builderName } from "../chains/ethereum/builders.js";
 import { slotTime, type RelayEndpoint } from "../chains/ethereum/relays.js";
+import { namesWithLearned } from "../oracle/builder-names.js";
 import { newestSlot, relayUp, seenBuilderKeys, slotsByBuilder, sourceStates } from "../oracle/relay-store.js";
 
 const ETH: MoneyUnit = { symbol: "ETH", decimals: 18, scale: 10n ** 18n };
@@ -99,7 +100,7 @@ export interface FeedsDeps {
   db: Queryable;
   clock: Clock;
   relays: readonly RelayEndpoint[];
-  /** Builder key → name (BUILDER_PUBKEYS). */
+  /** The reviewed builder key → name table (builder-keys.ts plus BUILDER_PUBKEYS); each answer adds the learned names under it. */
   names: ReadonlyMap<string, string>;
   /** Newest-slot age (seconds) beyond which the data counts as stale. */
   maxAgeSeconds: number;
@@ -123,7 +124,7 @@ const pctShare = (won: number, total: number) => (total === 0 ? 0 : Math.round((
 
 /** The paid feed's computation for one window. */
 export async function computeBuilderStats({ ctx, input }: { ctx: FeedsDeps; input: { window: FeedWindow } }): Promise<BuilderStats> {
-  const { db, clock, names } = ctx;
+  const { db, clock } = ctx;
   const nowMs = clock.now();
   const nowS = Math.floor(nowMs / 1000);
   const since = nowS - FEED_WINDOWS[input.window];
@@ -135,7 +136,8 @@ export async function computeBuilderStats({ ctx, input }: { ctx: FeedsDeps; inpu
   const age = newest === null ? null : Math.max(0, nowS - slotTime(newest));
   const s = String(since);
 
-  const [counts, seen, hourRows] = await Promise.all([
+  const [names, counts, seen, hourRows] = await Promise.all([
+    namesWithLearned(db, ctx.names),
     slotsByBuilder(db, since),
     seenBuilderKeys(db, since),
     sql<{ builder_pubkey: string; h: string; n: string }>`

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { formatAtomic, type MoneyUnit } from "../core/money.js";
 import type { Queryable } from "../db/types.js";
 import { builderName } from "../chains/ethereum/builders.js";
+import { namesWithLearned } from "../oracle/builder-names.js";
 import { FEED_WINDOW_NAMES, FEED_WINDOWS, type FeedsDeps } from "./builder-stats.js";
 
 const ETH: MoneyUnit = { symbol: "ETH", decimals: 18, scale: 10n ** 18n };
@@ -48,7 +49,9 @@ export async function* builderBidsCsv({
   /** Rows per database query (CSV_PAGE unless a test wants many pages from few rows). */
   pageSize?: number;
 }): AsyncGenerator<string> {
-  const { db, names } = ctx;
+  const { db } = ctx;
+  // Read once per file: reviewed names, then the names learned from blocks.
+  const names = await namesWithLearned(db, ctx.names);
   const since = String(Math.floor(ctx.clock.now() / 1000) - FEED_WINDOWS[input.window]);
   const options = { columns: [...BUILDER_BIDS_COLUMNS], record_delimiter: "\r\n" as const };
   yield stringify([BUILDER_BIDS_COLUMNS.map((c) => c)], { record_delimiter: "\r\n" });

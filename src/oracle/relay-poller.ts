@@ -12,7 +12,11 @@
  *      `bidSlots` a run), reduced to each builder's highest bid per slot;
  *   3. stores both (a slot delivered by several relays is one row per relay,
  *      counted once by the questions) and the relay's state, in one
- *      transaction; prunes what fell out of the retention.
+ *      transaction; prunes what fell out of the retention;
+ *   4. learns the names of builder keys no reviewed table names from their
+ *      newest delivered block's extra-data (builder-names.ts), when an
+ *      Ethereum node is configured; a failing node is logged, the poll is
+ *      still ok.
  * Writes are idempotent, so several workers may run it at once.
  */
 import type { Clock } from "../core/clock.js";
@@ -21,6 +25,7 @@ import { describeError } from "../core/upstream.js";
 import type { Queryable } from "../db/types.js";
 import { withTransaction } from "../db/transaction.js";
 import { slotTime, type BidTrace, type ReceivedBid, type RelayClient } from "../chains/ethereum/relays.js";
+import { learnBuilderNames, type BuilderNameLearning } from "./builder-names.js";
 import { noteRelayError, noteRelayOk, pruneRelayData, sourceStates, storeBids, storePayloads, type RelayProgress, type RelaySourceState } from "./relay-store.js";
 
 export interface RelayPollerDeps {
@@ -34,6 +39,8 @@ export interface RelayPollerDeps {
   /** Slots whose received bids are read per relay per run (default 8). */
   bidSlots?: number;
   warn?: (info: Record<string, unknown>, message: string) => void;
+  /** Learning builder names from their blocks (absent: no learning). */
+  learnNames?: BuilderNameLearning;
 }
 
 export interface RelayPollResult {
@@ -105,6 +112,14 @@ export async function pollRelaysOnce(deps: RelayPollerDeps, signal?: AbortSignal
     }),
   );
   await pruneRelayData(db, floorS);
+  if (deps.learnNames) {
+    try {
+      await learnBuilderNames({ ...deps.learnNames, db, clock, ...(deps.warn ? { warn: deps.warn } : {}) }, signal);
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      deps.warn?.({ error: describeError(e) }, "learning builder names failed");
+    }
+  }
   return results;
 }
 

@@ -214,6 +214,13 @@ export class EthRpc {
     return { ...b, withdrawals: (b.withdrawals ?? []).map((w) => ({ address: w.address, amountGwei: w.amount })) };
   }
 
+  /** A block's number, hash and extra-data bytes (eth_getBlockByHash with full=false); null when the node does not have it. */
+  async blockExtraData(blockHash: string, signal?: AbortSignal): Promise<{ number: bigint; hash: string; extraData: string } | null> {
+    const raw = await this.call("eth_getBlockByHash", [blockHash, false], signal);
+    if (raw === null) return null;
+    return this.parse("eth_getBlockByHash", z.object({ number: quantity, hash, extraData: data }), raw);
+  }
+
   /** An account's balance (wei) at a block number (needs the node to hold that block's state). */
   async balanceAt(account: string, block: bigint, signal?: AbortSignal): Promise<bigint> {
     return this.parse("eth_getBalance", quantity, await this.call("eth_getBalance", [account, `0x${block.toString(16)}`], signal));

@@ -12,6 +12,10 @@
  * strings, ETH amounts exact decimal strings; no float anywhere but the
  * percentage share (2 decimals, rounded half up).
  *
+ * A builder is named by the reviewed key table (builder-keys.ts, then
+ * BUILDER_PUBKEYS), else by the name learned from its blocks' extra-data
+ * (builder-names.ts), else shown as its key prefix.
+ *
  * Every answer carries `source_age_s` (age of the newest delivered slot) and
  * which relays answered their last poll. No relay configured → 503
  * relays_not_configured; every relay down, no data, or the newest data older
@@ -45,6 +49,7 @@ import {
   slotsByBuilder,
   sourceStates,
 } from "../relay-store.js";
+import { namesWithLearned } from "../builder-names.js";
 import type { QuestionDef } from "../question.js";
 import type { SourceFreshness } from "./ethereum.js";
 
@@ -127,7 +132,7 @@ export interface BuilderQuestionDeps {
   db: Queryable;
   clock: Clock;
   relays: readonly RelayEndpoint[];
-  /** Builder key → name (BUILDER_PUBKEYS). */
+  /** The reviewed builder key → name table (builder-keys.ts plus BUILDER_PUBKEYS); each answer adds the learned names under it. */
   names: ReadonlyMap<string, string>;
   /** Oldest newest-slot (seconds) the answers accept before answering 503 source_stale. */
   maxAgeSeconds: number;
@@ -162,7 +167,9 @@ export async function sourceCheck(deps: BuilderQuestionDeps) {
 }
 
 export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
-  const { db, names } = deps;
+  const { db } = deps;
+  /** Reviewed names, then the names learned from blocks (read per answer: the learner may be another process). */
+  const keyNames = () => namesWithLearned(db, deps.names);
   const available = () => deps.relays.length > 0;
   const windowParam = { name: "window", required: false, description: "how far back the slots go (slot start time)", allowed: WINDOW_NAMES, default: "24h", format: "duration" } as const;
   const pctParam = { name: "pct", required: false, description: "percentile, nearest rank", allowed: PERCENTILES, default: "50", format: "percent" } as const;
@@ -173,7 +180,7 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
     const src = await sourceCheck(deps);
     const w = win(p.window);
     const since = src.nowS - WINDOWS[w];
-    const counts = await slotsByBuilder(db, since);
+    const [counts, names] = await Promise.all([slotsByBuilder(db, since), keyNames()]);
     const total = counts.reduce((a, c) => a + c.slots, 0);
     const { nowS: _n, ...fields } = src;
     if (p.builder === undefined) {
@@ -219,7 +226,7 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
         const w = win(p.window);
         const pct = Number(p.pct ?? "50");
         const since = nowS - WINDOWS[w];
-        const [counts, seen] = await Promise.all([slotsByBuilder(db, since), seenBuilderKeys(db, since)]);
+        const [counts, seen, names] = await Promise.all([slotsByBuilder(db, since), seenBuilderKeys(db, since), keyNames()]);
         const m = matchBuilder(names, p.builder ?? "", seen);
         const r = await bidPercentile(db, m?.keys ?? [], since, pct);
         return builderBidAnswer.parse({
@@ -274,7 +281,7 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
         const d = p.slot === undefined ? await latestDelivery(db) : await deliveryAt(db, Number(p.slot));
         if (!d && p.slot !== undefined) throw notFound("slot_not_delivered", `No relay delivered a block for slot ${p.slot} (or it is older than the stored relay history).`);
         if (!d) throw unavailable("source_stale", "No relay data has been ingested yet.", { source: deps.relays.map((r) => r.id).join(","), age_s: null });
-        const check = await onChain(d, signal);
+        const [check, names] = await Promise.all([onChain(d, signal), keyNames()]);
         const paid = check.method === "unavailable" ? null : check.payment;
         return proposerPaymentAnswer.parse({
           slot: d.slot,
