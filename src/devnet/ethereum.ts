@@ -121,6 +121,10 @@ export interface DevnetEthereum {
   setFailure(mode: FailureMode): void;
   /** Keeps account state for only the newest `blocks` blocks, as a pruned node (null: an archive node again). */
   setStateHistory(blocks: number | null): void;
+  /** Rewrites a block's extra-data text (a builder whose tag names nobody known). */
+  retag(blockHash: string, extraData: string): void;
+  /** Makes eth_getBlockByHash answer the parent of the block asked for (a confused node or proxy); false: honest again. */
+  setWrongBlockByHash(on: boolean): void;
   /** The chain as the devnet relays see it: each MEV-Boost slot's block. */
   mevBoost: DevnetMevChain;
   /** The simulated lending markets (Aave V3 Core, SparkLend): test hooks. */
@@ -457,6 +461,7 @@ export async function startDevnetEthereum(opts: {
   };
 
   let failure: FailureMode = null;
+  let wrongBlockByHash = false;
   const calls = new Map<string, number>();
   const server = await startJsonRpcServer({
     host: opts.host,
@@ -486,7 +491,8 @@ export async function startDevnetEthereum(opts: {
             return b ? blockJson(b, p[1] === true) : null;
           },
           eth_getBlockByHash: (p) => {
-            const b = byHash.get(String(p[0]).toLowerCase());
+            const asked = byHash.get(String(p[0]).toLowerCase());
+            const b = asked && wrongBlockByHash ? byHash.get(asked.parentHash) : asked;
             return b ? blockJson(b, p[1] === true) : null;
           },
           eth_call: (p) => ethCall(p),
@@ -538,6 +544,14 @@ export async function startDevnetEthereum(opts: {
     },
     setStateHistory: (n) => {
       stateHistory = n;
+    },
+    retag: (blockHash, extraData) => {
+      const b = byHash.get(blockHash.toLowerCase());
+      if (!b) throw new Error(`no devnet block ${blockHash}`);
+      b.extraData = extraData;
+    },
+    setWrongBlockByHash: (on) => {
+      wrongBlockByHash = on;
     },
     mevBoost: {
       firstSlot: () => slotOf(blocks[0]!.timestamp),

@@ -11,6 +11,8 @@
  * block delivered by one relay or two. A sixth bidder, "Flashbots", bids with
  * a key of the reviewed default key table (chains/ethereum/builder-keys.ts)
  * and never wins, so a bid is named without any BUILDER_PUBKEYS setting.
+ * BUILDER_PUBKEYS names Titan, beaverbuild and rsync-builder only: BuilderNet
+ * and Quasar are named from the extra-data of the blocks they win.
  *
  * The auction also says how the proposer is paid, which the devnet's L1
  * (ethereum.ts) builds into that slot's block: usually the builder's coinbase
@@ -54,6 +56,13 @@ export const DEVNET_BUILDERS = [
   { name: "rsync-builder", weight: 6, coinbase: "0x1f9090aae28b8a3dceadf281b0f12828e676c326", extraData: "rsync-builder.xyz" },
   { name: "Flashbots", weight: 0, coinbase: devnetAddress("devnet:flashbots-coinbase"), extraData: "Flashbots" },
 ].map((b) => ({ ...b, pubkey: b.name === "Flashbots" ? FLASHBOTS_KEY : devnetKey(b.name) }));
+
+/**
+ * The builders whose (made-up) keys the devnet publishes in BUILDER_PUBKEYS. Flashbots' key is named
+ * by the default table; BuilderNet and Quasar publish no key list on mainnet, so the devnet publishes
+ * none either and the service names them from their blocks' extra-data (oracle/builder-names.ts).
+ */
+export const PUBLISHED_BUILDERS: readonly string[] = ["Titan", "beaverbuild", "rsync-builder"];
 
 /** How the slot's block pays its proposer. */
 export type PaymentKind = "last_tx" | "coinbase_is_proposer" | "short_last_tx";
@@ -225,8 +234,7 @@ export async function startDevnetRelays(opts: { host?: string; now?: () => numbe
   return {
     url: server.url,
     relayUrls: DEVNET_RELAYS.map((r) => `${r}=${server.url}/${r}`).join(","),
-    // Only the made-up keys: Flashbots' key is named by the default table.
-    builderPubkeys: JSON.stringify(Object.fromEntries(DEVNET_BUILDERS.filter((b) => b.pubkey !== FLASHBOTS_KEY).map((b) => [b.pubkey, b.name]))),
+    builderPubkeys: JSON.stringify(Object.fromEntries(DEVNET_BUILDERS.filter((b) => PUBLISHED_BUILDERS.includes(b.name)).map((b) => [b.pubkey, b.name]))),
     setMode: (relay, mode) => void (modes[relay] = mode),
     currentSlot,
     close: async () => {
