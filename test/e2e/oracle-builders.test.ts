@@ -78,6 +78,25 @@ describe("builder questions on the devnet", () => {
     expect(nobody.json).toMatchObject({ matched: false, slots_won: 0, share_pct: 0 });
   });
 
+  it("BuilderNet and Quasar, whose keys the devnet does not publish, are named from their blocks after one poll", async () => {
+    const published = Object.values(JSON.parse(s.devnet.configOverlay.BUILDER_PUBKEYS as string));
+    expect(published).not.toContain("BuilderNet");
+    expect(published).not.toContain("Quasar");
+    const rows = await s.t.db.db.selectFrom("builder_key_names").selectAll().orderBy("name").execute();
+    expect(rows.map((r) => [r.pubkey, r.name, r.tag])).toEqual([
+      [DEVNET_BUILDERS.find((b) => b.name === "BuilderNet")!.pubkey, "BuilderNet", "BuilderNet (Flashbots)"],
+      [DEVNET_BUILDERS.find((b) => b.name === "Quasar")!.pubkey, "Quasar", "Quasar (quasar.win)"],
+    ]);
+    for (const name of ["BuilderNet", "Quasar"]) {
+      const share = await s.paidGet(`/v1/q/builder-share?builder=${name}&window=1h`);
+      expect(share.status).toBe(200);
+      expect(share.json).toMatchObject({ builder: name, matched: true });
+      expect(share.json.slots_won).toBeGreaterThan(0);
+    }
+    const bid = await s.paidGet("/v1/q/builder-bid?builder=buildernet&window=1h");
+    expect(bid.json).toMatchObject({ builder: "BuilderNet", matched: true });
+  });
+
   it("builder-bid and block-value: nearest-rank percentiles in wei and exact ETH", async () => {
     const bid = await s.paidGet("/v1/q/builder-bid?builder=Titan&pct=90&window=1h");
     expect(bid.status).toBe(200);
