@@ -5,8 +5,10 @@
  * (each key with its source), extended and overridden by the
  * BUILDER_PUBKEYS setting (a JSON object `{"0x<96 hex>": "Titan", …}`),
  * which the operator reviews against each builder's own key page. A key
- * without a name is shown as its first 10 hex digits ("0xa1b2c3d4e5…"), so
- * no answer ever invents a name. The builders below are listed by the names
+ * the table does not name may be named from the extra-data tag of a block it
+ * built (`builderFromExtraData`, used by oracle/builder-names.ts; the table
+ * wins over such a name). A key without a name is shown as its first 10 hex
+ * digits ("0xa1b2c3d4e5…"), so no answer ever invents a name. The builders below are listed by the names
  * and block extra-data tags they publish (sources below).
  *
  * Sources: builder names, websites and extra-data tags from
