@@ -276,6 +276,14 @@ export interface LendingPositionsTable {
   first_seen_block: string;
   refreshed_block: string;
   refreshed_ms: string;
+  /**
+   * Aave V3 / SparkLend (migration 0022): the position's collateral reserve with the highest liquidation bonus
+   * (its asset, lower-case), that bonus (bps above 100 %) and its liquidation protocol fee (bps); null when not read,
+   * and for Compound V3 and Morpho Blue.
+   */
+  collateral_reserve: string | null;
+  reserve_bonus_bps: number | null;
+  reserve_protocol_fee_bps: number | null;
 }
 
 /** LiquidationCall events (migration 0013). */

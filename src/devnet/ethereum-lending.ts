@@ -11,12 +11,16 @@
  *     liquidators with probability ½ per block (LiquidationCall): half the
  *     debt, or all of it at HF ≤ 0.95 or under $2,000, seizing collateral
  *     worth the repaid debt times the reserve's liquidation bonus.
- * The Pool answers `getUserAccountData(user)` and `getConfiguration(asset)`
- * (the reserve's parameters packed as Aave V3's ReserveConfigurationMap) and
+ * The Pool answers `getUserAccountData(user)`, `getConfiguration(asset)`
+ * (the reserve's parameters packed as Aave V3's ReserveConfigurationMap),
+ * `getReservesList()` and `getReserveAddressById(id)` (the reserves of its
+ * table in their order, WETH first: a reserve's id is its index) and
+ * `getUserConfiguration(user)` (the position's collateral reserve's
+ * collateral bit, its debt reserve's borrowing bit while it owes) and
  * the oracle `getAssetPrice(asset)` from this state (at the head, whatever
  * block tag), and every event is a real ABI-encoded log served by
  * eth_getLogs. The Aave V3 Prime (Lido) Pool has no simulated positions; it
- * answers only `getConfiguration`, so its liquidation terms can be read.
+ * answers only the reserve views, so its liquidation terms can be read.
  * Each Pool has its own copy of the reserve parameters; a test may change a
  * reserve's liquidation bonus or protocol fee (`setReserveTerms`), as a
  * governance payload would, and the simulated liquidators follow it.
@@ -30,6 +34,7 @@ import { type Hex, encodeAbiParameters, encodeEventTopics, encodeFunctionResult,
 import {
   AAVE_V3_CORE_ORACLE,
   encodeReserveConfigurationMap,
+  encodeUserConfigurationMap,
   LENDING_MARKETS,
   oracleAbi,
   poolAbi,
@@ -106,6 +111,12 @@ export interface DevnetLending {
   setReserveTerms(pool: string, symbol: string, terms: { lb?: bigint; fee?: bigint }): void;
   /** The Pool's ReserveConfigurationMap of an asset, as getConfiguration answers it (0 for an unlisted asset). */
   configuration(pool: string, asset: string): bigint;
+  /** The Pool's reserves in getReservesList's order (index = reserve id), as token symbols. */
+  reserveSymbols(pool: string): string[];
+  /** The UserConfigurationMap of an account, as getUserConfiguration answers it (0 without a position). */
+  userConfiguration(pool: string, user: string): bigint;
+  /** Makes the Pool's getUserConfiguration of an account fail (empty return data, as a reverted sub-call reads) or answer again. */
+  failUserConfiguration(pool: string, user: string, fail: boolean): void;
 }
 
 export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?: readonly string[] }): DevnetLending {
@@ -122,6 +133,8 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
   let interestClock = 0;
   let frozen = false;
   let liquidatorsPaused = false;
+  const failingUserConfig = new Set<string>();
+  const SYMBOLS = Object.keys(RESERVES);
 
   const priceOf = (symbol: string): bigint => {
     if (symbol === "WSTETH") return (prices.get("WETH")! * 12n) / 10n;
@@ -259,6 +272,13 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
     });
   }
 
+  /** Aave V3's UserConfigurationMap of an account (chains/ethereum/lending.ts has the layout): one collateral and, while it owes, one debt reserve. */
+  function userConfiguration(pool: string, user: string): bigint {
+    const p = positions.get(key(pool, user));
+    if (!p) return 0n;
+    return encodeUserConfigurationMap({ collateral: [SYMBOLS.indexOf(p.collateral)], borrowing: p.debtAmount > 0n ? [SYMBOLS.indexOf(p.debt)] : [] });
+  }
+
   return {
     onBlock: step,
     call(to, data) {
@@ -281,6 +301,16 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
         return undefined;
       }
       if (d.functionName === "getConfiguration") return encodeFunctionResult({ abi: poolAbi, functionName: "getConfiguration", result: { data: configuration(target, d.args[0]) } });
+      if (d.functionName === "getReservesList") return encodeFunctionResult({ abi: poolAbi, functionName: "getReservesList", result: SYMBOLS.map((sym) => ASSETS[sym]!.address as Hex) });
+      if (d.functionName === "getReserveAddressById") {
+        const sym = SYMBOLS[d.args[0]];
+        return encodeFunctionResult({ abi: poolAbi, functionName: "getReserveAddressById", result: (sym ? ASSETS[sym]!.address : "0x0000000000000000000000000000000000000000") as Hex });
+      }
+      if (d.functionName === "getUserConfiguration") {
+        const user = lower(d.args[0]);
+        if (failingUserConfig.has(key(target, user))) return "0x";
+        return encodeFunctionResult({ abi: poolAbi, functionName: "getUserConfiguration", result: { data: pools.includes(target) ? userConfiguration(target, user) : 0n } });
+      }
       if (d.functionName !== "getUserAccountData" || !pools.includes(target)) return undefined;
       const a = account(positions.get(key(target, lower(d.args[0]))));
       return encodeFunctionResult({ abi: poolAbi, functionName: "getUserAccountData", result: [a.c, a.d, a.avail, a.lt, a.ltv, a.hf] });
@@ -306,5 +336,11 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
       if (t.fee !== undefined) r.fee = t.fee;
     },
     configuration: (pool, asset) => configuration(lower(pool), asset),
+    reserveSymbols: () => [...SYMBOLS],
+    userConfiguration: (pool, user) => userConfiguration(lower(pool), lower(user)),
+    failUserConfiguration: (pool, user, fail) => {
+      if (fail) failingUserConfig.add(key(lower(pool), lower(user)));
+      else failingUserConfig.delete(key(lower(pool), lower(user)));
+    },
   };
 }

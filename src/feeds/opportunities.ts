@@ -16,9 +16,12 @@
  *                 (`defaultBonus`, per protocol and market; `bonus_bps`
  *                 overrides it for every row):
  *                   Aave V3 / SparkLend: the liquidation bonus of the
- *                   market's principal collateral reserve, as the lending
- *                   indexer last read it (Pool.getConfiguration; the indexer
- *                   stores a position's totals, not its reserves);
+ *                   position's own collateral reserve that pays the most
+ *                   (the liquidator picks which collateral to seize), as
+ *                   the lending indexer last read it
+ *                   (Pool.getUserConfiguration, getReservesList,
+ *                   getConfiguration); when that could not be read, the
+ *                   market's principal collateral reserve's;
  *                   Compound V3: buying absorbed collateral at the storefront
  *                   discount d = storeFrontPriceFactor × (1 − liquidationFactor)
  *                   pays d / (1 − d) on what is paid; the lowest d among the
@@ -29,8 +32,8 @@
  *                   a market whose terms have not been read yet: 5 %
  *                   (`fallback`);
  *   protocol cut  = gross bonus × protocol fee (Aave and Spark: the
- *                 principal reserve's liquidationProtocolFee as read, 10 %
- *                 in the fallback; Compound V3 and Morpho Blue take none
+ *                 liquidationProtocolFee of the reserve the bonus is taken
+ *                 from, as read, 10 % in the fallback; Compound V3 and Morpho Blue take none
  *                 from the liquidator);
  *   swap cost     = (repay + gross bonus) × 0.30 % (selling the seized
  *                 collateral for the debt asset);
@@ -74,8 +77,11 @@ export const SWAP_COST_BPS = 30n;
 /** The sample's fixed filters (the bonus: each protocol's own). */
 export const SAMPLE_INPUT = { max_hf: "1.1", min_debt_usd: "0", protocol: "all", limit: SAMPLE_TOP } as const;
 
-/** Where a row's bonus comes from (aave_reserve and comet_storefront: the market's terms the indexer read from the chain). */
-export const BONUS_SOURCES = ["query", "aave_reserve", "comet_storefront", "morpho_lltv", "fallback"] as const;
+/**
+ * Where a row's bonus comes from: aave_position_reserve, the position's own best-paying collateral reserve; aave_reserve
+ * and comet_storefront, the market's terms (all three as the indexer read them from the chain).
+ */
+export const BONUS_SOURCES = ["query", "aave_position_reserve", "aave_reserve", "comet_storefront", "morpho_lltv", "fallback"] as const;
 export type BonusSource = (typeof BONUS_SOURCES)[number];
 
 /** A market whose terms the indexer has not read yet: Aave's usual 5 %. */
@@ -97,24 +103,32 @@ export interface RowTerms {
   bps: bigint;
   source: BonusSource;
   protocolFeeBps: bigint;
+  /** The collateral reserve whose terms these are (aave_position_reserve); null otherwise. */
+  collateralReserve: string | null;
 }
 
 /**
  * The bonus a position's protocol pays, where it comes from and the
  * protocol's share (see the header): Morpho Blue from the position's LLTV;
- * Aave V3, SparkLend and Compound V3 from their market's terms as the
- * indexer last read them from the chain (`terms`, by market id); the
- * fallback for a market whose terms have not been read yet.
+ * Aave V3 and SparkLend from the position's own best-paying collateral
+ * reserve when the indexer read it (`reserveTerms`), else like Compound V3
+ * from their market's terms as the indexer last read them from the chain
+ * (`terms`, by market id); the fallback for a market whose terms have not
+ * been read yet.
  */
 export function defaultBonus(
   market: LendingMarket | undefined,
-  p: Pick<StoredPosition, "liquidationThresholdBps">,
+  p: Pick<StoredPosition, "liquidationThresholdBps"> & Partial<Pick<StoredPosition, "reserveTerms">>,
   terms: ReadonlyMap<string, Pick<StoredMarketTerms, "bonusBps" | "protocolFeeBps" | "source">>,
 ): RowTerms {
-  if (market?.protocol === "morpho") return { bps: morphoBonusBps(p.liquidationThresholdBps), source: "morpho_lltv", protocolFeeBps: 0n };
+  if (market?.protocol === "morpho") return { bps: morphoBonusBps(p.liquidationThresholdBps), source: "morpho_lltv", protocolFeeBps: 0n, collateralReserve: null };
+  const own = p.reserveTerms;
+  if ((market?.protocol === "aave" || market?.protocol === "spark") && own) {
+    return { bps: own.bonusBps, source: "aave_position_reserve", protocolFeeBps: own.protocolFeeBps, collateralReserve: own.asset };
+  }
   const t = market ? terms.get(market.id) : undefined;
-  if (t) return { bps: t.bonusBps, source: t.source, protocolFeeBps: t.protocolFeeBps };
-  return { bps: FALLBACK_BONUS_BPS, source: "fallback", protocolFeeBps: fallbackProtocolFeeBps(market?.protocol) };
+  if (t) return { bps: t.bonusBps, source: t.source, protocolFeeBps: t.protocolFeeBps, collateralReserve: null };
+  return { bps: FALLBACK_BONUS_BPS, source: "fallback", protocolFeeBps: fallbackProtocolFeeBps(market?.protocol), collateralReserve: null };
 }
 
 const GWEI: MoneyUnit = { symbol: "gwei", decimals: 9, scale: 10n ** 9n };
@@ -178,12 +192,21 @@ const row = z.object({
   bonus_source: z
     .enum(BONUS_SOURCES)
     .describe(
-      "query: the bonus_bps parameter; aave_reserve: the liquidation bonus of the market's principal collateral reserve, read from the Pool's getConfiguration by the indexer; comet_storefront: Comet's lowest storefront discount d = storeFrontPriceFactor × (1 − liquidationFactor) as d / (1 − d), read from the Comet by the indexer; morpho_lltv: the market's liquidation incentive factor − 1; fallback: 5 % (the market's terms have not been read yet)",
+      "query: the bonus_bps parameter; aave_position_reserve: the liquidation bonus of the position's own collateral reserve that pays the most (collateral_reserve), read by the indexer from the Pool's getUserConfiguration, getReservesList and getConfiguration; aave_reserve: the liquidation bonus of the market's principal collateral reserve, read from the Pool's getConfiguration by the indexer (when the position's own reserves could not be read); comet_storefront: Comet's lowest storefront discount d = storeFrontPriceFactor × (1 − liquidationFactor) as d / (1 − d), read from the Comet by the indexer; morpho_lltv: the market's liquidation incentive factor − 1; fallback: 5 % (the market's terms have not been read yet)",
+    ),
+  collateral_reserve: z
+    .string()
+    .regex(/^0x[0-9a-f]{40}$/)
+    .nullable()
+    .describe(
+      "Aave, Spark: the collateral reserve (its asset address) whose liquidation bonus and protocol fee value the row, the one of the position's own collateral reserves that pays the most (its protocol fee applies even when bonus_bps is given); null when the market's terms or the fallback are used, and for Compound V3 and Morpho Blue",
     ),
   protocol_fee_bps: z
     .number()
     .int()
-    .describe("share of the bonus the protocol keeps: Aave, Spark the principal reserve's liquidationProtocolFee as read from the chain (10 % in the fallback); Compound V3, Morpho Blue 0"),
+    .describe(
+      "share of the bonus the protocol keeps: Aave, Spark the liquidationProtocolFee of the reserve the terms come from (collateral_reserve, else the market's principal reserve) as read from the chain (10 % in the fallback); Compound V3, Morpho Blue 0",
+    ),
   repayable_usd: usd,
   gross_bonus_usd: usd,
   protocol_cut_usd: usd,
@@ -316,7 +339,7 @@ export async function computeOpportunities({ ctx, input }: { ctx: OpportunitiesD
     const own = defaultBonus(market, p, terms);
     // bonus_bps replaces the bonus, not the protocol's share of it.
     const bonus = input.bonus_bps === undefined ? own : { ...own, bps: BigInt(input.bonus_bps), source: "query" as const };
-    return { p, bonusSource: bonus.source, v: valuePosition(p, { bonusBps: bonus.bps, protocolFeeBps: bonus.protocolFeeBps, gasBase, competitors }, market?.protocol) };
+    return { p, bonusSource: bonus.source, collateralReserve: own.collateralReserve, v: valuePosition(p, { bonusBps: bonus.bps, protocolFeeBps: bonus.protocolFeeBps, gasBase, competitors }, market?.protocol) };
   });
   const includedFees = ids.flatMap((id) => (terms.has(id) ? [terms.get(id)!.protocolFeeBps] : []));
   valued.sort((a, b) => (b.v.ev > a.v.ev ? 1 : b.v.ev < a.v.ev ? -1 : a.p.borrower.localeCompare(b.p.borrower)));
@@ -347,7 +370,7 @@ export async function computeOpportunities({ ctx, input }: { ctx: OpportunitiesD
       flash_fee_bps: 0,
       note: "Gross opportunities: liquidators usually pay most of the bonus to block builders, and oracle-update auctions (Chainlink SVR) return much of it to the protocol. Values of positions not yet liquidatable assume they reach HF 1. Each row's bonus is what its protocol pays (bonus_source) unless bonus_bps is given. Model: docs/feeds.md.",
     },
-    opportunities: valued.slice(0, input.limit).map(({ p, v, bonusSource }, i) => ({
+    opportunities: valued.slice(0, input.limit).map(({ p, v, bonusSource, collateralReserve }, i) => ({
       rank: i + 1,
       borrower: p.borrower,
       protocol: byId.get(p.market)?.protocol ?? "unknown",
@@ -361,6 +384,7 @@ export async function computeOpportunities({ ctx, input }: { ctx: OpportunitiesD
       close_factor_bps: Number(v.cf),
       bonus_bps: Number(v.bonusBps),
       bonus_source: bonusSource,
+      collateral_reserve: collateralReserve,
       protocol_fee_bps: Number(v.protocolFeeBps),
       repayable_usd: baseToUsd(v.repay),
       gross_bonus_usd: baseToUsd(v.gross),

@@ -197,6 +197,7 @@ export async function indexLendingOnce(deps: LendingIndexerDeps, signal?: AbortS
         rpc,
         market,
         multicall: (calls) => multicall(rpc, calls, deps.multicallBatch, signal),
+        signal,
         tokenFacts: async (tokens) => {
           const missing = [...new Set(tokens)].filter((t) => !factsMemo.has(t));
           if (missing.length) for (const [t, f] of await tokenFacts(rpc, deps.oracle, missing, deps.multicallBatch, signal)) factsMemo.set(t, f);

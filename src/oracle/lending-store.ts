@@ -1,6 +1,7 @@
 /**
- * The lending indexer's SQL (migrations 0013, 0019, 0020): positions of
- * borrowers with debt, liquidation events, a cursor per market and each
+ * The lending indexer's SQL (migrations 0013, 0019, 0020, 0022): positions of
+ * borrowers with debt (Aave V3 / SparkLend ones with the terms of their own
+ * collateral reserve), liquidation events, a cursor per market and each
  * market's liquidation terms as last read from the chain. A position is
  * (market, borrower, sub_market): sub_market is the Morpho Blue market id
  * inside the singleton, '' for pooled markets. Base amounts (USD, 8
@@ -10,7 +11,7 @@
 import { sql, type Selectable } from "kysely";
 import type { LendingLiquidationsTable } from "../db/schema.js";
 import type { Queryable } from "../db/types.js";
-import type { LiquidationTerms, PositionHealth } from "../chains/ethereum/lending.js";
+import type { LiquidationTerms, PositionHealth, PositionTerms } from "../chains/ethereum/lending.js";
 
 export interface StoredPosition {
   market: string;
@@ -24,6 +25,11 @@ export interface StoredPosition {
   firstSeenBlock: bigint;
   refreshedBlock: bigint;
   refreshedMs: number;
+  /**
+   * Aave V3 / SparkLend: the terms of the position's own best-paying collateral reserve as last read (migration 0022);
+   * null when they could not be read, and for Compound V3 and Morpho Blue.
+   */
+  reserveTerms: PositionTerms | null;
 }
 
 /** What a liquidation event says, whatever the protocol (the venues decode it from the logs; the store keeps it). */
@@ -140,7 +146,7 @@ export async function storeAccounts(
   market: string,
   block: bigint,
   nowMs: number,
-  accounts: readonly { borrower: string; subMarket?: string; data: PositionHealth }[],
+  accounts: readonly { borrower: string; subMarket?: string; data: PositionHealth; terms?: PositionTerms | null }[],
 ): Promise<{ stored: number; dropped: number }> {
   const withDebt = accounts.filter((a) => a.data.debtBase > 0n);
   const without = new Map<string, string[]>();
@@ -160,6 +166,9 @@ export async function storeAccounts(
           first_seen_block: block.toString(),
           refreshed_block: block.toString(),
           refreshed_ms: String(nowMs),
+          collateral_reserve: a.terms?.asset ?? null,
+          reserve_bonus_bps: a.terms ? Number(a.terms.bonusBps) : null,
+          reserve_protocol_fee_bps: a.terms ? Number(a.terms.protocolFeeBps) : null,
         })),
       )
       .onConflict((oc) =>
@@ -170,6 +179,9 @@ export async function storeAccounts(
           health_factor_wad: eb.ref("excluded.health_factor_wad"),
           refreshed_block: eb.ref("excluded.refreshed_block"),
           refreshed_ms: eb.ref("excluded.refreshed_ms"),
+          collateral_reserve: eb.ref("excluded.collateral_reserve"),
+          reserve_bonus_bps: eb.ref("excluded.reserve_bonus_bps"),
+          reserve_protocol_fee_bps: eb.ref("excluded.reserve_protocol_fee_bps"),
         })),
       )
       .execute();
@@ -232,6 +244,9 @@ const positionFromRow = (r: {
   first_seen_block: string;
   refreshed_block: string;
   refreshed_ms: string;
+  collateral_reserve: string | null;
+  reserve_bonus_bps: number | null;
+  reserve_protocol_fee_bps: number | null;
 }): StoredPosition => ({
   market: r.market,
   borrower: r.borrower,
@@ -243,6 +258,10 @@ const positionFromRow = (r: {
   firstSeenBlock: BigInt(r.first_seen_block),
   refreshedBlock: BigInt(r.refreshed_block),
   refreshedMs: Number(r.refreshed_ms),
+  reserveTerms:
+    r.collateral_reserve !== null && r.reserve_bonus_bps !== null && r.reserve_protocol_fee_bps !== null
+      ? { asset: r.collateral_reserve, bonusBps: BigInt(r.reserve_bonus_bps), protocolFeeBps: BigInt(r.reserve_protocol_fee_bps) }
+      : null,
 });
 
 /** An address's positions in the given markets, lowest health factor first. */

@@ -6,9 +6,12 @@
  * (lending-indexer.ts) does the rest the same way for every market: cursor,
  * ranges, valuation of liquidations, the write transaction.
  *
- *   - Aave V3 / SparkLend: `getUserAccountData` per account (the Pool's own HF);
- *     the liquidation terms from `getConfiguration` of the market's principal
- *     collateral reserve.
+ *   - Aave V3 / SparkLend: `getUserAccountData` per account (the Pool's own HF)
+ *     and beside it `getUserConfiguration` (which reserves it uses as
+ *     collateral); per run the Pool's reserves (`getReservesList`, each
+ *     one's `getConfiguration`), so each position carries the terms of its
+ *     own best-paying collateral reserve (`positionTerms`); the market's
+ *     terms from `getConfiguration` of its principal collateral reserve.
  *   - Compound V3: per Comet, its base token, price feeds, assets and their
  *     liquidateCollateralFactor, then per account `borrowBalanceOf` and
  *     `isLiquidatable`, and `collateralBalanceOf` of every asset for the
@@ -36,12 +39,20 @@ import {
   decodeAccountData,
   decodeBlockNumber,
   decodePoolLog,
+  decodeReserveAddress,
   decodeReserveConfiguration,
+  decodeReservesList,
+  decodeUserConfiguration,
   POOL_TOPICS,
+  positionTerms,
+  reserveAddressByIdCall,
   reserveConfigurationCall,
+  reservesListCall,
+  userConfigurationCall,
   type LendingMarket,
   type LiquidationTerms,
   type PositionHealth,
+  type PositionTerms,
   type RawLog,
   type SubCall,
 } from "../chains/ethereum/lending.js";
@@ -85,13 +96,23 @@ export interface VenueContext {
   multicall: (calls: readonly SubCall[]) => Promise<(Hex | null)[]>;
   /** USD price (8 decimals) and decimals of tokens, from the indexer's oracle. */
   tokenFacts: (tokens: readonly string[]) => Promise<Map<string, TokenFacts>>;
+  /** The run's abort signal (a venue rethrows a failure once it is aborted, rather than degrading). */
+  signal?: AbortSignal;
+}
+
+/** A position's health as read, with (Aave V3 / SparkLend) the terms of its own collateral: null when they could not be read. */
+export interface ReadPosition {
+  borrower: string;
+  subMarket: string;
+  data: PositionHealth;
+  terms?: PositionTerms | null;
 }
 
 export interface LendingVenue {
   topics: readonly string[];
   scan(ctx: VenueContext, logs: readonly RawLog[]): Promise<{ touched: PositionKey[]; liquidations: FoundLiquidation[] }>;
   /** Health of each position; positions whose reads failed are left out (neither written nor dropped). */
-  read(ctx: VenueContext, keys: readonly PositionKey[]): Promise<{ borrower: string; subMarket: string; data: PositionHealth }[]>;
+  read(ctx: VenueContext, keys: readonly PositionKey[]): Promise<ReadPosition[]>;
   /** The market's liquidation terms and the block they were read at (absent: the venue has no market-wide terms). Throws when they cannot be read. */
   terms?(ctx: VenueContext): Promise<{ terms: LiquidationTerms; block: bigint }>;
 }
@@ -107,46 +128,97 @@ const ZERO = "0x0000000000000000000000000000000000000000";
 
 // ------------------------------------------------------------------ Aave V3
 
-export const aaveVenue: LendingVenue = {
-  topics: POOL_TOPICS,
-  async scan(_ctx, logs) {
-    const touched: PositionKey[] = [];
-    const liquidations: FoundLiquidation[] = [];
-    for (const log of logs) {
-      const ev = decodePoolLog(log);
-      if (!ev) continue;
-      touched.push({ borrower: ev.user, subMarket: "" });
-      if (ev.kind === "liquidation") {
-        liquidations.push({
-          log,
-          borrower: ev.user,
-          liquidator: ev.liquidator,
-          collateralAsset: ev.collateralAsset,
-          debtAsset: ev.debtAsset,
-          debtToCover: ev.debtToCover,
-          collateralAmount: ev.collateralAmount,
-          subMarket: "",
-        });
+/** A Pool's reserves by reserve id (the ids of the UserConfigurationMap's bits), with their configurations as read this run. */
+export type AaveReserves = Map<number, { asset: string; configuration: bigint }>;
+
+/**
+ * A Pool's reserves: getReservesList, then in one batch each reserve's
+ * getConfiguration and getReserveAddressById of each index. A reserve's id
+ * is its index in getReservesList while no reserve has been dropped (the
+ * list leaves dropped ones out; aave-v3-core Pool.sol getReservesList);
+ * where the Pool answers getReserveAddressById its answers are used
+ * instead, so a gap left by a dropped reserve cannot shift the ids (a
+ * reserve whose id is then not found among the first ids is left out, and a
+ * position using it gets no terms). Throws when the list cannot be read;
+ * reserves whose configuration cannot be read are left out.
+ */
+export async function readAaveReserves(ctx: VenueContext): Promise<AaveReserves> {
+  const [list] = await ctx.multicall([reservesListCall(ctx.market.pool)]);
+  const assets = decodeReservesList(list ?? null);
+  if (!assets) throw new Error("the Pool did not answer getReservesList");
+  const r = await ctx.multicall([...assets.map((a) => reserveConfigurationCall(ctx.market.pool, a)), ...assets.map((_, i) => reserveAddressByIdCall(ctx.market.pool, i))]);
+  const configurations = new Map(assets.flatMap((a, i) => {
+    const c = decodeReserveConfiguration(r[i] ?? null);
+    return c === null ? [] : [[a, c] as const];
+  }));
+  const byId = assets.map((_, i) => decodeReserveAddress(r[assets.length + i] ?? null));
+  const out: AaveReserves = new Map();
+  const answered = byId.some((a) => a !== null);
+  assets.forEach((listed, i) => {
+    const asset = answered ? byId[i] : listed;
+    const configuration = asset ? configurations.get(asset) : undefined;
+    if (asset && configuration !== undefined) out.set(i, { asset, configuration });
+  });
+  return out;
+}
+
+/**
+ * Aave V3 / SparkLend: one venue object per run (it remembers the Pool's
+ * reserves read during the run, as the Comet venue its state).
+ */
+export function aaveVenue(): LendingVenue {
+  let reserves: Promise<AaveReserves | null> | null = null;
+  // A failed read of the reserves leaves this run's positions without their own terms; it never fails the market.
+  const reservesOf = (ctx: VenueContext) => (reserves ??= readAaveReserves(ctx).catch((e) => {
+    if (ctx.signal?.aborted) throw e;
+    return null;
+  }));
+  return {
+    topics: POOL_TOPICS,
+    async scan(_ctx, logs) {
+      const touched: PositionKey[] = [];
+      const liquidations: FoundLiquidation[] = [];
+      for (const log of logs) {
+        const ev = decodePoolLog(log);
+        if (!ev) continue;
+        touched.push({ borrower: ev.user, subMarket: "" });
+        if (ev.kind === "liquidation") {
+          liquidations.push({
+            log,
+            borrower: ev.user,
+            liquidator: ev.liquidator,
+            collateralAsset: ev.collateralAsset,
+            debtAsset: ev.debtAsset,
+            debtToCover: ev.debtToCover,
+            collateralAmount: ev.collateralAmount,
+            subMarket: "",
+          });
+        }
       }
-    }
-    return { touched, liquidations };
-  },
-  async read(ctx, keys) {
-    const r = await ctx.multicall(keys.map((k) => accountDataCall(ctx.market.pool, k.borrower)));
-    return keys.flatMap((k, i) => {
-      const data = decodeAccountData(r[i] ?? null);
-      return data ? [{ borrower: k.borrower, subMarket: "", data }] : [];
-    });
-  },
-  async terms(ctx) {
-    const reserve = ctx.market.principalReserve;
-    if (!reserve) throw new Error(`no principal collateral reserve for ${ctx.market.id}`);
-    const [config, block] = await ctx.multicall([reserveConfigurationCall(ctx.market.pool, reserve.asset), blockNumberCall()]);
-    const data = decodeReserveConfiguration(config ?? null);
-    if (data === null) throw new Error(`the Pool did not answer getConfiguration(${reserve.symbol})`);
-    return { terms: aaveReserveTerms(data, reserve.symbol), block: blockOf(block) };
-  },
-};
+      return { touched, liquidations };
+    },
+    async read(ctx, keys) {
+      if (keys.length === 0) return [];
+      const byId = await reservesOf(ctx);
+      // getUserAccountData and getUserConfiguration of each account side by side, in the same batches.
+      const r = await ctx.multicall(keys.flatMap((k) => [accountDataCall(ctx.market.pool, k.borrower), userConfigurationCall(ctx.market.pool, k.borrower)]));
+      return keys.flatMap((k, i) => {
+        const data = decodeAccountData(r[2 * i] ?? null);
+        if (!data) return [];
+        const config = byId ? decodeUserConfiguration(r[2 * i + 1] ?? null) : null;
+        return [{ borrower: k.borrower, subMarket: "", data, terms: config === null ? null : positionTerms(config, byId!) }];
+      });
+    },
+    async terms(ctx) {
+      const reserve = ctx.market.principalReserve;
+      if (!reserve) throw new Error(`no principal collateral reserve for ${ctx.market.id}`);
+      const [config, block] = await ctx.multicall([reserveConfigurationCall(ctx.market.pool, reserve.asset), blockNumberCall()]);
+      const data = decodeReserveConfiguration(config ?? null);
+      if (data === null) throw new Error(`the Pool did not answer getConfiguration(${reserve.symbol})`);
+      return { terms: aaveReserveTerms(data, reserve.symbol), block: blockOf(block) };
+    },
+  };
+}
 
 // ------------------------------------------------------------------ Compound V3
 
@@ -361,7 +433,7 @@ export function venueFor(market: LendingMarket): LendingVenue {
   switch (market.protocol) {
     case "aave":
     case "spark":
-      return aaveVenue;
+      return aaveVenue();
     case "compound":
       return cometVenue();
     case "morpho":

@@ -145,6 +145,13 @@ export const poolAbi = parseAbi([
   // IPool.getConfiguration returns DataTypes.ReserveConfigurationMap, a struct of one uint256 (`data`).
   "struct ReserveConfigurationMap { uint256 data; }",
   "function getConfiguration(address asset) view returns (ReserveConfigurationMap)",
+  // IPool.getReservesList: the listed reserves, dropped ones left out; getReserveAddressById (aave-v3-core ≥ 1.17,
+  // SparkLend, Aave V3.1+): the reserve at a reserve id (address(0) for a dropped or unused id).
+  "function getReservesList() view returns (address[])",
+  "function getReserveAddressById(uint16 id) view returns (address)",
+  // IPool.getUserConfiguration returns DataTypes.UserConfigurationMap, a struct of one uint256 (`data`).
+  "struct UserConfigurationMap { uint256 data; }",
+  "function getUserConfiguration(address user) view returns (UserConfigurationMap)",
 ]);
 
 export const oracleAbi = parseAbi(["function getAssetPrice(address asset) view returns (uint256)"]);
@@ -378,6 +385,115 @@ export function decodeReserveConfiguration(data: Hex | null): bigint | null {
   } catch {
     return null;
   }
+}
+
+export const reservesListCall = (pool: string): SubCall => ({ target: pool, data: encodeFunctionData({ abi: poolAbi, functionName: "getReservesList" }) });
+
+/** getReservesList's return data → lower-case addresses; null when it is not a valid answer. */
+export function decodeReservesList(data: Hex | null): string[] | null {
+  if (!data || data === "0x") return null;
+  try {
+    return decodeFunctionResult({ abi: poolAbi, functionName: "getReservesList", data }).map(low);
+  } catch {
+    return null;
+  }
+}
+
+export const reserveAddressByIdCall = (pool: string, id: number): SubCall => ({
+  target: pool,
+  data: encodeFunctionData({ abi: poolAbi, functionName: "getReserveAddressById", args: [id] }),
+});
+
+/** getReserveAddressById's return data → a lower-case address; null when it is not a valid answer (a Pool older than the function). */
+export function decodeReserveAddress(data: Hex | null): string | null {
+  if (!data || data === "0x") return null;
+  try {
+    return low(decodeFunctionResult({ abi: poolAbi, functionName: "getReserveAddressById", data }));
+  } catch {
+    return null;
+  }
+}
+
+export const userConfigurationCall = (pool: string, user: string): SubCall => ({
+  target: pool,
+  data: encodeFunctionData({ abi: poolAbi, functionName: "getUserConfiguration", args: [user as Hex] }),
+});
+
+/** getUserConfiguration's return data → the bitmap; null when it is not a valid answer. */
+export function decodeUserConfiguration(data: Hex | null): bigint | null {
+  if (!data || data === "0x") return null;
+  try {
+    return decodeFunctionResult({ abi: poolAbi, functionName: "getUserConfiguration", data }).data;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Aave V3's UserConfigurationMap: two bits per reserve id i (the id the
+ * Pool gave the reserve when it was listed, `ReserveData.id`): bit 2i set
+ * when the user borrows the reserve, bit 2i + 1 when the user uses it as
+ * collateral. From aave/aave-v3-core
+ * contracts/protocol/libraries/configuration/UserConfiguration.sol:
+ * setBorrowing sets `1 << (reserveIndex << 1)`, setUsingAsCollateral
+ * `1 << ((reserveIndex << 1) + 1)` (BORROWING_MASK 0x55…, COLLATERAL_MASK
+ * 0xAA…). At most 128 reserves (MAX_RESERVES_COUNT).
+ */
+export function decodeUserConfigurationMap(data: bigint): { borrowing: number[]; collateral: number[] } {
+  const borrowing: number[] = [];
+  const collateral: number[] = [];
+  for (let i = 0; i < 128 && data >> BigInt(2 * i) !== 0n; i++) {
+    if ((data >> BigInt(2 * i)) & 1n) borrowing.push(i);
+    if ((data >> BigInt(2 * i + 1)) & 1n) collateral.push(i);
+  }
+  return { borrowing, collateral };
+}
+
+/** Packs reserve ids into a UserConfigurationMap's `data` (the inverse of decodeUserConfigurationMap). */
+export function encodeUserConfigurationMap(m: { borrowing?: readonly number[]; collateral?: readonly number[] }): bigint {
+  let data = 0n;
+  for (const i of m.borrowing ?? []) data |= 1n << BigInt(2 * i);
+  for (const i of m.collateral ?? []) data |= 1n << BigInt(2 * i + 1);
+  return data;
+}
+
+/** The liquidation terms of one position's own collateral (Aave V3 / SparkLend): the reserve a liquidator would seize. */
+export interface PositionTerms {
+  /** The collateral reserve's asset (lower-case). */
+  asset: string;
+  bonusBps: bigint;
+  protocolFeeBps: bigint;
+}
+
+/**
+ * A reserve's configuration as collateral terms, or null when it cannot be
+ * seized: not active, liquidation threshold 0 (not collateral), bonus not
+ * above 100 %, or a protocol fee out of range.
+ */
+export function collateralTerms(asset: string, data: bigint): PositionTerms | null {
+  const c = decodeReserveConfigurationMap(data);
+  if (c.active !== 1n || c.liquidationThresholdBps === 0n || c.liquidationBonusBps <= 10_000n || c.liquidationProtocolFeeBps > 10_000n) return null;
+  return { asset: low(asset), bonusBps: c.liquidationBonusBps - 10_000n, protocolFeeBps: c.liquidationProtocolFeeBps };
+}
+
+/**
+ * The terms a position is valued with: among its collateral reserves (the
+ * collateral bits of its UserConfigurationMap, mapped to reserves by id) that
+ * can be seized, the one paying the highest bonus (a liquidator picks the
+ * collateral to seize); on a tie the lower protocol fee, then the lower id.
+ * Null when it has none, or when a collateral bit names an id whose reserve
+ * is unknown (the choice could be wrong).
+ */
+export function positionTerms(userConfiguration: bigint, reservesById: ReadonlyMap<number, { asset: string; configuration: bigint }>): PositionTerms | null {
+  let best: PositionTerms | null = null;
+  for (const id of decodeUserConfigurationMap(userConfiguration).collateral) {
+    const r = reservesById.get(id);
+    if (!r) return null;
+    const t = collateralTerms(r.asset, r.configuration);
+    if (!t) continue;
+    if (!best || t.bonusBps > best.bonusBps || (t.bonusBps === best.bonusBps && t.protocolFeeBps < best.protocolFeeBps)) best = t;
+  }
+  return best;
 }
 
 /** A market's liquidation terms as the opportunities feed uses them. */
