@@ -1,12 +1,16 @@
 /**
- * Liquidation terms read on chain: the Aave V3 ReserveConfigurationMap
- * decoder against bitmaps packed by hand; the lending indexer storing every
- * market's terms equal to the devnet's parameters (Pool.getConfiguration of
- * the principal collateral reserve, Comet.storeFrontPriceFactor and the
- * assets' liquidationFactor); the opportunities feed valuing a market with
- * the fallback until its terms are read, following a governance change
- * after one indexer run, and keeping the previous terms when a read fails.
- * All over the devnet L1's loopback socket.
+ * Liquidation terms read on chain: the Aave V3 ReserveConfigurationMap and
+ * UserConfigurationMap decoders against bitmaps packed by hand; the lending
+ * indexer storing every market's terms equal to the devnet's parameters
+ * (Pool.getConfiguration of the principal collateral reserve,
+ * Comet.storeFrontPriceFactor and the assets' liquidationFactor) and each
+ * Aave/Spark position's own collateral reserve's terms
+ * (Pool.getUserConfiguration, getReservesList, getConfiguration); the
+ * opportunities feed valuing each Aave/Spark position with its own
+ * collateral's bonus, a market with the fallback until its terms are read,
+ * following a governance change after one indexer run, keeping the previous
+ * terms when a read fails and falling back to the market's terms when a
+ * position's own cannot be read. All over the devnet L1's loopback socket.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Hex } from "viem";
@@ -14,15 +18,22 @@ import {
   aaveReserveTerms,
   decodeReserveConfiguration,
   decodeReserveConfigurationMap,
+  decodeReservesList,
+  decodeUserConfiguration,
+  decodeUserConfigurationMap,
   encodeReserveConfigurationMap,
+  encodeUserConfigurationMap,
   LENDING_MARKETS,
+  positionTerms,
   reserveConfigurationCall,
+  reservesListCall,
+  userConfigurationCall,
 } from "../../src/chains/ethereum/lending.js";
 import { ASSETS } from "../../src/chains/ethereum/flashloans.js";
 import { ManualClock } from "../../src/core/clock.js";
 import { computeOpportunities, OpportunitiesInput, type OpportunitiesDeps, type OpportunityRow } from "../../src/feeds/opportunities.js";
 import { indexLendingOnce } from "../../src/oracle/lending-indexer.js";
-import { cursors, marketTerms } from "../../src/oracle/lending-store.js";
+import { cursors, marketTerms, positionsBelow } from "../../src/oracle/lending-store.js";
 import { startLendingDevnet, type LendingDevnet } from "../helpers/lending-devnet.js";
 
 const clock = new ManualClock(Date.now());
@@ -58,6 +69,92 @@ function cometBonusByHand(comet: string): bigint {
   const d = ds.reduce((a, b) => (b < a ? b : a));
   return (d * 10_000n) / (WAD - d);
 }
+
+const symbolOf = (asset: string) => Object.entries(ASSETS).find(([, a]) => a.address === asset)![0];
+
+/**
+ * What an Aave/Spark row is valued with when the position's own collateral is read: the devnet's parameters of the
+ * reserve its simulated position holds as collateral (each has one), unless that reserve cannot be seized (bonus not
+ * above 100 %); then undefined (the market's terms apply).
+ */
+function ownTermsByHand(row: OpportunityRow) {
+  const m = market(row.market);
+  const p = l.sim.lending.positions(m.pool).find((x) => x.user === row.borrower);
+  expect(p, `${row.market} ${row.borrower} is a devnet position`).toBeDefined();
+  const r = l.sim.lending.reserve(m.pool, p!.collateral)!;
+  if (r.lb <= 10_000n) return undefined;
+  return { bonus_bps: Number(r.lb - 10_000n), protocol_fee_bps: Number(r.fee), bonus_source: "aave_position_reserve", collateral_reserve: ASSETS[p!.collateral]!.address };
+}
+
+/** Each Aave/Spark row valued with its own collateral reserve's terms, or with `market` where those cannot be seized. */
+function expectOwnTerms(rows: OpportunityRow[], market: { bonus_bps: number; protocol_fee_bps: number; bonus_source: string }) {
+  const seen = new Set<number>();
+  for (const row of rows) {
+    const own = ownTermsByHand(row);
+    expect(row, `${row.market} ${row.borrower}`).toMatchObject(own ?? { ...market, collateral_reserve: null });
+    seen.add(row.bonus_bps);
+  }
+  return seen;
+}
+
+describe("Aave V3's UserConfigurationMap", () => {
+  // Two bits per reserve id i (aave-v3-core UserConfiguration.sol): bit 2i borrowing, bit 2i + 1 collateral.
+  it("decodes hand-packed bitmaps: the collateral bit is the odd one of each pair", () => {
+    // Collateral id 0 (bit 1) and borrowing id 3 (bit 6): 0b0100_0010.
+    expect(decodeUserConfigurationMap(0x42n)).toEqual({ borrowing: [3], collateral: [0] });
+    // Collateral id 1 (bit 3), borrowing id 4 (bit 8): 0b1_0000_1000. Read with the bits the other way round, this
+    // would be borrowing 1 and collateral 4 (and 0x42 borrowing 0, collateral 3).
+    expect(decodeUserConfigurationMap(0x108n)).toEqual({ borrowing: [4], collateral: [1] });
+    // Both bits of id 2 (bits 4 and 5), collateral ids 0 and 5 (bits 1, 11).
+    expect(decodeUserConfigurationMap(0x832n)).toEqual({ borrowing: [2], collateral: [0, 2, 5] });
+    // The last of 128 reserves: bit 254 borrowing, bit 255 collateral.
+    expect(decodeUserConfigurationMap(1n << 255n)).toEqual({ borrowing: [], collateral: [127] });
+    expect(decodeUserConfigurationMap(1n << 254n)).toEqual({ borrowing: [127], collateral: [] });
+    expect(decodeUserConfigurationMap(0n)).toEqual({ borrowing: [], collateral: [] });
+    for (const v of [0x42n, 0x108n, 0x832n, 3n << 254n]) expect(encodeUserConfigurationMap(decodeUserConfigurationMap(v))).toBe(v);
+  });
+
+  it("a position's terms: its collateral reserve paying the highest bonus, then the lower fee; none for a reserve that cannot be seized or an unknown id", () => {
+    const cfg = (lb: bigint, fee: bigint, lt = 8_000n, active = 1n) => encodeReserveConfigurationMap({ ltvBps: 7_500n, liquidationThresholdBps: lt, liquidationBonusBps: lb, active, liquidationProtocolFeeBps: fee });
+    const byId = new Map([
+      [0, { asset: "0x00000000000000000000000000000000000000a0", configuration: cfg(10_500n, 1_000n) }],
+      [1, { asset: "0x00000000000000000000000000000000000000a1", configuration: cfg(10_600n, 1_000n) }],
+      [2, { asset: "0x00000000000000000000000000000000000000a2", configuration: cfg(10_600n, 500n) }],
+      // A debt-only reserve (threshold 0) and an inactive one, each with a higher bonus: never chosen.
+      [3, { asset: "0x00000000000000000000000000000000000000a3", configuration: cfg(11_000n, 0n, 0n) }],
+      [4, { asset: "0x00000000000000000000000000000000000000a4", configuration: cfg(11_000n, 0n, 8_000n, 0n) }],
+    ]);
+    const at = (...collateral: number[]) => positionTerms(encodeUserConfigurationMap({ collateral, borrowing: [3] }), byId);
+    expect(at(0)).toEqual({ asset: "0x00000000000000000000000000000000000000a0", bonusBps: 500n, protocolFeeBps: 1_000n });
+    expect(at(0, 1)).toEqual({ asset: "0x00000000000000000000000000000000000000a1", bonusBps: 600n, protocolFeeBps: 1_000n });
+    expect(at(0, 1, 2)).toEqual({ asset: "0x00000000000000000000000000000000000000a2", bonusBps: 600n, protocolFeeBps: 500n });
+    expect(at(0, 3, 4)).toMatchObject({ bonusBps: 500n });
+    expect(at(3)).toBeNull();
+    expect(at()).toBeNull();
+    // Borrowing bits alone name no collateral: id 1's borrowing bit does not make it collateral.
+    expect(positionTerms(encodeUserConfigurationMap({ collateral: [0], borrowing: [1] }), byId)).toMatchObject({ bonusBps: 500n });
+    // A collateral bit at an id whose reserve is unknown: the choice could be wrong, so none.
+    expect(at(0, 9)).toBeNull();
+  });
+
+  it("the devnet Pools answer getReservesList and getUserConfiguration consistently with their positions", async () => {
+    const list = reservesListCall(core.pool);
+    const reserves = decodeReservesList((await l.rpc.ethCall(list.target, list.data)) as Hex)!;
+    expect(reserves.map(symbolOf)).toEqual(l.sim.lending.reserveSymbols(core.pool));
+    const positions = [...l.sim.lending.positions(core.pool), ...l.sim.lending.positions(spark.pool)];
+    expect(positions.length).toBeGreaterThan(5);
+    for (const p of positions) {
+      const call = userConfigurationCall(p.pool, p.user);
+      const data = decodeUserConfiguration((await l.rpc.ethCall(call.target, call.data)) as Hex)!;
+      expect(decodeUserConfigurationMap(data), p.user).toEqual({
+        borrowing: p.debtAmount > 0n ? [reserves.indexOf(ASSETS[p.debt]!.address)] : [],
+        collateral: [reserves.indexOf(ASSETS[p.collateral]!.address)],
+      });
+    }
+    const none = userConfigurationCall(core.pool, "0x000000000000000000000000000000000000dead");
+    expect(decodeUserConfiguration((await l.rpc.ethCall(none.target, none.data)) as Hex)).toBe(0n);
+  });
+});
 
 describe("Aave V3's ReserveConfigurationMap", () => {
   // WETH-like: LTV 80.5 %, threshold 83 %, bonus 105 %, 18 decimals, active and borrowable, reserve factor 15 %,
@@ -151,9 +248,14 @@ describe("terms read by the indexer and used by the feed", () => {
     const feed = await ask();
     const coreRows = rowsOf(feed.opportunities, core.id);
     expect(coreRows.length).toBeGreaterThan(5);
-    for (const row of coreRows) expect(row).toMatchObject({ bonus_bps: 500, bonus_source: "fallback", protocol_fee_bps: 1_000 });
+    // Core's positions backed by wstETH or WBTC are valued with their own reserve's terms; those backed by WETH
+    // (not seizable at 100 %) with the market's, which are not read: the fallback.
+    const fallback = coreRows.filter((r) => r.bonus_source === "fallback");
+    expect(fallback.length).toBeGreaterThan(0);
+    expect(expectOwnTerms(coreRows, { bonus_bps: 500, bonus_source: "fallback", protocol_fee_bps: 1_000 })).toEqual(new Set([500, 600]));
+    for (const row of fallback) expect(l.sim.lending.positions(core.pool).find((p) => p.user === row.borrower)!.collateral).toBe("WETH");
     // The markets read meanwhile are valued with their terms.
-    for (const row of rowsOf(feed.opportunities, spark.id)) expect(row).toMatchObject({ bonus_bps: 500, bonus_source: "aave_reserve", protocol_fee_bps: 1_000 });
+    expectOwnTerms(rowsOf(feed.opportunities, spark.id), { bonus_bps: 500, bonus_source: "aave_reserve", protocol_fee_bps: 1_000 });
     for (const row of rowsOf(feed.opportunities, cusdc.id)) expect(row).toMatchObject({ bonus_bps: 526, bonus_source: "comet_storefront", protocol_fee_bps: 0 });
   });
 
@@ -182,25 +284,70 @@ describe("terms read by the indexer and used by the feed", () => {
     for (const t of terms.values()) expect(t.readMs).toBe(before);
     expect((await cursors(l.db.db)).find((x) => x.market === core.id)!.lastError).toBeNull();
 
+    // Every Aave/Spark position stored with its own collateral reserve's terms.
+    const stored = await positionsBelow(l.db.db, { markets: [core.id, spark.id], maxHfWad: 1_000n * WAD, minDebtBase: 0n });
+    expect(stored.length).toBeGreaterThan(10);
+    for (const p of stored) {
+      const sim = l.sim.lending.positions(market(p.market).pool).find((x) => x.user === p.borrower)!;
+      const r = l.sim.lending.reserve(market(p.market).pool, sim.collateral)!;
+      expect(p.reserveTerms, p.borrower).toEqual({ asset: ASSETS[sim.collateral]!.address, bonusBps: r.lb - 10_000n, protocolFeeBps: r.fee });
+    }
+
     const feed = await ask();
-    for (const row of rowsOf(feed.opportunities, core.id)) expect(row).toMatchObject({ bonus_bps: 500, bonus_source: "aave_reserve", protocol_fee_bps: 1_000 });
+    const coreRows = rowsOf(feed.opportunities, core.id);
+    expect(coreRows.every((r) => r.bonus_source === "aave_position_reserve")).toBe(true);
+    expect(expectOwnTerms(coreRows, { bonus_bps: 500, bonus_source: "aave_reserve", protocol_fee_bps: 1_000 })).toEqual(new Set([500, 600]));
+  });
+
+  it("a wstETH-backed position on Aave Core is valued at wstETH's bonus (6 %), a WETH-backed one at WETH's (5 %)", async () => {
+    const usdc = (n: bigint) => n * 10n ** 6n;
+    const eth = (n: bigint) => n * 10n ** 18n;
+    const a = "0x00000000000000000000000000000000000a1e01";
+    const b = "0x00000000000000000000000000000000000a1e02";
+    // 10 ETH of collateral each ($30,000 of WETH, $36,000 of wstETH) against $20,000 of USDC: both under HF 1.3.
+    l.sim.lending.open({ pool: core.pool, user: a, collateral: "WSTETH", collateralAmount: eth(10n), debt: "USDC", debtAmount: usdc(20_000n) });
+    l.sim.lending.open({ pool: core.pool, user: b, collateral: "WETH", collateralAmount: eth(10n), debt: "USDC", debtAmount: usdc(20_000n) });
+    l.sim.mine(3);
+    await indexLendingOnce(l.deps);
+    const rows = rowsOf((await ask()).opportunities, core.id);
+    const ra = rows.find((r) => r.borrower === a)!;
+    const rb = rows.find((r) => r.borrower === b)!;
+    expect(ra).toMatchObject({ bonus_bps: 600, bonus_source: "aave_position_reserve", protocol_fee_bps: 1_000, collateral_reserve: ASSETS.WSTETH!.address });
+    expect(rb).toMatchObject({ bonus_bps: 500, bonus_source: "aave_position_reserve", protocol_fee_bps: 1_000, collateral_reserve: ASSETS.WETH!.address });
+    // The gross bonus is repayable × the own bonus (within a cent).
+    for (const [row, bps] of [[ra, 600n], [rb, 500n]] as const) {
+      const want = (BigInt(row.repayable_usd.replace(".", "")) * bps) / 10_000n;
+      expect(Number(BigInt(row.gross_bonus_usd.replace(".", "")) - want)).toBeGreaterThanOrEqual(0);
+      expect(Number(BigInt(row.gross_bonus_usd.replace(".", "")) - want)).toBeLessThanOrEqual(1);
+    }
   });
 
   it("a governance change of a reserve's bonus and fee and of a Comet's storefront factor reaches the feed after one indexer run", async () => {
     const old = await ask();
     l.sim.lending.setReserveTerms(core.pool, "WETH", { lb: 10_750n, fee: 2_000n });
+    // WBTC is not the principal reserve: only the positions it backs follow it.
+    l.sim.lending.setReserveTerms(core.pool, "WBTC", { lb: 10_800n });
     l.sim.comet.setStoreFrontPriceFactor(cusdc.pool, 80n * E16);
     // Not before the indexer has read them.
     const unread = await ask();
-    for (const row of rowsOf(unread.opportunities, core.id)) expect(row).toMatchObject({ bonus_bps: 500, protocol_fee_bps: 1_000 });
+    const byCollateral = (rows: OpportunityRow[], sym: string) => rows.filter((r) => r.collateral_reserve === ASSETS[sym]!.address);
+    for (const row of byCollateral(rowsOf(unread.opportunities, core.id), "WETH")) expect(row).toMatchObject({ bonus_bps: 500, protocol_fee_bps: 1_000 });
+    for (const row of byCollateral(rowsOf(unread.opportunities, core.id), "WBTC")) expect(row).toMatchObject({ bonus_bps: 500, protocol_fee_bps: 1_000 });
 
     l.sim.mine(1);
     await indexLendingOnce(l.deps);
     const feed = await ask();
     const coreRows = rowsOf(feed.opportunities, core.id);
     expect(coreRows.length).toBeGreaterThan(5);
-    for (const row of coreRows) {
-      expect(row).toMatchObject({ bonus_bps: 750, bonus_source: "aave_reserve", protocol_fee_bps: 2_000 });
+    // Each position follows its own collateral reserve: WETH 7.5 % at a 20 % fee, WBTC 8 %, wstETH as it was (6 %).
+    expect(expectOwnTerms(coreRows, { bonus_bps: -1, bonus_source: "none", protocol_fee_bps: -1 })).toEqual(new Set([600, 750, 800]));
+    for (const row of byCollateral(coreRows, "WBTC")) expect(row).toMatchObject({ bonus_bps: 800, protocol_fee_bps: 1_000 });
+    for (const row of byCollateral(coreRows, "WSTETH")) expect(row).toMatchObject({ bonus_bps: 600, protocol_fee_bps: 1_000 });
+    expect(byCollateral(coreRows, "WBTC").length).toBeGreaterThan(0);
+    expect(byCollateral(coreRows, "WSTETH").length).toBeGreaterThan(0);
+    expect((await marketTerms(l.db.db)).get(core.id)).toMatchObject({ bonusBps: 750n, protocolFeeBps: 2_000n });
+    for (const row of byCollateral(coreRows, "WETH")) {
+      expect(row).toMatchObject({ bonus_bps: 750, bonus_source: "aave_position_reserve", protocol_fee_bps: 2_000 });
       // The cut is 20 % of the gross bonus now (within a cent of rounding).
       const gross = BigInt(row.gross_bonus_usd.replace(".", ""));
       const cut = BigInt(row.protocol_cut_usd.replace(".", ""));
@@ -213,13 +360,15 @@ describe("terms read by the indexer and used by the feed", () => {
     const cometRows = rowsOf(feed.opportunities, cusdc.id);
     expect(cometRows.length).toBeGreaterThan(0);
     for (const row of cometRows) expect(row).toMatchObject({ bonus_bps: 869, bonus_source: "comet_storefront", protocol_fee_bps: 0 });
-    // The other markets are as they were.
-    for (const row of rowsOf(feed.opportunities, spark.id)) expect(row).toMatchObject({ bonus_bps: 500, protocol_fee_bps: 1_000 });
+    // The other markets are as they were (Spark's reserves are its own).
+    expectOwnTerms(rowsOf(feed.opportunities, spark.id), { bonus_bps: -1, bonus_source: "none", protocol_fee_bps: -1 });
+    for (const row of byCollateral(rowsOf(feed.opportunities, spark.id), "WETH")) expect(row).toMatchObject({ bonus_bps: 500, protocol_fee_bps: 1_000 });
     for (const row of rowsOf(feed.opportunities, "compound-v3-usdt")) expect(row).toMatchObject({ bonus_bps: 256 });
     expect(feed.assumptions.protocol_fee_bps).toBe(2_000);
     // bonus_bps replaces the bonus, not the market's fee.
     const forced = await ask({ bonus_bps: "300" });
-    for (const row of rowsOf(forced.opportunities, core.id)) expect(row).toMatchObject({ bonus_bps: 300, bonus_source: "query", protocol_fee_bps: 2_000 });
+    for (const row of byCollateral(rowsOf(forced.opportunities, core.id), "WETH")) expect(row).toMatchObject({ bonus_bps: 300, bonus_source: "query", protocol_fee_bps: 2_000 });
+    for (const row of byCollateral(rowsOf(forced.opportunities, core.id), "WSTETH")) expect(row).toMatchObject({ bonus_bps: 300, bonus_source: "query", protocol_fee_bps: 1_000 });
   });
 
   it("a market whose terms cannot be read keeps its previous ones and records the error; its positions stay current", async () => {
@@ -242,6 +391,34 @@ describe("terms read by the indexer and used by the feed", () => {
       expect(c.lastBlock, id).toBe(l.sim.head().number - 2n);
       expect(c.lastError, id).toMatch(/liquidation terms/);
     }
-    for (const row of rowsOf((await ask()).opportunities, core.id)) expect(row).toMatchObject({ bonus_bps: 750, bonus_source: "aave_reserve", protocol_fee_bps: 2_000 });
+    // The positions backed by WETH (not seizable at 90 %) fall back to the market's previous terms; the others keep their own.
+    const coreRows = rowsOf((await ask()).opportunities, core.id);
+    expect(coreRows.some((r) => r.bonus_source === "aave_reserve")).toBe(true);
+    expectOwnTerms(coreRows, { bonus_bps: 750, bonus_source: "aave_reserve", protocol_fee_bps: 2_000 });
+  });
+
+  it("a position whose getUserConfiguration read fails is valued with the market's terms until it is read again", async () => {
+    l.sim.lending.setReserveTerms(core.pool, "WETH", { lb: 10_500n, fee: 1_000n });
+    l.sim.lending.setReserveTerms(core.pool, "WBTC", { lb: 10_500n });
+    l.sim.comet.setStoreFrontPriceFactor(cusdc.pool, 50n * E16);
+    const victim = l.sim.lending.positions(core.pool).find((p) => p.collateral === "WSTETH" && p.debtAmount > 0n)!;
+    expect(victim).toBeDefined();
+    l.sim.lending.failUserConfiguration(core.pool, victim.user, true);
+    l.sim.mine(1);
+    const r = await indexLendingOnce(l.deps);
+    // Neither the market nor the other positions suffer from it.
+    expect(r.markets.map((m) => m.error)).toEqual(r.markets.map(() => null));
+    const stored = await positionsBelow(l.db.db, { markets: [core.id], maxHfWad: 1_000n * WAD, minDebtBase: 0n });
+    expect(stored.find((p) => p.borrower === victim.user)).toMatchObject({ reserveTerms: null, refreshedBlock: l.sim.head().number - 2n });
+    expect(stored.filter((p) => p.reserveTerms === null).map((p) => p.borrower)).toEqual([victim.user]);
+    const rows = rowsOf((await ask()).opportunities, core.id);
+    expect(rows.find((x) => x.borrower === victim.user)).toMatchObject({ bonus_bps: 500, bonus_source: "aave_reserve", protocol_fee_bps: 1_000, collateral_reserve: null });
+    expectOwnTerms(rows.filter((x) => x.borrower !== victim.user), { bonus_bps: -1, bonus_source: "none", protocol_fee_bps: -1 });
+
+    l.sim.lending.failUserConfiguration(core.pool, victim.user, false);
+    l.sim.mine(1);
+    await indexLendingOnce(l.deps);
+    const again = rowsOf((await ask()).opportunities, core.id).find((x) => x.borrower === victim.user);
+    expect(again).toMatchObject({ bonus_bps: 600, bonus_source: "aave_position_reserve", protocol_fee_bps: 1_000, collateral_reserve: ASSETS.WSTETH!.address });
   });
 });
