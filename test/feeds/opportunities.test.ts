@@ -1,7 +1,8 @@
 /**
  * The opportunities feed values each position with the bonus its own
- * protocol pays, not one 5 % for all: Aave V3 / SparkLend the principal
- * collateral reserve's liquidation bonus and protocol fee, Compound V3
+ * protocol pays, not one 5 % for all: Aave V3 / SparkLend the liquidation
+ * bonus and protocol fee of the position's own collateral reserve that pays
+ * the most (the market's principal reserve's when that was not read), Compound V3
  * Comet's storefront discount d paid as d / (1 − d) (both as the lending
  * indexer read them from the chain), Morpho Blue LIF − 1 from the market's
  * LLTV (Morpho.sol: min(1.15, 1 / (0.3 · LLTV + 0.7))); `bonus_bps`
@@ -12,6 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LENDING_MARKETS, WAD } from "../../src/chains/ethereum/lending.js";
+import { ASSETS } from "../../src/chains/ethereum/flashloans.js";
 import { ManualClock } from "../../src/core/clock.js";
 import {
   cometDiscountWad,
@@ -59,8 +61,8 @@ afterAll(async () => {
  * cWstETHv3 0.7 × (1 − 0.96) = 2.8 % → 2.8 / 97.2.
  */
 const COMET_BONUS_BY_HAND: Record<string, number> = { "compound-v3-usdc": 526, "compound-v3-weth": 204, "compound-v3-usdt": 256, "compound-v3-usds": 309, "compound-v3-wsteth": 288 };
-/** The devnet Pools' principal reserves: WETH at liquidationBonus 105 % (Core, Spark), wstETH at 106 % (Prime); liquidationProtocolFee 10 %. */
-const AAVE_BONUS_BY_HAND: Record<string, number> = { "aave-v3-core": 500, sparklend: 500, "aave-v3-prime": 600 };
+/** The devnet Pools' collateral reserves: WETH and WBTC at liquidationBonus 105 %, wstETH at 106 %; liquidationProtocolFee 10 %. */
+const AAVE_BONUS_BY_HAND: Record<string, number> = { WETH: 500, WBTC: 500, WSTETH: 600 };
 
 describe("each protocol's own bonus", () => {
   it("Morpho Blue: LIF − 1 from the LLTV (86 % → 4.38 %, 91.5 % → 2.61 %, 94.5 % → 1.67 %, capped at 15 %)", () => {
@@ -81,16 +83,26 @@ describe("each protocol's own bonus", () => {
       ["compound-v3-usdc", { bonusBps: 526n, protocolFeeBps: 0n, source: "comet_storefront" as const }],
       ["aave-v3-core", { bonusBps: 750n, protocolFeeBps: 2_000n, source: "aave_reserve" as const }],
     ]);
-    expect(defaultBonus(market("compound-v3-usdc"), { liquidationThresholdBps: 8_500 }, terms)).toEqual({ bps: 526n, source: "comet_storefront", protocolFeeBps: 0n });
-    expect(defaultBonus(market("aave-v3-core"), { liquidationThresholdBps: 8_300 }, terms)).toEqual({ bps: 750n, source: "aave_reserve", protocolFeeBps: 2_000n });
+    const none = { collateralReserve: null };
+    expect(defaultBonus(market("compound-v3-usdc"), { liquidationThresholdBps: 8_500 }, terms)).toEqual({ bps: 526n, source: "comet_storefront", protocolFeeBps: 0n, ...none });
+    expect(defaultBonus(market("aave-v3-core"), { liquidationThresholdBps: 8_300 }, terms)).toEqual({ bps: 750n, source: "aave_reserve", protocolFeeBps: 2_000n, ...none });
+    // A position's own collateral reserve's terms come first, for Aave and Spark (read or not the market's)…
+    const wsteth = { asset: ASSETS.WSTETH!.address, bonusBps: 600n, protocolFeeBps: 1_500n };
+    const own = { bps: 600n, source: "aave_position_reserve", protocolFeeBps: 1_500n, collateralReserve: ASSETS.WSTETH!.address };
+    expect(defaultBonus(market("aave-v3-core"), { liquidationThresholdBps: 8_100, reserveTerms: wsteth }, terms)).toEqual(own);
+    expect(defaultBonus(market("sparklend"), { liquidationThresholdBps: 8_100, reserveTerms: wsteth }, terms)).toEqual(own);
+    expect(defaultBonus(market("aave-v3-core"), { liquidationThresholdBps: 8_100, reserveTerms: null }, terms)).toMatchObject({ bps: 750n, source: "aave_reserve" });
+    // …and mean nothing to another protocol.
+    expect(defaultBonus(market("compound-v3-usdc"), { liquidationThresholdBps: 8_500, reserveTerms: wsteth }, terms)).toMatchObject({ bps: 526n, source: "comet_storefront" });
     // Not read yet: 5 %, with Aave's usual 10 % fee for the Aave family and none for Comet.
-    expect(defaultBonus(market("sparklend"), { liquidationThresholdBps: 8_300 }, terms)).toEqual({ bps: 500n, source: "fallback", protocolFeeBps: 1_000n });
-    expect(defaultBonus(market("compound-v3-weth"), { liquidationThresholdBps: 9_300 }, terms)).toEqual({ bps: 500n, source: "fallback", protocolFeeBps: 0n });
+    expect(defaultBonus(market("sparklend"), { liquidationThresholdBps: 8_300 }, terms)).toEqual({ bps: 500n, source: "fallback", protocolFeeBps: 1_000n, ...none });
+    expect(defaultBonus(market("compound-v3-weth"), { liquidationThresholdBps: 9_300 }, terms)).toEqual({ bps: 500n, source: "fallback", protocolFeeBps: 0n, ...none });
     // Morpho Blue ignores stored terms: its incentive is per isolated market.
     expect(defaultBonus(market("morpho-blue"), { liquidationThresholdBps: 8_600 }, new Map([["morpho-blue", { bonusBps: 1n, protocolFeeBps: 1n, source: "aave_reserve" as const }]]))).toEqual({
       bps: 438n,
       source: "morpho_lltv",
       protocolFeeBps: 0n,
+      collateralReserve: null,
     });
   });
 });
@@ -106,13 +118,19 @@ describe("the feed on the devnet's indexed positions", () => {
     expect([...byProtocol.keys()].sort()).toEqual(["aave", "compound", "morpho", "spark"]);
 
     const lltvOf = new Map(l.sim.morpho.markets().map((m) => [m.id, m.params.lltv]));
+    const aaveCollateral = (row: OpportunityRow) => l.sim.lending.positions(market(row.market).pool).find((p) => p.user === row.borrower)!.collateral;
     for (const row of r.opportunities) {
       const expected =
         row.protocol === "morpho"
-          ? { bonus_bps: lifBonusBpsByHand(lltvOf.get(row.isolated_market!)!), bonus_source: "morpho_lltv", protocol_fee_bps: 0 }
+          ? { bonus_bps: lifBonusBpsByHand(lltvOf.get(row.isolated_market!)!), bonus_source: "morpho_lltv", protocol_fee_bps: 0, collateral_reserve: null }
           : row.protocol === "compound"
-            ? { bonus_bps: COMET_BONUS_BY_HAND[row.market], bonus_source: "comet_storefront", protocol_fee_bps: 0 }
-            : { bonus_bps: AAVE_BONUS_BY_HAND[row.market], bonus_source: "aave_reserve", protocol_fee_bps: 1_000 };
+            ? { bonus_bps: COMET_BONUS_BY_HAND[row.market], bonus_source: "comet_storefront", protocol_fee_bps: 0, collateral_reserve: null }
+            : {
+                bonus_bps: AAVE_BONUS_BY_HAND[aaveCollateral(row)],
+                bonus_source: "aave_position_reserve",
+                protocol_fee_bps: 1_000,
+                collateral_reserve: ASSETS[aaveCollateral(row)]!.address,
+              };
       expect(row, `${row.market} ${row.borrower}`).toMatchObject(expected);
       expect(row.isolated_market === null, row.market).toBe(row.protocol !== "morpho");
       // gross = repay × bonus (both rounded down to cents here): within a cent.
@@ -125,6 +143,8 @@ describe("the feed on the devnet's indexed positions", () => {
     expect(r.assumptions.protocol_fee_bps).toBe(1_000);
     // The devnet's Morpho markets have LLTVs 86 % and 94.5 %: two different bonuses, neither the old flat 5 %.
     expect(new Set(byProtocol.get("morpho")!.map((x) => x.bonus_bps))).toEqual(new Set([438, 167]));
+    // Aave and Spark positions backed by wstETH are valued at 6 %, the others at 5 %.
+    expect(new Set([...byProtocol.get("aave")!, ...byProtocol.get("spark")!].map((x) => x.bonus_bps))).toEqual(new Set([500, 600]));
   });
 
   it("bonus_bps overrides every row's bonus, and the rows say so", async () => {
