@@ -19,8 +19,9 @@
  * collateral bit, its debt reserve's borrowing bit while it owes) and
  * the oracle `getAssetPrice(asset)` from this state (at the head, whatever
  * block tag), and every event is a real ABI-encoded log served by
- * eth_getLogs. The Aave V3 Prime (Lido) Pool has no simulated positions; it
- * answers only the reserve views, so its liquidation terms can be read.
+ * eth_getLogs. The Aave V3 Prime (Lido) Pool has no simulated borrowers
+ * (a test may open a position there); it answers the same views, so its
+ * liquidation terms can be read.
  * Each Pool has its own copy of the reserve parameters; a test may change a
  * reserve's liquidation bonus or protocol fee (`setReserveTerms`), as a
  * governance payload would, and the simulated liquidators follow it.
@@ -111,12 +112,17 @@ export interface DevnetLending {
   setReserveTerms(pool: string, symbol: string, terms: { lb?: bigint; fee?: bigint }): void;
   /** The Pool's ReserveConfigurationMap of an asset, as getConfiguration answers it (0 for an unlisted asset). */
   configuration(pool: string, asset: string): bigint;
-  /** The Pool's reserves in getReservesList's order (index = reserve id), as token symbols. */
+  /** The Pool's reserves by reserve id (getReservesList's order while none is dropped), as token symbols. */
   reserveSymbols(pool: string): string[];
   /** The UserConfigurationMap of an account, as getUserConfiguration answers it (0 without a position). */
   userConfiguration(pool: string, user: string): bigint;
   /** Makes the Pool's getUserConfiguration of an account fail (empty return data, as a reverted sub-call reads) or answer again. */
   failUserConfiguration(pool: string, user: string, fail: boolean): void;
+  /**
+   * Drops a reserve no position uses, as PoolConfigurator.dropReserve: getReservesList leaves it out (so the reserves
+   * after it move down one index), its id stays empty (getReserveAddressById answers address(0)), getConfiguration 0.
+   */
+  dropReserve(pool: string, symbol: string): void;
 }
 
 export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?: readonly string[] }): DevnetLending {
@@ -134,7 +140,10 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
   let frozen = false;
   let liquidatorsPaused = false;
   const failingUserConfig = new Set<string>();
+  /** The Pools' reserves by id (the same order in every Pool); a dropped one keeps its id, left empty, as Aave leaves it. */
   const SYMBOLS = Object.keys(RESERVES);
+  const dropped = new Map<string, Set<string>>();
+  const droppedIn = (pool: string) => dropped.get(pool) ?? new Set<string>();
 
   const priceOf = (symbol: string): bigint => {
     if (symbol === "WSTETH") return (prices.get("WETH")! * 12n) / 10n;
@@ -255,7 +264,7 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
   /** Aave V3's ReserveConfigurationMap of a reserve (chains/ethereum/lending.ts has the layout): active, borrowing enabled, not frozen or paused. */
   function configuration(pool: string, asset: string): bigint {
     const symbol = symbolOf(asset);
-    const r = symbol ? reserves.get(pool)?.get(symbol) : undefined;
+    const r = symbol && !droppedIn(pool).has(symbol) ? reserves.get(pool)?.get(symbol) : undefined;
     if (!symbol || !r) return 0n;
     return encodeReserveConfigurationMap({
       ltvBps: r.ltv,
@@ -301,17 +310,19 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
         return undefined;
       }
       if (d.functionName === "getConfiguration") return encodeFunctionResult({ abi: poolAbi, functionName: "getConfiguration", result: { data: configuration(target, d.args[0]) } });
-      if (d.functionName === "getReservesList") return encodeFunctionResult({ abi: poolAbi, functionName: "getReservesList", result: SYMBOLS.map((sym) => ASSETS[sym]!.address as Hex) });
+      if (d.functionName === "getReservesList") {
+        return encodeFunctionResult({ abi: poolAbi, functionName: "getReservesList", result: SYMBOLS.filter((sym) => !droppedIn(target).has(sym)).map((sym) => ASSETS[sym]!.address as Hex) });
+      }
       if (d.functionName === "getReserveAddressById") {
-        const sym = SYMBOLS[d.args[0]];
+        const sym = SYMBOLS[d.args[0]] !== undefined && !droppedIn(target).has(SYMBOLS[d.args[0]]!) ? SYMBOLS[d.args[0]] : undefined;
         return encodeFunctionResult({ abi: poolAbi, functionName: "getReserveAddressById", result: (sym ? ASSETS[sym]!.address : "0x0000000000000000000000000000000000000000") as Hex });
       }
       if (d.functionName === "getUserConfiguration") {
         const user = lower(d.args[0]);
         if (failingUserConfig.has(key(target, user))) return "0x";
-        return encodeFunctionResult({ abi: poolAbi, functionName: "getUserConfiguration", result: { data: pools.includes(target) ? userConfiguration(target, user) : 0n } });
+        return encodeFunctionResult({ abi: poolAbi, functionName: "getUserConfiguration", result: { data: userConfiguration(target, user) } });
       }
-      if (d.functionName !== "getUserAccountData" || !pools.includes(target)) return undefined;
+      if (d.functionName !== "getUserAccountData") return undefined;
       const a = account(positions.get(key(target, lower(d.args[0]))));
       return encodeFunctionResult({ abi: poolAbi, functionName: "getUserAccountData", result: [a.c, a.d, a.avail, a.lt, a.ltv, a.hf] });
     },
@@ -338,6 +349,12 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
     configuration: (pool, asset) => configuration(lower(pool), asset),
     reserveSymbols: () => [...SYMBOLS],
     userConfiguration: (pool, user) => userConfiguration(lower(pool), lower(user)),
+    dropReserve: (pool, symbol) => {
+      const target = lower(pool);
+      if (!reserves.get(target)?.has(symbol)) throw new Error(`no ${symbol} reserve on the devnet Pool ${pool}`);
+      if ([...positions.values()].some((p) => p.pool === target && (p.collateral === symbol || p.debt === symbol))) throw new Error(`the ${symbol} reserve is in use`);
+      dropped.set(target, new Set([...droppedIn(target), symbol]));
+    },
     failUserConfiguration: (pool, user, fail) => {
       if (fail) failingUserConfig.add(key(lower(pool), lower(user)));
       else failingUserConfig.delete(key(lower(pool), lower(user)));

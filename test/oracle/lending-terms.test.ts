@@ -421,4 +421,27 @@ describe("terms read by the indexer and used by the feed", () => {
     const again = rowsOf((await ask()).opportunities, core.id).find((x) => x.borrower === victim.user);
     expect(again).toMatchObject({ bonus_bps: 600, bonus_source: "aave_position_reserve", protocol_fee_bps: 1_000, collateral_reserve: ASSETS.WSTETH!.address });
   });
+
+  it("after a reserve is dropped, positions' collateral bits are mapped by reserve id, not by index in getReservesList", async () => {
+    // Prime drops WETH (id 0): getReservesList moves WBTC (id 2) to index 1, where an index-based reading would look.
+    l.sim.lending.dropReserve(prime.pool, "WETH");
+    l.sim.lending.setReserveTerms(prime.pool, "WBTC", { lb: 10_900n });
+    const user = "0x00000000000000000000000000000000000a1e03";
+    // 1 WBTC ($90,000) against $30,000 of USDC: HF about 2.3.
+    l.sim.lending.open({ pool: prime.pool, user, collateral: "WBTC", collateralAmount: 10n ** 8n, debt: "USDC", debtAmount: 30_000n * 10n ** 6n });
+    l.sim.mine(3);
+    const list = reservesListCall(prime.pool);
+    const reserves = decodeReservesList((await l.rpc.ethCall(list.target, list.data)) as Hex)!;
+    expect(reserves.map(symbolOf)).toEqual(["WSTETH", "WBTC", "USDC", "USDT", "DAI"]);
+    expect(decodeUserConfigurationMap(l.sim.lending.userConfiguration(prime.pool, user))).toEqual({ borrowing: [3], collateral: [2] });
+
+    const r = await indexLendingOnce(l.deps);
+    expect(r.markets.find((m) => m.market === prime.id)!.error).toBeNull();
+    const [stored] = await positionsBelow(l.db.db, { markets: [prime.id], maxHfWad: 1_000n * WAD, minDebtBase: 0n });
+    expect(stored).toMatchObject({ borrower: user, reserveTerms: { asset: ASSETS.WBTC!.address, bonusBps: 900n, protocolFeeBps: 1_000n } });
+    const row = rowsOf((await ask()).opportunities, prime.id).find((x) => x.borrower === user);
+    expect(row).toMatchObject({ bonus_bps: 900, bonus_source: "aave_position_reserve", protocol_fee_bps: 1_000, collateral_reserve: ASSETS.WBTC!.address });
+    // Prime's own terms are still its wstETH reserve's.
+    expect((await marketTerms(l.db.db)).get(prime.id)).toMatchObject({ bonusBps: 600n, protocolFeeBps: 1_000n });
+  });
 });
