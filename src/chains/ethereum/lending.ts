@@ -41,9 +41,9 @@ export interface LendingMarket {
   source: string;
   /**
    * Aave V3 / SparkLend: the market's principal collateral reserve, whose
-   * `getConfiguration` gives the liquidation terms the opportunities feed
-   * values the market's positions with (the indexer stores a position's
-   * totals, not its reserves, so this reserve stands for all of them).
+   * `getConfiguration` gives the market's liquidation terms: the
+   * opportunities feed values a position with them when the terms of its
+   * own collateral reserves could not be read.
    */
   principalReserve?: { symbol: string; asset: string };
 }
