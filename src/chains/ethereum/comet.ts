@@ -24,7 +24,7 @@
  * `currentLiquidationThreshold`.
  */
 import { type Hex, decodeEventLog, decodeFunctionResult, encodeFunctionData, parseAbi, toEventSelector } from "viem";
-import { NO_DEBT_HF, WAD, type LiquidationTerms, type PositionHealth, type SubCall } from "./lending.js";
+import { decodeOrNull, NO_DEBT_HF, WAD, type LiquidationTerms, type PositionHealth, type SubCall } from "./lending.js";
 
 export const cometAbi = parseAbi([
   "event Supply(address indexed from, address indexed dst, uint256 amount)",
@@ -140,14 +140,8 @@ export const cometCalls = {
 };
 
 /** Decodes one view's return data; null for a failed sub-call or garbage. */
-export function decodeCometResult<T>(functionName: string, data: Hex | null): T | null {
-  if (!data || data === "0x") return null;
-  try {
-    return decodeFunctionResult({ abi: cometAbi, functionName, data } as never) as T;
-  } catch {
-    return null;
-  }
-}
+export const decodeCometResult = <T>(functionName: string, data: Hex | null): T | null =>
+  decodeOrNull(data, (d) => decodeFunctionResult({ abi: cometAbi, functionName, data: d } as never) as T);
 
 export interface CometAsset {
   asset: string;

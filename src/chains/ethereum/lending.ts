@@ -264,26 +264,26 @@ export const decimalsCall = (token: string): SubCall => ({
   data: encodeFunctionData({ abi: erc20Abi, functionName: "decimals" }),
 });
 
-export function decodeDecimals(data: Hex | null): number | null {
+/**
+ * A sub-call's return data decoded by `decode`; null when there is none (a
+ * failed sub-call, no code at the target) or it does not decode (a revert,
+ * another function's answer).
+ */
+export function decodeOrNull<T>(data: Hex | null, decode: (data: Hex) => T): T | null {
   if (!data || data === "0x") return null;
   try {
-    return decodeFunctionResult({ abi: erc20Abi, functionName: "decimals", data });
+    return decode(data);
   } catch {
     return null;
   }
 }
+
+export const decodeDecimals = (data: Hex | null): number | null => decodeOrNull(data, (d) => decodeFunctionResult({ abi: erc20Abi, functionName: "decimals", data: d }));
 
 /** Multicall3's own getBlockNumber, as a sub-call: the block the rest of its batch was read at. */
 export const blockNumberCall = (): SubCall => ({ target: MULTICALL3, data: encodeFunctionData({ abi: multicallAbi, functionName: "getBlockNumber" }) });
 
-export function decodeBlockNumber(data: Hex | null): bigint | null {
-  if (!data || data === "0x") return null;
-  try {
-    return decodeFunctionResult({ abi: multicallAbi, functionName: "getBlockNumber", data });
-  } catch {
-    return null;
-  }
-}
+export const decodeBlockNumber = (data: Hex | null): bigint | null => decodeOrNull(data, (d) => decodeFunctionResult({ abi: multicallAbi, functionName: "getBlockNumber", data: d }));
 
 /** Multicall3 aggregate3 calldata; every sub-call may fail on its own. */
 export function encodeAggregate3(calls: readonly SubCall[]): Hex {
@@ -301,24 +301,13 @@ export function decodeAggregate3(data: Hex): (Hex | null)[] {
 }
 
 /** getUserAccountData's return data → the six values; null when it is not a valid answer (no code there, a revert). */
-export function decodeAccountData(data: Hex | null): AccountData | null {
-  if (!data || data === "0x") return null;
-  try {
-    const [c, d, a, lt, ltv, hf] = decodeFunctionResult({ abi: poolAbi, functionName: "getUserAccountData", data });
+export const decodeAccountData = (data: Hex | null): AccountData | null =>
+  decodeOrNull(data, (raw) => {
+    const [c, d, a, lt, ltv, hf] = decodeFunctionResult({ abi: poolAbi, functionName: "getUserAccountData", data: raw });
     return { collateralBase: c, debtBase: d, availableBorrowsBase: a, liquidationThresholdBps: lt, ltvBps: ltv, healthFactorWad: hf };
-  } catch {
-    return null;
-  }
-}
+  });
 
-export function decodeAssetPrice(data: Hex | null): bigint | null {
-  if (!data || data === "0x") return null;
-  try {
-    return decodeFunctionResult({ abi: oracleAbi, functionName: "getAssetPrice", data });
-  } catch {
-    return null;
-  }
-}
+export const decodeAssetPrice = (data: Hex | null): bigint | null => decodeOrNull(data, (d) => decodeFunctionResult({ abi: oracleAbi, functionName: "getAssetPrice", data: d }));
 
 // ---------------------------------------------------------------- reserve configuration
 
@@ -378,26 +367,12 @@ export const reserveConfigurationCall = (pool: string, asset: string): SubCall =
 });
 
 /** getConfiguration's return data → the bitmap; null when it is not a valid answer. */
-export function decodeReserveConfiguration(data: Hex | null): bigint | null {
-  if (!data || data === "0x") return null;
-  try {
-    return decodeFunctionResult({ abi: poolAbi, functionName: "getConfiguration", data }).data;
-  } catch {
-    return null;
-  }
-}
+export const decodeReserveConfiguration = (data: Hex | null): bigint | null => decodeOrNull(data, (d) => decodeFunctionResult({ abi: poolAbi, functionName: "getConfiguration", data: d }).data);
 
 export const reservesListCall = (pool: string): SubCall => ({ target: pool, data: encodeFunctionData({ abi: poolAbi, functionName: "getReservesList" }) });
 
 /** getReservesList's return data → lower-case addresses; null when it is not a valid answer. */
-export function decodeReservesList(data: Hex | null): string[] | null {
-  if (!data || data === "0x") return null;
-  try {
-    return decodeFunctionResult({ abi: poolAbi, functionName: "getReservesList", data }).map(low);
-  } catch {
-    return null;
-  }
-}
+export const decodeReservesList = (data: Hex | null): string[] | null => decodeOrNull(data, (d) => decodeFunctionResult({ abi: poolAbi, functionName: "getReservesList", data: d }).map(low));
 
 export const reserveAddressByIdCall = (pool: string, id: number): SubCall => ({
   target: pool,
@@ -405,14 +380,7 @@ export const reserveAddressByIdCall = (pool: string, id: number): SubCall => ({
 });
 
 /** getReserveAddressById's return data → a lower-case address; null when it is not a valid answer (a Pool older than the function). */
-export function decodeReserveAddress(data: Hex | null): string | null {
-  if (!data || data === "0x") return null;
-  try {
-    return low(decodeFunctionResult({ abi: poolAbi, functionName: "getReserveAddressById", data }));
-  } catch {
-    return null;
-  }
-}
+export const decodeReserveAddress = (data: Hex | null): string | null => decodeOrNull(data, (d) => low(decodeFunctionResult({ abi: poolAbi, functionName: "getReserveAddressById", data: d })));
 
 export const userConfigurationCall = (pool: string, user: string): SubCall => ({
   target: pool,
@@ -420,14 +388,7 @@ export const userConfigurationCall = (pool: string, user: string): SubCall => ({
 });
 
 /** getUserConfiguration's return data → the bitmap; null when it is not a valid answer. */
-export function decodeUserConfiguration(data: Hex | null): bigint | null {
-  if (!data || data === "0x") return null;
-  try {
-    return decodeFunctionResult({ abi: poolAbi, functionName: "getUserConfiguration", data }).data;
-  } catch {
-    return null;
-  }
-}
+export const decodeUserConfiguration = (data: Hex | null): bigint | null => decodeOrNull(data, (d) => decodeFunctionResult({ abi: poolAbi, functionName: "getUserConfiguration", data: d }).data);
 
 /**
  * Aave V3's UserConfigurationMap: two bits per reserve id i (the id the

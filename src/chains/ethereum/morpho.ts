@@ -28,7 +28,7 @@
  * rate).
  */
 import { type Hex, decodeEventLog, decodeFunctionResult, encodeAbiParameters, encodeFunctionData, keccak256, parseAbi, toEventSelector } from "viem";
-import { MULTICALL3, NO_DEBT_HF, WAD, type PositionHealth, type SubCall } from "./lending.js";
+import { decodeOrNull, MULTICALL3, NO_DEBT_HF, WAD, type PositionHealth, type SubCall } from "./lending.js";
 
 /** The Morpho Blue singleton on Ethereum (the same address as in the flash-loan catalogue). */
 export const MORPHO_BLUE = "0xbbbbbbbbbb9cc5e90e3b3af64bdaf62c37eeffcb";
@@ -186,14 +186,8 @@ export function accruedBorrowAssets(m: Pick<MarketState, "totalBorrowAssets" | "
   return m.totalBorrowAssets + (m.totalBorrowAssets * wTaylorCompounded(borrowRate, timestamp - m.lastUpdate)) / WAD;
 }
 
-function decode<T>(abi: typeof morphoAbi | typeof morphoOracleAbi | typeof morphoIrmAbi | typeof multicallTimeAbi, functionName: string, data: Hex | null): T | null {
-  if (!data || data === "0x") return null;
-  try {
-    return decodeFunctionResult({ abi, functionName, data } as never) as T;
-  } catch {
-    return null;
-  }
-}
+const decode = <T>(abi: typeof morphoAbi | typeof morphoOracleAbi | typeof morphoIrmAbi | typeof multicallTimeAbi, functionName: string, data: Hex | null): T | null =>
+  decodeOrNull(data, (d) => decodeFunctionResult({ abi, functionName, data: d } as never) as T);
 
 export const decodePosition = (data: Hex | null) => {
   const r = decode<readonly [bigint, bigint, bigint]>(morphoAbi, "position", data);
