@@ -198,6 +198,22 @@ describe("builder names learned from blocks", () => {
     expect(blockCalls()).toBe(before);
   });
 
+  it("top-builder answers with a learned name: with no reviewed table, every key is named from its blocks", async () => {
+    const none = new Map<string, string>();
+    // Every key is due (none reviewed); Flashbots' blocks carry a tag no alias rule names, so it stays unnamed.
+    const r = await learnBuilderNames({ ...deps.learnNames!, names: none, maxKeys: 16, db: db.db, clock });
+    expect(r.skipped).toBe(0);
+    const rows = await learned();
+    for (const name of ["Titan", "BuilderNet", "beaverbuild", "Quasar", "rsync-builder"]) expect(rows.get(builder(name).pubkey)?.name, name).toBe(name);
+    const top = await ask("top-builder", { window: "24h" }, { ...qdeps, names: none });
+    const slots = await sql<{ k: string; n: string }>`
+      SELECT builder_pubkey AS k, count(DISTINCT slot) AS n FROM relay_payloads
+      WHERE slot_time_s >= ${String(Math.floor(Date.now() / 1000) - 86_400)} GROUP BY builder_pubkey ORDER BY count(DISTINCT slot) DESC LIMIT 1`.execute(db.db);
+    const leader = DEVNET_BUILDERS.find((b) => b.pubkey === slots.rows[0]!.k)!;
+    expect(top).toMatchObject({ builder: leader.name, matched: true });
+    expect(top.slots_won).toBe(Number(slots.rows[0]!.n));
+  });
+
   it("no Ethereum node configured: no learning", async () => {
     const none = new EthRpc({ urls: [] });
     await db.db.deleteFrom("builder_key_names").execute();
