@@ -284,6 +284,8 @@ export interface LendingPositionsTable {
   collateral_reserve: string | null;
   reserve_bonus_bps: number | null;
   reserve_protocol_fee_bps: number | null;
+  /** Aave V3 / SparkLend (migration 0023): the account's eMode category id when reserve_bonus_bps is that category's bonus; null otherwise. */
+  emode_category: Generated<number | null>;
 }
 
 /** LiquidationCall events (migration 0013). */

@@ -78,10 +78,11 @@ export const SWAP_COST_BPS = 30n;
 export const SAMPLE_INPUT = { max_hf: "1.1", min_debt_usd: "0", protocol: "all", limit: SAMPLE_TOP } as const;
 
 /**
- * Where a row's bonus comes from: aave_position_reserve, the position's own best-paying collateral reserve; aave_reserve
- * and comet_storefront, the market's terms (all three as the indexer read them from the chain).
+ * Where a row's bonus comes from: aave_position_reserve, the position's own best-paying collateral reserve; aave_emode,
+ * the same choice where that reserve is collateral of the account's eMode category, whose bonus it pays; aave_reserve
+ * and comet_storefront, the market's terms (all as the indexer read them from the chain).
  */
-export const BONUS_SOURCES = ["query", "aave_position_reserve", "aave_reserve", "comet_storefront", "morpho_lltv", "fallback"] as const;
+export const BONUS_SOURCES = ["query", "aave_position_reserve", "aave_emode", "aave_reserve", "comet_storefront", "morpho_lltv", "fallback"] as const;
 export type BonusSource = (typeof BONUS_SOURCES)[number];
 
 /** A market whose terms the indexer has not read yet: Aave's usual 5 %. */
@@ -103,15 +104,18 @@ export interface RowTerms {
   bps: bigint;
   source: BonusSource;
   protocolFeeBps: bigint;
-  /** The collateral reserve whose terms these are (aave_position_reserve); null otherwise. */
+  /** The collateral reserve whose terms these are (aave_position_reserve, aave_emode); null otherwise. */
   collateralReserve: string | null;
+  /** aave_emode: the account's eMode category, whose bonus this is; absent otherwise. */
+  emodeCategory?: number;
 }
 
 /**
  * The bonus a position's protocol pays, where it comes from and the
  * protocol's share (see the header): Morpho Blue from the position's LLTV;
  * Aave V3 and SparkLend from the position's own best-paying collateral
- * reserve when the indexer read it (`reserveTerms`), else like Compound V3
+ * reserve when the indexer read it (`reserveTerms`; its eMode category's
+ * bonus where that applies, source aave_emode), else like Compound V3
  * from their market's terms as the indexer last read them from the chain
  * (`terms`, by market id); the fallback for a market whose terms have not
  * been read yet.
@@ -124,6 +128,9 @@ export function defaultBonus(
   if (market?.protocol === "morpho") return { bps: morphoBonusBps(p.liquidationThresholdBps), source: "morpho_lltv", protocolFeeBps: 0n, collateralReserve: null };
   const own = p.reserveTerms;
   if ((market?.protocol === "aave" || market?.protocol === "spark") && own) {
+    if (own.emodeCategory !== undefined) {
+      return { bps: own.bonusBps, source: "aave_emode", protocolFeeBps: own.protocolFeeBps, collateralReserve: own.asset, emodeCategory: own.emodeCategory };
+    }
     return { bps: own.bonusBps, source: "aave_position_reserve", protocolFeeBps: own.protocolFeeBps, collateralReserve: own.asset };
   }
   const t = market ? terms.get(market.id) : undefined;
@@ -192,7 +199,7 @@ const row = z.object({
   bonus_source: z
     .enum(BONUS_SOURCES)
     .describe(
-      "query: the bonus_bps parameter; aave_position_reserve: the liquidation bonus of the position's own collateral reserve that pays the most (collateral_reserve), read by the indexer from the Pool's getUserConfiguration, getReservesList and getConfiguration; aave_reserve: the liquidation bonus of the market's principal collateral reserve, read from the Pool's getConfiguration by the indexer (when the position's own reserves could not be read); comet_storefront: Comet's lowest storefront discount d = storeFrontPriceFactor × (1 − liquidationFactor) as d / (1 − d), read from the Comet by the indexer; morpho_lltv: the market's liquidation incentive factor − 1; fallback: 5 % (the market's terms have not been read yet)",
+      "query: the bonus_bps parameter; aave_position_reserve: the liquidation bonus of the position's own collateral reserve that pays the most (collateral_reserve), read by the indexer from the Pool's getUserConfiguration, getReservesList and getConfiguration; aave_emode: the same reserve choice for an account in an efficiency-mode category (getUserEMode, emode_category) where that reserve is collateral of the category, so the liquidation pays the category's liquidation bonus (read with getEModeCategoryCollateralConfig and getEModeCategoryCollateralBitmap, or getEModeCategoryData on a Pool older than Aave V3.2), with the reserve's protocol fee; aave_reserve: the liquidation bonus of the market's principal collateral reserve, read from the Pool's getConfiguration by the indexer (when the position's own reserves could not be read); comet_storefront: Comet's lowest storefront discount d = storeFrontPriceFactor × (1 − liquidationFactor) as d / (1 − d), read from the Comet by the indexer; morpho_lltv: the market's liquidation incentive factor − 1; fallback: 5 % (the market's terms have not been read yet)",
     ),
   collateral_reserve: z
     .string()
@@ -200,6 +207,13 @@ const row = z.object({
     .nullable()
     .describe(
       "Aave, Spark: the collateral reserve (its asset address) whose liquidation bonus and protocol fee value the row, the one of the position's own collateral reserves that pays the most (its protocol fee applies even when bonus_bps is given); null when the market's terms or the fallback are used, and for Compound V3 and Morpho Blue",
+    ),
+  emode_category: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "Aave, Spark: the account's efficiency-mode (eMode) category id when its liquidation bonus values the row (bonus_source aave_emode, or query); null when the reserve's own bonus or the market's terms are used, and for Compound V3 and Morpho Blue",
     ),
   protocol_fee_bps: z
     .number()
@@ -339,7 +353,7 @@ export async function computeOpportunities({ ctx, input }: { ctx: OpportunitiesD
     const own = defaultBonus(market, p, terms);
     // bonus_bps replaces the bonus, not the protocol's share of it.
     const bonus = input.bonus_bps === undefined ? own : { ...own, bps: BigInt(input.bonus_bps), source: "query" as const };
-    return { p, bonusSource: bonus.source, collateralReserve: own.collateralReserve, v: valuePosition(p, { bonusBps: bonus.bps, protocolFeeBps: bonus.protocolFeeBps, gasBase, competitors }, market?.protocol) };
+    return { p, bonusSource: bonus.source, collateralReserve: own.collateralReserve, emodeCategory: own.emodeCategory ?? null, v: valuePosition(p, { bonusBps: bonus.bps, protocolFeeBps: bonus.protocolFeeBps, gasBase, competitors }, market?.protocol) };
   });
   const includedFees = ids.flatMap((id) => (terms.has(id) ? [terms.get(id)!.protocolFeeBps] : []));
   valued.sort((a, b) => (b.v.ev > a.v.ev ? 1 : b.v.ev < a.v.ev ? -1 : a.p.borrower.localeCompare(b.p.borrower)));
@@ -370,7 +384,7 @@ export async function computeOpportunities({ ctx, input }: { ctx: OpportunitiesD
       flash_fee_bps: 0,
       note: "Gross opportunities: liquidators usually pay most of the bonus to block builders, and oracle-update auctions (Chainlink SVR) return much of it to the protocol. Values of positions not yet liquidatable assume they reach HF 1. Each row's bonus is what its protocol pays (bonus_source) unless bonus_bps is given. Model: docs/feeds.md.",
     },
-    opportunities: valued.slice(0, input.limit).map(({ p, v, bonusSource, collateralReserve }, i) => ({
+    opportunities: valued.slice(0, input.limit).map(({ p, v, bonusSource, collateralReserve, emodeCategory }, i) => ({
       rank: i + 1,
       borrower: p.borrower,
       protocol: byId.get(p.market)?.protocol ?? "unknown",
@@ -385,6 +399,7 @@ export async function computeOpportunities({ ctx, input }: { ctx: OpportunitiesD
       bonus_bps: Number(v.bonusBps),
       bonus_source: bonusSource,
       collateral_reserve: collateralReserve,
+      emode_category: emodeCategory,
       protocol_fee_bps: Number(v.protocolFeeBps),
       repayable_usd: baseToUsd(v.repay),
       gross_bonus_usd: baseToUsd(v.gross),

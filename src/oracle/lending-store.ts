@@ -1,5 +1,5 @@
 /**
- * The lending indexer's SQL (migrations 0013, 0019, 0020, 0022): positions of
+ * The lending indexer's SQL (migrations 0013, 0019, 0020, 0022, 0023): positions of
  * borrowers with debt (Aave V3 / SparkLend ones with the terms of their own
  * collateral reserve), liquidation events, a cursor per market and each
  * market's liquidation terms as last read from the chain. A position is
@@ -26,7 +26,7 @@ export interface StoredPosition {
   refreshedBlock: bigint;
   refreshedMs: number;
   /**
-   * Aave V3 / SparkLend: the terms of the position's own best-paying collateral reserve as last read (migration 0022);
+   * Aave V3 / SparkLend: the terms of the position's own best-paying collateral reserve as last read (migration 0022), with the eMode category whose bonus applied (0023);
    * null when they could not be read, and for Compound V3 and Morpho Blue.
    */
   reserveTerms: PositionTerms | null;
@@ -169,6 +169,7 @@ export async function storeAccounts(
           collateral_reserve: a.terms?.asset ?? null,
           reserve_bonus_bps: a.terms ? Number(a.terms.bonusBps) : null,
           reserve_protocol_fee_bps: a.terms ? Number(a.terms.protocolFeeBps) : null,
+          emode_category: a.terms?.emodeCategory ?? null,
         })),
       )
       .onConflict((oc) =>
@@ -182,6 +183,7 @@ export async function storeAccounts(
           collateral_reserve: eb.ref("excluded.collateral_reserve"),
           reserve_bonus_bps: eb.ref("excluded.reserve_bonus_bps"),
           reserve_protocol_fee_bps: eb.ref("excluded.reserve_protocol_fee_bps"),
+          emode_category: eb.ref("excluded.emode_category"),
         })),
       )
       .execute();
@@ -247,6 +249,7 @@ const positionFromRow = (r: {
   collateral_reserve: string | null;
   reserve_bonus_bps: number | null;
   reserve_protocol_fee_bps: number | null;
+  emode_category: number | null;
 }): StoredPosition => ({
   market: r.market,
   borrower: r.borrower,
@@ -260,7 +263,12 @@ const positionFromRow = (r: {
   refreshedMs: Number(r.refreshed_ms),
   reserveTerms:
     r.collateral_reserve !== null && r.reserve_bonus_bps !== null && r.reserve_protocol_fee_bps !== null
-      ? { asset: r.collateral_reserve, bonusBps: BigInt(r.reserve_bonus_bps), protocolFeeBps: BigInt(r.reserve_protocol_fee_bps) }
+      ? {
+          asset: r.collateral_reserve,
+          bonusBps: BigInt(r.reserve_bonus_bps),
+          protocolFeeBps: BigInt(r.reserve_protocol_fee_bps),
+          ...(r.emode_category !== null ? { emodeCategory: r.emode_category } : {}),
+        }
       : null,
 });
 

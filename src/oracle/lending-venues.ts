@@ -10,7 +10,10 @@
  *     and beside it `getUserConfiguration` (which reserves it uses as
  *     collateral); per run the Pool's reserves (`getReservesList`, each
  *     one's `getConfiguration`), so each position carries the terms of its
- *     own best-paying collateral reserve (`positionTerms`); the market's
+ *     own best-paying collateral reserve (`positionTerms`), with the bonus of
+ *     its efficiency-mode category (`getUserEMode` beside the two, the
+ *     category read once per run, `readEModeCategories`) for the reserves
+ *     that are collateral of that category; the market's
  *     terms from `getConfiguration` of its principal collateral reserve.
  *   - Compound V3: per Comet, its base token, price feeds, assets and their
  *     liquidateCollateralFactor, then per account `borrowBalanceOf` and
@@ -43,6 +46,14 @@ import {
   decodeReserveConfiguration,
   decodeReservesList,
   decodeUserConfiguration,
+  decodeUserEMode,
+  decodeEModeCategory,
+  decodeEModeCategoryLegacy,
+  eModeCategoryDataCall,
+  eModeCollateralBitmapCall,
+  eModeCollateralConfigCall,
+  userEModeCall,
+  type EModeCategory,
   POOL_TOPICS,
   positionTerms,
   reserveAddressByIdCall,
@@ -163,6 +174,36 @@ export async function readAaveReserves(ctx: VenueContext): Promise<AaveReserves>
 }
 
 /**
+ * A Pool's eMode categories by id, as its liquidations use them: first the
+ * V3.2+ views (getEModeCategoryCollateralConfig and
+ * getEModeCategoryCollateralBitmap of each id, one batch), then for the ids
+ * those did not answer the V3.0/3.1 getEModeCategoryData (a Pool older than
+ * V3.2 has no such functions: the sub-calls fail). A category with no
+ * liquidation bonus (an id never configured) or no answer is left out: its
+ * accounts are valued with their reserves' own terms.
+ */
+export async function readEModeCategories(ctx: VenueContext, ids: readonly number[]): Promise<Map<number, EModeCategory>> {
+  const out = new Map<number, EModeCategory>();
+  if (ids.length === 0) return out;
+  const pool = ctx.market.pool;
+  const r = await ctx.multicall(ids.flatMap((id) => [eModeCollateralConfigCall(pool, id), eModeCollateralBitmapCall(pool, id)]));
+  ids.forEach((id, i) => {
+    const c = decodeEModeCategory(id, r[2 * i] ?? null, r[2 * i + 1] ?? null);
+    if (c) out.set(id, c);
+  });
+  const legacy = ids.filter((id) => !out.has(id));
+  if (legacy.length > 0) {
+    const l = await ctx.multicall(legacy.map((id) => eModeCategoryDataCall(pool, id)));
+    legacy.forEach((id, i) => {
+      const c = decodeEModeCategoryLegacy(id, l[i] ?? null);
+      if (c) out.set(id, c);
+    });
+  }
+  for (const [id, c] of out) if (c.liquidationBonus === 0n) out.delete(id);
+  return out;
+}
+
+/**
  * Aave V3 / SparkLend: one venue object per run (it remembers the Pool's
  * reserves read during the run, as the Comet venue its state).
  */
@@ -173,6 +214,19 @@ export function aaveVenue(): LendingVenue {
     if (ctx.signal?.aborted) throw e;
     return null;
   }));
+  // The eMode categories read this run, by id; a failed read leaves the category out (reserve terms), never fails the market.
+  const categories = new Map<number, Promise<EModeCategory | null>>();
+  const categoriesOf = async (ctx: VenueContext, ids: readonly number[]) => {
+    const missing = [...new Set(ids)].filter((id) => id !== 0 && !categories.has(id));
+    if (missing.length > 0) {
+      const read = readEModeCategories(ctx, missing).catch((e) => {
+        if (ctx.signal?.aborted) throw e;
+        return new Map<number, EModeCategory>();
+      });
+      for (const id of missing) categories.set(id, read.then((m) => m.get(id) ?? null));
+    }
+    return new Map(await Promise.all([...new Set(ids)].filter((id) => id !== 0).map(async (id) => [id, await categories.get(id)!] as const)));
+  };
   return {
     topics: POOL_TOPICS,
     async scan(_ctx, logs) {
@@ -200,13 +254,18 @@ export function aaveVenue(): LendingVenue {
     async read(ctx, keys) {
       if (keys.length === 0) return [];
       const byId = await reservesOf(ctx);
-      // getUserAccountData and getUserConfiguration of each account side by side, in the same batches.
-      const r = await ctx.multicall(keys.flatMap((k) => [accountDataCall(ctx.market.pool, k.borrower), userConfigurationCall(ctx.market.pool, k.borrower)]));
+      // getUserAccountData, getUserConfiguration and getUserEMode of each account side by side, in the same batches.
+      const pool = ctx.market.pool;
+      const r = await ctx.multicall(keys.flatMap((k) => [accountDataCall(pool, k.borrower), userConfigurationCall(pool, k.borrower), userEModeCall(pool, k.borrower)]));
+      const eModes = keys.map((_, i) => decodeUserEMode(r[3 * i + 2] ?? null));
+      const cats = byId ? await categoriesOf(ctx, eModes.filter((id): id is number => id !== null)) : new Map<number, EModeCategory | null>();
       return keys.flatMap((k, i) => {
-        const data = decodeAccountData(r[2 * i] ?? null);
+        const data = decodeAccountData(r[3 * i] ?? null);
         if (!data) return [];
-        const config = byId ? decodeUserConfiguration(r[2 * i + 1] ?? null) : null;
-        return [{ borrower: k.borrower, subMarket: "", data, terms: config === null ? null : positionTerms(config, byId!) }];
+        const config = byId ? decodeUserConfiguration(r[3 * i + 1] ?? null) : null;
+        // A failed getUserEMode or category read: the reserves' own terms (the eMode bonus is only ever lower).
+        const eMode = eModes[i] ? (cats.get(eModes[i]!) ?? null) : null;
+        return [{ borrower: k.borrower, subMarket: "", data, terms: config === null ? null : positionTerms(config, byId!, eMode) }];
       });
     },
     async terms(ctx) {

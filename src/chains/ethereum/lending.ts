@@ -152,6 +152,18 @@ export const poolAbi = parseAbi([
   // IPool.getUserConfiguration returns DataTypes.UserConfigurationMap, a struct of one uint256 (`data`).
   "struct UserConfigurationMap { uint256 data; }",
   "function getUserConfiguration(address user) view returns (UserConfigurationMap)",
+  // Efficiency mode. IPool.getUserEMode: the account's category id (0 = none), both generations. Aave V3.2+
+  // (aave-dao/aave-v3-origin src/contracts/interfaces/IPool.sol, DataTypes.CollateralConfig): a category's
+  // collateral terms and its collateralBitmap (bit i set: reserve id i is collateral in the category).
+  "function getUserEMode(address user) view returns (uint256)",
+  "struct CollateralConfig { uint16 ltv; uint16 liquidationThreshold; uint16 liquidationBonus; }",
+  "function getEModeCategoryCollateralConfig(uint8 id) view returns (CollateralConfig)",
+  "function getEModeCategoryCollateralBitmap(uint8 id) view returns (uint128)",
+  // Aave V3.0/3.1 (aave/aave-v3-core contracts/protocol/libraries/types/DataTypes.sol EModeCategory; V3.2+ keeps it
+  // as EModeCategoryLegacy): the category's terms; its collateral are the reserves whose configuration carries its
+  // id (ReserveConfigurationMap bits 168-175, deprecated from V3.2 on).
+  "struct EModeCategoryLegacy { uint16 ltv; uint16 liquidationThreshold; uint16 liquidationBonus; address priceSource; string label; }",
+  "function getEModeCategoryData(uint8 id) view returns (EModeCategoryLegacy)",
 ]);
 
 export const oracleAbi = parseAbi(["function getAssetPrice(address asset) view returns (uint256)"]);
@@ -390,6 +402,71 @@ export const userConfigurationCall = (pool: string, user: string): SubCall => ({
 /** getUserConfiguration's return data → the bitmap; null when it is not a valid answer. */
 export const decodeUserConfiguration = (data: Hex | null): bigint | null => decodeOrNull(data, (d) => decodeFunctionResult({ abi: poolAbi, functionName: "getUserConfiguration", data: d }).data);
 
+export const userEModeCall = (pool: string, user: string): SubCall => ({
+  target: pool,
+  data: encodeFunctionData({ abi: poolAbi, functionName: "getUserEMode", args: [user as Hex] }),
+});
+
+/** getUserEMode's return data → the category id (0 = none); null when it is not a valid answer or not a uint8. */
+export const decodeUserEMode = (data: Hex | null): number | null =>
+  decodeOrNull(data, (d) => {
+    const id = decodeFunctionResult({ abi: poolAbi, functionName: "getUserEMode", data: d });
+    if (id > 255n) throw new RangeError("eMode category id out of range");
+    return Number(id);
+  });
+
+export const eModeCollateralConfigCall = (pool: string, id: number): SubCall => ({
+  target: pool,
+  data: encodeFunctionData({ abi: poolAbi, functionName: "getEModeCategoryCollateralConfig", args: [id] }),
+});
+export const eModeCollateralBitmapCall = (pool: string, id: number): SubCall => ({
+  target: pool,
+  data: encodeFunctionData({ abi: poolAbi, functionName: "getEModeCategoryCollateralBitmap", args: [id] }),
+});
+export const eModeCategoryDataCall = (pool: string, id: number): SubCall => ({
+  target: pool,
+  data: encodeFunctionData({ abi: poolAbi, functionName: "getEModeCategoryData", args: [id] }),
+});
+
+/**
+ * An eMode category as its liquidations use it: `liquidationBonus` as the Pool stores it (10000 + the bonus, bps)
+ * and which reserves are its collateral: V3.2+ `collateralBitmap` (bit i = reserve id i), or null for a V3.0/3.1
+ * Pool, whose category's collateral are the reserves whose configuration names the category (eModeCategory bits).
+ */
+export interface EModeCategory {
+  id: number;
+  liquidationBonus: bigint;
+  collateralBitmap: bigint | null;
+}
+
+/** A V3.2+ Pool's answers to getEModeCategoryCollateralConfig and getEModeCategoryCollateralBitmap → the category; null unless both are valid. */
+export function decodeEModeCategory(id: number, config: Hex | null, bitmap: Hex | null): EModeCategory | null {
+  const c = decodeOrNull(config, (d) => decodeFunctionResult({ abi: poolAbi, functionName: "getEModeCategoryCollateralConfig", data: d }));
+  const b = decodeOrNull(bitmap, (d) => decodeFunctionResult({ abi: poolAbi, functionName: "getEModeCategoryCollateralBitmap", data: d }));
+  if (!c || b === null) return null;
+  return { id, liquidationBonus: BigInt(c.liquidationBonus), collateralBitmap: b };
+}
+
+/** A V3.0/3.1 Pool's answer to getEModeCategoryData → the category (collateral by the reserves' own category bits); null when not valid. */
+export function decodeEModeCategoryLegacy(id: number, data: Hex | null): EModeCategory | null {
+  const c = decodeOrNull(data, (d) => decodeFunctionResult({ abi: poolAbi, functionName: "getEModeCategoryData", data: d }));
+  return c ? { id, liquidationBonus: BigInt(c.liquidationBonus), collateralBitmap: null } : null;
+}
+
+/**
+ * Whether a reserve is collateral of the category, i.e. whether a liquidation of an account in that category seizing
+ * this reserve pays the category's bonus. V3.2+ (aave-dao/aave-v3-origin LiquidationLogic.executeLiquidationCall):
+ * `userEModeCategory != 0 && EModeConfiguration.isReserveEnabledOnBitmap(collateralBitmap, collateralReserve.id)`.
+ * V3.0/3.1 (aave/aave-v3-core LiquidationLogic._getConfigurationData, e.g. commit 94e571f3):
+ * `userEModeCategory != 0 && EModeLogic.isInEModeCategory(userEModeCategory, collateral.configuration.getEModeCategory())`,
+ * i.e. the reserve's category bits equal the user's. Otherwise the reserve's own liquidationBonus applies.
+ */
+export function inEModeCategory(category: EModeCategory, reserveId: number, configuration: bigint): boolean {
+  if (category.id === 0) return false;
+  if (category.collateralBitmap !== null) return reserveId < 128 && ((category.collateralBitmap >> BigInt(reserveId)) & 1n) === 1n;
+  return decodeReserveConfigurationMap(configuration).eModeCategory === BigInt(category.id);
+}
+
 /**
  * Aave V3's UserConfigurationMap: two bits per reserve id i (the id the
  * Pool gave the reserve when it was listed, `ReserveData.id`): bit 2i set
@@ -424,6 +501,8 @@ export interface PositionTerms {
   asset: string;
   bonusBps: bigint;
   protocolFeeBps: bigint;
+  /** Set when the bonus is the account's eMode category's (that category's id); absent when it is the reserve's. */
+  emodeCategory?: number;
 }
 
 /**
@@ -442,15 +521,30 @@ export function collateralTerms(asset: string, data: bigint): PositionTerms | nu
  * collateral bits of its UserConfigurationMap, mapped to reserves by id) that
  * can be seized, the one paying the highest bonus (a liquidator picks the
  * collateral to seize); on a tie the lower protocol fee, then the lower id.
+ * With the account's eMode category (`eMode`, as read; null or absent when the
+ * account is in none or it could not be read), a reserve that is collateral of
+ * the category pays the category's bonus instead of its own
+ * (`inEModeCategory`); the protocol fee stays the reserve's
+ * liquidationProtocolFee in both generations (LiquidationLogic
+ * `_calculateAvailableCollateralToLiquidate` reads it from the collateral
+ * reserve's configuration). A category bonus not above 100 % leaves that
+ * reserve out, as the reserve's own would.
  * Null when it has none, or when a collateral bit names an id whose reserve
  * is unknown (the choice could be wrong).
  */
-export function positionTerms(userConfiguration: bigint, reservesById: ReadonlyMap<number, { asset: string; configuration: bigint }>): PositionTerms | null {
+export function positionTerms(
+  userConfiguration: bigint,
+  reservesById: ReadonlyMap<number, { asset: string; configuration: bigint }>,
+  eMode?: EModeCategory | null,
+): PositionTerms | null {
   let best: PositionTerms | null = null;
   for (const id of decodeUserConfigurationMap(userConfiguration).collateral) {
     const r = reservesById.get(id);
     if (!r) return null;
-    const t = collateralTerms(r.asset, r.configuration);
+    let t = collateralTerms(r.asset, r.configuration);
+    if (t && eMode && inEModeCategory(eMode, id, r.configuration)) {
+      t = eMode.liquidationBonus > 10_000n ? { ...t, bonusBps: eMode.liquidationBonus - 10_000n, emodeCategory: eMode.id } : null;
+    }
     if (!t) continue;
     if (!best || t.bonusBps > best.bonusBps || (t.bonusBps === best.bonusBps && t.protocolFeeBps < best.protocolFeeBps)) best = t;
   }
