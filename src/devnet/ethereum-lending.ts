@@ -19,7 +19,19 @@
  * collateral bit, its debt reserve's borrowing bit while it owes) and
  * the oracle `getAssetPrice(asset)` from this state (at the head, whatever
  * block tag), and every event is a real ABI-encoded log served by
- * eth_getLogs. The Aave V3 Prime (Lido) Pool has no simulated borrowers
+ * eth_getLogs.
+ * Efficiency mode: every Pool has one eMode category, id 1 "ETH correlated"
+ * (WETH and wstETH collateral, LTV 93 %, threshold 95 %, liquidation bonus
+ * 10100 i.e. 1 %); about one in three arriving WETH- or wstETH-backed
+ * borrowers enters it (by arrival order, no extra random draw), and its
+ * threshold and bonus then apply to that collateral (health factor,
+ * liquidations). The Pool answers `getUserEMode(user)` and the Aave V3.2+
+ * views `getEModeCategoryCollateralConfig(id)` and
+ * `getEModeCategoryCollateralBitmap(id)` (bit i: reserve id i), and the
+ * V3.0/3.1 `getEModeCategoryData(id)` (the reserves' configurations carry
+ * their category in bits 168-175); a test can make a Pool answer only the
+ * legacy view (`legacyEModeViews`) or none (`failEModeViews`).
+ * The Aave V3 Prime (Lido) Pool has no simulated borrowers
  * (a test may open a position there); it answers the same views, so its
  * liquidation terms can be read.
  * Each Pool has its own copy of the reserve parameters; a test may change a
@@ -52,7 +64,22 @@ export interface SimPosition {
   collateralAmount: bigint;
   debt: string;
   debtAmount: bigint;
+  /** The account's eMode category (getUserEMode); 0 = none. */
+  eMode: number;
 }
+
+/** An eMode category (bps; `lb` 10000 + the bonus), with its collateral reserves by symbol. */
+export interface SimEModeCategory {
+  ltv: bigint;
+  lt: bigint;
+  lb: bigint;
+  label: string;
+  collateral: readonly string[];
+}
+/** Near Aave V3 Core's "ETH correlated" category. */
+const EMODE_CATEGORIES: Record<number, SimEModeCategory> = {
+  1: { ltv: 9_300n, lt: 9_500n, lb: 10_100n, label: "ETH correlated", collateral: ["WETH", "WSTETH"] },
+};
 
 /**
  * Reserve parameters (bps; caps in whole tokens), near Aave V3 Core's: `lb` is
@@ -98,7 +125,7 @@ export interface DevnetLending {
   /** Test hooks. */
   positions(pool?: string): SimPosition[];
   /** Opens a position directly (a Supply and a Borrow in the next block). */
-  open(p: { pool: string; user: string; collateral: string; collateralAmount: bigint; debt: string; debtAmount: bigint }): void;
+  open(p: { pool: string; user: string; collateral: string; collateralAmount: bigint; debt: string; debtAmount: bigint; eMode?: number }): void;
   /** Moves a price by `bps` (negative = down) from the next block on. */
   shock(symbol: "WETH" | "WBTC", bps: number): void;
   price(symbol: string): bigint;
@@ -123,6 +150,12 @@ export interface DevnetLending {
    * after it move down one index), its id stays empty (getReserveAddressById answers address(0)), getConfiguration 0.
    */
   dropReserve(pool: string, symbol: string): void;
+  /** The devnet's eMode category of an id (a copy); undefined for an id not configured. */
+  eModeCategory(id: number): SimEModeCategory | undefined;
+  /** Makes a Pool answer like an Aave V3.0/3.1 Pool: the V3.2+ eMode views fail (no such function), getEModeCategoryData answers. */
+  legacyEModeViews(pool: string, legacy: boolean): void;
+  /** Makes every eMode category view of a Pool fail (getUserEMode still answers), or answer again. */
+  failEModeViews(pool: string, fail: boolean): void;
 }
 
 export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?: readonly string[] }): DevnetLending {
@@ -140,6 +173,8 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
   let frozen = false;
   let liquidatorsPaused = false;
   const failingUserConfig = new Set<string>();
+  const legacyEMode = new Set<string>();
+  const failingEMode = new Set<string>();
   /** The Pools' reserves by id (the same order in every Pool); a dropped one keeps its id, left empty, as Aave leaves it. */
   const SYMBOLS = Object.keys(RESERVES);
   const dropped = new Map<string, Set<string>>();
@@ -156,19 +191,24 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
   const scale = new Map(Object.entries(ASSETS).map(([sym, a]) => [sym, 10n ** BigInt(a.decimals)]));
   const valueBase = (symbol: string, amount: bigint) => (amount * priceOf(symbol)) / scale.get(symbol)!;
   const fromBase = (symbol: string, base: bigint) => (base * scale.get(symbol)!) / priceOf(symbol);
+  /** The position's collateral terms: its eMode category's where the collateral is in it, else the reserve's. */
+  const termsOf = (p: Pick<SimPosition, "pool" | "collateral" | "eMode">): { ltv: bigint; lt: bigint; lb: bigint } => {
+    const c = EMODE_CATEGORIES[p.eMode];
+    return c && c.collateral.includes(p.collateral) ? c : reserveOf(p.pool, p.collateral);
+  };
   /** Whether a position is under HF 1, without building its account (the per-block check). */
   const underwater = (p: SimPosition) => {
-    const r = reserveOf(p.pool, p.collateral);
+    const r = termsOf(p);
     return p.debtAmount > 0n && valueBase(p.collateral, p.collateralAmount) * r.lt < valueBase(p.debt, p.debtAmount) * 10_000n;
   };
 
   function account(p: SimPosition | undefined) {
     if (!p || p.debtAmount === 0n) {
       const c = p ? valueBase(p.collateral, p.collateralAmount) : 0n;
-      const r = p ? reserveOf(p.pool, p.collateral) : { lt: 0n, ltv: 0n };
+      const r = p ? termsOf(p) : { lt: 0n, ltv: 0n };
       return { c, d: 0n, avail: (c * r.ltv) / 10_000n, lt: r.lt, ltv: r.ltv, hf: 2n ** 256n - 1n };
     }
-    const r = reserveOf(p.pool, p.collateral);
+    const r = termsOf(p);
     const c = valueBase(p.collateral, p.collateralAmount);
     const d = valueBase(p.debt, p.debtAmount);
     const maxBorrow = (c * r.ltv) / 10_000n;
@@ -199,15 +239,17 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
     // Sizes from $1,500 to about $1.5M of collateral, log-uniform.
     const collBase = BigInt(Math.floor(1_500 * Math.pow(1_000, random()))) * 10n ** 8n;
     const targetHf = 1.02 + random() * 0.38;
-    const debtBase = (collBase * reserveOf(pool, collateral).lt * 10_000n) / 10_000n / BigInt(Math.round(targetHf * 10_000));
     userCounter++;
+    // Every third arrival backed by an ETH-correlated asset borrows in eMode 1 (by order: the random draws stay the same).
+    const eMode = collateral !== "WBTC" && userCounter % 3 === 0 ? 1 : 0;
+    const debtBase = (collBase * termsOf({ pool, collateral, eMode }).lt * 10_000n) / 10_000n / BigInt(Math.round(targetHf * 10_000));
     const user = lower(`0x${keccak256(concat([pool as Hex, `0x${userCounter.toString(16).padStart(8, "0")}`])).slice(26)}`);
-    open({ pool, user, collateral, collateralAmount: fromBase(collateral, collBase), debt, debtAmount: fromBase(debt, debtBase) });
+    open({ pool, user, collateral, collateralAmount: fromBase(collateral, collBase), debt, debtAmount: fromBase(debt, debtBase), eMode });
   }
 
   function liquidate(p: SimPosition) {
     const a = account(p);
-    const r = reserveOf(p.pool, p.collateral);
+    const r = termsOf(p);
     const full = a.hf <= (95n * WAD) / 100n || a.c < 2_000n * 10n ** 8n || a.d < 2_000n * 10n ** 8n;
     let debtToCover = full ? p.debtAmount : p.debtAmount / 2n;
     let seizeBase = (valueBase(p.debt, debtToCover) * r.lb) / 10_000n;
@@ -322,12 +364,25 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
         if (failingUserConfig.has(key(target, user))) return "0x";
         return encodeFunctionResult({ abi: poolAbi, functionName: "getUserConfiguration", result: { data: userConfiguration(target, user) } });
       }
+      if (d.functionName === "getUserEMode") return encodeFunctionResult({ abi: poolAbi, functionName: "getUserEMode", result: BigInt(positions.get(key(target, lower(d.args[0])))?.eMode ?? 0) });
+      if (d.functionName === "getEModeCategoryCollateralConfig" || d.functionName === "getEModeCategoryCollateralBitmap" || d.functionName === "getEModeCategoryData") {
+        // A V3.0/3.1 Pool has no V3.2+ views: the call reverts (read as empty return data).
+        if (failingEMode.has(target) || (legacyEMode.has(target) && d.functionName !== "getEModeCategoryData")) return "0x";
+        const c = EMODE_CATEGORIES[d.args[0]];
+        const ltv = Number(c?.ltv ?? 0n), liquidationThreshold = Number(c?.lt ?? 0n), liquidationBonus = Number(c?.lb ?? 0n);
+        if (d.functionName === "getEModeCategoryCollateralConfig") return encodeFunctionResult({ abi: poolAbi, functionName: d.functionName, result: { ltv, liquidationThreshold, liquidationBonus } });
+        if (d.functionName === "getEModeCategoryData") {
+          return encodeFunctionResult({ abi: poolAbi, functionName: d.functionName, result: { ltv, liquidationThreshold, liquidationBonus, priceSource: "0x0000000000000000000000000000000000000000", label: c?.label ?? "" } });
+        }
+        const bitmap = (c?.collateral ?? []).reduce((b, sym) => b | (1n << BigInt(SYMBOLS.indexOf(sym))), 0n);
+        return encodeFunctionResult({ abi: poolAbi, functionName: d.functionName, result: bitmap });
+      }
       if (d.functionName !== "getUserAccountData") return undefined;
       const a = account(positions.get(key(target, lower(d.args[0]))));
       return encodeFunctionResult({ abi: poolAbi, functionName: "getUserAccountData", result: [a.c, a.d, a.avail, a.lt, a.ltv, a.hf] });
     },
     positions: (pool) => [...positions.values()].filter((p) => !pool || p.pool === lower(pool)).map((p) => ({ ...p })),
-    open: (p) => open({ ...p, pool: lower(p.pool), user: lower(p.user) }),
+    open: (p) => open({ ...p, pool: lower(p.pool), user: lower(p.user), eMode: p.eMode ?? 0 }),
     shock: (symbol, bps) => prices.set(symbol, (prices.get(symbol)! * BigInt(10_000 + bps)) / 10_000n),
     price: priceOf,
     freeze: (f) => {
@@ -354,6 +409,15 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
       if (!reserves.get(target)?.has(symbol)) throw new Error(`no ${symbol} reserve on the devnet Pool ${pool}`);
       if ([...positions.values()].some((p) => p.pool === target && (p.collateral === symbol || p.debt === symbol))) throw new Error(`the ${symbol} reserve is in use`);
       dropped.set(target, new Set([...droppedIn(target), symbol]));
+    },
+    eModeCategory: (id) => (EMODE_CATEGORIES[id] ? { ...EMODE_CATEGORIES[id]!, collateral: [...EMODE_CATEGORIES[id]!.collateral] } : undefined),
+    legacyEModeViews: (pool, legacy) => {
+      if (legacy) legacyEMode.add(lower(pool));
+      else legacyEMode.delete(lower(pool));
+    },
+    failEModeViews: (pool, fail) => {
+      if (fail) failingEMode.add(lower(pool));
+      else failingEMode.delete(lower(pool));
     },
     failUserConfiguration: (pool, user, fail) => {
       if (fail) failingUserConfig.add(key(lower(pool), lower(user)));

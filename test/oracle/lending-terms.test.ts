@@ -75,15 +75,20 @@ const symbolOf = (asset: string) => Object.entries(ASSETS).find(([, a]) => a.add
 /**
  * What an Aave/Spark row is valued with when the position's own collateral is read: the devnet's parameters of the
  * reserve its simulated position holds as collateral (each has one), unless that reserve cannot be seized (bonus not
- * above 100 %); then undefined (the market's terms apply).
+ * above 100 %); then undefined (the market's terms apply). A position in eMode 1 whose collateral is in that category
+ * gets the category's bonus (whatever the reserve's own) with the reserve's fee.
  */
 function ownTermsByHand(row: OpportunityRow) {
   const m = market(row.market);
   const p = l.sim.lending.positions(m.pool).find((x) => x.user === row.borrower);
   expect(p, `${row.market} ${row.borrower} is a devnet position`).toBeDefined();
   const r = l.sim.lending.reserve(m.pool, p!.collateral)!;
+  const cat = l.sim.lending.eModeCategory(p!.eMode);
+  if (cat && cat.collateral.includes(p!.collateral)) {
+    return { bonus_bps: Number(cat.lb - 10_000n), protocol_fee_bps: Number(r.fee), bonus_source: "aave_emode", collateral_reserve: ASSETS[p!.collateral]!.address, emode_category: p!.eMode };
+  }
   if (r.lb <= 10_000n) return undefined;
-  return { bonus_bps: Number(r.lb - 10_000n), protocol_fee_bps: Number(r.fee), bonus_source: "aave_position_reserve", collateral_reserve: ASSETS[p!.collateral]!.address };
+  return { bonus_bps: Number(r.lb - 10_000n), protocol_fee_bps: Number(r.fee), bonus_source: "aave_position_reserve", collateral_reserve: ASSETS[p!.collateral]!.address, emode_category: null };
 }
 
 /** Each Aave/Spark row valued with its own collateral reserve's terms, or with `market` where those cannot be seized. */
@@ -91,7 +96,7 @@ function expectOwnTerms(rows: OpportunityRow[], market: { bonus_bps: number; pro
   const seen = new Set<number>();
   for (const row of rows) {
     const own = ownTermsByHand(row);
-    expect(row, `${row.market} ${row.borrower}`).toMatchObject(own ?? { ...market, collateral_reserve: null });
+    expect(row, `${row.market} ${row.borrower}`).toMatchObject(own ?? { ...market, collateral_reserve: null, emode_category: null });
     seen.add(row.bonus_bps);
   }
   return seen;
@@ -252,7 +257,8 @@ describe("terms read by the indexer and used by the feed", () => {
     // (not seizable at 100 %) with the market's, which are not read: the fallback.
     const fallback = coreRows.filter((r) => r.bonus_source === "fallback");
     expect(fallback.length).toBeGreaterThan(0);
-    expect(expectOwnTerms(coreRows, { bonus_bps: 500, bonus_source: "fallback", protocol_fee_bps: 1_000 })).toEqual(new Set([500, 600]));
+    // Those in eMode 1 backed by WETH or wstETH: the category's 1 % (the reserve's own bonus does not matter).
+    expect(expectOwnTerms(coreRows, { bonus_bps: 500, bonus_source: "fallback", protocol_fee_bps: 1_000 })).toEqual(new Set([100, 500, 600]));
     for (const row of fallback) expect(l.sim.lending.positions(core.pool).find((p) => p.user === row.borrower)!.collateral).toBe("WETH");
     // The markets read meanwhile are valued with their terms.
     expectOwnTerms(rowsOf(feed.opportunities, spark.id), { bonus_bps: 500, bonus_source: "aave_reserve", protocol_fee_bps: 1_000 });
@@ -290,13 +296,20 @@ describe("terms read by the indexer and used by the feed", () => {
     for (const p of stored) {
       const sim = l.sim.lending.positions(market(p.market).pool).find((x) => x.user === p.borrower)!;
       const r = l.sim.lending.reserve(market(p.market).pool, sim.collateral)!;
-      expect(p.reserveTerms, p.borrower).toEqual({ asset: ASSETS[sim.collateral]!.address, bonusBps: r.lb - 10_000n, protocolFeeBps: r.fee });
+      const inEMode = sim.eMode === 1 && sim.collateral !== "WBTC";
+      expect(p.reserveTerms, p.borrower).toEqual({
+        asset: ASSETS[sim.collateral]!.address,
+        bonusBps: inEMode ? 100n : r.lb - 10_000n,
+        protocolFeeBps: r.fee,
+        ...(inEMode ? { emodeCategory: 1 } : {}),
+      });
     }
+    expect(stored.some((p) => p.reserveTerms?.emodeCategory === 1)).toBe(true);
 
     const feed = await ask();
     const coreRows = rowsOf(feed.opportunities, core.id);
-    expect(coreRows.every((r) => r.bonus_source === "aave_position_reserve")).toBe(true);
-    expect(expectOwnTerms(coreRows, { bonus_bps: 500, bonus_source: "aave_reserve", protocol_fee_bps: 1_000 })).toEqual(new Set([500, 600]));
+    expect(new Set(coreRows.map((r) => r.bonus_source))).toEqual(new Set(["aave_position_reserve", "aave_emode"]));
+    expect(expectOwnTerms(coreRows, { bonus_bps: 500, bonus_source: "aave_reserve", protocol_fee_bps: 1_000 })).toEqual(new Set([100, 500, 600]));
   });
 
   it("a wstETH-backed position on Aave Core is valued at wstETH's bonus (6 %), a WETH-backed one at WETH's (5 %)", async () => {
@@ -330,7 +343,8 @@ describe("terms read by the indexer and used by the feed", () => {
     l.sim.comet.setStoreFrontPriceFactor(cusdc.pool, 80n * E16);
     // Not before the indexer has read them.
     const unread = await ask();
-    const byCollateral = (rows: OpportunityRow[], sym: string) => rows.filter((r) => r.collateral_reserve === ASSETS[sym]!.address);
+    // Rows valued with their own reserve (eMode rows pay the category's bonus, which governance did not change).
+    const byCollateral = (rows: OpportunityRow[], sym: string) => rows.filter((r) => r.collateral_reserve === ASSETS[sym]!.address && r.emode_category === null);
     for (const row of byCollateral(rowsOf(unread.opportunities, core.id), "WETH")) expect(row).toMatchObject({ bonus_bps: 500, protocol_fee_bps: 1_000 });
     for (const row of byCollateral(rowsOf(unread.opportunities, core.id), "WBTC")) expect(row).toMatchObject({ bonus_bps: 500, protocol_fee_bps: 1_000 });
 
@@ -340,7 +354,9 @@ describe("terms read by the indexer and used by the feed", () => {
     const coreRows = rowsOf(feed.opportunities, core.id);
     expect(coreRows.length).toBeGreaterThan(5);
     // Each position follows its own collateral reserve: WETH 7.5 % at a 20 % fee, WBTC 8 %, wstETH as it was (6 %).
-    expect(expectOwnTerms(coreRows, { bonus_bps: -1, bonus_source: "none", protocol_fee_bps: -1 })).toEqual(new Set([600, 750, 800]));
+    expect(expectOwnTerms(coreRows, { bonus_bps: -1, bonus_source: "none", protocol_fee_bps: -1 })).toEqual(new Set([100, 600, 750, 800]));
+    // eMode rows backed by WETH keep the category's 1 % but follow the reserve's new fee.
+    for (const row of coreRows.filter((r) => r.emode_category === 1 && r.collateral_reserve === ASSETS.WETH!.address)) expect(row).toMatchObject({ bonus_bps: 100, protocol_fee_bps: 2_000 });
     for (const row of byCollateral(coreRows, "WBTC")) expect(row).toMatchObject({ bonus_bps: 800, protocol_fee_bps: 1_000 });
     for (const row of byCollateral(coreRows, "WSTETH")) expect(row).toMatchObject({ bonus_bps: 600, protocol_fee_bps: 1_000 });
     expect(byCollateral(coreRows, "WBTC").length).toBeGreaterThan(0);
@@ -401,7 +417,7 @@ describe("terms read by the indexer and used by the feed", () => {
     l.sim.lending.setReserveTerms(core.pool, "WETH", { lb: 10_500n, fee: 1_000n });
     l.sim.lending.setReserveTerms(core.pool, "WBTC", { lb: 10_500n });
     l.sim.comet.setStoreFrontPriceFactor(cusdc.pool, 50n * E16);
-    const victim = l.sim.lending.positions(core.pool).find((p) => p.collateral === "WSTETH" && p.debtAmount > 0n)!;
+    const victim = l.sim.lending.positions(core.pool).find((p) => p.collateral === "WSTETH" && p.eMode === 0 && p.debtAmount > 0n)!;
     expect(victim).toBeDefined();
     l.sim.lending.failUserConfiguration(core.pool, victim.user, true);
     l.sim.mine(1);

@@ -517,6 +517,18 @@ export function collateralTerms(asset: string, data: bigint): PositionTerms | nu
 }
 
 /**
+ * A reserve that is collateral of the account's eMode category as collateral terms: the category's bonus (the
+ * reserve's own is not used, so it need not be above 100 %) and the reserve's protocol fee; null when the reserve
+ * cannot be seized (not active, liquidation threshold 0: ValidationLogic.validateLiquidationCall requires the
+ * reserve's own threshold to be non-zero in both generations) or the category's bonus is not above 100 %.
+ */
+function eModeCollateralTerms(asset: string, data: bigint, eMode: EModeCategory): PositionTerms | null {
+  const c = decodeReserveConfigurationMap(data);
+  if (c.active !== 1n || c.liquidationThresholdBps === 0n || eMode.liquidationBonus <= 10_000n || c.liquidationProtocolFeeBps > 10_000n) return null;
+  return { asset: low(asset), bonusBps: eMode.liquidationBonus - 10_000n, protocolFeeBps: c.liquidationProtocolFeeBps, emodeCategory: eMode.id };
+}
+
+/**
  * The terms a position is valued with: among its collateral reserves (the
  * collateral bits of its UserConfigurationMap, mapped to reserves by id) that
  * can be seized, the one paying the highest bonus (a liquidator picks the
@@ -527,8 +539,7 @@ export function collateralTerms(asset: string, data: bigint): PositionTerms | nu
  * (`inEModeCategory`); the protocol fee stays the reserve's
  * liquidationProtocolFee in both generations (LiquidationLogic
  * `_calculateAvailableCollateralToLiquidate` reads it from the collateral
- * reserve's configuration). A category bonus not above 100 % leaves that
- * reserve out, as the reserve's own would.
+ * reserve's configuration).
  * Null when it has none, or when a collateral bit names an id whose reserve
  * is unknown (the choice could be wrong).
  */
@@ -541,10 +552,7 @@ export function positionTerms(
   for (const id of decodeUserConfigurationMap(userConfiguration).collateral) {
     const r = reservesById.get(id);
     if (!r) return null;
-    let t = collateralTerms(r.asset, r.configuration);
-    if (t && eMode && inEModeCategory(eMode, id, r.configuration)) {
-      t = eMode.liquidationBonus > 10_000n ? { ...t, bonusBps: eMode.liquidationBonus - 10_000n, emodeCategory: eMode.id } : null;
-    }
+    const t = eMode && inEModeCategory(eMode, id, r.configuration) ? eModeCollateralTerms(r.asset, r.configuration, eMode) : collateralTerms(r.asset, r.configuration);
     if (!t) continue;
     if (!best || t.bonusBps > best.bonusBps || (t.bonusBps === best.bonusBps && t.protocolFeeBps < best.protocolFeeBps)) best = t;
   }
