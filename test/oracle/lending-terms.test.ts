@@ -10,7 +10,10 @@
  * collateral's bonus, a market with the fallback until its terms are read,
  * following a governance change after one indexer run, keeping the previous
  * terms when a read fails and falling back to the market's terms when a
- * position's own cannot be read. All over the devnet L1's loopback socket.
+ * position's own cannot be read; positions in an eMode category valued with
+ * the category's bonus where their collateral is in it (Aave V3.2+ views and
+ * the V3.0/3.1 ones), the reserve's otherwise or when the category cannot be
+ * read. All over the devnet L1's loopback socket.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Hex } from "viem";
@@ -21,6 +24,15 @@ import {
   decodeReservesList,
   decodeUserConfiguration,
   decodeUserConfigurationMap,
+  decodeEModeCategory,
+  decodeEModeCategoryLegacy,
+  decodeUserEMode,
+  eModeCategoryDataCall,
+  eModeCollateralBitmapCall,
+  eModeCollateralConfigCall,
+  inEModeCategory,
+  userEModeCall,
+  type EModeCategory,
   encodeReserveConfigurationMap,
   encodeUserConfigurationMap,
   LENDING_MARKETS,
@@ -461,3 +473,152 @@ describe("terms read by the indexer and used by the feed", () => {
     expect((await marketTerms(l.db.db)).get(prime.id)).toMatchObject({ bonusBps: 600n, protocolFeeBps: 1_000n });
   });
 });
+
+describe("efficiency mode (eMode)", () => {
+  const cfg = (lb: bigint, fee: bigint, eModeCategory = 0n) => encodeReserveConfigurationMap({ ltvBps: 7_500n, liquidationThresholdBps: 8_000n, liquidationBonusBps: lb, active: 1n, liquidationProtocolFeeBps: fee, eModeCategory });
+  const A0 = "0x00000000000000000000000000000000000000a0";
+  const A1 = "0x00000000000000000000000000000000000000a1";
+  const A2 = "0x00000000000000000000000000000000000000a2";
+  // id 0 and 1 name category 1 in their configuration bits, id 2 none.
+  const byId = new Map([
+    [0, { asset: A0, configuration: cfg(10_500n, 1_000n, 1n) }],
+    [1, { asset: A1, configuration: cfg(10_600n, 2_000n, 1n) }],
+    [2, { asset: A2, configuration: cfg(10_750n, 1_000n) }],
+  ]);
+  const at = (eMode: EModeCategory | null, ...collateral: number[]) => positionTerms(encodeUserConfigurationMap({ collateral, borrowing: [3] }), byId, eMode);
+
+  it("V3.2+: a reserve in the category's collateral bitmap pays the category's bonus with its own fee; others their own bonus", () => {
+    // Category 1 at 101 %, collateral bitmap ids 0 and 1 (0b011).
+    const cat: EModeCategory = { id: 1, liquidationBonus: 10_100n, collateralBitmap: 0b011n };
+    expect(at(cat, 1)).toEqual({ asset: A1, bonusBps: 100n, protocolFeeBps: 2_000n, emodeCategory: 1 });
+    expect(at(null, 1)).toEqual({ asset: A1, bonusBps: 600n, protocolFeeBps: 2_000n });
+    // Collateral outside the category: the reserve's bonus, and it pays more than the eMode one, so it is chosen.
+    expect(at(cat, 0, 2)).toEqual({ asset: A2, bonusBps: 750n, protocolFeeBps: 1_000n });
+    expect(at(cat, 2)).toEqual({ asset: A2, bonusBps: 750n, protocolFeeBps: 1_000n });
+    // The bitmap decides, not the (deprecated from V3.2) configuration bits: id 1 left out of the bitmap pays its own 6 %.
+    expect(at({ ...cat, collateralBitmap: 0b001n }, 1)).toEqual({ asset: A1, bonusBps: 600n, protocolFeeBps: 2_000n });
+    // …and id 2 put in the bitmap pays the category's, its bits notwithstanding.
+    expect(at({ ...cat, collateralBitmap: 0b100n }, 2)).toEqual({ asset: A2, bonusBps: 100n, protocolFeeBps: 1_000n, emodeCategory: 1 });
+    // A reserve whose own bonus is not above 100 % can still be seized in eMode at the category's bonus.
+    const flat = new Map([[0, { asset: A0, configuration: cfg(10_000n, 1_000n, 1n) }]]);
+    expect(positionTerms(encodeUserConfigurationMap({ collateral: [0] }), flat, cat)).toMatchObject({ bonusBps: 100n, emodeCategory: 1 });
+    expect(positionTerms(encodeUserConfigurationMap({ collateral: [0] }), flat, null)).toBeNull();
+    // A category bonus not above 100 %: that reserve cannot be seized at a gain.
+    expect(at({ ...cat, liquidationBonus: 10_000n }, 0)).toBeNull();
+  });
+
+  it("V3.0/3.1: the reserve's eModeCategory bits (168–175) equal to the account's category decide", () => {
+    const legacy: EModeCategory = { id: 1, liquidationBonus: 10_100n, collateralBitmap: null };
+    expect(at(legacy, 0)).toEqual({ asset: A0, bonusBps: 100n, protocolFeeBps: 1_000n, emodeCategory: 1 });
+    expect(at(legacy, 2)).toEqual({ asset: A2, bonusBps: 750n, protocolFeeBps: 1_000n });
+    expect(at({ ...legacy, id: 2 }, 0)).toEqual({ asset: A0, bonusBps: 500n, protocolFeeBps: 1_000n });
+    expect(inEModeCategory(legacy, 7, cfg(10_500n, 0n, 1n))).toBe(true);
+    expect(inEModeCategory({ ...legacy, id: 0 }, 0, cfg(10_500n, 0n, 0n))).toBe(false);
+  });
+
+  it("the devnet Pools answer getUserEMode and both generations' category views; the legacy hook turns the V3.2+ ones off", async () => {
+    const call = async (c: { target: string; data: Hex }) => (await l.rpc.ethCall(c.target, c.data)) as Hex;
+    const cat = l.sim.lending.eModeCategory(1)!;
+    expect(cat).toMatchObject({ lb: 10_100n, collateral: ["WETH", "WSTETH"] });
+    const ids = l.sim.lending.reserveSymbols(core.pool);
+    const want = (1n << BigInt(ids.indexOf("WETH"))) | (1n << BigInt(ids.indexOf("WSTETH")));
+    expect(decodeEModeCategory(1, await call(eModeCollateralConfigCall(core.pool, 1)), await call(eModeCollateralBitmapCall(core.pool, 1)))).toEqual({ id: 1, liquidationBonus: 10_100n, collateralBitmap: want });
+    expect(decodeEModeCategoryLegacy(1, await call(eModeCategoryDataCall(core.pool, 1)))).toEqual({ id: 1, liquidationBonus: 10_100n, collateralBitmap: null });
+    const inEMode = l.sim.lending.positions(core.pool).find((p) => p.eMode === 1)!;
+    const outside = l.sim.lending.positions(core.pool).find((p) => p.eMode === 0)!;
+    expect(decodeUserEMode(await call(userEModeCall(core.pool, inEMode.user)))).toBe(1);
+    expect(decodeUserEMode(await call(userEModeCall(core.pool, outside.user)))).toBe(0);
+    l.sim.lending.legacyEModeViews(spark.pool, true);
+    try {
+      expect(decodeEModeCategory(1, await call(eModeCollateralConfigCall(spark.pool, 1)), await call(eModeCollateralBitmapCall(spark.pool, 1)))).toBeNull();
+      expect(decodeEModeCategoryLegacy(1, await call(eModeCategoryDataCall(spark.pool, 1)))).toMatchObject({ liquidationBonus: 10_100n });
+    } finally {
+      l.sim.lending.legacyEModeViews(spark.pool, false);
+    }
+  });
+
+  describe("indexed and valued", () => {
+    const usdc = (n: bigint) => n * 10n ** 6n;
+    const eth = (n: bigint) => n * 10n ** 18n;
+    const inside = "0x00000000000000000000000000000000000e0d01";
+    const outside = "0x00000000000000000000000000000000000e0d02";
+    const wbtcIn = "0x00000000000000000000000000000000000e0d03";
+
+    beforeAll(async () => {
+      for (const m of [core, spark]) {
+        l.sim.lending.setReserveTerms(m.pool, "WSTETH", { lb: 10_600n, fee: 1_000n });
+        l.sim.lending.setReserveTerms(m.pool, "WBTC", { lb: 10_500n, fee: 1_000n });
+      }
+      // 10 wstETH ($36,000) against $20,000 of USDC, in eMode 1 and outside it; 1 WBTC ($90,000) against $30,000 in eMode 1.
+      l.sim.lending.open({ pool: core.pool, user: inside, collateral: "WSTETH", collateralAmount: eth(10n), debt: "USDC", debtAmount: usdc(20_000n), eMode: 1 });
+      l.sim.lending.open({ pool: core.pool, user: outside, collateral: "WSTETH", collateralAmount: eth(10n), debt: "USDC", debtAmount: usdc(20_000n) });
+      l.sim.lending.open({ pool: core.pool, user: wbtcIn, collateral: "WBTC", collateralAmount: 10n ** 8n, debt: "USDC", debtAmount: usdc(30_000n), eMode: 1 });
+      l.sim.mine(3);
+    });
+
+    const rowsNow = async () => {
+      const rows = rowsOf((await ask()).opportunities, core.id);
+      return [inside, outside, wbtcIn].map((u) => rows.find((r) => r.borrower === u)!);
+    };
+    const expectEModeValues = async () => {
+      const [a, b, c] = await rowsNow();
+      expect(a).toMatchObject({ bonus_bps: 100, bonus_source: "aave_emode", emode_category: 1, protocol_fee_bps: 1_000, collateral_reserve: ASSETS.WSTETH!.address });
+      expect(b).toMatchObject({ bonus_bps: 600, bonus_source: "aave_position_reserve", emode_category: null, protocol_fee_bps: 1_000, collateral_reserve: ASSETS.WSTETH!.address });
+      // In eMode 1, but WBTC is not its collateral: the reserve's 5 %.
+      expect(c).toMatchObject({ bonus_bps: 500, bonus_source: "aave_position_reserve", emode_category: null, collateral_reserve: ASSETS.WBTC!.address });
+      // The gross bonus is repayable × 1 % for the eMode row (within a cent).
+      const want = (BigInt(a!.repayable_usd.replace(".", "")) * 100n) / 10_000n;
+      expect(Number(BigInt(a!.gross_bonus_usd.replace(".", "")) - want)).toBeGreaterThanOrEqual(0);
+      expect(Number(BigInt(a!.gross_bonus_usd.replace(".", "")) - want)).toBeLessThanOrEqual(1);
+    };
+
+    it("V3.2+ Pool: wstETH in eMode 1 at the category's 100 bps, outside eMode at the reserve's 600, WBTC in eMode 1 at its reserve's", async () => {
+      const r = await indexLendingOnce(l.deps);
+      expect(r.markets.find((m) => m.market === core.id)!.error).toBeNull();
+      await expectEModeValues();
+      const stored = await positionsBelow(l.db.db, { markets: [core.id], maxHfWad: 1_000n * WAD, minDebtBase: 0n });
+      expect(stored.find((p) => p.borrower === inside)!.reserveTerms).toEqual({ asset: ASSETS.WSTETH!.address, bonusBps: 100n, protocolFeeBps: 1_000n, emodeCategory: 1 });
+      expect(stored.find((p) => p.borrower === outside)!.reserveTerms).toEqual({ asset: ASSETS.WSTETH!.address, bonusBps: 600n, protocolFeeBps: 1_000n });
+    });
+
+    it("a V3.0/3.1 Pool (getEModeCategoryData, the reserves' category bits) gives the same values", async () => {
+      l.sim.lending.legacyEModeViews(core.pool, true);
+      try {
+        // Start from the reserve terms, so the eMode values can only come from this run's legacy read.
+        await db_clearEMode();
+        l.sim.mine(1);
+        const r = await indexLendingOnce(l.deps);
+        expect(r.markets.find((m) => m.market === core.id)!.error).toBeNull();
+        await expectEModeValues();
+        expectOwnTerms(rowsOf((await ask()).opportunities, core.id), { bonus_bps: -1, bonus_source: "none", protocol_fee_bps: -1 });
+      } finally {
+        l.sim.lending.legacyEModeViews(core.pool, false);
+      }
+    });
+
+    it("a failed eMode category read values the positions with their reserves' terms and never fails the market", async () => {
+      l.sim.lending.failEModeViews(core.pool, true);
+      try {
+        l.sim.mine(1);
+        const r = await indexLendingOnce(l.deps);
+        expect(r.markets.map((m) => m.error)).toEqual(r.markets.map(() => null));
+        const [a, b, c] = await rowsNow();
+        expect(a).toMatchObject({ bonus_bps: 600, bonus_source: "aave_position_reserve", emode_category: null, protocol_fee_bps: 1_000 });
+        expect(b).toMatchObject({ bonus_bps: 600, bonus_source: "aave_position_reserve" });
+        expect(c).toMatchObject({ bonus_bps: 500, bonus_source: "aave_position_reserve" });
+        // Spark's category views still answer: its eMode positions keep the category's bonus.
+        expect(rowsOf((await ask()).opportunities, spark.id).some((x) => x.bonus_source === "aave_emode")).toBe(true);
+      } finally {
+        l.sim.lending.failEModeViews(core.pool, false);
+      }
+      l.sim.mine(1);
+      await indexLendingOnce(l.deps);
+      await expectEModeValues();
+    });
+  });
+});
+
+/** Clears the stored eMode terms of every position (back to null reserve terms), so a run must read them again. */
+async function db_clearEMode() {
+  await l.db.db.updateTable("lending_positions").set({ collateral_reserve: null, reserve_bonus_bps: null, reserve_protocol_fee_bps: null, emode_category: null }).execute();
+}
