@@ -23,9 +23,9 @@
  * Efficiency mode: every Pool has one eMode category, id 1 "ETH correlated"
  * (WETH and wstETH collateral, LTV 93 %, threshold 95 %, liquidation bonus
  * 10100 i.e. 1 %); about one in three arriving WETH- or wstETH-backed
- * borrowers enters it (by arrival order, no extra random draw), and its
- * threshold and bonus then apply to that collateral (health factor,
- * liquidations). The Pool answers `getUserEMode(user)` and the Aave V3.2+
+ * borrowers enters it (by arrival order, no extra random draw); the
+ * simulation's health factors and liquidations still use the reserves' own
+ * threshold and bonus (a devnet liberty, see `termsOf`). The Pool answers `getUserEMode(user)` and the Aave V3.2+
  * views `getEModeCategoryCollateralConfig(id)` and
  * `getEModeCategoryCollateralBitmap(id)` (bit i: reserve id i), and the
  * V3.0/3.1 `getEModeCategoryData(id)` (the reserves' configurations carry
@@ -191,11 +191,12 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
   const scale = new Map(Object.entries(ASSETS).map(([sym, a]) => [sym, 10n ** BigInt(a.decimals)]));
   const valueBase = (symbol: string, amount: bigint) => (amount * priceOf(symbol)) / scale.get(symbol)!;
   const fromBase = (symbol: string, base: bigint) => (base * scale.get(symbol)!) / priceOf(symbol);
-  /** The position's collateral terms: its eMode category's where the collateral is in it, else the reserve's. */
-  const termsOf = (p: Pick<SimPosition, "pool" | "collateral" | "eMode">): { ltv: bigint; lt: bigint; lb: bigint } => {
-    const c = EMODE_CATEGORIES[p.eMode];
-    return c && c.collateral.includes(p.collateral) ? c : reserveOf(p.pool, p.collateral);
-  };
+  /**
+   * The terms the simulation runs a position with: its collateral reserve's, in eMode too (a devnet liberty: applying
+   * the category's threshold and bonus would change which positions are liquidated when, hence every later random
+   * draw, and with them the seeded histories other tests rely on). Only the Pool's views report the category.
+   */
+  const termsOf = (p: Pick<SimPosition, "pool" | "collateral">): { ltv: bigint; lt: bigint; lb: bigint } => reserveOf(p.pool, p.collateral);
   /** Whether a position is under HF 1, without building its account (the per-block check). */
   const underwater = (p: SimPosition) => {
     const r = termsOf(p);
@@ -242,7 +243,7 @@ export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?:
     userCounter++;
     // Every third arrival backed by an ETH-correlated asset borrows in eMode 1 (by order: the random draws stay the same).
     const eMode = collateral !== "WBTC" && userCounter % 3 === 0 ? 1 : 0;
-    const debtBase = (collBase * termsOf({ pool, collateral, eMode }).lt * 10_000n) / 10_000n / BigInt(Math.round(targetHf * 10_000));
+    const debtBase = (collBase * termsOf({ pool, collateral }).lt * 10_000n) / 10_000n / BigInt(Math.round(targetHf * 10_000));
     const user = lower(`0x${keccak256(concat([pool as Hex, `0x${userCounter.toString(16).padStart(8, "0")}`])).slice(26)}`);
     open({ pool, user, collateral, collateralAmount: fromBase(collateral, collBase), debt, debtAmount: fromBase(debt, debtBase), eMode });
   }

@@ -164,15 +164,16 @@ describe("lending questions on the devnet", () => {
     expect(body.stale).toBe(false);
     // Each row says the bonus it was valued with: its protocol's own unless bonus_bps is given.
     expect(body.filters.bonus_bps).toBeNull();
-    const sources: Record<string, string> = { aave: "aave_position_reserve", spark: "aave_position_reserve", compound: "comet_storefront", morpho: "morpho_lltv" };
-    for (const r of body.opportunities) expect(r.bonus_source, r.protocol).toBe(sources[r.protocol]);
+    const sources: Record<string, string[]> = { aave: ["aave_position_reserve", "aave_emode"], spark: ["aave_position_reserve", "aave_emode"], compound: ["comet_storefront"], morpho: ["morpho_lltv"] };
+    for (const r of body.opportunities) expect(sources[r.protocol], r.protocol).toContain(r.bonus_source);
     const all = (await s.paidGet("/v1/premium/opportunities?max_hf=1000&limit=500")).json as Opportunities;
     const bonuses = new Map(all.opportunities.map((r) => [`${r.protocol} ${r.bonus_source}`, new Set<number>()]));
     for (const r of all.opportunities) bonuses.get(`${r.protocol} ${r.bonus_source}`)!.add(r.bonus_bps);
     // The devnet's Morpho markets (LLTV 86 %, 94.5 %) pay 4.38 % and 1.67 %; the Comets' storefront discounts as the
     // indexer read them (storefront factor × (1 − lowest-discount liquidationFactor), as d / (1 − d)): cUSDCv3
     // 0.5 × 0.1 → 5.26 %, cWETHv3 0.5 × 0.04 → 2.04 %, cUSDTv3 0.5 × 0.05 → 2.56 %, cWstETHv3 0.7 × 0.04 → 2.88 %;
-    // Aave Core and Spark each position's own collateral reserve's: 5 % (WETH, WBTC liquidationBonus 105 %) or 6 % (wstETH 106 %).
+    // Aave Core and Spark each position's own collateral reserve's: 5 % (WETH, WBTC liquidationBonus 105 %) or 6 % (wstETH 106 %),
+    // or for those in the devnet's eMode category 1 backed by WETH or wstETH the category's 1 % (liquidationBonus 101 %).
     const COMET_BPS: Record<string, number> = { "compound-v3-usdc": 526, "compound-v3-weth": 204, "compound-v3-usdt": 256, "compound-v3-wsteth": 288 };
     const comet = new Map(all.opportunities.filter((r) => r.protocol === "compound").map((r) => [r.market, r.bonus_bps]));
     expect(comet.size).toBeGreaterThan(0);
@@ -180,7 +181,9 @@ describe("lending questions on the devnet", () => {
     bonuses.delete("compound comet_storefront");
     expect(Object.fromEntries([...bonuses].map(([k, v]) => [k, [...v].sort((a, b) => a - b)]))).toEqual({
       "aave aave_position_reserve": [500, 600],
+      "aave aave_emode": [100],
       "spark aave_position_reserve": [500, 600],
+      "spark aave_emode": [100],
       "morpho morpho_lltv": [167, 438],
     });
     const forced = (await s.paidGet("/v1/premium/opportunities?max_hf=1.1&limit=3&bonus_bps=1000")).json as Opportunities;

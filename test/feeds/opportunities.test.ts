@@ -118,7 +118,10 @@ describe("the feed on the devnet's indexed positions", () => {
     expect([...byProtocol.keys()].sort()).toEqual(["aave", "compound", "morpho", "spark"]);
 
     const lltvOf = new Map(l.sim.morpho.markets().map((m) => [m.id, m.params.lltv]));
-    const aaveCollateral = (row: OpportunityRow) => l.sim.lending.positions(market(row.market).pool).find((p) => p.user === row.borrower)!.collateral;
+    const aavePosition = (row: OpportunityRow) => l.sim.lending.positions(market(row.market).pool).find((p) => p.user === row.borrower)!;
+    const aaveCollateral = (row: OpportunityRow) => aavePosition(row).collateral;
+    // eMode 1 ("ETH correlated" on the devnet): WETH and wstETH collateral pays the category's 1 %.
+    const inEMode = (row: OpportunityRow) => aavePosition(row).eMode === 1 && ["WETH", "WSTETH"].includes(aaveCollateral(row));
     for (const row of r.opportunities) {
       const expected =
         row.protocol === "morpho"
@@ -126,10 +129,11 @@ describe("the feed on the devnet's indexed positions", () => {
           : row.protocol === "compound"
             ? { bonus_bps: COMET_BONUS_BY_HAND[row.market], bonus_source: "comet_storefront", protocol_fee_bps: 0, collateral_reserve: null }
             : {
-                bonus_bps: AAVE_BONUS_BY_HAND[aaveCollateral(row)],
-                bonus_source: "aave_position_reserve",
+                bonus_bps: inEMode(row) ? 100 : AAVE_BONUS_BY_HAND[aaveCollateral(row)],
+                bonus_source: inEMode(row) ? "aave_emode" : "aave_position_reserve",
                 protocol_fee_bps: 1_000,
                 collateral_reserve: ASSETS[aaveCollateral(row)]!.address,
+                emode_category: inEMode(row) ? 1 : null,
               };
       expect(row, `${row.market} ${row.borrower}`).toMatchObject(expected);
       expect(row.isolated_market === null, row.market).toBe(row.protocol !== "morpho");
@@ -143,8 +147,8 @@ describe("the feed on the devnet's indexed positions", () => {
     expect(r.assumptions.protocol_fee_bps).toBe(1_000);
     // The devnet's Morpho markets have LLTVs 86 % and 94.5 %: two different bonuses, neither the old flat 5 %.
     expect(new Set(byProtocol.get("morpho")!.map((x) => x.bonus_bps))).toEqual(new Set([438, 167]));
-    // Aave and Spark positions backed by wstETH are valued at 6 %, the others at 5 %.
-    expect(new Set([...byProtocol.get("aave")!, ...byProtocol.get("spark")!].map((x) => x.bonus_bps))).toEqual(new Set([500, 600]));
+    // Aave and Spark positions backed by wstETH are valued at 6 %, the others at 5 %, those in eMode 1 at 1 %.
+    expect(new Set([...byProtocol.get("aave")!, ...byProtocol.get("spark")!].map((x) => x.bonus_bps))).toEqual(new Set([100, 500, 600]));
   });
 
   it("bonus_bps overrides every row's bonus, and the rows say so", async () => {
