@@ -374,22 +374,11 @@ export async function storeMarketTerms(db: Queryable, t: StoredMarketTerms): Pro
     read_block: t.readBlock.toString(),
     read_ms: String(t.readMs),
   };
+  const { market: _market, ...update } = row;
   await db
     .insertInto("lending_market_terms")
     .values(row)
-    .onConflict((oc) =>
-      oc
-        .column("market")
-        .doUpdateSet({
-          bonus_bps: row.bonus_bps,
-          protocol_fee_bps: row.protocol_fee_bps,
-          source: row.source,
-          detail: row.detail,
-          read_block: row.read_block,
-          read_ms: row.read_ms,
-        })
-        .where("lending_market_terms.read_block", "<=", row.read_block),
-    )
+    .onConflict((oc) => oc.column("market").doUpdateSet(update).where("lending_market_terms.read_block", "<=", row.read_block))
     .execute();
 }
 

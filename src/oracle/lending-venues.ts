@@ -290,7 +290,7 @@ export async function readCometState(ctx: VenueContext): Promise<CometMarketStat
   const baseScale = decodeCometResult<bigint>("baseScale", scale ?? null);
   const numAssets = decodeCometResult<number>("numAssets", n ?? null);
   if (!baseToken || !baseFeed || !baseScale || numAssets === null) throw new Error("the Comet did not answer baseToken/baseTokenPriceFeed/baseScale/numAssets");
-  type Info = { asset: string; priceFeed: string; scale: bigint; liquidateCollateralFactor: bigint; liquidationFactor: bigint };
+  type Info = { asset: string; priceFeed: string; scale: bigint; liquidateCollateralFactor: bigint };
   const infoData = await ctx.multicall([cometCalls.getPrice(comet, baseFeed), ...Array.from({ length: numAssets }, (_, i) => cometCalls.getAssetInfo(comet, i))]);
   const basePrice = decodeCometResult<bigint>("getPrice", infoData[0] ?? null);
   const infos = infoData.slice(1).map((d) => decodeCometResult<Info>("getAssetInfo", d));
@@ -305,7 +305,6 @@ export async function readCometState(ctx: VenueContext): Promise<CometMarketStat
       priceFeed: a!.priceFeed.toLowerCase(),
       scale: a!.scale,
       liquidateCF: a!.liquidateCollateralFactor,
-      liquidationFactor: a!.liquidationFactor,
       // A feed that fails (getPrice reverts on a non-positive answer) values that collateral at 0: the HF errs low, never high.
       price: decodeCometResult<bigint>("getPrice", prices[i] ?? null) ?? 0n,
     })),

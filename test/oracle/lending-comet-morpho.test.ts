@@ -133,7 +133,7 @@ describe("Compound V3 and Morpho Blue: protocol facts", () => {
   });
 
   it("Comet's HF agrees with isLiquidatable at the boundary", () => {
-    const m = { baseToken: "0x", baseScale: 10n ** 6n, basePrice: E8, assets: [{ asset: "0x", priceFeed: "0x", scale: E18, liquidateCF: 85n * 10n ** 16n, liquidationFactor: 90n * 10n ** 16n, price: 1_000n * E8 }] };
+    const m = { baseToken: "0x", baseScale: 10n ** 6n, basePrice: E8, assets: [{ asset: "0x", priceFeed: "0x", scale: E18, liquidateCF: 85n * 10n ** 16n, price: 1_000n * E8 }] };
     // 1 unit at $1,000 × 0.85 = $850 against $850 of debt: exactly 1, not liquidatable by the contract's strict test.
     expect(cometHealth(m, 850n * 10n ** 6n, [E18], E8, false).healthFactorWad).toBe(WAD);
     expect(cometHealth(m, 850n * 10n ** 6n + 1n, [E18], E8, true).healthFactorWad).toBeLessThan(WAD);

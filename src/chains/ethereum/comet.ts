@@ -150,8 +150,6 @@ export interface CometAsset {
   scale: bigint;
   /** liquidateCollateralFactor, 1e18-scaled. */
   liquidateCF: bigint;
-  /** liquidationFactor, 1e18-scaled: the share of the collateral's value absorb credits the account with. */
-  liquidationFactor: bigint;
   /** getPrice(priceFeed): 8 decimals, in the market's feed unit. */
   price: bigint;
 }
