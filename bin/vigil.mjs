@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Loads the TypeScript CLI through tsx's loader so `npx vigil …` needs no build step.
-import { register } from "tsx/esm/api";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import path from "node:path";
+// Runs the compiled CLI (dist/cli.js), compiling src/ first when dist/ is missing or older
+// than the sources (bin/build.mjs: about a second), so `npx vigil …` never runs stale code.
+import { pathToFileURL } from "node:url";
+import { ensureBuilt, DIST_CLI } from "./build.mjs";
 
-register();
-const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "src", "cli.ts");
-await import(pathToFileURL(cli).href);
+process.setSourceMapsEnabled(true);
+await ensureBuilt();
+await import(pathToFileURL(DIST_CLI).href);

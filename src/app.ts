@@ -7,6 +7,8 @@ import type { Hono } from "hono";
 import type { Logger } from "pino";
 import { serve, type ServerType } from "@hono/node-server";
 import type { Config } from "./config.js";
+import { VERSION } from "./version.js";
+import { upstreamSources } from "./upstream-sources.js";
 import { systemClock, type Clock } from "./core/clock.js";
 import { createLogger } from "./core/logger.js";
 import { createMetrics, type Metrics } from "./core/metrics.js";
@@ -84,7 +86,7 @@ import { loadRiskLists } from "./chains/ethereum/risk-lists.js";
 import { puzzleRiskRoutes } from "./feeds/puzzle-risk-routes.js";
 import { loadWatchlist } from "./feeds/puzzle-risk.js";
 
-export const VERSION = "1.0.0";
+export { VERSION };
 
 export interface AppOptions {
   clock?: Clock;
@@ -431,6 +433,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       dbKind: database.kind,
       devnet: config.devnet,
       healthChecks,
+      sources: Object.fromEntries(upstreamSources(config).map((u) => [u.key, u.source])),
       startedAt: clock.now(),
       now: () => clock.now(),
       version: VERSION,

@@ -5,8 +5,9 @@
  * from the devnet itself, through the caller.
  */
 import type { App } from "./app.js";
+import { upstreamSources } from "./upstream-sources.js";
 
-export function startupBanner(o: { role: string; url?: string; app: App; devnetPayers?: number; devnetJoined?: string }): string {
+export function startupBanner(o: { role: string; url?: string; app: App; devnetPayers?: number; devnetJoined?: string; notes?: readonly string[] }): string {
   const { app } = o;
   const config = app.config;
   const terms = app.paywall.terms;
@@ -29,17 +30,25 @@ export function startupBanner(o: { role: string; url?: string; app: App; devnetP
     if (config.devnet) lines.push("", ...relaxed.map((l) => `  ${l}`));
     else lines.splice(0, 0, ...frame(relaxed));
   }
+  const ups = upstreamSources(config);
   if (config.devnet) {
+    const simulated = ups.filter((u) => u.source === "simulated").length;
     lines.push("");
-    lines.push("  DEVNET MODE: no upstream is configured, so simulated chains run on loopback. No real money moves.");
+    lines.push(
+      simulated === ups.length
+        ? "  DEVNET MODE: no upstream is configured, so simulated chains run on loopback. No real money moves."
+        : `  DEVNET MODE: ${simulated} of ${ups.length} upstreams simulated on loopback; the configured ones are real.`,
+    );
     if (o.devnetJoined) lines.push(`    joined ${o.devnetJoined}`);
-    lines.push(`    EVM / USDC (Base Sepolia, chain 84532)  ${config.EVM_RPC_URL}`);
-    lines.push(`    monerod (simulated)                     ${config.MONERO_DAEMON_URL}`);
-    lines.push(`    Ethereum L1 (chain id from the node)    ${config.ETH_RPC_URL}`);
-    lines.push(`    zebrad (Zcash ${config.ZCASH_NETWORK})                 ${config.ZEBRAD_URL}`);
-    if (config.LIGHTWALLETD_URL) lines.push(`    lightwalletd (same Zcash chain, gRPC)   ${config.LIGHTWALLETD_URL}`);
-    lines.push(`    funded x402 payers: ${o.devnetPayers ?? 0} accounts of the "test … junk" mnemonic, 1,000 USDC each`);
-    lines.push(`    watch wallets:      npx vigil devnet wallets`);
+  } else {
+    lines.push("", "  upstreams");
+  }
+  const width = Math.max(...ups.map((u) => u.label.length)) + 2;
+  for (const u of ups) lines.push(`    ${u.label.padEnd(width)}${u.source === "not_configured" ? "not configured" : `${u.source.padEnd(10)}${u.url ?? ""}`}`);
+  for (const n of o.notes ?? []) lines.push(`    note: ${n}`);
+  if (config.devnet) {
+    if (o.devnetPayers) lines.push(`    funded x402 payers: ${o.devnetPayers} accounts of the "test … junk" mnemonic, 1,000 USDC each`);
+    if (config.simulatedUpstreams.includes("monerod") || config.simulatedUpstreams.includes("zebrad")) lines.push(`    watch wallets:      npx vigil devnet wallets`);
     if (o.url) {
       lines.push("");
       lines.push(`  try:  npx vigil pay GET ${o.url}/v1/q/xmr/height`);

@@ -5,7 +5,8 @@
  * simulated upstreams and lays their settings over the config before the
  * app is built, so the app itself never knows it runs on a devnet.
  */
-import { applyConfigOverlay, loadConfig, ConfigError, type Config } from "./config.js";
+import { loadConfig, ConfigError, type Config } from "./config.js";
+import { prepareConfig, StartupError, type Prepared } from "./startup.js";
 import { createLogger } from "./core/logger.js";
 import type { PayCliPayer } from "./x402/pay-cli.js";
 
@@ -37,9 +38,10 @@ Settings come from environment variables: see docs/configuration.md.`;
 type Io = { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
 const io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
 
-function config(): Config {
+/** The parsed settings; `overrides` win over the environment (the devnet helpers force DEVNET=on). */
+function config(overrides: Record<string, string> = {}): Config {
   try {
-    return loadConfig(process.env);
+    return loadConfig({ ...process.env, ...overrides });
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`${e.message}\n`);
@@ -85,28 +87,31 @@ async function payerKey(configured: string | undefined): Promise<PayCliPayer> {
   return { privateKey: devnetPayerKey(0), networks: [DEVNET_NETWORK] };
 }
 
+/** The config the app is built with (src/startup.ts); a refusal is printed and exits 2. */
+async function prepare(parsed: Config, role: string, o: Parameters<typeof prepareConfig>[1]): Promise<Prepared> {
+  try {
+    return await prepareConfig(parsed, o);
+  } catch (e) {
+    if (!(e instanceof StartupError)) throw e;
+    const joinHint =
+      o.devnet === "join"
+        ? "\nStart one first in another terminal: npx vigil devnet\n(or run the API and the workers in one process with its own devnet: npx vigil serve)"
+        : "";
+    process.stderr.write(`vigil ${role}: ${e.message}${joinHint}\n`);
+    process.exit(2);
+  }
+}
+
 async function run(role: "serve" | "api" | "worker"): Promise<void> {
   const parsed = config();
   const log = createLogger(parsed.LOG_LEVEL);
   // Devnet mode: `serve` runs its own simulated chains (and records them for the helpers when no other
   // devnet is running); `api` and `worker` join the running `vigil devnet`, as they would join real upstreams.
-  const dn = parsed.devnet ? await import("./devnet/index.js") : undefined;
-  const stateFile = dn?.devnetStateFile(parsed);
-  const devnet =
-    dn && role === "serve"
-      ? await dn.startDevnet({ dataDir: parsed.dataDir, blockSeconds: parsed.DEVNET_BLOCK_SECONDS, log: quietAtInfo(log, parsed.LOG_LEVEL), ethRpcUrl: parsed.ETH_RPC_URL, zebradUrl: parsed.ZEBRAD_URL, lightwalletdUrl: parsed.LIGHTWALLETD_URL, zcashNetwork: parsed.ZCASH_NETWORK, relayUrls: parsed.RELAY_URLS, builderPubkeys: parsed.BUILDER_PUBKEYS, publishTo: stateFile })
-      : undefined;
-  const joined = dn && role !== "serve" ? dn.readPublishedDevnet(stateFile!) : undefined;
-  if (dn && role !== "serve" && !joined) {
-    process.stderr.write(
-      `vigil ${role}: devnet mode, but no running devnet was found (${stateFile}).\n` +
-        "Start one first in another terminal: npx vigil devnet\n" +
-        "(or run the API and the workers in one process with its own devnet: npx vigil serve)\n",
-    );
-    process.exit(2);
-  }
-  const overlay = devnet?.configOverlay ?? joined?.configOverlay;
-  const cfg = overlay ? applyConfigOverlay(parsed, overlay) : parsed;
+  const { config: cfg, devnet, joined, stateFile, notes } = await prepare(parsed, role, {
+    devnet: role === "serve" ? "start" : "join",
+    log: quietAtInfo(log, parsed.LOG_LEVEL),
+    publish: true,
+  });
   const { createApp } = await import("./app.js");
   const { startWorkers } = await import("./workers.js");
   const app = await createApp(cfg, { log });
@@ -116,7 +121,7 @@ async function run(role: "serve" | "api" | "worker"): Promise<void> {
   const workers = role === "api" ? undefined : startWorkers(app);
   const { startupBanner } = await import("./banner.js");
   process.stdout.write(
-    startupBanner({ role, url, app, devnetPayers: devnet?.payers.length ?? joined?.payers, ...(joined ? { devnetJoined: `the running devnet (pid ${joined.pid}, ${stateFile})` } : {}) }),
+    startupBanner({ role, url, app, notes, devnetPayers: devnet?.payers.length ?? joined?.payers, ...(joined ? { devnetJoined: `the running devnet (pid ${joined.pid}, ${stateFile})` } : {}) }),
   );
   onShutdown(async () => {
     await workers?.stop();
@@ -125,35 +130,71 @@ async function run(role: "serve" | "api" | "worker"): Promise<void> {
   });
 }
 
-/** `vigil mcp`: stdout carries MCP messages only, so every log line goes to stderr. */
+/**
+ * The address of a Vigil service already running with these settings (its `/`
+ * answers `"service": "vigil"` within a moment), or undefined.
+ */
+async function runningService(cfg: Config): Promise<string | undefined> {
+  const base = (cfg.PUBLIC_URL ?? `http://${cfg.HOST.includes(":") ? `[${cfg.HOST}]` : cfg.HOST}:${cfg.PORT}`).replace(/\/$/, "");
+  if (cfg.PORT === 0 && !cfg.PUBLIC_URL) return undefined;
+  try {
+    const r = await fetch(`${base}/`, { signal: AbortSignal.timeout(1_000) });
+    const body = (await r.json()) as { service?: unknown };
+    return body.service === "vigil" ? base : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `vigil mcp`: stdout carries MCP messages only, so every log line goes to stderr.
+ * It relays to the service given by --url, else to the one running with these
+ * settings (npm start), else serves in-process: joining the running devnet when
+ * there is one, else starting its own. In-process, `initialize` is answered at
+ * once and tool calls wait for the app.
+ */
 async function runMcpStdio(args: string[]): Promise<void> {
   const urlAt = args.indexOf("--url");
-  const url = urlAt >= 0 ? args[urlAt + 1] : undefined;
-  if (urlAt >= 0 && !url) throw new Error("--url needs the API's URL");
-  const parsed = url ? undefined : config();
+  const given = urlAt >= 0 ? args[urlAt + 1] : undefined;
+  if (urlAt >= 0 && !given) throw new Error("--url needs the API's URL");
+  const parsed = given ? undefined : config();
   const pino = (await import("pino")).default;
   const log = createLogger(parsed?.LOG_LEVEL ?? process.env.LOG_LEVEL ?? "warn", pino.destination(2));
   const { proxyMcpStdio, serveMcpStdio } = await import("./mcp/stdio.js");
+  const url = given ?? (await runningService(parsed!));
   if (url) {
+    if (!given) log.info({ url }, "MCP on stdio: relaying to the running service");
     const relay = await proxyMcpStdio(url, log);
     await relay.closed;
     process.exit(0);
   }
   const cfg0 = parsed!;
-  const { startDevnet } = cfg0.devnet ? await import("./devnet/index.js") : { startDevnet: undefined };
-  const devnet = startDevnet ? await startDevnet({ dataDir: cfg0.dataDir, blockSeconds: cfg0.DEVNET_BLOCK_SECONDS, log }) : undefined;
-  const cfg = devnet ? applyConfigOverlay(cfg0, devnet.configOverlay) : cfg0;
-  const { createApp } = await import("./app.js");
-  const { startWorkers } = await import("./workers.js");
-  const app = await createApp(cfg, { log });
-  const workers = startWorkers(app);
+  const { VERSION } = await import("./version.js");
+  const joinable = cfg0.devnet && (await import("./devnet/index.js")).readPublishedDevnet((await import("./devnet/index.js")).devnetStateFile(cfg0));
+  let stopping: (() => Promise<void>) | undefined;
+  const started = (async () => {
+    const prepared = await prepare(cfg0, "mcp", { devnet: joinable ? "join" : "start", log });
+    const { createApp } = await import("./app.js");
+    const { startWorkers } = await import("./workers.js");
+    const app = await createApp(prepared.config, { log });
+    const workers = startWorkers(app);
+    stopping = async () => {
+      await workers.stop();
+      await app.close();
+      await prepared.devnet?.close();
+    };
+    return app.mcp;
+  })();
+  started.catch((e: unknown) => {
+    log.error({ err: (e as Error).message }, "vigil mcp: the service could not start");
+    process.exit(1);
+  });
   const shutdown = async () => {
-    await workers.stop();
-    await app.close();
-    await devnet?.close();
+    await started.catch(() => undefined);
+    await stopping?.();
   };
   onShutdown(shutdown);
-  const stdio = await serveMcpStdio(app.mcp, log);
+  const stdio = await serveMcpStdio(started, VERSION, log);
   await stdio.closed;
   await shutdown();
   process.exit(0);
@@ -203,7 +244,9 @@ async function main(argv: string[]): Promise<number> {
     }
     case "devnet": {
       const { runDevnetCli } = await import("./devnet/cli.js");
-      return runDevnetCli(rest, io, () => config());
+      // The devnet's own commands need no payment settings: PAY_TO and friends in the
+      // environment (for a production API beside it) must not stop `devnet wallets`.
+      return runDevnetCli(rest, io, () => config({ DEVNET: "on" }));
     }
     case "pay": {
       const { runPayCli } = await import("./x402/pay-cli.js");

@@ -30,7 +30,10 @@ export const ConfigSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
-  /** "auto": devnet when no upstream is configured; "on" forces it; "off" never starts it. */
+  /**
+   * "auto": the devnet runs unless payments are configured for real (PAY_TO, FACILITATOR_URL or
+   * CDP_API_KEY_ID given); upstream URLs replace only their own simulators. "on" forces it; "off" never starts it.
+   */
   DEVNET: z.enum(["auto", "on", "off"]).default("auto"),
   DEVNET_BLOCK_SECONDS: z.coerce.number().positive().max(3600).default(20),
   /**
@@ -224,6 +227,11 @@ export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_
   readonly dataDir: string;
   /** Whether the built-in devnet runs in this process (shown in `/`, `/v1/health` and the banner). */
   readonly devnet: boolean;
+  /**
+   * The upstreams served by the devnet's simulators (names of SIMULATED_UPSTREAMS), so `/v1/health` and the
+   * banner can say which are real; empty outside the devnet. Only a devnet overlay sets it.
+   */
+  readonly simulatedUpstreams: readonly SimulatedUpstream[];
   /** The settings given explicitly (present in the environment, aliases counted as their new key): an overlay never replaces them. */
   readonly explicitKeys: readonly string[];
   /** One warning per deprecated setting name in use, logged once at start-up. */
@@ -231,6 +239,10 @@ export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_
 };
 
 export class ConfigError extends Error {}
+
+/** Upstreams the devnet can simulate, each replaced by its own setting (docs/configuration.md, Devnet). */
+export const SIMULATED_UPSTREAMS = ["monerod", "zebrad", "lightwalletd", "ethereum", "relays", "payment_chain", "prices", "private_builders"] as const;
+export type SimulatedUpstream = (typeof SIMULATED_UPSTREAMS)[number];
 
 /**
  * Settings supplied at start-up by something the CLI runs next to the app
@@ -267,20 +279,27 @@ export type ConfigOverlay = Partial<
     | "COIN_ZEC_VIEW_KEY"
     | "PRICE_SOURCES"
     | "devnet"
+    | "simulatedUpstreams"
   >
 >;
 
 /**
- * The overlay's keys that win even over a given setting: how payments settle.
- * The devnet always settles on its own chain, so no signature made against a
- * devnet can move real money, whatever FACILITATOR_MODE or PAY_TO say.
+ * The overlay's keys that win even over a given setting while the devnet
+ * simulates the payment chain (its overlay then names EVM_RPC_URL): how
+ * payments settle. Such a devnet always settles on its own chain, so no
+ * signature made against it can move real money, whatever FACILITATOR_MODE
+ * or PAY_TO say. With a real EVM_RPC_URL given, the devnet's payment
+ * settings only fill what was not given, as for any other upstream.
  */
-export const OVERLAY_OWNED_KEYS: readonly (keyof ConfigOverlay)[] = ["devnet", "FACILITATOR_MODE", "EVM_RPC_URL", "FACILITATOR_PRIVATE_KEY", "X402_NETWORK", "PAY_TO"];
+export const OVERLAY_OWNED_KEYS: readonly (keyof ConfigOverlay)[] = ["devnet", "simulatedUpstreams", "FACILITATOR_MODE", "EVM_RPC_URL", "FACILITATOR_PRIVATE_KEY", "X402_NETWORK", "PAY_TO"];
 
 /** The config with the overlay's settings in place of the ones the operator did not give (and of the owned ones). */
 export function applyConfigOverlay(config: Config, overlay: ConfigOverlay): Config {
   const explicit = new Set(config.explicitKeys);
-  const filled = Object.fromEntries(Object.entries(overlay).filter(([k]) => !explicit.has(k) || OVERLAY_OWNED_KEYS.includes(k as keyof ConfigOverlay)));
+  const owned = overlay.EVM_RPC_URL !== undefined ? OVERLAY_OWNED_KEYS : (["devnet", "simulatedUpstreams"] as const);
+  const filled = Object.fromEntries(
+    Object.entries(overlay).filter(([k, v]) => v !== undefined && (!explicit.has(k) || (owned as readonly string[]).includes(k))),
+  );
   return Object.freeze({ ...config, ...filled });
 }
 
@@ -326,8 +345,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const explicit = new Set(Object.keys(picked));
   const aliases = resolveAliases(parsed.data, explicit);
   for (const k of Object.keys(DEPRECATED_ALIASES)) explicit.delete(k);
-  const upstreamConfigured = Boolean(c.MONERO_DAEMON_URL || c.ETH_RPC_URL || c.EVM_RPC_URL || c.FACILITATOR_URL || c.PAY_TO);
-  const devnet = c.DEVNET === "on" || (c.DEVNET === "auto" && !upstreamConfigured);
+  // Payments configured for real mean production; an upstream URL alone replaces only its own simulator.
+  const paymentsConfigured = Boolean(c.PAY_TO || c.FACILITATOR_URL || c.CDP_API_KEY_ID);
+  const devnet = c.DEVNET === "on" || (c.DEVNET === "auto" && !paymentsConfigured);
   if (c.FACILITATOR_MODE === "http" && !c.FACILITATOR_URL && !devnet) {
     throw new ConfigError("Invalid configuration:\n  FACILITATOR_URL: required when FACILITATOR_MODE=http");
   }
@@ -362,6 +382,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     WATCH_POLL_SECONDS: c.WATCH_POLL_SECONDS ?? (devnet ? 15 : 180),
     dataDir: path.resolve(c.DATA_DIR),
     devnet,
+    simulatedUpstreams: [],
     explicitKeys: [...explicit].sort(),
     deprecations: aliases.deprecations,
   });

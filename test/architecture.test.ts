@@ -31,16 +31,21 @@ const LAYERS: Record<string, readonly string[]> = {
   mcp: ["core", "db", "http", "x402"],
   // The simulators speak the chains' wire formats with the chains' own codecs.
   devnet: ["core", "chains", "x402", "config.ts"],
-  // Composition roots.
+  // Root files below the composition roots.
   "config.ts": ["core"],
+  "version.ts": [],
+  "upstream-sources.ts": ["config.ts"],
+  "node-networks.ts": ["core", "chains", "config.ts"],
+  // Composition roots.
+  "startup.ts": ["*"],
   "app.ts": ["*"],
   "workers.ts": ["*"],
   "banner.ts": ["*"],
   "cli.ts": ["*"],
 };
 
-/** Only the CLI may start the devnet; everything else gets its settings as configuration. */
-const MAY_IMPORT_DEVNET = new Set(["cli.ts", "devnet"]);
+/** Only the CLI (with its start-up steps) may start the devnet; everything else gets its settings as configuration. */
+const MAY_IMPORT_DEVNET = new Set(["cli.ts", "startup.ts", "devnet"]);
 /** Product modules: the chains must not know them. */
 const PRODUCTS = ["watch", "checkout", "oracle", "feeds", "board", "relay", "mcp", "http", "webhooks"];
 

@@ -14,6 +14,15 @@ describe("configuration", () => {
     expect(prod).toMatchObject({ WATCH_POLL_SECONDS: 180, MONERO_CONFIRMATIONS: 10 });
   });
 
+  it("keeps the devnet on beside upstream URLs (each replaces only its own simulator); payments configured for real turn it off", () => {
+    for (const url of ["MONERO_DAEMON_URL", "ETH_RPC_URL", "EVM_RPC_URL", "ZEBRAD_URL", "LIGHTWALLETD_URL", "RELAY_URLS"]) {
+      expect(loadConfig({ [url]: "http://127.0.0.1:18081" }).devnet, url).toBe(true);
+    }
+    expect(loadConfig({ FACILITATOR_URL: "https://f.example", FACILITATOR_MODE: "http" }).devnet).toBe(false);
+    expect(loadConfig({ MONERO_DAEMON_URL: "http://127.0.0.1:18081", DEVNET: "off" }).devnet).toBe(false);
+    expect(loadConfig({ PAY_TO: "0x1111111111111111111111111111111111111111", DEVNET: "on" }).devnet).toBe(true);
+  });
+
   it.each([
     ["PORT", "abc"],
     ["PORT", "70000"],
@@ -69,6 +78,7 @@ describe("settings given beat the overlay", () => {
     const c = applyConfigOverlay(parsed, {
       devnet: true,
       FACILITATOR_MODE: "local",
+      EVM_RPC_URL: "http://127.0.0.1:1",
       PUZZLE_WATCHLIST: "/devnet/w.json",
       RISK_LISTS: "/devnet/r.json",
       MONERO_NETWORK: "testnet",
@@ -78,6 +88,25 @@ describe("settings given beat the overlay", () => {
     expect(c).toMatchObject({ PUZZLE_WATCHLIST: "/mine/watchlist.json", RISK_LISTS: "/mine/risk.json", MONERO_NETWORK: "stagenet", PRICE_SOURCES: "[]", PRIVATE_RELAY_BUILDERS: "a=http://127.0.0.1:2" });
     // No signature made against a devnet moves real money: its facilitator settles, whatever was given.
     expect(c).toMatchObject({ devnet: true, FACILITATOR_MODE: "local" });
+  });
+
+  it("with a real payment chain (the overlay names no EVM_RPC_URL) the devnet's payment settings fill only what was not given", () => {
+    const parsed = loadConfig({ DEVNET: "on", EVM_RPC_URL: "http://127.0.0.1:8545", PAY_TO: "0x2222222222222222222222222222222222222222" });
+    const c = applyConfigOverlay(parsed, {
+      devnet: true,
+      simulatedUpstreams: ["monerod"],
+      FACILITATOR_MODE: "local",
+      FACILITATOR_PRIVATE_KEY: "11".repeat(32),
+      PAY_TO: "0x3333333333333333333333333333333333333333",
+    });
+    expect(c).toMatchObject({
+      devnet: true,
+      simulatedUpstreams: ["monerod"],
+      EVM_RPC_URL: "http://127.0.0.1:8545",
+      PAY_TO: "0x2222222222222222222222222222222222222222",
+      FACILITATOR_MODE: "local",
+      FACILITATOR_PRIVATE_KEY: "11".repeat(32),
+    });
   });
 
   it("an empty value is not a given setting", () => {

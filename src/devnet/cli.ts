@@ -14,7 +14,7 @@ import type { Config } from "../config.js";
 import { createLogger } from "../core/logger.js";
 import { formatAtomic, UNITS } from "../core/money.js";
 import { devnetMoneroMine, devnetMoneroSend, devnetMoneroWallets, deriveDevnetWallets } from "./monerod.js";
-import { devnetStateFile, readDevnetState, readPublishedDevnet, startDevnet } from "./index.js";
+import { devnetOptions, devnetStateFile, readDevnetState, readPublishedDevnet, startDevnet } from "./index.js";
 import { devnetZcashMine, devnetZcashReorg, devnetZcashSend, devnetZcashSpend, devnetZcashWallets } from "./zcash-client.js";
 import { deriveDevnetZcashWallets, type DevnetZcashWallet } from "./zcash-wallets.js";
 import fs from "node:fs";
@@ -37,6 +37,10 @@ function moneroUrl(args: string[], cfg: Config, io: Io): string | undefined {
   if (explicit) return explicit;
   const found = runningMoneroUrl(cfg);
   if (found) return found;
+  if (readPublishedDevnet(devnetStateFile(cfg))) {
+    io.stderr.write("the running devnet uses a real monerod (MONERO_DAEMON_URL), not its simulator: send and mine with that node's own tools\n");
+    return undefined;
+  }
   io.stderr.write(
     `no running devnet found (neither under ${cfg.dataDir}/devnet nor in ${devnetStateFile(cfg)}); start one (npm start, or npx vigil devnet) or pass --devnet URL\n`,
   );
@@ -139,12 +143,16 @@ export async function runDevnetCli(argv: string[], io: Io, config: () => Config)
       }
       // At the default level only warnings: the banner below shows the URLs the info lines would.
       const log = createLogger(cfg.LOG_LEVEL === "info" ? "warn" : cfg.LOG_LEVEL);
-      const devnet = await startDevnet({ dataDir: cfg.dataDir, blockSeconds: cfg.DEVNET_BLOCK_SECONDS, log, ethRpcUrl: cfg.ETH_RPC_URL, zebradUrl: cfg.ZEBRAD_URL, lightwalletdUrl: cfg.LIGHTWALLETD_URL, zcashNetwork: cfg.ZCASH_NETWORK, publishTo: stateFile });
+      const devnet = await startDevnet(devnetOptions(cfg, { log, publishTo: stateFile }));
       io.stdout.write(
         [
           "Vigil devnet: simulated upstreams on loopback. No real money moves.",
-          `  EVM JSON-RPC (Base Sepolia, chain 84532, USDC ${devnet.evm.usdcAddress})  ${devnet.evmUrl}`,
-          `  monerod (testnet, a block every ${cfg.DEVNET_BLOCK_SECONDS} s)             ${devnet.moneroUrl}`,
+          devnet.evm
+            ? `  EVM JSON-RPC (Base Sepolia, chain 84532, USDC ${devnet.evm.usdcAddress})  ${devnet.evmUrl}`
+            : `  EVM JSON-RPC: the real node at EVM_RPC_URL (not simulated)`,
+          devnet.monerod
+            ? `  monerod (testnet, a block every ${cfg.DEVNET_BLOCK_SECONDS} s)             ${devnet.moneroUrl}`
+            : `  monerod: the real node at MONERO_DAEMON_URL (not simulated)`,
           `  Ethereum L1 (chain ${DEVNET_ETH_CHAIN_ID}, a block every 12 s)                   ${devnet.ethereum?.url ?? cfg.ETH_RPC_URL}`,
           `  zebrad (Zcash testnet past NU6.3, a block every ${cfg.DEVNET_BLOCK_SECONDS} s)  ${devnet.zebrad?.url ?? cfg.ZEBRAD_URL}`,
           `  lightwalletd (gRPC, the same Zcash chain)                      ${devnet.lightwalletd?.url ?? cfg.LIGHTWALLETD_URL}`,

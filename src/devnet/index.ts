@@ -15,7 +15,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { mnemonicToAccount } from "viem/accounts";
 import { bytesToHex } from "viem";
-import type { ConfigOverlay } from "../config.js";
+import type { Config, ConfigOverlay, SimulatedUpstream } from "../config.js";
 import { DEVNET_MNEMONIC, DEVNET_NETWORK, startDevnetEvm } from "./evm.js";
 import { DEVNET_MONERO_NETWORK, startDevnetMonerod } from "./monerod.js";
 import { deriveDevnetWallets, loadOrCreateSeed, type DevnetMoneroWallet } from "./monerod-wallets.js";
@@ -44,12 +44,17 @@ export interface DevnetWallet {
   [k: string]: unknown;
 }
 
-/** Set only while the devnet simulates Zcash (the receiving wallet is a devnet testnet wallet). */
-type ZcashWalletKeys = "COIN_ZEC_ADDRESS" | "COIN_ZEC_VIEW_KEY";
+/**
+ * Set only while the devnet simulates the chain they belong to: the service's receiving wallets
+ * are devnet wallets, and the payment settings of a replaced payment chain are the CLI's to decide.
+ */
+type SimulatorOnlyKeys = "COIN_ZEC_ADDRESS" | "COIN_ZEC_VIEW_KEY" | "COIN_XMR_ADDRESS" | "COIN_XMR_VIEW_KEY" | "EVM_RPC_URL" | "X402_NETWORK" | "MONERO_NETWORK";
 
 export interface DevnetHandle {
-  evmUrl: string;
-  moneroUrl: string;
+  /** The simulated payment chain; absent when a real EVM_RPC_URL replaces it. */
+  evmUrl: string | undefined;
+  /** The simulated monerod; absent when a real MONERO_DAEMON_URL replaces it. */
+  moneroUrl: string | undefined;
   /** Address paid by x402 calls to the devnet service (mnemonic index 19; not one of the funded payers). */
   payTo: `0x${string}`;
   /** Gas key of the local facilitator (mnemonic index 18). */
@@ -58,16 +63,16 @@ export interface DevnetHandle {
   /** Funded x402 payers (USDC) and ready-to-watch coin wallets. */
   payers: { address: string; privateKey: `0x${string}`; usdcAtomic: string }[];
   wallets: DevnetWallet[];
-  /** The service's own receiving wallet for coin payments (COIN_XMR_ADDRESS / COIN_XMR_VIEW_KEY). */
-  serviceWallet: DevnetMoneroWallet;
+  /** The service's own receiving wallet for coin payments (COIN_XMR_ADDRESS / COIN_XMR_VIEW_KEY); absent with a real monerod. */
+  serviceWallet: DevnetMoneroWallet | undefined;
   /** The service's own Zcash receiving wallet (COIN_ZEC_ADDRESS / COIN_ZEC_VIEW_KEY); absent when both Zcash simulators are replaced. */
   zcashServiceWallet: DevnetZcashWallet | undefined;
   stateFile: string;
   /** The settings that point the app at this devnet; they win over the parsed ones. */
-  configOverlay: Required<Omit<ConfigOverlay, ZcashWalletKeys>> & Pick<ConfigOverlay, ZcashWalletKeys>;
-  /** Test hooks into the simulated chains. */
-  evm: Awaited<ReturnType<typeof startDevnetEvm>>;
-  monerod: Awaited<ReturnType<typeof startDevnetMonerod>>;
+  configOverlay: Required<Omit<ConfigOverlay, SimulatorOnlyKeys>> & Pick<ConfigOverlay, SimulatorOnlyKeys>;
+  /** Test hooks into the simulated chains (absent where a real node replaces them). */
+  evm: DevnetEvm | undefined;
+  monerod: DevnetMonerod | undefined;
   /** The simulated USD price providers. */
   prices: DevnetPrices;
   /** The simulated Ethereum L1; absent when a real ETH_RPC_URL replaces it. */
@@ -85,6 +90,64 @@ export interface DevnetHandle {
   /** The simulated private builder endpoints the private relay fans out to. */
   privateBuilders: DevnetPrivateBuilders;
   close(): Promise<void>;
+}
+
+export type DevnetEvm = Awaited<ReturnType<typeof startDevnetEvm>>;
+export type DevnetMonerod = Awaited<ReturnType<typeof startDevnetMonerod>>;
+
+/** A devnet that simulates the payment chain and monerod too (what tests and benchmarks start). */
+export type SimulatedDevnet = DevnetHandle & {
+  evmUrl: string;
+  moneroUrl: string;
+  evm: DevnetEvm;
+  monerod: DevnetMonerod;
+  serviceWallet: DevnetMoneroWallet;
+  configOverlay: DevnetHandle["configOverlay"] & Required<Pick<ConfigOverlay, "EVM_RPC_URL" | "X402_NETWORK" | "COIN_XMR_ADDRESS" | "COIN_XMR_VIEW_KEY" | "MONERO_NETWORK">>;
+};
+
+export interface DevnetOptions {
+  dataDir: string;
+  host?: string;
+  blockSeconds: number;
+  log?: Logger;
+  /** A configured MONERO_DAEMON_URL: it replaces only the monerod simulator (no devnet Monero wallets, no devnet coin wallet). */
+  moneroDaemonUrl?: string;
+  /** A configured EVM_RPC_URL: it replaces only the payment-chain simulator (payments settle there; no funded devnet payers). */
+  evmRpcUrl?: string;
+  /** A configured ETH_RPC_URL: it replaces only the Ethereum simulator (payments stay on the devnet). */
+  ethRpcUrl?: string;
+  /** A configured ZEBRAD_URL: it replaces only the zebrad simulator, on the configured ZCASH_NETWORK. */
+  zebradUrl?: string;
+  /** A configured LIGHTWALLETD_URL: it replaces only the lightwalletd simulator. */
+  lightwalletdUrl?: string;
+  zcashNetwork?: ZcashNetwork;
+  /** Blocks of Zcash history built at start (default 100; 10 or fewer leave the tip before NU6.3, so Orchard notes can still be paid). */
+  zcashInitialBlocks?: number;
+  /** A configured RELAY_URLS (and its BUILDER_PUBKEYS): it replaces only the relay simulators. */
+  relayUrls?: string;
+  builderPubkeys?: string;
+  /**
+   * The shared state file (devnetStateFile): when set and no live devnet is recorded there, this
+   * devnet records itself in it, so other processes (`vigil api`, `vigil worker`, the helpers) join it.
+   */
+  publishTo?: string;
+}
+
+/** The devnet options that let each upstream URL given in the settings replace its own simulator. */
+export function devnetOptions(parsed: Config, extra: Partial<DevnetOptions> = {}): DevnetOptions {
+  return {
+    dataDir: parsed.dataDir,
+    blockSeconds: parsed.DEVNET_BLOCK_SECONDS,
+    moneroDaemonUrl: parsed.MONERO_DAEMON_URL,
+    evmRpcUrl: parsed.EVM_RPC_URL,
+    ethRpcUrl: parsed.ETH_RPC_URL,
+    zebradUrl: parsed.ZEBRAD_URL,
+    lightwalletdUrl: parsed.LIGHTWALLETD_URL,
+    zcashNetwork: parsed.ZCASH_NETWORK,
+    relayUrls: parsed.RELAY_URLS,
+    builderPubkeys: parsed.BUILDER_PUBKEYS,
+    ...extra,
+  };
 }
 
 function keyAt(index: number): `0x${string}` {
@@ -106,41 +169,26 @@ function persistentSecret(dir: string, name: string): string {
   return v;
 }
 
-export async function startDevnet(opts: {
-  dataDir: string;
-  host?: string;
-  blockSeconds: number;
-  log?: Logger;
-  /** A configured ETH_RPC_URL: it replaces only the Ethereum simulator (payments stay on the devnet). */
-  ethRpcUrl?: string;
-  /** A configured ZEBRAD_URL: it replaces only the zebrad simulator, on the configured ZCASH_NETWORK. */
-  zebradUrl?: string;
-  /** A configured LIGHTWALLETD_URL: it replaces only the lightwalletd simulator. */
-  lightwalletdUrl?: string;
-  zcashNetwork?: ZcashNetwork;
-  /** Blocks of Zcash history built at start (default 100; 10 or fewer leave the tip before NU6.3, so Orchard notes can still be paid). */
-  zcashInitialBlocks?: number;
-  /** A configured RELAY_URLS (and its BUILDER_PUBKEYS): it replaces only the relay simulators. */
-  relayUrls?: string;
-  builderPubkeys?: string;
-  /**
-   * The shared state file (devnetStateFile): when set and no live devnet is recorded there, this
-   * devnet records itself in it, so other processes (`vigil api`, `vigil worker`, the helpers) join it.
-   */
-  publishTo?: string;
-}): Promise<DevnetHandle> {
+/**
+ * Starts the simulators of every upstream not given in `opts` (a given URL
+ * replaces only its own simulator, and that simulator is not started).
+ */
+export async function startDevnet(opts: DevnetOptions & { moneroDaemonUrl?: undefined; evmRpcUrl?: undefined }): Promise<SimulatedDevnet>;
+export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle>;
+export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
   const dir = path.join(opts.dataDir, "devnet");
   fs.mkdirSync(dir, { recursive: true });
   const host = opts.host ?? "127.0.0.1";
-  const evm = await startDevnetEvm({ host, port: 0 });
-  const monerod = await startDevnetMonerod({ host, port: 0, dataDir: opts.dataDir, blockSeconds: opts.blockSeconds, log: opts.log });
+  const evm = opts.evmRpcUrl ? undefined : await startDevnetEvm({ host, port: 0 });
+  const monerod = opts.moneroDaemonUrl ? undefined : await startDevnetMonerod({ host, port: 0, dataDir: opts.dataDir, blockSeconds: opts.blockSeconds, log: opts.log });
   const prices = await startDevnetPrices({ host });
   // The service wallet comes from its own seed, derived from the wallets' seed: not one of the ready wallets.
   const walletSeed = loadOrCreateSeed(opts.dataDir).seed;
   const serviceSeed = createHash("sha256").update(`${walletSeed}:vigil-service-wallet`).digest("hex");
-  const serviceWallet = { ...deriveDevnetWallets(serviceSeed, DEVNET_MONERO_NETWORK)[0]!, label: "service" };
-  // The Zcash receiving wallet: wallet 0 of the same service seed, on the devnet's Zcash network.
-  const zcashServiceWallet = opts.zebradUrl && opts.lightwalletdUrl ? undefined : deriveDevnetZcashWallets(serviceSeed, DEVNET_ZCASH_NETWORK, ["service"])[0]!;
+  // A devnet wallet receives coin payments only on the devnet's own chain: on a real node nobody could pay it.
+  const serviceWallet = monerod ? { ...deriveDevnetWallets(serviceSeed, DEVNET_MONERO_NETWORK)[0]!, label: "service" } : undefined;
+  // The Zcash receiving wallet: wallet 0 of the same service seed, on the devnet's Zcash network (both Zcash simulators running).
+  const zcashServiceWallet = opts.zebradUrl || opts.lightwalletdUrl ? undefined : deriveDevnetZcashWallets(serviceSeed, DEVNET_ZCASH_NETWORK, ["service"])[0]!;
   const ethereum = opts.ethRpcUrl ? undefined : await startDevnetEthereum({ host });
   // One Zcash chain for both simulators, so chain facts and compact blocks agree; it mines on its own timer.
   const zcashChain = opts.zebradUrl && opts.lightwalletdUrl ? undefined : new DevnetZcashChain(systemClock, opts.blockSeconds);
@@ -161,25 +209,37 @@ export async function startDevnet(opts: {
   const payTo = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address;
   const facilitatorKey = keyAt(18);
   const masterKey = persistentSecret(dir, "master.key");
+  const simulated: SimulatedUpstream[] = [
+    ...(monerod ? (["monerod"] as const) : []),
+    ...(zebrad ? (["zebrad"] as const) : []),
+    ...(lightwalletd ? (["lightwalletd"] as const) : []),
+    ...(ethereum ? (["ethereum"] as const) : []),
+    ...(relays ? (["relays"] as const) : []),
+    ...(evm ? (["payment_chain"] as const) : []),
+    "prices",
+    "private_builders",
+  ];
   const handle: DevnetHandle = {
-    evmUrl: evm.url,
-    moneroUrl: monerod.url,
+    evmUrl: evm?.url,
+    moneroUrl: monerod?.url,
     payTo,
     facilitatorKey,
     masterKey,
-    payers: evm.accounts.map((a) => ({
+    payers: (evm?.accounts ?? []).map((a) => ({
       address: a.address,
       privateKey: a.privateKey as `0x${string}`,
-      usdcAtomic: evm.usdcBalanceOf(a.address).toString(),
+      usdcAtomic: evm!.usdcBalanceOf(a.address).toString(),
     })),
-    wallets: monerod.wallets.map((w) => ({ ...w })),
+    wallets: (monerod?.wallets ?? []).map((w) => ({ ...w })),
     serviceWallet,
     zcashServiceWallet,
     stateFile: path.join(dir, "devnet.json"),
     configOverlay: {
       devnet: true,
-      MONERO_DAEMON_URL: monerod.url,
-      MONERO_NETWORK: DEVNET_MONERO_NETWORK,
+      simulatedUpstreams: simulated,
+      MONERO_DAEMON_URL: opts.moneroDaemonUrl ?? monerod!.url,
+      // With a real monerod the CLI reads its network from the node (src/node-networks.ts).
+      ...(monerod ? { MONERO_NETWORK: DEVNET_MONERO_NETWORK } : {}),
       ETH_RPC_URL: opts.ethRpcUrl ?? ethereum!.url,
       ZEBRAD_URL: opts.zebradUrl ?? zebrad!.url,
       LIGHTWALLETD_URL: opts.lightwalletdUrl ?? lightwalletd!.url,
@@ -189,15 +249,14 @@ export async function startDevnet(opts: {
       PRIVATE_RELAY_BUILDERS: privateBuilders.setting,
       RISK_LISTS: riskListFile,
       PUZZLE_WATCHLIST: watchlistFile,
-      // The devnet always settles on its own chain, whatever facilitator mode is configured.
+      // The devnet settles on its own chain, whatever facilitator mode is configured; with a real
+      // EVM_RPC_URL the local facilitator settles there, and these fill only what was not given.
       FACILITATOR_MODE: "local",
-      EVM_RPC_URL: evm.url,
+      ...(evm ? { EVM_RPC_URL: evm.url, X402_NETWORK: DEVNET_NETWORK } : {}),
       FACILITATOR_PRIVATE_KEY: facilitatorKey,
-      X402_NETWORK: DEVNET_NETWORK,
       PAY_TO: payTo,
       MASTER_KEY: masterKey,
-      COIN_XMR_ADDRESS: serviceWallet.address,
-      COIN_XMR_VIEW_KEY: serviceWallet.viewKey,
+      ...(serviceWallet ? { COIN_XMR_ADDRESS: serviceWallet.address, COIN_XMR_VIEW_KEY: serviceWallet.viewKey } : {}),
       ...(zcashServiceWallet ? { COIN_ZEC_ADDRESS: zcashServiceWallet.address, COIN_ZEC_VIEW_KEY: zcashServiceWallet.ufvk } : {}),
       PRICE_SOURCES: prices.sources,
     },
@@ -214,8 +273,8 @@ export async function startDevnet(opts: {
     close: async () => {
       zcashChain?.stopTimer();
       await Promise.allSettled([
-        evm.close(),
-        monerod.close(),
+        ...(evm ? [evm.close()] : []),
+        ...(monerod ? [monerod.close()] : []),
         prices.close(),
         ...(ethereum ? [ethereum.close()] : []),
         ...(zebrad ? [zebrad.close()] : []),
@@ -238,7 +297,7 @@ export async function startDevnet(opts: {
   fs.writeFileSync(
     handle.stateFile,
     JSON.stringify(
-      { pid: process.pid, evmUrl: evm.url, moneroUrl: monerod.url, ...(zebrad ? { zebradUrl: zebrad.url } : {}), ...(lightwalletd ? { lightwalletdUrl: lightwalletd.url } : {}), payTo, startedAt: new Date().toISOString() },
+      { pid: process.pid, evmUrl: evm?.url, moneroUrl: monerod?.url, ...(zebrad ? { zebradUrl: zebrad.url } : {}), ...(lightwalletd ? { lightwalletdUrl: lightwalletd.url } : {}), payTo, startedAt: new Date().toISOString() },
       null,
       2,
     ),
@@ -248,8 +307,8 @@ export async function startDevnet(opts: {
       pid: process.pid,
       startedAt: new Date().toISOString(),
       dataDir: path.resolve(opts.dataDir),
-      evmUrl: evm.url,
-      moneroUrl: monerod.url,
+      ...(evm ? { evmUrl: evm.url } : {}),
+      ...(monerod ? { moneroUrl: monerod.url } : {}),
       ...(zebrad ? { zebradUrl: zebrad.url } : {}),
       payers: handle.payers.length,
       configOverlay: handle.configOverlay,
@@ -268,8 +327,9 @@ export interface PublishedDevnet {
   pid: number;
   startedAt: string;
   dataDir: string;
-  evmUrl: string;
-  moneroUrl: string;
+  /** The simulated payment chain and monerod; absent when real nodes replaced them. */
+  evmUrl?: string;
+  moneroUrl?: string;
   /** The zebrad simulator (the Zcash devnet controls); absent when a real ZEBRAD_URL replaced it. */
   zebradUrl?: string;
   /** Funded x402 payers (for the banner). */
@@ -314,7 +374,7 @@ export function readPublishedDevnet(file: string): PublishedDevnet | null {
     const st = fs.statSync(file);
     if (typeof process.getuid === "function" && st.uid !== process.getuid()) return null;
     const state = JSON.parse(fs.readFileSync(file, "utf8")) as PublishedDevnet;
-    if (typeof state.pid !== "number" || !state.configOverlay || typeof state.moneroUrl !== "string") return null;
+    if (typeof state.pid !== "number" || !state.configOverlay) return null;
     return alive(state.pid) ? state : null;
   } catch {
     return null;
@@ -322,7 +382,7 @@ export function readPublishedDevnet(file: string): PublishedDevnet | null {
 }
 
 /** Reads the state file of a devnet running from the same DATA_DIR. */
-export function readDevnetState(dataDir: string): { evmUrl: string; moneroUrl: string; zebradUrl?: string; lightwalletdUrl?: string; pid: number } | null {
+export function readDevnetState(dataDir: string): { evmUrl?: string; moneroUrl?: string; zebradUrl?: string; lightwalletdUrl?: string; pid: number } | null {
   try {
     return JSON.parse(fs.readFileSync(path.join(dataDir, "devnet", "devnet.json"), "utf8"));
   } catch {

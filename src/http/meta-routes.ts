@@ -40,6 +40,8 @@ export interface MetaDeps {
   dbKind: string;
   devnet: boolean;
   healthChecks: readonly HealthCheck[];
+  /** Each upstream's source (src/upstream-sources.ts). */
+  sources: Readonly<Record<string, "simulated" | "real" | "not_configured">>;
   startedAt: number;
   now: () => number;
   version: string;
@@ -104,6 +106,8 @@ export const HealthReport = z.object({
   database: z.object({ kind: z.string(), available: z.boolean() }),
   paywall: z.object({ configured: z.boolean(), facilitator_mode: z.string(), network: z.string() }),
   upstreams: z.record(z.string(), UpstreamHealth),
+  /** What serves each upstream: a devnet simulator, a real node, or nothing (no URLs). */
+  sources: z.record(z.string(), z.enum(["simulated", "real", "not_configured"])),
 });
 
 /** Computes a value on first use and keeps it (the route table is fixed once the app is built). */
@@ -277,6 +281,7 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
           database: { kind: deps.dbKind, available: dbOk },
           paywall: { configured: deps.paywall.terms !== null, facilitator_mode: deps.facilitatorMode, network: network() },
           upstreams,
+          sources: { ...deps.sources },
         };
       },
     }),

@@ -36,6 +36,32 @@ export interface McpServiceDeps {
 /** Who a server serves: an HTTP request (its request id), or a stdio client (a fresh id per call). */
 export type ServerCaller = Omit<CallerInfo, "requestId"> & { requestId?: string };
 
+/**
+ * An SDK `Server` for one caller whose tools come from `service`, which may
+ * still be starting: `initialize` is answered at once (it needs nothing but
+ * the name, version and capabilities), tools/list and tools/call wait for
+ * the service. `vigil mcp` on stdio answers a client within its start-up
+ * timeout this way while the app opens its database and upstreams.
+ */
+export function mcpServerOver(version: string, service: McpService | Promise<McpService>, caller: ServerCaller): Server {
+  const s = new Server(
+    { name: MCP_SERVER_NAME, version, title: "Vigil" },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions:
+        "Vigil watches Monero and Zcash addresses with view keys and sends signed webhooks, and answers single chain facts. " +
+        "Free tools answer at once; paid tools answer an unpaid call with x402 PaymentRequired terms (isError) and take the signed " +
+        'payment in _meta["x402/payment"]. service_q asks any oracle question for free (rate-limited per client).',
+    },
+  );
+  s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await service).tools.map((t) => t.tool) }));
+  // A stdio client makes many calls on one connection: each gets its own request id (for the logs and internal_error).
+  s.setRequestHandler(CallToolRequestSchema, async (req) =>
+    (await service).call(req.params.name, req.params.arguments, req.params._meta, { ...caller, requestId: caller.requestId ?? randomUUID() }),
+  );
+  return s;
+}
+
 export interface McpService {
   tools: readonly PublishedTool[];
   version: string;
@@ -56,7 +82,6 @@ export function createMcpService(deps: McpServiceDeps): McpService {
     dispatchLimiter: createRateLimiter(deps.rateLimits.store, "rl_mcp_dispatch", deps.dispatchPerMinute, 60),
     dispatchPerMinute: deps.dispatchPerMinute,
   };
-  const listed = tools.map((t) => t.tool);
 
   async function call(name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, caller: CallerInfo): Promise<CallToolResult> {
     const published = byName.get(name);
@@ -67,24 +92,6 @@ export function createMcpService(deps: McpServiceDeps): McpService {
     return callTool(callDeps, published, args, meta, caller);
   }
 
-  function server(caller: ServerCaller): Server {
-    const s = new Server(
-      { name: MCP_SERVER_NAME, version: deps.version, title: "Vigil" },
-      {
-        capabilities: { tools: { listChanged: false } },
-        instructions:
-          "Vigil watches Monero and Zcash addresses with view keys and sends signed webhooks, and answers single chain facts. " +
-          "Free tools answer at once; paid tools answer an unpaid call with x402 PaymentRequired terms (isError) and take the signed " +
-          'payment in _meta["x402/payment"]. service_q asks any oracle question for free (rate-limited per client).',
-      },
-    );
-    s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
-    // A stdio client makes many calls on one connection: each gets its own request id (for the logs and internal_error).
-    s.setRequestHandler(CallToolRequestSchema, async (req) =>
-      call(req.params.name, req.params.arguments, req.params._meta, { ...caller, requestId: caller.requestId ?? randomUUID() }),
-    );
-    return s;
-  }
-
-  return { tools, version: deps.version, server, call };
+  const service: McpService = { tools, version: deps.version, server: (caller) => mcpServerOver(deps.version, service, caller), call };
+  return service;
 }

@@ -9,7 +9,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
-import type { McpService } from "./server.js";
+import { mcpServerOver, type McpService } from "./server.js";
 
 export interface StdioHandle {
   /** Resolves when the client closes standard input. */
@@ -27,10 +27,13 @@ function onClosed(transport: StdioServerTransport): Promise<void> {
   });
 }
 
-/** Serves this process's tools over stdio. */
-export async function serveMcpStdio(service: McpService, log: Logger): Promise<StdioHandle> {
+/**
+ * Serves this process's tools over stdio. The service may still be starting
+ * (a promise): `initialize` is answered at once, tool calls when it is ready.
+ */
+export async function serveMcpStdio(service: McpService | Promise<McpService>, version: string, log: Logger): Promise<StdioHandle> {
   const transport = new StdioServerTransport();
-  const server = service.server({ ip: "stdio", log });
+  const server = mcpServerOver(version, service, { ip: "stdio", log });
   const closed = onClosed(transport);
   process.stdin.once("end", () => void server.close());
   await server.connect(transport);

@@ -8,12 +8,12 @@ import fs from "node:fs";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/config.js";
-import { startDevnet, type DevnetHandle } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
 import { startTestApp, tempDir, type TestApp } from "../helpers/app.js";
 
 describe("the devnet configuration overlay", () => {
   let dir: string;
-  let devnet: DevnetHandle;
+  let devnet: SimulatedDevnet;
   let t: TestApp;
 
   beforeAll(async () => {
@@ -29,8 +29,10 @@ describe("the devnet configuration overlay", () => {
   });
 
   it("is made of values the config schema accepts, pointing at the running simulators", () => {
-    const { devnet: on, ...settings } = devnet.configOverlay;
+    const { devnet: on, simulatedUpstreams, ...settings } = devnet.configOverlay;
     expect(on).toBe(true);
+    // Everything is simulated when nothing is given.
+    expect([...simulatedUpstreams].sort()).toEqual(["ethereum", "lightwalletd", "monerod", "payment_chain", "prices", "private_builders", "relays", "zebrad"]);
     // Every setting is one an operator could have written in the environment.
     const keys = Object.fromEntries(Object.keys(settings).map((k) => [k, true as const])) as Record<keyof typeof settings, true>;
     expect(ConfigSchema.pick(keys).strict().parse(settings)).toEqual(settings);

@@ -11,7 +11,7 @@ import { bytesToHex } from "../../src/chains/zcash/bytes.js";
 import { createLightwalletd } from "../../src/chains/zcash/lightwalletd.js";
 import { createZebrad } from "../../src/chains/zcash/zebrad.js";
 import { runDevnetCli } from "../../src/devnet/cli.js";
-import { readDevnetState, startDevnet, type DevnetHandle } from "../../src/devnet/index.js";
+import { readDevnetState, startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
 import { tempDir } from "../helpers/app.js";
 import { runOnStreams } from "../helpers/cli-streams.js";
 
@@ -20,7 +20,7 @@ const cli = (args: string[], dataDir: string) =>
 
 describe("the devnet's Zcash simulators", () => {
   let dir: string;
-  let devnet: DevnetHandle;
+  let devnet: SimulatedDevnet;
 
   beforeAll(async () => {
     dir = tempDir("vigil-devnet-zcash-");

@@ -12,7 +12,7 @@ import { sql } from "kysely";
 import Parser from "rss-parser";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { ManualClock } from "../../src/core/clock.js";
-import { startDevnet, type DevnetHandle } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
 import { createPayer, type Payer } from "../../src/x402/payer.js";
 import { NOTICE_TTL_MS } from "../../src/board/service.js";
 import { startTestApp, tempDir, type TestApp } from "../helpers/app.js";
@@ -22,7 +22,7 @@ const DAY = 24 * 3600 * 1000;
 const BOARDS = ["seneschal-features", "data-requests", "agent-services", "bounties", "announcements"];
 
 describe("notice boards end to end", () => {
-  let devnet: DevnetHandle;
+  let devnet: SimulatedDevnet;
   let t: TestApp;
   let payer: Payer;
   let clock: ManualClock;

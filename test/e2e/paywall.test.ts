@@ -11,7 +11,7 @@ import { bytesToHex, type Hex } from "viem";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { defineRoute, StreamBody } from "../../src/http/route-table.js";
-import { startDevnet, type DevnetHandle } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
 import { DEVNET_MNEMONIC } from "../../src/devnet/evm.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { createLocalFacilitator } from "../../src/x402/local-facilitator.js";
@@ -58,7 +58,7 @@ async function signPayment(
 }
 
 describe("x402 paywall end to end (devnet chain + local facilitator)", () => {
-  let devnet: DevnetHandle;
+  let devnet: SimulatedDevnet;
   let t: TestApp;
   let drain: ((payerKey: Hex) => Promise<void>) | undefined;
   /** Handler invocations per tag, counted outside any transaction. */

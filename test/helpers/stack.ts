@@ -13,7 +13,7 @@
 import fs from "node:fs";
 import { oneShotFetch } from "./one-shot-fetch.js";
 import { ManualClock } from "../../src/core/clock.js";
-import { startDevnet, type DevnetHandle, type DevnetWallet } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet, type DevnetWallet } from "../../src/devnet/index.js";
 import { createWebhookSender } from "../../src/webhooks/deliver.js";
 import { startWorkers, type Workers } from "../../src/workers.js";
 import type { TickStats } from "../../src/watch/tick.js";
@@ -29,7 +29,7 @@ import { startReceiver, type Receiver } from "./receiver.js";
 const NEXT_TICK_MS = 70_000;
 
 export interface WatchStack {
-  devnet: DevnetHandle;
+  devnet: SimulatedDevnet;
   t: TestApp;
   url: string;
   clock: ManualClock;

@@ -17,7 +17,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { defineRoute } from "../../src/http/route-table.js";
-import { startDevnet, type DevnetHandle } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
 import { DEVNET_MNEMONIC } from "../../src/devnet/evm.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { createLocalFacilitator } from "../../src/x402/local-facilitator.js";
@@ -27,7 +27,7 @@ const PRICE = 10_000n;
 const keyAt = (i: number): Hex => bytesToHex(mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: i }).getHdKey().privateKey!);
 
 describe("settlement failure over MCP", () => {
-  let devnet: DevnetHandle;
+  let devnet: SimulatedDevnet;
   let t: TestApp;
   let client: Client;
   let drain: (payerKey: Hex) => Promise<void>;

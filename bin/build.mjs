@@ -1,0 +1,149 @@
+#!/usr/bin/env node
+/**
+ * Compiles src/ to JavaScript in dist/ (one .js per .ts, same folders, the
+ * migrations and the lightwalletd .proto copied beside them), so the service
+ * starts without compiling TypeScript on every boot.
+ *
+ * esbuild transpiles only (about a second for the whole tree); types are
+ * checked by `npm run typecheck`. dist/ mirrors src/ one level down from
+ * the root, so paths a module reads relative to itself (../../web/pay,
+ * ./migrations) resolve the same from both.
+ *
+ * `node bin/build.mjs` builds when src/ is newer than the last build;
+ * `--force` always builds. `npx vigil` calls ensureBuilt() first, so a
+ * fresh clone or an edited source tree never runs stale code. A lock file
+ * keeps two processes (CI's two test passes, say) from writing dist/ at once.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const srcDir = path.join(root, "src");
+const distDir = path.join(root, "dist");
+const stampFile = path.join(distDir, ".build-stamp");
+const lockFile = path.join(root, ".dist.lock");
+
+/** Every file under src/, with the newest modification time among them and the tree's shape. */
+function scanSources() {
+  const files = [];
+  let newest = 0;
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) {
+        files.push(p);
+        newest = Math.max(newest, fs.statSync(p).mtimeMs);
+      }
+    }
+  };
+  walk(srcDir);
+  return { files, newest, shape: files.map((f) => path.relative(srcDir, f)).sort().join("\n") };
+}
+
+/** Why dist/ needs building, or null when it is up to date. */
+function staleReason(sources) {
+  let stamp;
+  try {
+    stamp = JSON.parse(fs.readFileSync(stampFile, "utf8"));
+  } catch {
+    return "no build yet";
+  }
+  if (sources.newest > stamp.newest) return "sources changed";
+  // A deleted or renamed file leaves every mtime as old as before.
+  if (sources.shape !== stamp.shape) return "files added or removed";
+  return null;
+}
+
+async function compile(sources) {
+  const esbuild = await import("esbuild");
+  const tmp = `${distDir}.tmp-${process.pid}`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  const ts = sources.files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
+  await esbuild.build({
+    entryPoints: ts,
+    outdir: tmp,
+    outbase: srcDir,
+    bundle: false,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    sourcemap: "linked",
+    logLevel: "error",
+  });
+  for (const f of sources.files.filter((f) => !f.endsWith(".ts"))) {
+    const to = path.join(tmp, path.relative(srcDir, f));
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.copyFileSync(f, to);
+  }
+  fs.writeFileSync(path.join(tmp, ".build-stamp"), JSON.stringify({ newest: sources.newest, shape: sources.shape, builtAt: new Date().toISOString() }));
+  fs.writeFileSync(path.join(tmp, "package.json"), '{"type":"module"}\n');
+  // Swap in whole: a reader sees the old tree or the new one, never half of one.
+  const old = `${distDir}.old-${process.pid}`;
+  if (fs.existsSync(distDir)) fs.renameSync(distDir, old);
+  fs.renameSync(tmp, distDir);
+  fs.rmSync(old, { recursive: true, force: true });
+  return ts.length;
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+
+/** Takes the build lock, waiting for another builder (and clearing a dead one's lock). */
+async function withLock(fn) {
+  for (let waited = 0; ; waited += 100) {
+    try {
+      const fd = fs.openSync(lockFile, "wx");
+      fs.writeSync(fd, String(process.pid));
+      fs.closeSync(fd);
+      break;
+    } catch (e) {
+      if (e.code !== "EEXIST") throw e;
+      const holder = Number(fs.readFileSync(lockFile, "utf8") || "0");
+      if (holder && !alive(holder)) fs.rmSync(lockFile, { force: true });
+      else if (waited > 120_000) throw new Error(`bin/build.mjs: ${lockFile} held by pid ${holder} for two minutes`);
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(lockFile, { force: true });
+  }
+}
+
+/**
+ * Builds dist/ when it is missing or older than src/ (or always with force).
+ * Returns what it did, for the caller's log. Without src/ (a deployment that
+ * ships dist/ alone) there is nothing to compare, and dist/ is used as it is.
+ */
+export async function ensureBuilt({ force = false, quiet = false } = {}) {
+  if (!fs.existsSync(srcDir)) return { built: false, reason: "no sources" };
+  const first = scanSources();
+  if (!force && !staleReason(first)) return { built: false, reason: "up to date" };
+  return withLock(async () => {
+    // Another process may have built while this one waited for the lock.
+    const sources = scanSources();
+    const reason = force ? "forced" : staleReason(sources);
+    if (!reason) return { built: false, reason: "built by another process" };
+    const t0 = performance.now();
+    const n = await compile(sources);
+    const ms = Math.round(performance.now() - t0);
+    if (!quiet) process.stderr.write(`vigil: compiled ${n} TypeScript files to dist/ in ${ms} ms (${reason})\n`);
+    return { built: true, reason, files: n, ms };
+  });
+}
+
+export const DIST_CLI = path.join(distDir, "cli.js");
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const r = await ensureBuilt({ force: process.argv.includes("--force") });
+  if (!r.built) process.stderr.write(`vigil: dist/ is ${r.reason}\n`);
+}
