@@ -3,6 +3,7 @@
  * from that snapshot instead of running initdb and the migrations again.
  * (With DATABASE_URL set, each file gets its own PostgreSQL schema instead.)
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -16,6 +17,8 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject): Promise<() => void> {
+  // Tests run the CLI compiled, as `npx vigil` does: build dist/ once now if the sources are newer.
+  execFileSync(process.execPath, [path.resolve(import.meta.dirname, "..", "bin", "build.mjs")], { stdio: "inherit" });
   if (process.env.DATABASE_URL) {
     project.provide("pgliteSnapshot", "");
     return () => {};

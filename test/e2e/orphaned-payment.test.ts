@@ -25,6 +25,7 @@ import { createAuthorizationReader } from "../../src/x402/authorization-state.js
 import { USDC } from "../../src/x402/networks.js";
 import { openPayments, reconcilePayments } from "../../src/x402/reconcile.js";
 import { systemClock } from "../../src/core/clock.js";
+import { VIGIL_CLI } from "../helpers/process.js";
 
 if (!usingPostgres) console.warn("orphaned-payment: skipped, it needs DATABASE_URL (a killed process must leave its transaction to PostgreSQL)");
 
@@ -153,7 +154,7 @@ describe.skipIf(!usingPostgres)("an API killed between settlement and commit lea
     expect(r1.open.map((o) => [o.id, o.state])).toEqual([[row.id, "settled_without_work"]]);
     expect(r1.open[0]!.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
     // The operator sees it too.
-    const listed = await promisify(execFile)(process.execPath, ["--import", "tsx", path.join(root, "src", "cli.ts"), "payments", "pending", "--json"], {
+    const listed = await promisify(execFile)(process.execPath, [...VIGIL_CLI, "payments", "pending", "--json"], {
       cwd: root,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env, EVM_RPC_URL: devnet.evm.url },
     });

@@ -6,6 +6,13 @@ import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 
+/**
+ * How tests run the CLI: the compiled service, as `npx vigil` does (bin/vigil.mjs
+ * compiles src/ to dist/ first when the sources are newer; test/global-setup.ts
+ * builds once before the files run).
+ */
+export const VIGIL_CLI: readonly string[] = [path.join(root, "bin", "vigil.mjs")];
+
 export interface ChildService {
   url: string | undefined;
   proc: ChildProcess;
@@ -14,7 +21,7 @@ export interface ChildService {
 }
 
 export async function startCli(args: string[], env: Record<string, string>, opts: { waitFor?: RegExp; timeoutMs?: number } = {}): Promise<ChildService> {
-  const proc = spawn(process.execPath, ["--import", "tsx", path.join(root, "src", "cli.ts"), ...args], {
+  const proc = spawn(process.execPath, [...VIGIL_CLI, ...args], {
     cwd: root,
     // A devnet state file of the test's own (unless it names one), never the user's shared one.
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "warn", DEVNET_STATE_FILE: path.join(fs.mkdtempSync(path.join(os.tmpdir(), "vigil-state-")), "devnet.json"), ...env },

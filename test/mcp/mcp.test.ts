@@ -19,6 +19,7 @@ import { jsonSchemaOf } from "../../src/http/openapi.js";
 import { httpRoutes, isToolOnly } from "../../src/http/route-table.js";
 import { PaymentRequiredSchema } from "../../src/mcp/tools.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
+import { VIGIL_CLI } from "../helpers/process.js";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const PHRASE12 = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
@@ -50,7 +51,7 @@ const transports: Transport[] = [
       await client.connect(
         new StdioClientTransport({
           command: process.execPath,
-          args: ["--import", "tsx", path.join(root, "src", "cli.ts"), "mcp", "--url", s.url],
+          args: [...VIGIL_CLI, "mcp", "--url", s.url],
           cwd: root,
           env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "warn" },
           stderr: "pipe",

@@ -14,6 +14,7 @@ import { mcpTools } from "../../src/http/mcp-tools.js";
 import { ServerCard } from "../../src/mcp/card.js";
 import { startTestApp, tempDir, type TestApp } from "../helpers/app.js";
 import { startTestMonerod } from "../chains/monero/io/helpers.js";
+import { VIGIL_CLI } from "../helpers/process.js";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const PAY_TO = "0x1111111111111111111111111111111111111111";
@@ -142,7 +143,7 @@ describe("MCP transports", () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: ["--import", "tsx", path.join(root, "src", "cli.ts"), "mcp"],
+        args: [...VIGIL_CLI, "mcp"],
         cwd: root,
         env: {
           PATH: process.env.PATH ?? "",
