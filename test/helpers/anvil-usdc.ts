@@ -14,6 +14,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { createRequire } from "node:module";
 import { getAddress, keccak256, pad, toHex, type Abi, type Address, type Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import type { AnvilNode } from "./anvil.js";
@@ -59,6 +60,26 @@ async function deploy(node: AnvilNode, from: PrivateKeyAccount, a: Artifact, byt
   const receipt = await node.client.waitForTransactionReceipt({ hash });
   if (receipt.status !== "success" || !receipt.contractAddress) throw new Error(`deploying ${a.contractName} failed`);
   return getAddress(receipt.contractAddress);
+}
+
+/** Multicall3's canonical address: a predeploy on Base and Base Sepolia, absent from a bare anvil. */
+export const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
+
+/**
+ * Multicall3 at its canonical address, as Base Sepolia has it (the x402 exact
+ * scheme diagnoses a failed simulation with tryAggregate; without it every
+ * refusal reads "simulation failed"). Its creation code is the one viem ships
+ * for deployless multicalls (not exported, so read from viem's constants).
+ */
+export async function installMulticall3(node: AnvilNode, from: PrivateKeyAccount): Promise<void> {
+  const viemDir = path.dirname(createRequire(import.meta.url).resolve("viem/package.json"));
+  const source = fs.readFileSync(path.join(viemDir, "_esm", "constants", "contracts.js"), "utf8");
+  const creation = /multicall3Bytecode = '(0x[0-9a-f]+)'/.exec(source)?.[1] as Hex | undefined;
+  if (!creation) throw new Error("viem no longer ships Multicall3's creation code where this helper reads it");
+  const hash = await node.wallet(from).sendTransaction({ account: from, chain: node.chain, data: creation });
+  const receipt = await node.client.waitForTransactionReceipt({ hash });
+  if (receipt.status !== "success" || !receipt.contractAddress) throw new Error("deploying Multicall3 failed");
+  await node.rpc("anvil_setCode", [MULTICALL3_ADDRESS, await node.client.getCode({ address: receipt.contractAddress })]);
 }
 
 export interface CircleUsdc {

@@ -116,7 +116,8 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilNode> {
       chain,
       accounts,
       keys,
-      client: createPublicClient({ chain, transport, pollingInterval: 100 }),
+      // No cache: every read is the node's answer now (viem caches the block number otherwise).
+      client: createPublicClient({ chain, transport, pollingInterval: 100, cacheTime: 0 }),
       wallet: (account) => createWalletClient({ account, chain, transport }),
       rpc: <T>(method: string, params: unknown[] = []) => rawRpc<T>(url, method, params),
       output: () => out,
