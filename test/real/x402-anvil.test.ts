@@ -169,7 +169,7 @@ describe.skipIf(!runs)("x402 on a real EVM: Circle's FiatTokenV2_2 on anvil, loc
     expect(await node.client.getChainId()).toBe(Number(req.network.split(":")[1]));
     expect(await read<string>("name")).toBe(req.extra?.name);
     expect(await read<string>("version")).toBe(req.extra?.version);
-    const domain = { name: String(req.extra?.name), version: String(req.extra?.version), chainId: Number(req.network.split(":")[1]), verifyingContract: req.asset as Address };
+    const domain = { name: String(req.extra?.name), version: String(req.extra?.version), chainId: BigInt(req.network.split(":")[1]!), verifyingContract: req.asset as Address };
     expect(await read<Hex>("DOMAIN_SEPARATOR")).toBe(
       hashDomain({
         domain,
@@ -304,7 +304,7 @@ describe.skipIf(!runs)("x402 on a real EVM: Circle's FiatTokenV2_2 on anvil, loc
     const auth = authOf(signed.payload).authorization;
     const call = {
       route: ROUTE,
-      resource: paymentRequired.resource,
+      resource: { url: paymentRequired.resource.url, description: paymentRequired.resource.description ?? "", mimeType: paymentRequired.resource.mimeType ?? "application/json" },
       amount: price,
       header: signed.header,
       input: { tag },
