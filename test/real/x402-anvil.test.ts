@@ -15,9 +15,9 @@
  *
  * The last case is a settlement that outlives its receipt wait: the node stops
  * mining (evm_setAutomine false), so the transaction waits in anvil's pool
- * while the facilitator gives up (confirmationTimeoutMs, which the app's
- * config does not expose: that paywall is built here, on the app's database
- * and chain reader). The payment stays pending, the work is rolled back; once
+ * while the facilitator gives up (confirmationTimeoutMs, 60 s by default,
+ * which the app's config does not expose yet: that paywall is built here, on
+ * the app's database and chain reader, with a 1.5 s wait). The payment stays pending, the work is rolled back; once
  * the block is mined the reconciler job finds the payment on chain, and the
  * client's retry gets the work done once, with no second transfer.
  */
@@ -39,6 +39,7 @@ import { USDC } from "../../src/x402/networks.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { createLocalFacilitator } from "../../src/x402/local-facilitator.js";
 import { createPaywall } from "../../src/x402/paywall.js";
+import { createFacilitator } from "../../src/x402/facilitators.js";
 import { paymentReconcilerJob } from "../../src/x402/reconcile.js";
 import { SecretBox } from "../../src/core/secretbox.js";
 import { systemClock } from "../../src/core/clock.js";
@@ -289,7 +290,7 @@ describe.skipIf(!runs)("x402 on a real EVM: Circle's FiatTokenV2_2 on anvil, loc
     // The app's paywall waits 60 s for a receipt; this one, on the same database and chain reader, 1.5 s.
     const impatient = createPaywall({
       db: t.db.db,
-      facilitator: createLocalFacilitator({ rpcUrl: node.url, privateKey: node.keys[5]!, network: NETWORK, confirmationTimeoutMs: 1_500 }),
+      facilitator: (await createFacilitator({ mode: "local", rpcUrl: node.url, privateKey: node.keys[5]!, network: NETWORK, confirmationTimeoutMs: 1_500 })).client,
       terms: t.app.paywall.terms,
       clock: systemClock,
       log: silentLog,
