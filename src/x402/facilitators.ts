@@ -6,7 +6,14 @@ export const CDP_FACILITATOR_URL = "https://api.cdp.coinbase.com/platform/v2/x40
 export type FacilitatorSettings =
   | { mode: "cdp"; apiKeyId?: string; apiKeySecret?: string }
   | { mode: "http"; url: string }
-  | { mode: "local"; rpcUrl: string; privateKey: `0x${string}`; network: "eip155:8453" | "eip155:84532" };
+  | {
+      mode: "local";
+      rpcUrl: string;
+      privateKey: `0x${string}`;
+      network: "eip155:8453" | "eip155:84532";
+      /** Bound on the settlement's receipt wait (createLocalFacilitator's default when absent); no config key sets it yet. */
+      confirmationTimeoutMs?: number;
+    };
 
 export interface ConfiguredFacilitator {
   client: FacilitatorClient;
@@ -26,7 +33,8 @@ export async function createFacilitator(s: FacilitatorSettings): Promise<Configu
       return { client: new HTTPFacilitatorClient({ url: s.url, timeoutMs: 30_000 }), label: s.url };
     case "local": {
       const { createLocalFacilitator } = await import("./local-facilitator.js");
-      return { client: createLocalFacilitator({ rpcUrl: s.rpcUrl, privateKey: s.privateKey, network: s.network }), label: "local" };
+      const { rpcUrl, privateKey, network, confirmationTimeoutMs } = s;
+      return { client: createLocalFacilitator({ rpcUrl, privateKey, network, ...(confirmationTimeoutMs ? { confirmationTimeoutMs } : {}) }), label: "local" };
     }
   }
 }

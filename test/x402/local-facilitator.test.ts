@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Address, type Hex, createPublicClient, http as http_, keccak256, parseEventLogs, toHex } from "viem";
+import { type Address, type Hex, createPublicClient, http as http_, parseEventLogs } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
@@ -9,7 +9,7 @@ import { FacilitatorResponseError } from "@x402/core/types";
 import { startDevnetEvm, usdcAbi, type DevnetEvm } from "../../src/devnet/evm.js";
 import { createLocalFacilitator, LocalFacilitatorRpcError, type LocalFacilitator } from "../../src/x402/local-facilitator.js";
 import { createPayer } from "../../src/x402/payer.js";
-import { authorizationTypes } from "@x402/evm";
+import { signAuthorization } from "../helpers/x402-sign.js";
 
 const USDC_SEPOLIA: Address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 const USDC_BASE: Address = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
@@ -34,52 +34,6 @@ const paymentRequired = (req: PaymentRequirements): PaymentRequired => ({
 });
 
 const nowS = () => Math.floor(Date.now() / 1000);
-let n = 0;
-const freshNonce = (): Hex => keccak256(toHex(`facilitator-test-${++n}-${Math.random()}`));
-
-/** A v2 payload signed by hand, for the cases the official client would never produce (bad windows, forged keys). */
-async function handSigned(
-  signerKey: Hex,
-  req: PaymentRequirements,
-  over: { from?: Address; validAfter?: bigint; validBefore?: bigint; value?: bigint; to?: Address; domainName?: string; chainId?: number; verifyingContract?: Address } = {},
-): Promise<PaymentPayload> {
-  const signer = privateKeyToAccount(signerKey);
-  const message = {
-    from: over.from ?? signer.address,
-    to: over.to ?? (req.payTo as Address),
-    value: over.value ?? BigInt(req.amount),
-    validAfter: over.validAfter ?? 0n,
-    validBefore: over.validBefore ?? BigInt(nowS() + 300),
-    nonce: freshNonce(),
-  };
-  const signature = await signer.signTypedData({
-    domain: {
-      name: over.domainName ?? (req.extra!.name as string),
-      version: "2",
-      chainId: over.chainId ?? 84532,
-      verifyingContract: over.verifyingContract ?? (req.asset as Address),
-    },
-    types: authorizationTypes,
-    primaryType: "TransferWithAuthorization",
-    message,
-  });
-  return {
-    x402Version: 2,
-    resource: { url: "http://127.0.0.1/v1/test", description: "test", mimeType: "application/json" },
-    accepted: req,
-    payload: {
-      authorization: {
-        from: message.from,
-        to: message.to,
-        value: message.value.toString(),
-        validAfter: message.validAfter.toString(),
-        validBefore: message.validBefore.toString(),
-        nonce: message.nonce,
-      },
-      signature,
-    },
-  };
-}
 
 describe("local facilitator against the devnet chain", () => {
   let dev: DevnetEvm;
@@ -151,7 +105,7 @@ describe("local facilitator against the devnet chain", () => {
       errorReason: "invalid_exact_evm_payload_authorization_value_mismatch",
     });
     // An overpayment is refused as well: the exact scheme means exact.
-    const over = await handSigned(payerKey(), req, { value: 100_001n });
+    const over = await signAuthorization(payerKey(), req, { value: 100_001n });
     expect(await facilitator.verify(over, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_payload_authorization_value_mismatch" });
   });
 
@@ -176,14 +130,14 @@ describe("local facilitator against the devnet chain", () => {
 
   it("refuses expired and not-yet-valid authorisations", async () => {
     const req = requirements({ payTo: payTo() });
-    const expired = await handSigned(payerKey(), req, { validBefore: BigInt(nowS() - 10) });
+    const expired = await signAuthorization(payerKey(), req, { validBefore: BigInt(nowS() - 10) });
     expect(await facilitator.verify(expired, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_payload_authorization_valid_before" });
     expect(await facilitator.settle(expired, req)).toMatchObject({ success: false, errorReason: "invalid_exact_evm_payload_authorization_valid_before" });
     // Expiring within the 6 s block-time margin counts as expired too.
-    const nearlyExpired = await handSigned(payerKey(), req, { validBefore: BigInt(nowS() + 3) });
+    const nearlyExpired = await signAuthorization(payerKey(), req, { validBefore: BigInt(nowS() + 3) });
     expect(await facilitator.verify(nearlyExpired, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_payload_authorization_valid_before" });
 
-    const early = await handSigned(payerKey(), req, { validAfter: BigInt(nowS() + 600) });
+    const early = await signAuthorization(payerKey(), req, { validAfter: BigInt(nowS() + 600) });
     expect(await facilitator.verify(early, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_payload_authorization_valid_after" });
     expect(await facilitator.settle(early, req)).toMatchObject({ success: false, errorReason: "invalid_exact_evm_payload_authorization_valid_after" });
   });
@@ -191,11 +145,11 @@ describe("local facilitator against the devnet chain", () => {
   it("refuses a bad signature", async () => {
     const req = requirements({ payTo: payTo() });
     // Someone else signs an authorisation drawing on the payer's balance.
-    const forged = await handSigned(dev.accounts[4]!.privateKey, req, { from: payerAddress() });
+    const forged = await signAuthorization(dev.accounts[4]!.privateKey, req, { from: payerAddress() });
     expect(await facilitator.verify(forged, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_signature" });
     expect(await facilitator.settle(forged, req)).toMatchObject({ success: false, errorReason: "invalid_exact_evm_signature" });
     // A genuine signature over different fields.
-    const genuine = await handSigned(payerKey(), req);
+    const genuine = await signAuthorization(payerKey(), req);
     const auth = (genuine.payload as { authorization: Record<string, string> }).authorization;
     const tampered: PaymentPayload = { ...genuine, payload: { ...genuine.payload, authorization: { ...auth, validBefore: String(nowS() + 3600) } } };
     expect(await facilitator.verify(tampered, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_signature" });
@@ -219,7 +173,7 @@ describe("local facilitator against the devnet chain", () => {
   it("never lets a mainnet-domain signature through on the devnet", async () => {
     // Signed for Base mainnet USDC: recovers to someone else under the devnet domain.
     const req = requirements({ payTo: payTo() });
-    const mainnetSigned = await handSigned(payerKey(), req, { domainName: "USD Coin", chainId: 8453, verifyingContract: USDC_BASE });
+    const mainnetSigned = await signAuthorization(payerKey(), req, { name: "USD Coin", chainId: 8453, verifyingContract: USDC_BASE });
     expect(await facilitator.verify(mainnetSigned, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_signature" });
     expect(await facilitator.settle(mainnetSigned, req)).toMatchObject({ success: false });
 
@@ -334,7 +288,7 @@ describe("local facilitator when the RPC is unreachable or wrong", () => {
     await dev.close();
     const facilitator = createLocalFacilitator({ rpcUrl: url, privateKey: generatePrivateKey(), network: "eip155:84532", rpcRetryCount: 0 });
     const req = requirements();
-    const payload = await handSigned(generatePrivateKey(), req);
+    const payload = await signAuthorization(generatePrivateKey(), req);
     await expect(facilitator.verify(payload, req)).rejects.toThrow(/cannot reach the RPC/);
     await expect(facilitator.settle(payload, req)).rejects.toBeInstanceOf(LocalFacilitatorRpcError);
   });
@@ -344,7 +298,7 @@ describe("local facilitator when the RPC is unreachable or wrong", () => {
     try {
       const facilitator = createLocalFacilitator({ rpcUrl: dev.url, privateKey: dev.accounts[1]!.privateKey, network: "eip155:8453" });
       const req = requirements({ network: "eip155:8453", asset: USDC_BASE, extra: { name: "USD Coin", version: "2" }, payTo: dev.accounts[1]!.address });
-      const payload = await handSigned(dev.accounts[0]!.privateKey, req, { chainId: 8453 });
+      const payload = await signAuthorization(dev.accounts[0]!.privateKey, req, { chainId: 8453 });
       await expect(facilitator.verify(payload, req)).rejects.toThrow(/serves chain 84532.*eip155:8453/);
       await expect(facilitator.settle(payload, req)).rejects.toThrow(/serves chain 84532/);
       expect(dev.usdcBalanceOf(dev.accounts[0]!.address)).toBe(1_000_000_000n);
