@@ -91,6 +91,19 @@ export async function evmChainId(url: string, timeoutMs = PROBE_MS): Promise<{ c
   }
 }
 
+/** An account's balance in wei, or undefined when the node does not answer. */
+export async function evmBalance(url: string, address: string, timeoutMs = PROBE_MS): Promise<bigint | undefined> {
+  const client = jsonRpcClient(url, "EVM node", timeoutMs);
+  try {
+    const r = await client.rpc("eth_getBalance", [address, "latest"], { idempotent: true, path: "" });
+    return typeof r === "string" && /^0x[0-9a-f]+$/i.test(r) ? BigInt(r) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await client.close();
+  }
+}
+
 /** The x402 network id of a payment chain, or undefined for a chain x402 here does not settle on. */
 export function x402NetworkOfChain(chainId: number): Config["X402_NETWORK"] | undefined {
   return chainId === 8453 ? "eip155:8453" : chainId === 84532 ? "eip155:84532" : undefined;

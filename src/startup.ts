@@ -19,7 +19,8 @@
 import { applyConfigOverlay, type Config } from "./config.js";
 import type { Logger } from "pino";
 import type { DevnetHandle, PublishedDevnet } from "./devnet/index.js";
-import { evmChainId, readNodeNetworks, x402NetworkOfChain } from "./node-networks.js";
+import { privateKeyToAccount } from "viem/accounts";
+import { evmBalance, evmChainId, readNodeNetworks, x402NetworkOfChain } from "./node-networks.js";
 
 export class StartupError extends Error {}
 
@@ -115,5 +116,9 @@ async function withRealPaymentChain(cfg: Config, notes: string[]): Promise<Confi
     );
   }
   notes.push(`payments settle on the real chain at EVM_RPC_URL (chain ${id.chainId}, ${network})${explicit.has("PAY_TO") ? "" : "; PAY_TO is the devnet's, of a public mnemonic: fine on a test chain only"}`);
+  if (cfg.FACILITATOR_PRIVATE_KEY) {
+    const gas = await evmBalance(url, privateKeyToAccount(`0x${cfg.FACILITATOR_PRIVATE_KEY.replace(/^0x/, "")}`).address);
+    if (gas === 0n) notes.push("the facilitator's gas key (FACILITATOR_PRIVATE_KEY) holds no ETH on that chain: every settlement will fail until it is funded");
+  }
   return Object.freeze({ ...cfg, X402_NETWORK: network });
 }

@@ -1,0 +1,209 @@
+/**
+ * A real upstream beside the devnet. The story: an operator with a node of
+ * their own started `npm start` with its URL set, and (before this was
+ * fixed) the whole devnet switched off, or the URL was silently ignored
+ * (the payment chain), and the banner still called everything simulated.
+ *
+ * Now each given upstream URL replaces only its own simulator: that
+ * simulator is not started, the app uses the given node, every other
+ * simulator still runs, payments included, and the banner and /v1/health
+ * name each upstream's source truthfully. The "real" nodes here are real
+ * where one installs offline (anvil for the payment chain and the Ethereum
+ * L1, with Circle's USDC on the payment chain); the Zcash nodes and the
+ * relays are another devnet's simulators on loopback, which this service
+ * cannot tell from remote ones.
+ */
+import fs from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Address } from "viem";
+import { loadConfig } from "../../src/config.js";
+import { createApp, type App } from "../../src/app.js";
+import { startupBanner } from "../../src/banner.js";
+import { prepareConfig, StartupError, type Prepared } from "../../src/startup.js";
+import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
+import { USDC } from "../../src/x402/networks.js";
+import { createPayer } from "../../src/x402/payer.js";
+import { ORACLE_PRICE_ATOMIC } from "../../src/oracle/registry.js";
+import { anvilNeeds, realNodesRun } from "../helpers/real-nodes.js";
+import { startAnvil, type AnvilNode } from "../helpers/anvil.js";
+import { installCircleUsdc, type CircleUsdc } from "../helpers/anvil-usdc.js";
+import { silentLog, tempDir } from "../helpers/app.js";
+import { openTestDatabase, type TestDatabase } from "../helpers/db.js";
+
+const runs = realNodesRun("mixed-mode start against anvil", anvilNeeds);
+
+interface Mixed {
+  prepared: Prepared;
+  app: App;
+  url: string;
+  banner: string;
+  health: { sources: Record<string, string>; upstreams: Record<string, { available: boolean; height?: number; network?: string }>; paywall: { network: string } };
+  close(): Promise<void>;
+}
+
+/** What `vigil serve` does with these settings, in process: start the devnet around the given URLs, build the app. */
+async function startMixed(env: Record<string, string>): Promise<Mixed> {
+  const dataDir = tempDir("vigil-mixed-");
+  const parsed = loadConfig({ DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", DEVNET_BLOCK_SECONDS: "3600", ...env });
+  const prepared = await prepareConfig(parsed, { devnet: "start", log: silentLog });
+  let db: TestDatabase | undefined;
+  let app: App | undefined;
+  try {
+    db = await openTestDatabase();
+    app = await createApp(prepared.config, { log: silentLog, database: db });
+    const url = await app.listen();
+    const banner = startupBanner({ role: "serve", url, app, notes: prepared.notes, devnetPayers: prepared.devnet?.payers.length });
+    const health = (await (await fetch(`${url}/v1/health`)).json()) as Mixed["health"];
+    const a = app;
+    const d = db;
+    return {
+      prepared,
+      app: a,
+      url,
+      banner,
+      health,
+      close: async () => {
+        await a.close();
+        await d.close();
+        await prepared.devnet?.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    await app?.close();
+    await db?.close();
+    await prepared.devnet?.close();
+    throw e;
+  }
+}
+
+/** The banner's line for an upstream label: its source word and URL. */
+function bannerLine(banner: string, label: string): string {
+  const line = banner.split("\n").find((l) => l.trimStart().startsWith(label));
+  if (!line) throw new Error(`no banner line for ${label}:\n${banner}`);
+  return line;
+}
+
+const ALL = ["payment_chain", "monerod", "zebrad", "lightwalletd", "ethereum", "relays"] as const;
+
+describe.skipIf(!runs)("a real upstream beside the devnet replaces only its own simulator", () => {
+  let other: SimulatedDevnet;
+  let l1: AnvilNode;
+  let base: AnvilNode;
+  let usdc: CircleUsdc;
+
+  beforeAll(async () => {
+    // Nodes "outside" the service: another devnet's Zcash simulators and relays, and two anvils.
+    other = await startDevnet({ dataDir: tempDir("vigil-other-"), blockSeconds: 0 });
+    l1 = await startAnvil({ chainId: 1 });
+    base = await startAnvil({ chainId: 84532 });
+    const sepolia = USDC["eip155:84532"];
+    usdc = await installCircleUsdc(base, { at: sepolia.asset, name: sepolia.name, symbol: "USDC", admin: base.accounts[9]!, owner: base.accounts[8]! });
+    await usdc.mint(base.accounts[1]!.address, 1_000_000n);
+  }, 120_000);
+
+  afterAll(async () => {
+    await other?.close();
+    await l1?.close();
+    await base?.close();
+  });
+
+  const cases: { key: (typeof ALL)[number]; env: () => Record<string, string>; label: string; simulator: (p: Prepared) => unknown; uses: (m: Mixed) => Promise<void> }[] = [
+    {
+      key: "ethereum",
+      label: "Ethereum L1",
+      env: () => ({ ETH_RPC_URL: l1.url }),
+      simulator: (p) => p.devnet!.ethereum,
+      uses: async (m) => {
+        // The follower's head is anvil's (chain 1), not the simulated L1's.
+        expect(m.health.upstreams.ethereum!.available).toBe(true);
+        expect(m.app.config.ETH_RPC_URL).toBe(l1.url);
+        expect(m.health.upstreams.ethereum!.height).toBe(Number(await l1.client.getBlockNumber()));
+      },
+    },
+    {
+      key: "zebrad",
+      label: "zebrad",
+      env: () => ({ ZEBRAD_URL: other.zebrad!.url }),
+      simulator: (p) => p.devnet!.zebrad,
+      uses: async (m) => {
+        // Its network was read from the node (ZCASH_NETWORK was not given), and its height is the other chain's.
+        expect(m.app.config.ZCASH_NETWORK).toBe("testnet");
+        expect(m.health.upstreams.zcash).toMatchObject({ available: true, height: other.zcashChain!.tip().height });
+      },
+    },
+    {
+      key: "lightwalletd",
+      label: "lightwalletd",
+      env: () => ({ LIGHTWALLETD_URL: other.lightwalletd!.url }),
+      simulator: (p) => p.devnet!.lightwalletd,
+      uses: async (m) => {
+        expect(m.app.config.LIGHTWALLETD_URL).toBe(other.lightwalletd!.url);
+        // The devnet's Zcash receiving wallet lives on its own chain: switched off, and said so.
+        expect(m.app.config.COIN_ZEC_ADDRESS).toBeUndefined();
+        expect(m.banner).toMatch(/note: coin payments in ZEC: off/);
+      },
+    },
+    {
+      key: "relays",
+      label: "MEV-Boost relays",
+      env: () => ({ RELAY_URLS: other.relays!.relayUrls }),
+      simulator: (p) => p.devnet!.relays,
+      uses: async (m) => {
+        expect(m.app.config.RELAY_URLS).toBe(other.relays!.relayUrls);
+      },
+    },
+    {
+      key: "payment_chain",
+      label: "payment chain",
+      // A gas key of the operator's own: the devnet's (mnemonic index 18) holds nothing on this anvil.
+      env: () => ({ EVM_RPC_URL: base.url, FACILITATOR_PRIVATE_KEY: base.keys[0]! }),
+      simulator: (p) => p.devnet!.evm,
+      uses: async (m) => {
+        // The network comes from the node's chain id; a paid call settles on anvil with Circle's USDC.
+        expect(m.health.paywall.network).toBe("eip155:84532");
+        expect(m.banner).toMatch(/note: payments settle on the real chain at EVM_RPC_URL \(chain 84532, eip155:84532\)/);
+        expect(m.banner).not.toMatch(/holds no ETH/);
+        const payTo = m.app.paywall.terms!.payTo as Address;
+        const before = { payer: await usdc.balanceOf(base.accounts[1]!.address), payTo: await usdc.balanceOf(payTo) };
+        const payer = createPayer(base.keys[1]!, { networks: ["eip155:84532"] });
+        const r = await payer.payFetch(`${m.url}/v1/q/zec/height`);
+        expect(r.status, await r.clone().text()).toBe(200);
+        expect(await usdc.balanceOf(base.accounts[1]!.address)).toBe(before.payer - ORACLE_PRICE_ATOMIC);
+        expect(await usdc.balanceOf(payTo)).toBe(before.payTo + ORACLE_PRICE_ATOMIC);
+      },
+    },
+  ];
+
+  for (const c of cases) {
+    it(`${c.key}: the given node is used, its simulator is not started, the others run, banner and /v1/health say which`, async () => {
+      const m = await startMixed(c.env());
+      try {
+        expect(m.app.config.devnet).toBe(true);
+        expect(c.simulator(m.prepared)).toBeUndefined();
+        expect(m.app.config.simulatedUpstreams).not.toContain(c.key);
+        for (const k of ALL) expect(m.health.sources[k], k).toBe(k === c.key ? "real" : "simulated");
+        expect(bannerLine(m.banner, c.label)).toMatch(/\breal\s+http:\/\/127\.0\.0\.1:\d+/);
+        for (const k of ALL.filter((k) => k !== c.key)) expect(m.app.config.simulatedUpstreams).toContain(k);
+        expect(m.banner).toMatch(new RegExp(`DEVNET MODE: ${ALL.length - 1} of ${ALL.length} upstreams simulated`));
+        await c.uses(m);
+      } finally {
+        await m.close();
+      }
+    });
+  }
+
+  it("says at start-up when the facilitator's gas key holds nothing on the real payment chain", async () => {
+    const m = await startMixed({ EVM_RPC_URL: base.url });
+    try {
+      expect(m.banner).toMatch(/note: the facilitator's gas key \(FACILITATOR_PRIVATE_KEY\) holds no ETH on that chain/);
+    } finally {
+      await m.close();
+    }
+  });
+
+  it("refuses a payment chain x402 does not settle on, naming the chain and the fix", async () => {
+    await expect(startMixed({ EVM_RPC_URL: l1.url })).rejects.toThrow(StartupError);
+    await expect(startMixed({ EVM_RPC_URL: l1.url })).rejects.toThrow(/runs chain 1; x402 payments here settle on Base \(8453\) or Base Sepolia \(84532\)/);
+  });
+});
