@@ -177,6 +177,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       schema: config.DATABASE_SCHEMA,
       dataDir: config.dataDir,
       poolSize: config.DATABASE_POOL_SIZE,
+      log,
     }));
   const ownsDatabase = !opts.database;
   await migrateToLatest(database.db);
