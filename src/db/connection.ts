@@ -82,7 +82,12 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
   // The pool's own report for idle clients (the client's listener above has already logged it).
   pool.on("error", () => {});
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  await sql`select 1`.execute(db);
+  try {
+    await sql`select 1`.execute(db);
+  } catch (e) {
+    await db.destroy().catch(() => {});
+    throw e;
+  }
   return { db, kind: "postgres", poolSize, pool, close: () => db.destroy() };
 }
 

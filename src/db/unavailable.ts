@@ -9,6 +9,7 @@
  * job's next run) does the work once.
  */
 import { unavailable, type ServiceError } from "../core/errors.js";
+import { outageWaitMs } from "../core/jobs.js";
 
 /** What a 503 tells a client to wait: a dropped connection is replaced at once, a restart takes seconds. */
 const RETRY_AFTER_SECONDS = 5;
@@ -51,4 +52,23 @@ export function databaseUnavailable(): ServiceError {
     { retry_after_s: RETRY_AFTER_SECONDS },
     { "Retry-After": String(RETRY_AFTER_SECONDS) },
   );
+}
+
+/**
+ * Runs `open` until the database answers: a process started while its
+ * database is down (a restart during a failover) waits for it, logging each
+ * attempt, instead of exiting. Any other error (bad credentials, a schema
+ * error) is thrown at once.
+ */
+export async function whenDatabaseReachable<T>(open: () => Promise<T>, log: { warn(obj: object, msg: string): void }): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await open();
+    } catch (e) {
+      if (!isDatabaseUnavailable(e)) throw e;
+      const retryInMs = outageWaitMs(0, attempt);
+      log.warn({ err: (e as Error).message, attempt, retryInMs }, "database unreachable at start; waiting for it");
+      await new Promise((r) => setTimeout(r, retryInMs));
+    }
+  }
 }
