@@ -15,6 +15,7 @@ import { createMetrics, type Metrics } from "./core/metrics.js";
 import { instrumentFetch, serveMetrics } from "./http/metrics-http.js";
 import type { RateLimitStore } from "./core/rate-limit.js";
 import { openDatabase, type DatabaseHandle } from "./db/connection.js";
+import { whenDatabaseReachable } from "./db/unavailable.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { httpRoutes, type AnyRouteDef, type TableEntry } from "./http/route-table.js";
 import { buildRouter } from "./http/router.js";
@@ -174,12 +175,17 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   for (const message of config.deprecations) log.warn({ setting: message.split(" ")[0] }, message);
   const database =
     opts.database ??
-    (await openDatabase({
-      databaseUrl: config.DATABASE_URL,
-      schema: config.DATABASE_SCHEMA,
-      dataDir: config.dataDir,
-      poolSize: config.DATABASE_POOL_SIZE,
-    }));
+    (await whenDatabaseReachable(
+      () =>
+        openDatabase({
+          databaseUrl: config.DATABASE_URL,
+          schema: config.DATABASE_SCHEMA,
+          dataDir: config.dataDir,
+          poolSize: config.DATABASE_POOL_SIZE,
+          log,
+        }),
+      log,
+    ));
   const ownsDatabase = !opts.database;
   await migrateToLatest(database.db);
 

@@ -114,6 +114,7 @@ export const ERROR_CODES = {
   master_key_not_configured: { status: 503, description: "This server has no MASTER_KEY, so watches cannot be created." },
   relays_not_configured: { status: 503, description: "This server polls no MEV-Boost relay (RELAY_URLS), so the builder questions cannot answer." },
   relay_failed: { status: 502, description: "A MEV-Boost relay's data API could not be reached, timed out or answered garbage; `details.relay` names it." },
+  database_unavailable: { status: 503, description: "The database could not be reached (a dropped or refused connection, a server restarting); the request's writes were rolled back. Retry after `Retry-After` seconds; a paid call retried with the same payment is never charged twice." },
   source_stale: { status: 503, description: "The ingested data behind the answer is missing or older than its limit; `details.source` names the source and `details.age_s` its age. Stale data is never passed off as fresh." },
   // 504: a bounded job ran out of time
   scan_timeout: { status: 504, description: "The historical scan ran out of time; `details.scanned_through` says how far it got: narrow the range and retry." },
@@ -149,8 +150,8 @@ export const conflict = (code: ErrorCode, message: string, details?: ErrorDetail
 export const upstreamFailed = (code: ErrorCode, message: string, details?: ErrorDetails) =>
   new ServiceError(502, code, message, details);
 /** A dependency is absent or down; the request may work later. */
-export const unavailable = (code: ErrorCode, message: string, details?: ErrorDetails) =>
-  new ServiceError(503, code, message, details);
+export const unavailable = (code: ErrorCode, message: string, details?: ErrorDetails, headers?: Record<string, string>) =>
+  new ServiceError(503, code, message, details, headers);
 
 export function errorBody(err: ServiceError): { error: { code: string; message: string; details?: ErrorDetails } } {
   return { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };

@@ -7,6 +7,11 @@
  *     otherwise sleeps `intervalMs`;
  *   - logs a run that throws and goes on after the interval (one failing job
  *     never stops the others, nor its own next run);
+ *   - when the failure is an outage (`isOutage`: the database is unreachable),
+ *     waits longer after each failed run in a row (1 s, 2 s, 4 s … up to
+ *     MAX_OUTAGE_WAIT_MS, never less than the interval), logs a warning per
+ *     run with the wait, and one line when a run succeeds again; the run's
+ *     own transaction was rolled back, so the next run does the work once;
  *   - warns when a run outlasted `leaseSeconds`: the leases it took are then
  *     free for another worker, whose writes its own guards must yield to.
  * stop() ends every loop and resolves once the runs in flight have finished;
@@ -19,6 +24,23 @@
 export interface JobLog {
   error(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
+  info?(obj: object, msg: string): void;
+}
+
+export interface JobRunnerOptions {
+  now?: () => number;
+  /** True for an error that means a dependency is down (not a bug of the run): the loop backs off. */
+  isOutage?: (e: unknown) => boolean;
+}
+
+/** The longest wait between runs of a job during an outage: how late it may resume once the dependency is back. */
+export const MAX_OUTAGE_WAIT_MS = 15_000;
+const FIRST_OUTAGE_WAIT_MS = 1_000;
+
+/** The wait after the `failures`-th outage failure in a row. */
+export function outageWaitMs(intervalMs: number, failures: number): number {
+  const backoff = Math.min(MAX_OUTAGE_WAIT_MS, FIRST_OUTAGE_WAIT_MS * 2 ** Math.min(failures - 1, 20));
+  return Math.max(intervalMs, backoff);
 }
 
 export interface Job {
@@ -38,7 +60,8 @@ export interface JobRunner {
   stop(): Promise<void>;
 }
 
-export function startJobs(jobs: readonly Job[], log: JobLog, now: () => number = Date.now): JobRunner {
+export function startJobs(jobs: readonly Job[], log: JobLog, opts: JobRunnerOptions = {}): JobRunner {
+  const now = opts.now ?? Date.now;
   const stopping = new AbortController();
   const sleepers = new Set<() => void>();
 
@@ -54,19 +77,29 @@ export function startJobs(jobs: readonly Job[], log: JobLog, now: () => number =
     });
 
   const loop = async (job: Job) => {
+    let outages = 0;
     while (!stopping.signal.aborted) {
       let more = false;
+      let waitMs = job.intervalMs;
       const started = now();
       try {
         ({ more } = await job.run(stopping.signal));
+        if (outages > 0) log.info?.({ job: job.name, failedRuns: outages }, `${job.name} resumed`);
+        outages = 0;
       } catch (e) {
-        log.error({ job: job.name, err: (e as Error).message }, `${job.name} failed`);
+        if (opts.isOutage?.(e)) {
+          waitMs = outageWaitMs(job.intervalMs, ++outages);
+          log.warn({ job: job.name, err: (e as Error).message, failedRuns: outages, retryInMs: waitMs }, `${job.name} waits for the database`);
+        } else {
+          outages = 0;
+          log.error({ job: job.name, err: (e as Error).message }, `${job.name} failed`);
+        }
       }
       const tookMs = now() - started;
       if (job.leaseSeconds !== undefined && tookMs > job.leaseSeconds * 1000) {
         log.warn({ job: job.name, tookMs, leaseSeconds: job.leaseSeconds }, `${job.name} outlasted its lease`);
       }
-      if (!more && !stopping.signal.aborted) await sleep(job.intervalMs);
+      if (!more && !stopping.signal.aborted) await sleep(waitMs);
     }
   };
 

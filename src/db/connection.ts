@@ -2,6 +2,11 @@
  * One dialect everywhere: Kysely's PostgresDialect over a `pg` pool. The pool
  * talks to PostgreSQL when DATABASE_URL is set, otherwise to an embedded
  * PGlite under DATA_DIR through PGlite's node-postgres shim (one connection).
+ *
+ * Connections die (a failover, a pooler restart, an idle-session timeout,
+ * pg_terminate_backend): the pool then fails the queries on them, drops them,
+ * and opens new ones for the next queries; nothing here ends the process.
+ * How callers see it: src/db/unavailable.ts.
  */
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
@@ -19,6 +24,16 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/** The little of a logger the connection needs (a pino Logger fits). */
+export interface ConnectionLog {
+  warn(obj: object, msg: string): void;
+}
+
+/** How long a new PostgreSQL connection may take before the query waiting for it fails (database_unavailable). */
+const CONNECT_TIMEOUT_MS = 5_000;
+/** TCP keepalive, so a connection to a host that vanished is found dead instead of waiting forever. */
+const KEEPALIVE_DELAY_MS = 10_000;
+
 export interface DatabaseOptions {
   databaseUrl?: string;
   /** PostgreSQL schema to use (created if missing). */
@@ -28,17 +43,21 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** A PGlite data-directory dump to start from (tests start from a migrated snapshot). */
   pgliteSnapshot?: Blob;
+  /** Where a dropped connection is reported (default: nowhere). */
+  log?: ConnectionLog;
 }
 
 // int8 and numeric stay strings (pg's default); money code converts with BigInt().
 export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandle> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10);
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10, opts.log);
   return openPglite(opts.dataDir, opts.pgliteSnapshot);
 }
 
-async function openPostgres(url: string, schema: string | undefined, poolSize: number): Promise<DatabaseHandle> {
+async function openPostgres(url: string, schema: string | undefined, poolSize: number, log?: ConnectionLog): Promise<DatabaseHandle> {
   if (schema) {
-    const admin = new pg.Client({ connectionString: url });
+    const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    // Its query fails with the same error; without a listener the 'error' event would end the process.
+    admin.on("error", () => {});
     await admin.connect();
     try {
       await admin.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
@@ -49,12 +68,26 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
     ...(schema ? { options: `-c search_path="${schema}"` } : {}),
   });
-  // A dropped idle connection must not crash the process.
+  const lost = (e: Error) => log?.warn({ err: e.message, code: (e as { code?: string }).code }, "database connection lost; the pool opens a new one");
+  // A client whose connection dies emits 'error'. The pool listens only while the client is idle: one
+  // checked out (a Kysely query or transaction, the rate limiter's query) had no listener, so the event
+  // ended the process. Every client gets its own listener from the start; its query (and so its
+  // transaction) fails with the same error, and the pool drops it on release as no longer queryable.
+  pool.on("connect", (client) => client.on("error", lost));
+  // The pool's own report for idle clients (the client's listener above has already logged it).
   pool.on("error", () => {});
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  await sql`select 1`.execute(db);
+  try {
+    await sql`select 1`.execute(db);
+  } catch (e) {
+    await db.destroy().catch(() => {});
+    throw e;
+  }
   return { db, kind: "postgres", poolSize, pool, close: () => db.destroy() };
 }
 

@@ -1,11 +1,13 @@
 /**
  * What answers when no route does, or a route throws: 405 with Allow for a
  * known path asked with another method, 404 otherwise, the ServiceError's own
- * status and envelope, and for anything else a 500 that carries the request
- * id but never the error's message or stack (those go to the log).
+ * status and envelope, a 503 database_unavailable when the database could not
+ * be reached (src/db/unavailable.ts), and for anything else a 500 that carries
+ * the request id but never the error's message or stack (those go to the log).
  */
 import type { Hono } from "hono";
 import { ServiceError } from "../core/errors.js";
+import { databaseUnavailable, isDatabaseUnavailable } from "../db/unavailable.js";
 import { errorResponse, type HttpEnv } from "./respond.js";
 import type { AnyRouteDef } from "./route-table.js";
 
@@ -34,6 +36,11 @@ export function installFallbacks(app: Hono<HttpEnv>, routes: readonly AnyRouteDe
 
   app.onError((err, c) => {
     if (err instanceof ServiceError) return errorResponse(c, err);
+    if (isDatabaseUnavailable(err)) {
+      // An outage, not a bug: one line without a stack (the connection's own warning says why).
+      c.get("log")?.warn({ err: err.message }, "database unavailable");
+      return errorResponse(c, databaseUnavailable());
+    }
     c.get("log")?.error({ err: { message: err.message, stack: err.stack } }, "unhandled error");
     return errorResponse(c, new ServiceError(500, "internal_error", "An internal error occurred.", { requestId: c.get("requestId") }));
   });

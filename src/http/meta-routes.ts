@@ -53,6 +53,25 @@ export interface MetaDeps {
 
 const Empty = z.object({}).strict();
 
+/** How long /v1/health waits for the database: an unreachable host must not hold the answer up. */
+const DATABASE_PROBE_MS = 3_000;
+
+/** `select 1` with a deadline; never throws. */
+async function probeDatabase(db: Database): Promise<{ available: boolean; error?: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${DATABASE_PROBE_MS} ms`)), DATABASE_PROBE_MS);
+  });
+  try {
+    await Promise.race([sql`select 1`.execute(db), deadline]);
+    return { available: true };
+  } catch (e) {
+    return { available: false, error: e instanceof Error ? e.message : String(e) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export const ServiceIndex = z.object({
   service: z.literal("vigil"),
   version: z.string(),
@@ -103,7 +122,8 @@ export const HealthReport = z.object({
   version: z.string(),
   uptime_s: z.number().int(),
   devnet: z.boolean(),
-  database: z.object({ kind: z.string(), available: z.boolean() }),
+  /** `error` says why the database is unavailable (a dropped connection, a refused one, no answer in time). */
+  database: z.object({ kind: z.string(), available: z.boolean(), error: z.string().optional() }),
   paywall: z.object({ configured: z.boolean(), facilitator_mode: z.string(), network: z.string() }),
   upstreams: z.record(z.string(), UpstreamHealth),
   /** What serves each upstream: a devnet simulator, a real node, or nothing (no URLs). */
@@ -256,12 +276,8 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
       input: Empty,
       output: HealthReport,
       handler: async (): Promise<z.input<typeof HealthReport>> => {
-        let dbOk = true;
-        try {
-          await sql`select 1`.execute(deps.db);
-        } catch {
-          dbOk = false;
-        }
+        const dbProbe = await probeDatabase(deps.db);
+        const dbOk = dbProbe.available;
         const upstreams: Record<string, UpstreamHealth> = {};
         await Promise.all(
           deps.healthChecks.map(async (h) => {
@@ -278,7 +294,7 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
           version: deps.version,
           uptime_s: Math.round((deps.now() - deps.startedAt) / 1000),
           devnet: deps.devnet,
-          database: { kind: deps.dbKind, available: dbOk },
+          database: { kind: deps.dbKind, ...dbProbe },
           paywall: { configured: deps.paywall.terms !== null, facilitator_mode: deps.facilitatorMode, network: network() },
           upstreams,
           sources: { ...deps.sources },

@@ -4,7 +4,7 @@
  * holding up the others, and stop() waits for the runs in flight.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { startJobs, type Job, type JobLog } from "../../src/core/jobs.js";
+import { MAX_OUTAGE_WAIT_MS, outageWaitMs, startJobs, type Job, type JobLog } from "../../src/core/jobs.js";
 
 function recordingLog() {
   const lines: { level: "error" | "warn"; obj: object; msg: string }[] = [];
@@ -83,6 +83,44 @@ describe("startJobs", () => {
     await runner.stop();
   });
 
+  it("during an outage backs off 1 s, 2 s, 4 s … up to 15 s, warns with the wait, and says when it resumed", async () => {
+    const lines: { level: string; obj: object; msg: string }[] = [];
+    const log: JobLog = {
+      error: (obj, msg) => lines.push({ level: "error", obj, msg }),
+      warn: (obj, msg) => lines.push({ level: "warn", obj, msg }),
+      info: (obj, msg) => lines.push({ level: "info", obj, msg }),
+    };
+    const down = Object.assign(new Error("Connection terminated unexpectedly"), { outage: true });
+    let databaseUp = false;
+    const runsAt: number[] = [];
+    const job: Job = {
+      name: "reconciler",
+      intervalMs: 200,
+      run: async () => {
+        runsAt.push(Date.now());
+        if (!databaseUp) throw down;
+        return { more: false };
+      },
+    };
+    const start = Date.now();
+    const runner = startJobs([job], log, { isOutage: (e) => (e as { outage?: boolean }).outage === true });
+    await vi.advanceTimersByTimeAsync(60_000);
+    // Runs at 0, 1, 3, 7, 15, 30, 45, 60 s: doubling waits, capped.
+    expect(runsAt.map((t) => t - start)).toEqual([0, 1_000, 3_000, 7_000, 15_000, 30_000, 45_000, 60_000]);
+    expect(lines.every((l) => l.level === "warn" && l.msg === "reconciler waits for the database")).toBe(true);
+    expect(lines.slice(0, 3).map((l) => (l.obj as { retryInMs: number }).retryInMs)).toEqual([1_000, 2_000, 4_000]);
+    databaseUp = true;
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(lines.filter((l) => l.level === "info")).toEqual([{ level: "info", obj: { job: "reconciler", failedRuns: 8 }, msg: "reconciler resumed" }]);
+    // Back to its own interval once the database answers.
+    const n = runsAt.length;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(runsAt.length - n).toBe(5);
+    await runner.stop();
+    expect(outageWaitMs(60_000, 3)).toBe(60_000);
+    expect(outageWaitMs(100, 30)).toBe(MAX_OUTAGE_WAIT_MS);
+  });
+
   it("runs `concurrency` loops of one job side by side", async () => {
     const { log } = recordingLog();
     let inFlight = 0;
@@ -116,7 +154,7 @@ describe("startJobs", () => {
         return { more: false };
       },
     };
-    const runner = startJobs([job], log, () => t);
+    const runner = startJobs([job], log, { now: () => t });
     await vi.advanceTimersByTimeAsync(0);
     expect(lines).toEqual([{ level: "warn", obj: { job: "slow", tookMs: 2001, leaseSeconds: 2 }, msg: "slow outlasted its lease" }]);
     await runner.stop();

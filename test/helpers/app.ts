@@ -23,13 +23,15 @@ export interface TestApp {
 export interface TestAppOptions extends Omit<AppOptions, "database"> {
   /** A running devnet: its settings are laid over the parsed config, as the CLI does in devnet mode. */
   devnet?: { configOverlay: ConfigOverlay };
+  /** A PostgreSQL to put the test's schema on even when DATABASE_URL is unset. */
+  postgresUrl?: string;
 }
 
 /** Starts the app on a loopback port with the given environment (defaults: devnet off). */
 export async function startTestApp(env: Record<string, string>, opts: TestAppOptions = {}): Promise<TestApp> {
-  const db = await openTestDatabase();
+  const { devnet, postgresUrl, ...appOptions } = opts;
+  const db = await openTestDatabase(postgresUrl ? { postgresUrl } : {});
   const dataDir = tempDir();
-  const { devnet, ...appOptions } = opts;
   const parsed = loadConfig({ DEVNET: "off", DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", ...env });
   const config = devnet ? applyConfigOverlay(parsed, devnet.configOverlay) : parsed;
   const app = await createApp(config, { log: silentLog, ...appOptions, database: db });

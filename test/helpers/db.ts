@@ -1,6 +1,8 @@
 /**
  * A database for one test file: a fresh schema on the PostgreSQL named by
- * DATABASE_URL (dropped afterwards), or an in-memory PGlite otherwise.
+ * DATABASE_URL (or by `postgresUrl`, for a test that needs PostgreSQL even
+ * when the suite runs on PGlite), dropped afterwards; an in-memory PGlite
+ * otherwise.
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -17,8 +19,11 @@ export interface TestDatabase extends DatabaseHandle {
   env: Record<string, string>;
 }
 
-export async function openTestDatabase(): Promise<TestDatabase> {
-  const url = process.env.DATABASE_URL;
+/** The machine's PostgreSQL, for the tests that need one whatever DATABASE_URL says (CI and this machine run it). */
+export const LOCAL_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/test";
+
+export async function openTestDatabase(opts: { postgresUrl?: string } = {}): Promise<TestDatabase> {
+  const url = opts.postgresUrl ?? process.env.DATABASE_URL;
   if (url) {
     const schema = `t_${randomBytes(6).toString("hex")}`;
     const h = await openDatabase({ databaseUrl: url, schema, dataDir: "", poolSize: 8 });

@@ -76,6 +76,8 @@ export interface WatchStackOptions {
   payerIndex?: number;
   /** Blocks of Zcash history the devnet builds at start (default 100, past NU6.3). */
   zcashInitialBlocks?: number;
+  /** A PostgreSQL for the stack's schema even when DATABASE_URL is unset (tests that need several processes). */
+  postgresUrl?: string;
 }
 
 export async function startWatchStack(opts: WatchStackOptions = {}): Promise<WatchStack> {
@@ -94,7 +96,7 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
       WEBHOOK_ALLOW_HTTP: useHttps ? "0" : "1",
       ...opts.env,
     },
-    { devnet, clock },
+    { devnet, clock, ...(opts.postgresUrl ? { postgresUrl: opts.postgresUrl } : {}) },
   );
   if (useHttps) {
     // createApp has no option for a webhook CA (production trusts the system roots only), so the
