@@ -150,6 +150,8 @@ describe("MCP transports", () => {
           HOME: process.env.HOME ?? "",
           DEVNET: "off",
           DATA_DIR: dataDir,
+          // No port to find a running service on: this is the in-process path.
+          PORT: "0",
           LOG_LEVEL: "warn",
           MONERO_DAEMON_URL: monerod.url,
           PAY_TO,

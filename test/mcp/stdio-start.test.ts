@@ -1,0 +1,98 @@
+/**
+ * `npx vigil mcp` on stdio, as a desktop agent starts it. The story: it used
+ * to compile TypeScript and start a devnet of its own before answering
+ * anything, 55–81 s on a busy machine, past the MCP SDK client's 60 s
+ * request timeout, so the agent gave up on `initialize`. Now it answers
+ * `initialize` at once either way: it relays to the service already running
+ * with the same settings, or serves in-process while the app starts (tool
+ * calls wait for it).
+ */
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { startCli, VIGIL_CLI, type ChildService } from "../helpers/process.js";
+import { tempDir } from "../helpers/app.js";
+import { openTestDatabase, type TestDatabase } from "../helpers/db.js";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+const INITIALIZE_WITHIN_MS = 5_000;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `vigil mcp` with the official client; returns the client, its stderr and how long initialize took. */
+async function connectStdio(env: Record<string, string>): Promise<{ client: Client; initializeMs: number; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [...VIGIL_CLI, "mcp"],
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+    stderr: "pipe",
+  });
+  let err = "";
+  transport.stderr?.on("data", (d) => (err += d));
+  const client = new Client({ name: "vigil-stdio-start", version: "1.0.0" });
+  const t0 = performance.now();
+  await client.connect(transport, { timeout: 60_000 });
+  return { client, initializeMs: performance.now() - t0, stderr: () => err };
+}
+
+describe("vigil mcp on stdio answers initialize within 5 s", () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  });
+
+  it("with nothing running: serves in-process on its own devnet, tool calls wait for the app", async () => {
+    const dataDir = tempDir("vigil-mcp-cold-");
+    const db: TestDatabase = await openTestDatabase();
+    cleanups.push(() => db.close());
+    const { client, initializeMs, stderr } = await connectStdio({
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      LOG_LEVEL: "info",
+      DEVNET_STATE_FILE: path.join(dataDir, "state.json"),
+      ...db.env,
+    });
+    cleanups.push(() => client.close());
+    expect(initializeMs, stderr()).toBeLessThan(INITIALIZE_WITHIN_MS);
+    expect(client.getServerVersion()).toMatchObject({ name: "vigil" });
+    // The first tool call waits for the app (and its devnet), then answers from it.
+    const health = (await client.callTool({ name: "service_health", arguments: {} }, undefined, { timeout: 120_000 })) as CallToolResult;
+    expect(health.isError, JSON.stringify(health)).toBeFalsy();
+    expect(health.structuredContent).toMatchObject({ devnet: true, sources: { monerod: "simulated" } });
+    expect(stderr()).not.toMatch(/relaying to the running service/);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("with a service running on its address: relays to it (no devnet of its own)", async () => {
+    const dataDir = tempDir("vigil-mcp-join-");
+    const port = await freePort();
+    const stateFile = path.join(dataDir, "state.json");
+    const svc: ChildService = await startCli(["serve"], { DATA_DIR: path.join(dataDir, "svc"), PORT: String(port), DEVNET_STATE_FILE: stateFile }, { timeoutMs: 120_000 });
+    cleanups.push(() => svc.stop());
+    const { client, initializeMs, stderr } = await connectStdio({ DATA_DIR: path.join(dataDir, "mcp"), PORT: String(port), LOG_LEVEL: "info", DEVNET_STATE_FILE: stateFile });
+    cleanups.push(() => client.close());
+    expect(initializeMs, stderr()).toBeLessThan(INITIALIZE_WITHIN_MS);
+    expect(stderr()).toMatch(/relaying to the running service/);
+    // The relayed answer is the running service's: its uptime started before this client did.
+    const health = (await client.callTool({ name: "service_health", arguments: {} })) as CallToolResult;
+    expect(health.isError, JSON.stringify(health)).toBeFalsy();
+    const direct = (await (await fetch(`${svc.url}/v1/health`)).json()) as { uptime_s: number; version: string };
+    expect(health.structuredContent).toMatchObject({ devnet: true, version: direct.version });
+    // No second database was made for the relay: it opened nothing under its DATA_DIR.
+    expect(fs.existsSync(path.join(dataDir, "mcp", "pglite"))).toBe(false);
+  });
+});
