@@ -36,13 +36,18 @@ export interface Workers {
  * write, deliver); a full batch means more are due, so it goes again at once.
  */
 export function watchTickJob(app: App, tick: () => Promise<TickStats>, idleSleepMs: number): Job {
+  let first = true;
   return {
     name: "watch tick",
     intervalMs: idleSleepMs,
     // No `leaseSeconds`: the watch leases are renewed while the tick runs, so a long tick keeps them.
     run: async () => {
       const s = await tick();
-      if (s.claimed || s.expired) app.log.debug({ ...s }, "watch tick");
+      // One line when the worker is at work: operators (and bench:startup) read start-up time from it.
+      if (first) {
+        first = false;
+        app.log.info({ ...s }, "first watch tick done");
+      } else if (s.claimed || s.expired) app.log.debug({ ...s }, "watch tick");
       return { more: s.claimed >= app.config.WORKER_BATCH_SIZE };
     },
   };
