@@ -63,7 +63,7 @@ export function reason(e: unknown): string {
 export function verdict(name: string, okDetail: string, problems: { detail: string; fix: string }[], notes: string[] = []): CheckResult {
   const noted = notes.length ? `${okDetail}; ${notes.join("; ")}` : okDetail;
   if (problems.length === 0) return pass(name, noted);
-  return fail(name, [...problems.map((p) => p.detail), noted].join("; "), problems.map((p) => p.fix).join("; "));
+  return fail(name, `${problems.map((p) => p.detail).join("; ")} (${noted})`, problems.map((p) => p.fix).join("; "));
 }
 
 /**

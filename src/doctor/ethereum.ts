@@ -6,6 +6,7 @@
  * with the same `readEvmNode` (payments.ts).
  */
 import { EthRpc, splitRpcUrls } from "../chains/ethereum/rpc.js";
+import { UpstreamError } from "../core/upstream.js";
 import { forkSchedule } from "../chains/ethereum/fees.js";
 import { RelayClient, parseRelayUrls, type RelayEndpoint } from "../chains/ethereum/relays.js";
 import { parsePrivateBuilders } from "../relay/builders.js";
@@ -16,8 +17,8 @@ export const ETHEREUM_MAINNET = 1;
 
 export interface EvmNodeState {
   chainId: number;
-  /** eth_syncing: false, or how far along. */
-  syncing: false | { current: bigint; highest: bigint };
+  /** eth_syncing: false, how far along, or null when the node does not serve it (Vigil itself never calls it). */
+  syncing: false | null | { current: bigint; highest: bigint };
   head: { number: bigint; timestamp: number } | null;
 }
 
@@ -25,11 +26,15 @@ const hexQuantity = (v: unknown): bigint => (typeof v === "string" && /^0x[0-9a-
 
 /** chain id, sync state and head of one EVM JSON-RPC node, through the service's client. */
 export async function readEvmNode(rpc: EthRpc, signal: AbortSignal): Promise<EvmNodeState> {
-  const [chainId, syncing, head] = await Promise.all([rpc.chainId(signal), rpc.call("eth_syncing", [], signal), rpc.header("latest", signal)]);
+  const notServed = (e: unknown) => {
+    if (e instanceof UpstreamError && e.rpcCode !== undefined) return null;
+    throw e;
+  };
+  const [chainId, syncing, head] = await Promise.all([rpc.chainId(signal), rpc.call("eth_syncing", [], signal).catch(notServed), rpc.header("latest", signal)]);
   const s = syncing && typeof syncing === "object" ? (syncing as Record<string, unknown>) : null;
   return {
     chainId,
-    syncing: s ? { current: hexQuantity(s.currentBlock), highest: hexQuantity(s.highestBlock) } : false,
+    syncing: syncing === null ? null : s ? { current: hexQuantity(s.currentBlock), highest: hexQuantity(s.highestBlock) } : false,
     head: head ? { number: head.number, timestamp: head.timestamp } : null,
   };
 }
@@ -64,7 +69,8 @@ export async function checkEthereumNode(ctx: CheckContext, name: string, url: st
         fix: "point ETH_RPC_URL at an Ethereum mainnet node: the fee, builder and lending answers are sold as mainnet facts",
       });
     }
-    return verdict(name, `${where} chain ${state.chainId}, block ${state.head?.number ?? "?"}${problems.length ? "" : ", synced"}`, problems);
+    const synced = state.syncing === null ? ", eth_syncing not served" : ", synced";
+    return verdict(name, `${where} chain ${state.chainId}, block ${state.head?.number ?? "?"}${problems.length ? "" : synced}`, problems);
   } catch (e) {
     return fail(name, `${where} unreachable: ${reason(e)}`, "check the URL (and its API key) in ETH_RPC_URL, and that the node answers JSON-RPC there");
   } finally {

@@ -16,7 +16,7 @@
  * in the client but nothing calls them, so a node refusing them is fine.
  */
 import { MoneroDaemonClient, MoneroDaemonError, type MoneroBlockHeader } from "../chains/monero/daemon-client.js";
-import { notConfigured, reason, shownUrl, verdict, type CheckContext, type CheckResult } from "./check.js";
+import { fail, notConfigured, reason, shownUrl, verdict, type CheckContext, type CheckResult } from "./check.js";
 
 /** JSON-RPC "Method not found": how monerod refuses a method it does not serve (restricted mode included). */
 const METHOD_NOT_FOUND = -32601;
@@ -95,7 +95,7 @@ export async function checkMonerod(ctx: CheckContext): Promise<CheckResult> {
     const ok = `${shownUrl(url)} ${runs}, height ${top}, synchronized, ${methods - refused.length - failed.length}/${methods} RPC methods served`;
     return verdict("monerod", problems.length ? `${shownUrl(url)} ${runs}, height ${top}` : ok, problems, notes);
   } catch (e) {
-    return verdict("monerod", shownUrl(url), [{ detail: `unreachable: ${reason(e)}`, fix: "check MONERO_DAEMON_URL (host, port, --rpc-login credentials) and that monerod's RPC listens there" }]);
+    return fail("monerod", `${shownUrl(url)} unreachable: ${reason(e)}`, "check MONERO_DAEMON_URL (host, port, --rpc-login credentials) and that monerod's RPC listens there");
   } finally {
     await daemon.close();
   }

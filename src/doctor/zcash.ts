@@ -12,7 +12,7 @@ import { UpstreamError } from "../core/upstream.js";
 import { ZEBRAD_CHAIN, createZebrad } from "../chains/zcash/zebrad.js";
 import { createLightwalletd, ironwoodActive, serverKnowsIronwood, IRONWOOD_PROTOCOL_VERSION } from "../chains/zcash/lightwalletd.js";
 import type { ZcashNetwork } from "../chains/zcash/network.js";
-import { notConfigured, reason, shownUrl, verdict, type CheckContext, type CheckResult } from "./check.js";
+import { fail, notConfigured, reason, shownUrl, verdict, type CheckContext, type CheckResult } from "./check.js";
 
 /** Blocks (75 s each) a node may trail its headers or estimate and still count as synced. */
 const SYNC_SLACK_BLOCKS = 10;
@@ -66,7 +66,7 @@ export async function checkZebrad(ctx: CheckContext): Promise<CheckResult> {
     if (failed.length) problems.push({ detail: `failed ${failed.join("; ")}`, fix: "check zebrad's RPC settings: Vigil reads these methods" });
     return verdict("zebrad", `${where} ${config.ZCASH_NETWORK} (chain "${info.chain}"), block ${info.blocks}${problems.length ? "" : `, synced, ${calls.length + 1} RPC methods served`}`, problems);
   } catch (e) {
-    return verdict("zebrad", where, [{ detail: `unreachable: ${reason(e)}`, fix: "check ZEBRAD_URL and zebrad's rpc.listen_addr" }]);
+    return fail("zebrad", `${where} unreachable: ${reason(e)}`, "check ZEBRAD_URL and zebrad's rpc.listen_addr");
   } finally {
     await zebrad.close();
   }
@@ -100,7 +100,7 @@ export async function checkLightwalletd(ctx: CheckContext): Promise<CheckResult>
     const version = info.version ? `, lightwalletd ${info.version}` : "";
     return verdict("lightwalletd", `${where} ${config.ZCASH_NETWORK} (chain "${info.chainName}"), block ${latest}${version}`, problems);
   } catch (e) {
-    return verdict("lightwalletd", where, [{ detail: `unreachable: ${reason(e)}`, fix: "check LIGHTWALLETD_URL (http:// for plaintext gRPC, https:// for TLS) and that the server listens there" }]);
+    return fail("lightwalletd", `${where} unreachable: ${reason(e)}`, "check LIGHTWALLETD_URL (http:// for plaintext gRPC, https:// for TLS) and that the server listens there");
   } finally {
     lwd.close();
   }
