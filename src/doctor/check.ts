@@ -90,3 +90,35 @@ export async function runWithDeadline(name: string, timeoutMs: number, fixOnErro
     clearTimeout(timer);
   }
 }
+
+export interface UpstreamProbe<C> {
+  name: string;
+  url: string | undefined;
+  /** Said when url is undefined: the setting and what then answers 503. */
+  unset: { setting: string; effect: string };
+  /** What the line calls the upstream (default its shown URL). */
+  label?: string;
+  open: (url: string) => C;
+  close: (client: C) => unknown;
+  unreachableFix: string;
+  run: (client: C, where: string) => Promise<CheckResult>;
+}
+
+/**
+ * The frame of every upstream check: not configured is a warning; otherwise
+ * the service's own client is opened, `run` reads through it, an error it
+ * does not handle means the upstream is unreachable (FAIL), and the client
+ * is closed whatever happened.
+ */
+export async function probeUpstream<C>(p: UpstreamProbe<C>): Promise<CheckResult> {
+  if (!p.url) return notConfigured(p.name, p.unset.setting, p.unset.effect);
+  const where = p.label ?? shownUrl(p.url);
+  const client = p.open(p.url);
+  try {
+    return await p.run(client, where);
+  } catch (e) {
+    return fail(p.name, `${where} unreachable: ${reason(e)}`, p.unreachableFix);
+  } finally {
+    await p.close(client);
+  }
+}

@@ -10,7 +10,7 @@ import { UpstreamError } from "../core/upstream.js";
 import { forkSchedule } from "../chains/ethereum/fees.js";
 import { RelayClient, parseRelayUrls, type RelayEndpoint } from "../chains/ethereum/relays.js";
 import { parsePrivateBuilders } from "../relay/builders.js";
-import { fail, notConfigured, pass, reason, shownUrl, verdict, type CheckContext, type CheckResult } from "./check.js";
+import { fail, notConfigured, pass, probeUpstream, reason, shownUrl, verdict, type CheckContext, type CheckResult } from "./check.js";
 
 /** The chain ETH_RPC_URL must serve: the answers are sold as Ethereum mainnet facts. */
 export const ETHEREUM_MAINNET = 1;
@@ -56,26 +56,28 @@ export function ethereumCheckNames(config: CheckContext["config"]): { name: stri
   return urls.map((url, i) => ({ name: urls.length > 1 ? `ethereum ${i + 1}` : "ethereum", url }));
 }
 
-export async function checkEthereumNode(ctx: CheckContext, name: string, url: string, nowS = Math.floor(Date.now() / 1000)): Promise<CheckResult> {
-  const rpc = new EthRpc({ urls: [url], timeoutMs: ctx.timeoutMs, attemptsPerUrl: 1 });
-  const where = shownUrl(url);
-  try {
-    const state = await readEvmNode(rpc, ctx.signal);
-    const problems = syncProblems(state, ctx.config.ETH_MAX_AGE_SECONDS, nowS);
-    if (state.chainId !== ETHEREUM_MAINNET) {
-      const known = forkSchedule(state.chainId);
-      problems.unshift({
-        detail: `chain ${state.chainId}${known ? ` (${known.name})` : ""}, expected ${ETHEREUM_MAINNET} (Ethereum mainnet)`,
-        fix: "point ETH_RPC_URL at an Ethereum mainnet node: the fee, builder and lending answers are sold as mainnet facts",
-      });
-    }
-    const synced = state.syncing === null ? ", eth_syncing not served" : ", synced";
-    return verdict(name, `${where} chain ${state.chainId}, block ${state.head?.number ?? "?"}${problems.length ? "" : synced}`, problems);
-  } catch (e) {
-    return fail(name, `${where} unreachable: ${reason(e)}`, "check the URL (and its API key) in ETH_RPC_URL, and that the node answers JSON-RPC there");
-  } finally {
-    await rpc.close();
-  }
+export function checkEthereumNode(ctx: CheckContext, name: string, url: string, nowS = Math.floor(Date.now() / 1000)): Promise<CheckResult> {
+  return probeUpstream({
+    name,
+    url,
+    unset: { setting: "ETH_RPC_URL", effect: "the Ethereum questions answer 503 chain_not_configured" },
+    open: (u) => new EthRpc({ urls: [u], timeoutMs: ctx.timeoutMs, attemptsPerUrl: 1 }),
+    close: (rpc) => rpc.close(),
+    unreachableFix: "check the URL (and its API key) in ETH_RPC_URL, and that the node answers JSON-RPC there",
+    run: async (rpc, where) => {
+      const state = await readEvmNode(rpc, ctx.signal);
+      const problems = syncProblems(state, ctx.config.ETH_MAX_AGE_SECONDS, nowS);
+      if (state.chainId !== ETHEREUM_MAINNET) {
+        const known = forkSchedule(state.chainId);
+        problems.unshift({
+          detail: `chain ${state.chainId}${known ? ` (${known.name})` : ""}, expected ${ETHEREUM_MAINNET} (Ethereum mainnet)`,
+          fix: "point ETH_RPC_URL at an Ethereum mainnet node: the fee, builder and lending answers are sold as mainnet facts",
+        });
+      }
+      const synced = state.syncing === null ? ", eth_syncing not served" : ", synced";
+      return verdict(name, `${where} chain ${state.chainId}, block ${state.head?.number ?? "?"}${problems.length ? "" : synced}`, problems);
+    },
+  });
 }
 
 export function relayEndpoints(config: CheckContext["config"]): RelayEndpoint[] {

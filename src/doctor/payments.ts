@@ -17,7 +17,7 @@ import { formatEther } from "viem";
 import { EthRpc } from "../chains/ethereum/rpc.js";
 import { createFacilitator, type FacilitatorSettings } from "../x402/facilitators.js";
 import { USDC } from "../x402/networks.js";
-import { fail, pass, reason, shownUrl, verdict, warn, type CheckContext, type CheckResult } from "./check.js";
+import { fail, pass, probeUpstream, reason, shownUrl, verdict, warn, type CheckContext, type CheckResult } from "./check.js";
 import { readEvmNode, syncProblems } from "./ethereum.js";
 
 const NETWORK_NAMES: Record<string, string> = { "eip155:8453": "Base", "eip155:84532": "Base Sepolia" };
@@ -39,37 +39,39 @@ function gasKey(hex: string): `0x${string}` {
  * EVM_RPC_URL: X402_NETWORK's chain, synced; with `gasKeyHex`, the key's ETH
  * balance too (zero cannot pay for a settlement).
  */
-export async function checkEvmNode(ctx: CheckContext, name: string, gasKeyHex?: string): Promise<CheckResult> {
+export function checkEvmNode(ctx: CheckContext, name: string, gasKeyHex?: string): Promise<CheckResult> {
   const { config } = ctx;
-  const url = config.EVM_RPC_URL!;
   const want = USDC[config.X402_NETWORK].chainId;
-  const rpc = new EthRpc({ urls: [url], timeoutMs: ctx.timeoutMs, attemptsPerUrl: 1 });
-  const where = `EVM_RPC_URL ${shownUrl(url)}`;
-  try {
-    const state = await readEvmNode(rpc, ctx.signal);
-    // No head-age limit: a quiet test chain may mine only when a transaction comes.
-    const problems = syncProblems(state, undefined, 0);
-    if (state.chainId !== want) {
-      problems.unshift({
-        detail: `chain ${state.chainId}, X402_NETWORK=${config.X402_NETWORK} needs chain ${want}`,
-        fix: `point EVM_RPC_URL at a ${NETWORK_NAMES[config.X402_NETWORK]} node, or set X402_NETWORK to the network it serves`,
-      });
-    }
-    const parts = [`${where} chain ${state.chainId}`];
-    if (gasKeyHex) {
-      const address = privateKeyToAccount(gasKey(gasKeyHex)).address;
-      const raw = await rpc.call("eth_getBalance", [address, "latest"], ctx.signal);
-      const balance = typeof raw === "string" && /^0x[0-9a-fA-F]+$/.test(raw) ? BigInt(raw) : undefined;
-      if (balance === undefined) problems.push({ detail: "eth_getBalance answered malformed", fix: "use a node that serves eth_getBalance" });
-      else if (balance === 0n) problems.push({ detail: `gas key ${address} holds no ETH`, fix: `send ETH on ${NETWORK_NAMES[config.X402_NETWORK]} to ${address} (the local facilitator pays each settlement's gas)` });
-      else parts.push(`gas key ${address} holds ${formatEther(balance)} ETH`);
-    }
-    return verdict(name, parts.join(", "), problems);
-  } catch (e) {
-    return fail(name, `${where} unreachable: ${reason(e)}`, "check EVM_RPC_URL and that the node answers JSON-RPC there");
-  } finally {
-    await rpc.close();
-  }
+  return probeUpstream({
+    name,
+    url: config.EVM_RPC_URL,
+    unset: { setting: "EVM_RPC_URL", effect: "payments interrupted after settlement cannot be reconciled on chain" },
+    label: config.EVM_RPC_URL ? `EVM_RPC_URL ${shownUrl(config.EVM_RPC_URL)}` : undefined,
+    open: (url) => new EthRpc({ urls: [url], timeoutMs: ctx.timeoutMs, attemptsPerUrl: 1 }),
+    close: (rpc) => rpc.close(),
+    unreachableFix: "check EVM_RPC_URL and that the node answers JSON-RPC there",
+    run: async (rpc, where) => {
+      const state = await readEvmNode(rpc, ctx.signal);
+      // No head-age limit: a quiet test chain may mine only when a transaction comes.
+      const problems = syncProblems(state, undefined, 0);
+      if (state.chainId !== want) {
+        problems.unshift({
+          detail: `chain ${state.chainId}, X402_NETWORK=${config.X402_NETWORK} needs chain ${want}`,
+          fix: `point EVM_RPC_URL at a ${NETWORK_NAMES[config.X402_NETWORK]} node, or set X402_NETWORK to the network it serves`,
+        });
+      }
+      const parts = [`${where} chain ${state.chainId}`];
+      if (gasKeyHex) {
+        const address = privateKeyToAccount(gasKey(gasKeyHex)).address;
+        const raw = await rpc.call("eth_getBalance", [address, "latest"], ctx.signal);
+        const balance = typeof raw === "string" && /^0x[0-9a-fA-F]+$/.test(raw) ? BigInt(raw) : undefined;
+        if (balance === undefined) problems.push({ detail: "eth_getBalance answered malformed", fix: "use a node that serves eth_getBalance" });
+        else if (balance === 0n) problems.push({ detail: `gas key ${address} holds no ETH`, fix: `send ETH on ${NETWORK_NAMES[config.X402_NETWORK]} to ${address} (the local facilitator pays each settlement's gas)` });
+        else parts.push(`gas key ${address} holds ${formatEther(balance)} ETH`);
+      }
+      return verdict(name, parts.join(", "), problems);
+    },
+  });
 }
 
 function facilitatorSettings(config: CheckContext["config"]): FacilitatorSettings | undefined {

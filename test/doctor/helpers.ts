@@ -11,13 +11,13 @@ import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
-import pg from "pg";
 import { sql } from "kysely";
 import { openDatabase } from "../../src/db/connection.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { SecretBox } from "../../src/core/secretbox.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { tempDir } from "../helpers/app.js";
+import { dropSchema } from "../helpers/db.js";
 
 export const randomKey = (): string => randomBytes(32).toString("hex");
 
@@ -57,14 +57,7 @@ export async function prepareStore(opts: { migrated: boolean; sealWith?: string 
     watchId,
     drop: async () => {
       fs.rmSync(dataDir, { recursive: true, force: true });
-      if (!url) return;
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      try {
-        await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      } finally {
-        await c.end();
-      }
+      if (url) await dropSchema(url, schema);
     },
   };
 }

@@ -17,6 +17,17 @@ export interface TestDatabase extends DatabaseHandle {
   env: Record<string, string>;
 }
 
+/** Drops a test's schema (and everything in it) from the PostgreSQL at `url`. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await c.end();
+  }
+}
+
 export async function openTestDatabase(): Promise<TestDatabase> {
   const url = process.env.DATABASE_URL;
   if (url) {
@@ -29,13 +40,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
       env: { DATABASE_URL: url, DATABASE_SCHEMA: schema },
       close: async () => {
         await h.close();
-        const c = new pg.Client({ connectionString: url });
-        await c.connect();
-        try {
-          await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        } finally {
-          await c.end();
-        }
+        await dropSchema(url, schema);
       },
     };
   }
