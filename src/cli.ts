@@ -16,6 +16,7 @@ const USAGE = `Usage: vigil <command> [options]
   api                   HTTP API only
   worker                background workers only (watch polling, webhook delivery)
   migrate               apply database migrations and exit
+  doctor [--json]       check the configuration, database and every upstream before going live
   mcp [--url URL]       MCP server on stdin/stdout: in-process (with background workers),
                         or relaying to the running API at URL (its /mcp)
   devnet                run the simulated upstreams alone (api and worker in devnet mode join it)
@@ -220,6 +221,10 @@ async function main(argv: string[]): Promise<number> {
       await db.close();
       io.stdout.write(applied.length ? `applied: ${applied.join(", ")}\n` : "database is up to date\n");
       return 0;
+    }
+    case "doctor": {
+      const { runDoctorCli } = await import("./doctor/index.js");
+      return runDoctorCli(rest, io, config);
     }
     case "payments": {
       if (rest[0] !== "pending") {

@@ -31,6 +31,8 @@ const LAYERS: Record<string, readonly string[]> = {
   mcp: ["core", "db", "http", "x402"],
   // The simulators speak the chains' wire formats with the chains' own codecs.
   devnet: ["core", "chains", "x402", "config.ts"],
+  // An operator's check of a configuration: reads every layer's clients as the composition root builds them.
+  doctor: ["core", "db", "chains", "x402", "relay", "config.ts"],
   // Root files below the composition roots.
   "config.ts": ["core"],
   "version.ts": [],

@@ -25,15 +25,28 @@ class SqlFileProvider implements MigrationProvider {
   }
 }
 
-export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+async function migratorFor(db: Kysely<any>): Promise<Migrator> {
   // Kysely looks for its bookkeeping tables by name across all schemas unless told which one:
   // name the schema in use, so deployments (or test runs) in other schemas of the database never mislead it.
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-  const migrator = new Migrator({ db, provider: new SqlFileProvider(), migrationTableSchema: rows[0]?.schema ?? "public" });
+  return new Migrator({ db, provider: new SqlFileProvider(), migrationTableSchema: rows[0]?.schema ?? "public" });
+}
+
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = await migratorFor(db);
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error");
     throw new Error(`migration ${failed?.migrationName ?? "?"} failed: ${(error as Error).message ?? String(error)}`);
   }
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}
+
+/** Which migrations of this version the database has and which it lacks, read only (`vigil doctor`). */
+export async function migrationStatus(db: Kysely<any>): Promise<{ applied: string[]; pending: string[] }> {
+  const all = await (await migratorFor(db)).getMigrations();
+  return {
+    applied: all.filter((m) => m.executedAt !== undefined).map((m) => m.name),
+    pending: all.filter((m) => m.executedAt === undefined).map((m) => m.name),
+  };
 }

@@ -22,6 +22,17 @@ export interface TestDatabase extends DatabaseHandle {
 /** The machine's PostgreSQL, for the tests that need one whatever DATABASE_URL says (CI and this machine run it). */
 export const LOCAL_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/test";
 
+/** Drops a test's schema (and everything in it) from the PostgreSQL at `url`. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await c.end();
+  }
+}
+
 export async function openTestDatabase(opts: { postgresUrl?: string } = {}): Promise<TestDatabase> {
   const url = opts.postgresUrl ?? process.env.DATABASE_URL;
   if (url) {
@@ -34,13 +45,7 @@ export async function openTestDatabase(opts: { postgresUrl?: string } = {}): Pro
       env: { DATABASE_URL: url, DATABASE_SCHEMA: schema },
       close: async () => {
         await h.close();
-        const c = new pg.Client({ connectionString: url });
-        await c.connect();
-        try {
-          await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        } finally {
-          await c.end();
-        }
+        await dropSchema(url, schema);
       },
     };
   }
