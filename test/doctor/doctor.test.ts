@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/connection.js";
-import { startDevnet, type DevnetHandle } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
 import { checkDatabase, checkMasterKey } from "../../src/doctor/database.js";
 import { checkLightwalletd, checkZebrad } from "../../src/doctor/zcash.js";
 import { checkEthereumNode, checkRelay, relayEndpoints } from "../../src/doctor/ethereum.js";
@@ -104,7 +104,7 @@ describe("database and master key", () => {
 });
 
 describe("upstreams on the devnet's simulators", () => {
-  let devnet: DevnetHandle;
+  let devnet: SimulatedDevnet;
   const dirs: string[] = [];
   beforeAll(async () => {
     const dir = tempDir("vigil-doctor-devnet-");

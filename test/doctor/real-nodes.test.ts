@@ -14,7 +14,7 @@
  * refuses what it does not serve (-32601 "Method not found", HTTP 404).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDevnet, type DevnetHandle } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
 import { checkMonerod } from "../../src/doctor/monerod.js";
 import { checkFacilitator } from "../../src/doctor/payments.js";
 import { runDoctor, type CheckResult } from "../../src/doctor/index.js";
@@ -31,7 +31,7 @@ describe.skipIf(!runs)("vigil doctor against real nodes", () => {
   let restricted: Node;
   let anvil: Node;
   let baseSepolia: Node;
-  let devnet: DevnetHandle;
+  let devnet: SimulatedDevnet;
   let store: DoctorStore;
   const key = randomKey();
 
