@@ -186,7 +186,9 @@ export async function runDevnetCli(argv: string[], io: Io, config: () => Config)
       let zwallets: DevnetZcashWallet[];
       const file = path.join(cfg.dataDir, "devnet", "monero-wallets.json");
       const seed = () => (JSON.parse(fs.readFileSync(file, "utf8")) as { seed: string }).seed;
+      const running = readPublishedDevnet(devnetStateFile(cfg));
       if (url) wallets = await devnetMoneroWallets(url);
+      else if (running && !running.moneroUrl) wallets = []; // a real monerod replaced the simulator: no devnet wallets on it
       else {
         // Not running: the wallets are derived from the seed kept under DATA_DIR.
         if (!fs.existsSync(file)) {
