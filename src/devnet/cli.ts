@@ -182,7 +182,7 @@ export async function runDevnetCli(argv: string[], io: Io, config: () => Config)
       const json = args.includes("--json");
       const url = option(args, "--devnet") ?? runningMoneroUrl(cfg);
       const zurl = option(args, "--zcash-devnet") ?? runningZebradUrl(cfg);
-      let wallets;
+      let wallets: Awaited<ReturnType<typeof devnetMoneroWallets>>;
       let zwallets: DevnetZcashWallet[];
       const file = path.join(cfg.dataDir, "devnet", "monero-wallets.json");
       const seed = () => (JSON.parse(fs.readFileSync(file, "utf8")) as { seed: string }).seed;
