@@ -88,6 +88,17 @@ describe("the vigil CLI", () => {
     expect(svc.output()).toContain("shutting down");
   }, 120_000);
 
+  it("the devnet helpers need no payment settings: PAY_TO for a production API beside them does not stop `devnet wallets`", () => {
+    // Before: "CDP_API_KEY_ID, CDP_API_KEY_SECRET: both required" and exit 2, though listing wallets pays nothing.
+    const dataDir = tempDir("vigil-wallets-");
+    const r = vigil(["devnet", "wallets"], { DATA_DIR: dataDir, PAY_TO: "0x1111111111111111111111111111111111111111", DEVNET_STATE_FILE: path.join(dataDir, "state.json") });
+    expect(r.stderr).not.toMatch(/CDP_API_KEY/);
+    // No devnet has run under this DATA_DIR yet: the helper's own answer, not a configuration error.
+    expect(r.stderr).toMatch(/no devnet wallets yet/);
+    expect(r.status).toBe(1);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
   it("names each relaxed webhook switch in its warning, and only when one is on", () => {
     const cases = [{ WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE: false }, { WEBHOOK_ALLOW_HTTP: false, WEBHOOK_ALLOW_PRIVATE: true }, { WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE: true }];
     for (const c of cases) {
