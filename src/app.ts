@@ -165,6 +165,7 @@ function facilitatorSettings(config: Config): FacilitatorSettings {
           ? config.FACILITATOR_PRIVATE_KEY
           : `0x${config.FACILITATOR_PRIVATE_KEY}`) as `0x${string}`,
         network: config.X402_NETWORK,
+        confirmationTimeoutMs: config.FACILITATOR_CONFIRMATION_SECONDS * 1000,
       };
   }
 }

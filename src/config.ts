@@ -53,6 +53,8 @@ export const ConfigSchema = z.object({
   /** Gas-paying key of the local facilitator. */
   FACILITATOR_PRIVATE_KEY: hexKey.optional(),
   X402_NETWORK: z.enum(["eip155:8453", "eip155:84532"]).default("eip155:8453"),
+  /** How long the local facilitator waits for its settlement's receipt before answering "pending" (the payment reconciler finishes it later). */
+  FACILITATOR_CONFIRMATION_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
   X402_MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
 
   /** Number of reverse proxies in front of the service whose X-Forwarded-For is trusted (0 = none). */
