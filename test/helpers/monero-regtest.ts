@@ -323,6 +323,12 @@ export class RegtestDaemon {
     return r.txs.map((t) => ({ txid: t.tx_hash, hex: t.as_hex, inPool: t.in_pool, height: t.in_pool ? undefined : t.block_height }));
   }
 
+  /** A block's serialized blob and its coinbase transaction's hash. */
+  async block(height: number): Promise<{ hex: string; minerTxid: string }> {
+    const r = await this.rpc.rpc("get_block", { height }, z.object({ blob: z.string(), miner_tx_hash: z.string() }));
+    return { hex: r.blob, minerTxid: r.miner_tx_hash };
+  }
+
   /** Mines until none of `txids` is in the pool (a block after a pop may leave a just-relayed one out). */
   async mineIn(txids: string[], to: string, extra = 0): Promise<void> {
     for (let i = 0; i < 5; i++) {
