@@ -24,6 +24,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
+import { Agent, request } from "undici";
 import { z } from "zod";
 import { loginAuth, type UpstreamAuth, type UpstreamCredentials } from "../../src/core/upstream-auth.js";
 import { ManualClock } from "../../src/core/clock.js";
@@ -132,9 +133,14 @@ export class RpcError extends Error {
   }
 }
 
-/** JSON-RPC 2.0 at /json_rpc and the plain JSON endpoints, with monerod's digest login when given. */
+/**
+ * JSON-RPC 2.0 at /json_rpc and the plain JSON endpoints, with monerod's
+ * digest login when given. One kept-alive connection: monerod keeps a digest
+ * session per TCP connection.
+ */
 export class NodeRpc {
   private readonly auth: UpstreamAuth | undefined;
+  private readonly agent = new Agent({ connections: 1, keepAliveTimeout: 10_000 });
 
   constructor(
     readonly base: string,
@@ -146,17 +152,23 @@ export class NodeRpc {
   private async post(urlPath: string, body: unknown): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
       const auth = this.auth?.header("POST", urlPath);
-      const r = await fetch(`${this.base}${urlPath}`, {
+      const r = await request(`${this.base}${urlPath}`, {
         method: "POST",
+        dispatcher: this.agent,
         headers: { "content-type": "application/json", ...(auth ? { authorization: auth } : {}) },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(120_000),
+        headersTimeout: 120_000,
+        bodyTimeout: 120_000,
       });
-      const text = await r.text();
-      if (r.status === 401 && attempt === 0 && this.auth?.challenge(r.headers.get("www-authenticate") ?? undefined)) continue;
-      if (r.status !== 200) throw new RpcError(`${urlPath}: HTTP ${r.status} ${text.slice(0, 200)}`, r.status);
+      const text = await r.body.text();
+      if (r.statusCode === 401 && attempt === 0 && this.auth?.challenge(r.headers["www-authenticate"])) continue;
+      if (r.statusCode !== 200) throw new RpcError(`${urlPath}: HTTP ${r.statusCode} ${text.slice(0, 200)}`, r.statusCode);
       return parseExact(text);
     }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
   }
 
   async rpc<T extends z.ZodType>(method: string, params: Record<string, unknown>, schema: T): Promise<z.infer<T>> {
@@ -170,7 +182,7 @@ export class NodeRpc {
   async other<T extends z.ZodType>(urlPath: string, body: Record<string, unknown>, schema: T): Promise<z.infer<T>> {
     const reply = await this.post(urlPath, body);
     const status = z.object({ status: z.string() }).parse(reply).status;
-    if (status !== "OK") throw new RpcError(`${urlPath}: status ${status}`, 200);
+    if (status !== "OK") throw new RpcError(`${urlPath}: status ${status} ${JSON.stringify(reply).slice(0, 400)}`, 200);
     return schema.parse(reply);
   }
 }
@@ -323,22 +335,39 @@ export class RegtestDaemon {
     return r.txs.map((t) => ({ txid: t.tx_hash, hex: t.as_hex, inPool: t.in_pool, height: t.in_pool ? undefined : t.block_height }));
   }
 
+  /** Drops transactions from the pool (`flush_txpool`). */
+  async flushPool(txids: string[]): Promise<void> {
+    await this.rpc.rpc("flush_txpool", { txids }, nothing);
+  }
+
+  /** Submits serialized transactions (`/send_raw_transaction`), as a wallet re-broadcasting them would. */
+  async submit(hexes: string[]): Promise<void> {
+    for (const tx_as_hex of hexes) await this.rpc.other("/send_raw_transaction", { tx_as_hex, do_not_relay: false }, nothing);
+  }
+
   /** A block's serialized blob and its coinbase transaction's hash. */
   async block(height: number): Promise<{ hex: string; minerTxid: string }> {
     const r = await this.rpc.rpc("get_block", { height }, z.object({ blob: z.string(), miner_tx_hash: z.string() }));
     return { hex: r.blob, minerTxid: r.miner_tx_hash };
   }
 
-  /** Mines until none of `txids` is in the pool (a block after a pop may leave a just-relayed one out). */
-  async mineIn(txids: string[], to: string, extra = 0): Promise<void> {
-    for (let i = 0; i < 5; i++) {
+  /**
+   * Mines one block at a time until none of `txids` is in the pool, then
+   * `extra` more. A block after a pop may leave a just-relayed transaction
+   * out. (A transaction a `/pop_blocks` put back may never be mined: ring
+   * members that had just passed their unlock height are locked again on the
+   * shorter chain, and the pool remembers the failure while the block it
+   * failed on stays; such a test flushes, regrows the chain and submits.)
+   */
+  async mineIn(txids: string[], to: string, extra = 0, maxBlocks = 25): Promise<void> {
+    for (let i = 0; i < maxBlocks; i++) {
       await this.mine(1, to);
       if ((await this.transactions(txids)).every((t) => !t.inPool)) {
         if (extra > 0) await this.mine(extra, to);
         return;
       }
     }
-    throw new Error(`transactions still in the pool after 5 blocks: ${txids.join(", ")}`);
+    throw new Error(`transactions still in the pool after ${maxBlocks} blocks: ${txids.join(", ")}`);
   }
 }
 
@@ -449,8 +478,27 @@ export class RegtestWallet {
     await stopChild(this.child, 5_000);
   }
 
+  /** Pulls new blocks and the pool; a daemon just restarted may refuse the first try (-38, no connection). */
   async refresh(): Promise<void> {
-    await this.rpc.rpc("refresh", {}, nothing);
+    for (let i = 0; ; i++) {
+      try {
+        await this.rpc.rpc("refresh", {}, nothing);
+        return;
+      } catch (e) {
+        if (i >= 10 || !(e instanceof RpcError) || !/no connection to daemon/.test(e.message)) throw e;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  /**
+   * Forgets what the wallet scanned and scans the daemon's chain again. After
+   * a `/pop_blocks` the wallet keeps the popped blocks until a block of
+   * another hash comes at that height (wallet2 detects reorgs only by a hash
+   * mismatch), so this is how it learns of a pop that nothing has replaced.
+   */
+  async rescan(): Promise<void> {
+    await this.rpc.rpc("rescan_blockchain", {}, nothing);
   }
 
   /** A new subaddress in `account` (made with `create_account` first for a new account). */
@@ -644,12 +692,10 @@ export async function startRegtestVigil(daemonUrl: string, env: Record<string, s
     },
     close: async () => {
       await workers?.stop();
-      if (appOpen) await t.close();
-      else {
-        // t.close() would close the stopped app a second time: close only what is left.
-        await t.db.close();
-        fs.rmSync(t.app.config.dataDir, { recursive: true, force: true });
-      }
+      // Not t.close(): it closes the app it started, which a restart has replaced.
+      if (appOpen) await t.app.close();
+      await t.db.close();
+      fs.rmSync(t.app.config.dataDir, { recursive: true, force: true });
       await receiver.close();
     },
   };
