@@ -54,8 +54,12 @@ describe.skipIf(!runs)("Vigil on a real monerod regtest chain: login, restricted
   }, 120_000);
 
   afterAll(async () => {
-    await v?.close();
-    await killAllNodes();
+    // The nodes go whatever happens to the app's close: a failed close must not leave them running.
+    try {
+      await v?.close();
+    } finally {
+      await killAllNodes();
+    }
   });
 
   const mine = (n: number) => d.mine(n, miner.address);

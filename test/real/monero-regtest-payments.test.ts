@@ -71,8 +71,12 @@ describe.skipIf(!runs)("Vigil on a real monerod regtest chain: payments", () => 
   }, 120_000);
 
   afterAll(async () => {
-    await v?.close();
-    await killAllNodes();
+    // The nodes go whatever happens to the app's close: a failed close must not leave them running.
+    try {
+      await v?.close();
+    } finally {
+      await killAllNodes();
+    }
   });
 
   /** Mines `n` blocks to the miner (coinbase only adds to the miner's wallet). */
