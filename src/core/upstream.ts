@@ -177,7 +177,11 @@ export class UpstreamClient {
       this.auth = (opts.auth ?? loginAuth)(credentials, u);
     }
     this.base = u;
-    this.agent = new Agent({ connectTimeout: Math.min(this.timeoutMs, 5_000), keepAliveTimeout: 10_000, connections: 16 });
+    // monerod (epee) keeps a digest session per TCP connection: a challenge answered on one
+    // connection is "stale" on every other, so a pool of connections sharing one nonce is refused
+    // (each new socket answers 401 stale=true with a nonce of its own). With credentials, every
+    // request goes over one kept-alive connection; a reopened one is challenged and answered once.
+    this.agent = new Agent({ connectTimeout: Math.min(this.timeoutMs, 5_000), keepAliveTimeout: 10_000, connections: this.auth ? 1 : 16 });
   }
 
   get configured(): boolean {
