@@ -9,11 +9,14 @@
  * simulator still runs, payments included, and the banner and /v1/health
  * name each upstream's source truthfully. The "real" nodes here are real
  * where one installs offline (anvil for the payment chain and the Ethereum
- * L1, with Circle's USDC on the payment chain); the Zcash nodes and the
+ * L1, with Circle's USDC on the payment chain; Debian's monerod on a regtest
+ * chain for Monero); the Zcash nodes and the
  * relays are another devnet's simulators on loopback, which this service
  * cannot tell from remote ones.
  */
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
 import { loadConfig } from "../../src/config.js";
@@ -24,7 +27,9 @@ import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
 import { USDC } from "../../src/x402/networks.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { ORACLE_PRICE_ATOMIC } from "../../src/oracle/registry.js";
-import { anvilNeeds, realNodesRun } from "../helpers/real-nodes.js";
+import { anvilNeeds, moneroNeeds, realNodesRun } from "../helpers/real-nodes.js";
+import { killAllNodes, RegtestDaemon } from "../helpers/monero-regtest.js";
+import { startCli, VIGIL_CLI, type ChildService } from "../helpers/process.js";
 import { startAnvil, type AnvilNode } from "../helpers/anvil.js";
 import { installCircleUsdc, type CircleUsdc } from "../helpers/anvil-usdc.js";
 import { silentLog, tempDir } from "../helpers/app.js";
@@ -205,5 +210,51 @@ describe.skipIf(!runs)("a real upstream beside the devnet replaces only its own 
   it("refuses a payment chain x402 does not settle on, naming the chain and the fix", async () => {
     await expect(startMixed({ EVM_RPC_URL: l1.url })).rejects.toThrow(StartupError);
     await expect(startMixed({ EVM_RPC_URL: l1.url })).rejects.toThrow(/runs chain 1; x402 payments here settle on Base \(8453\) or Base Sepolia \(84532\)/);
+  });
+});
+
+const moneroRuns = realNodesRun("mixed-mode start against a regtest monerod", moneroNeeds);
+
+describe.skipIf(!moneroRuns)("my own monerod, everything else simulated: `vigil serve` with MONERO_DAEMON_URL", () => {
+  let daemon: RegtestDaemon;
+  let svc: ChildService | undefined;
+  const dir = tempDir("vigil-mixed-monerod-");
+
+  beforeAll(async () => {
+    daemon = await RegtestDaemon.start();
+  }, 60_000);
+
+  afterAll(async () => {
+    await svc?.stop();
+    await killAllNodes();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("starts on the real node (network read from it, no simulated monerod), keeps the rest simulated, and says which is which", async () => {
+    // Before: the devnet switched off, then with DEVNET=on and MONERO_NETWORK=mainnet start-up refused the
+    // devnet's testnet coin wallet, and the banner called the real node "monerod (simulated)".
+    const stateFile = path.join(dir, "state.json");
+    svc = await startCli(["serve"], { DATA_DIR: dir, PORT: "0", DEVNET_STATE_FILE: stateFile, MONERO_DAEMON_URL: daemon.vigilUrl }, { timeoutMs: 120_000 });
+    const out = svc.output();
+    expect(out).toMatch(new RegExp(`monerod \\(mainnet\\)\\s+real\\s+${daemon.vigilUrl.replace(/[.]/g, "\\.")}`));
+    expect(out).toMatch(/note: monerod runs a regtest chain \(nettype fakechain\): mainnet-format addresses/);
+    expect(out).toMatch(/note: coin payments in XMR: off/);
+    expect(out).toMatch(/zebrad \(Zcash testnet\)\s+simulated/);
+    expect(out).toMatch(/payment chain \(x402 eip155:84532\)\s+simulated/);
+    const health = (await (await fetch(`${svc.url}/v1/health`)).json()) as { devnet: boolean; sources: Record<string, string>; upstreams: { monero: { available: boolean; height: number } } };
+    expect(health.devnet).toBe(true);
+    expect(health.sources).toEqual({ payment_chain: "simulated", monerod: "real", zebrad: "simulated", lightwalletd: "simulated", ethereum: "simulated", relays: "simulated" });
+    // The height is the regtest node's own (its newest block).
+    expect(health.upstreams.monero).toMatchObject({ available: true, height: await daemon.tip() });
+    // No simulated monerod was started: the devnet it recorded has none, and lists no Monero wallets.
+    const published = JSON.parse(fs.readFileSync(stateFile, "utf8")) as { moneroUrl?: string; evmUrl?: string };
+    expect(published.moneroUrl).toBeUndefined();
+    expect(published.evmUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+/);
+    const wallets = spawnSync(process.execPath, [...VIGIL_CLI, "devnet", "wallets", "--json"], {
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: dir, DEVNET_STATE_FILE: stateFile },
+      encoding: "utf8",
+    });
+    expect(wallets.status, wallets.stderr).toBe(0);
+    expect((JSON.parse(wallets.stdout) as { chain: string }[]).filter((w) => w.chain === "monero")).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import net from "node:net";
 import { bytesToHex, createPublicClient, createWalletClient, http, type Chain, type Hex, type PublicClient, type WalletClient, defineChain } from "viem";
 import { mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { ANVIL } from "./real-nodes.js";
+import { freePort } from "./ports.js";
 
 /** Anvil's own default mnemonic, passed explicitly so the accounts never depend on a default. */
 export const ANVIL_MNEMONIC = "test test test test test test test test test test test junk";
@@ -42,17 +43,7 @@ export interface AnvilNode {
   close(): Promise<void>;
 }
 
-/** A free loopback port: bind port 0, read it, release it. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 async function rawRpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
   const res = await fetch(url, {

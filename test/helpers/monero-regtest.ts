@@ -36,6 +36,7 @@ import { createApp } from "../../src/app.js";
 import { silentLog, startTestApp, type TestApp } from "./app.js";
 import { startReceiver, type Receiver } from "./receiver.js";
 import { MONERO_WALLET_RPC, MONEROD } from "./real-nodes.js";
+import { freePort } from "./ports.js";
 
 // ---------------------------------------------------------------- processes
 
@@ -51,14 +52,7 @@ function nodeDir(prefix: string): string {
   return dir;
 }
 
-/** A loopback port nobody listens on: the OS picks it for a socket bound to port 0. */
-export async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve, reject) => srv.once("error", reject).listen(0, "127.0.0.1", resolve));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
+export { freePort };
 
 interface Spawned {
   proc: ChildProcess;

@@ -8,7 +8,6 @@
  * calls wait for it).
  */
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -16,21 +15,12 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startCli, VIGIL_CLI, type ChildService } from "../helpers/process.js";
 import { tempDir } from "../helpers/app.js";
+import { freePort } from "../helpers/ports.js";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.js";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const INITIALIZE_WITHIN_MS = 5_000;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts `vigil mcp` with the official client; returns the client, its stderr and how long initialize took. */
 async function connectStdio(env: Record<string, string>): Promise<{ client: Client; initializeMs: number; stderr: () => string }> {
