@@ -321,7 +321,7 @@ export function createPaywall(deps: {
       return refuse("authorization_already_used");
     }
     const chain = deps.chain;
-    let resumed: { result: T; txHash: string } | "busy" | "unused" | "elsewhere" | "answered";
+    let resumed: { result: T; txHash: string } | "busy" | "unused" | "unattributed" | "elsewhere" | "answered";
     try {
       resumed = await db.transaction().execute(async (trx) => {
         const locked = await trx
@@ -334,8 +334,10 @@ export function createPaywall(deps: {
         if (!locked) return "busy" as const;
         if (locked.status === "settled" && locked.work_done) return "answered" as const;
         if (locked.status !== "pending" && locked.status !== "settled") return "elsewhere" as const;
-        const finding = await chain.check(locked.payer, locked.nonce, BigInt(locked.amount_atomic));
+        const finding = await chain.check(locked.payer, locked.nonce, BigInt(locked.amount_atomic), { txHash: locked.tx_hash });
         if (finding.state === "unused") return "unused" as const;
+        // Used, but the chain has not (yet) said by whom: no verdict, the row stays as it is.
+        if (finding.state === "used_unattributed") return "unattributed" as const;
         if (finding.state === "used_elsewhere") {
           await trx.updateTable("payments").set({ status: "failed", error: "authorization_used_elsewhere", checked_at: new Date(clock.now()) }).where("id", "=", row.id).execute();
           return "elsewhere" as const;
@@ -365,6 +367,10 @@ export function createPaywall(deps: {
     }
     if (resumed === "busy" || resumed === "unused")
       throw new ServiceError(409, "payment_in_progress", "This payment authorisation is being processed by another request.");
+    if (resumed === "unattributed") {
+      log.warn({ route: call.route, payment: row.id, tx: row.tx_hash }, "resuming a payment: the chain marks the authorisation used but its transaction was not found; left as it is");
+      throw upstreamFailed("facilitator_unavailable", "The payment's transaction could not be found on chain yet; try again shortly with the same payment.");
+    }
     if (resumed === "answered") {
       const fresh = await db.selectFrom("payments").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
       return resume(fresh, call, refuse);
@@ -557,11 +563,14 @@ export function createPaywall(deps: {
       }
       if (settledTx !== undefined) {
         // Money moved but the commit failed: keep the nonce burnt; the client's retry (or the operator) resumes the work.
+        // Only a row still pending: a commit whose answer was lost may have landed (settled, work done), and a
+        // concurrent retry may have resumed the work meanwhile; neither is undone here.
         log.error({ route: call.route, tx: settledTx, err: (e as Error).message }, "payment settled but the work did not commit");
         await db
           .updateTable("payments")
           .set({ status: "settled", tx_hash: settledTx, error: "work_not_committed", work_done: false, settled_at: new Date(clock.now()) })
           .where("id", "=", paymentId)
+          .where("status", "=", "pending")
           .execute();
         throw e;
       }

@@ -12,7 +12,9 @@
  *     `work_done = false` (error work_not_committed): money moved, no work.
  *     The client's retry with the same authorisation does the work then,
  *     once; until then the operator sees it in `vigil payments pending`;
- *   - it was used by some other transaction: `failed` (nothing reached us);
+ *   - it was used by some other transaction, or cancelled: `failed` (nothing
+ *     reached us). Only on that evidence: an authorisation marked used whose
+ *     transaction is not found is left pending and listed, never failed;
  *   - the chain cannot be read (no EVM_RPC_URL, RPC down): left as is and
  *     listed.
  * It also purges stored answers whose time is up (docs/idempotency.md).
@@ -52,7 +54,7 @@ export interface ReconcileDeps {
   /** Pending rows younger than this are left alone (default RECONCILE_GRACE_SECONDS). */
   graceSeconds?: number;
   /** Told of each finding (the vigil_reconciler_findings_total metric). */
-  onFinding?: (finding: "chain_unreadable" | "still_pending" | "expired_unsettled" | "used_elsewhere" | "settled_without_work") => void;
+  onFinding?: (finding: "chain_unreadable" | "still_pending" | "expired_unsettled" | "used_elsewhere" | "used_unattributed" | "settled_without_work") => void;
 }
 
 export interface ReconcileResult {
@@ -109,7 +111,7 @@ export async function reconcilePayments(deps: ReconcileDeps): Promise<ReconcileR
     if (!chain) continue;
     let finding;
     try {
-      finding = await chain.check(row.payer, row.nonce, BigInt(row.amount_atomic));
+      finding = await chain.check(row.payer, row.nonce, BigInt(row.amount_atomic), { txHash: row.tx_hash });
     } catch (e) {
       log.warn({ payment: row.id, err: (e as Error).message }, "payment reconciler: the chain could not be read");
       deps.onFinding?.("chain_unreadable");
@@ -128,6 +130,11 @@ export async function reconcilePayments(deps: ReconcileDeps): Promise<ReconcileR
         await update.set({ checked_at: at }).execute();
         deps.onFinding?.("still_pending");
       }
+    } else if (finding.state === "used_unattributed") {
+      // Marked used, but no log says by whom (outside the search window, a lagging node): no verdict; listed.
+      await update.set({ checked_at: at }).execute();
+      deps.onFinding?.("used_unattributed");
+      log.warn({ payment: row.id, route: row.route, payer: row.payer }, "payment reconciler: the authorisation is used on chain but its transaction was not found; left pending");
     } else if (finding.state === "used_elsewhere") {
       await update.set({ status: "failed", error: "authorization_used_elsewhere", checked_at: at }).execute();
       failed++;

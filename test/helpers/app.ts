@@ -25,16 +25,18 @@ export interface TestAppOptions extends Omit<AppOptions, "database"> {
   devnet?: { configOverlay: ConfigOverlay };
   /** A PostgreSQL to put the test's schema on even when DATABASE_URL is unset. */
   postgresUrl?: string;
+  /** Wraps the Kysely handle the app is given (a test that cuts the connection at a chosen step); `TestApp.db` stays the real one. */
+  wrapDatabase?: (db: TestDatabase["db"]) => TestDatabase["db"];
 }
 
 /** Starts the app on a loopback port with the given environment (defaults: devnet off). */
 export async function startTestApp(env: Record<string, string>, opts: TestAppOptions = {}): Promise<TestApp> {
-  const { devnet, postgresUrl, ...appOptions } = opts;
+  const { devnet, postgresUrl, wrapDatabase, ...appOptions } = opts;
   const db = await openTestDatabase(postgresUrl ? { postgresUrl } : {});
   const dataDir = tempDir();
   const parsed = loadConfig({ DEVNET: "off", DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", ...env });
   const config = devnet ? applyConfigOverlay(parsed, devnet.configOverlay) : parsed;
-  const app = await createApp(config, { log: silentLog, ...appOptions, database: db });
+  const app = await createApp(config, { log: silentLog, ...appOptions, database: wrapDatabase ? { ...db, db: wrapDatabase(db.db) } : db });
   const url = await app.listen();
   return {
     app,

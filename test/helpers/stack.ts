@@ -22,7 +22,7 @@ import { createWatch } from "../../src/watch/service.js";
 import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
 import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
 import { createPayer, type Payer } from "../../src/x402/payer.js";
-import { startTestApp, tempDir, type TestApp } from "./app.js";
+import { startTestApp, tempDir, type TestApp, type TestAppOptions } from "./app.js";
 import { startReceiver, type Receiver } from "./receiver.js";
 
 /** Past WATCH_POLL_SECONDS (60) plus its 10 % jitter. */
@@ -78,6 +78,8 @@ export interface WatchStackOptions {
   zcashInitialBlocks?: number;
   /** A PostgreSQL for the stack's schema even when DATABASE_URL is unset (tests that need several processes). */
   postgresUrl?: string;
+  /** Wraps the app's database handle (see startTestApp); `t.db` stays the real one. */
+  wrapDatabase?: TestAppOptions["wrapDatabase"];
 }
 
 export async function startWatchStack(opts: WatchStackOptions = {}): Promise<WatchStack> {
@@ -96,7 +98,7 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
       WEBHOOK_ALLOW_HTTP: useHttps ? "0" : "1",
       ...opts.env,
     },
-    { devnet, clock, ...(opts.postgresUrl ? { postgresUrl: opts.postgresUrl } : {}) },
+    { devnet, clock, ...(opts.postgresUrl ? { postgresUrl: opts.postgresUrl } : {}), ...(opts.wrapDatabase ? { wrapDatabase: opts.wrapDatabase } : {}) },
   );
   if (useHttps) {
     // createApp has no option for a webhook CA (production trusts the system roots only), so the
