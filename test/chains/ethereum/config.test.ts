@@ -17,8 +17,9 @@ describe("Ethereum config", () => {
     expect(() => loadConfig({ ETH_RETENTION_BLOCKS: "3" })).toThrow(/ETH_RETENTION_BLOCKS/);
   });
 
-  it("a configured node counts as an upstream for DEVNET=auto", () => {
-    expect(loadConfig({ ETH_RPC_URL: "https://a.example" }).devnet).toBe(false);
+  it("a configured node replaces only the Ethereum simulator: DEVNET=auto stays on until payments are configured", () => {
+    expect(loadConfig({ ETH_RPC_URL: "https://a.example" }).devnet).toBe(true);
+    expect(loadConfig({ ETH_RPC_URL: "https://a.example", PAY_TO: "0x1111111111111111111111111111111111111111", CDP_API_KEY_ID: "k", CDP_API_KEY_SECRET: "s" }).devnet).toBe(false);
     expect(loadConfig({}).devnet).toBe(true);
   });
 });
