@@ -167,7 +167,9 @@ async function measure(label: string, run: () => Promise<Started>): Promise<{ la
 function row(m: { label: string; ms: number[]; rss: number[] }, base?: { ms: number[] }): string {
   const med = median(m.ms);
   const over = base ? `  (+${(med - median(base.ms)).toFixed(0)} ms over its baseline)` : "";
-  return `  ${m.label.padEnd(44)} ${med.toFixed(0).padStart(6)} ms  [${Math.min(...m.ms).toFixed(0)}–${Math.max(...m.ms).toFixed(0)}]  RSS ${median(m.rss).toFixed(0).padStart(4)} MiB${over}`;
+  // A baseline that exits at once has no memory left to read a second later.
+  const rss = median(m.rss) > 0 ? `RSS ${median(m.rss).toFixed(0).padStart(4)} MiB` : "RSS    — (exited)";
+  return `  ${m.label.padEnd(44)} ${med.toFixed(0).padStart(6)} ms  [${Math.min(...m.ms).toFixed(0)}–${Math.max(...m.ms).toFixed(0)}]  ${rss}${over}`;
 }
 
 async function main(): Promise<void> {
