@@ -28,6 +28,7 @@ import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCAL_POSTGRES_URL } from "../helpers/db.js";
 import { tempDir } from "../helpers/app.js";
+import { readAnswer } from "../helpers/http.js";
 import { haveOpenssl } from "../helpers/receiver.js";
 import { startCli, type ChildService } from "../helpers/process.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
@@ -56,15 +57,7 @@ const havePostgres = await reachable(PG_URL);
 
 type Json = { status: number; json: any; headers: Headers };
 async function call(url: string, init: RequestInit = {}): Promise<Json> {
-  const r = await fetch(url, { ...init, signal: AbortSignal.timeout(20_000) });
-  const text = await r.text();
-  let json: unknown = text;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // not JSON: kept as text, the assertion shows it
-  }
-  return { status: r.status, json, headers: r.headers };
+  return readAnswer(await fetch(url, { ...init, signal: AbortSignal.timeout(20_000) }));
 }
 
 /** The one error shape, a 503 database_unavailable with Retry-After, and nothing of a stack. */

@@ -37,6 +37,7 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { cuttingDatabase, type CuttingDatabase } from "../helpers/cutting-database.js";
 import { reconcilePayments } from "../../src/x402/reconcile.js";
+import { readAnswer } from "../helpers/http.js";
 
 const PRICE = 100_000n;
 
@@ -73,15 +74,7 @@ async function purchase(hook: string): Promise<{ send(): Promise<Answer>; nonce:
   return {
     nonce,
     send: async () => {
-      const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": signed.header }, body });
-      const text = await r.text();
-      let json: unknown = text;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        // kept as text for the assertion message
-      }
-      return { status: r.status, json, headers: r.headers };
+      return readAnswer(await fetch(url, { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": signed.header }, body }));
     },
   };
 }
