@@ -24,28 +24,18 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { machineLine } from "./support.js";
+import { freePort } from "../test/helpers/ports.js";
 
 const root = path.resolve(import.meta.dirname, "..");
 const RUNS = Number(process.env.RUNS ?? 3);
 const PG_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const VIGIL = path.join(root, "bin", "vigil.mjs");
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Resident memory (KiB) of a process and all its descendants, from /proc. */
 function treeRssKiB(pid: number): number {
