@@ -28,6 +28,11 @@ export const ConfigSchema = z.object({
   /** PostgreSQL schema to use (tests give each run its own). */
   DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /**
+   * Embedded database only: below this much free space (MiB) on DATA_DIR's disk, writes are refused
+   * (503 database_full) before the engine runs out of room (src/db/disk-guard.ts). 0 turns the guard off.
+   */
+  PGLITE_MIN_FREE_MB: z.coerce.number().int().min(0).max(1_048_576).default(64),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
   /**

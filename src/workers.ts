@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { App } from "./app.js";
 import { startJobs, type Job } from "./core/jobs.js";
-import { isDatabaseUnavailable } from "./db/unavailable.js";
+import { isDatabaseOutage } from "./db/unavailable.js";
 import { runWatchTick, type TickStats } from "./watch/tick.js";
 import { createDeliveryPool } from "./watch/tick-deliver.js";
 import { createLeaseKeeper } from "./watch/tick-leases.js";
@@ -83,7 +83,7 @@ export function startWorkers(app: App, opts: { idleSleepMs?: number; autostart?:
     if (keeper.held().length > 0) void renewLeases();
   }, Math.max(500, (app.config.WATCH_LEASE_SECONDS * 1000) / 4));
   renewal.unref();
-  const runner = opts.autostart === false ? null : startJobs(backgroundJobs(app, jobTick, opts.idleSleepMs ?? 1000), app.log, { isOutage: isDatabaseUnavailable });
+  const runner = opts.autostart === false ? null : startJobs(backgroundJobs(app, jobTick, opts.idleSleepMs ?? 1000), app.log, { isOutage: isDatabaseOutage });
   return {
     tickOnce: () => tick(true),
     renewLeases,

@@ -115,6 +115,7 @@ export const ERROR_CODES = {
   relays_not_configured: { status: 503, description: "This server polls no MEV-Boost relay (RELAY_URLS), so the builder questions cannot answer." },
   relay_failed: { status: 502, description: "A MEV-Boost relay's data API could not be reached, timed out or answered garbage; `details.relay` names it." },
   database_unavailable: { status: 503, description: "The database could not be reached (a dropped or refused connection, a server restarting); the request's writes were rolled back. Retry after `Retry-After` seconds; a paid call retried with the same payment is never charged twice." },
+  database_full: { status: 503, description: "The database has no room left on its disk (or the embedded database is under its reserve, PGLITE_MIN_FREE_MB); the request's writes were refused and rolled back, nothing was charged, and reads still work. Retry after `Retry-After` seconds, once the operator has freed space." },
   source_stale: { status: 503, description: "The ingested data behind the answer is missing or older than its limit; `details.source` names the source and `details.age_s` its age. Stale data is never passed off as fresh." },
   // 504: a bounded job ran out of time
   scan_timeout: { status: 504, description: "The historical scan ran out of time; `details.scanned_through` says how far it got: narrow the range and retry." },

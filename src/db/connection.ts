@@ -13,6 +13,7 @@ import pg from "pg";
 import fs from "node:fs";
 import path from "node:path";
 import type { DB } from "./schema.js";
+import { createDiskGuard, type DiskGuard, type DiskSpace } from "./disk-guard.js";
 
 export interface DatabaseHandle {
   db: Kysely<DB>;
@@ -21,12 +22,15 @@ export interface DatabaseHandle {
   poolSize: number;
   /** The raw pool, for libraries that want one (rate limiter). */
   pool: pg.Pool;
+  /** The embedded database's disk space and whether it takes writes (absent on PostgreSQL and in memory). */
+  storage?: () => DiskSpace;
   close(): Promise<void>;
 }
 
 /** The little of a logger the connection needs (a pino Logger fits). */
 export interface ConnectionLog {
   warn(obj: object, msg: string): void;
+  info?(obj: object, msg: string): void;
 }
 
 /** How long a new PostgreSQL connection may take before the query waiting for it fails (database_unavailable). */
@@ -45,12 +49,16 @@ export interface DatabaseOptions {
   pgliteSnapshot?: Blob;
   /** Where a dropped connection is reported (default: nowhere). */
   log?: ConnectionLog;
+  /** Embedded database: free space (bytes) under which writes are refused; 0 = no guard. Default 64 MiB. */
+  pgliteMinFreeBytes?: number;
 }
+
+const DEFAULT_PGLITE_MIN_FREE_BYTES = 64 * 1048576;
 
 // int8 and numeric stay strings (pg's default); money code converts with BigInt().
 export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandle> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10, opts.log);
-  return openPglite(opts.dataDir, opts.pgliteSnapshot);
+  return openPglite(opts.dataDir, opts.pgliteSnapshot, opts.pgliteMinFreeBytes ?? DEFAULT_PGLITE_MIN_FREE_BYTES, opts.log);
 }
 
 async function openPostgres(url: string, schema: string | undefined, poolSize: number, log?: ConnectionLog): Promise<DatabaseHandle> {
@@ -91,7 +99,7 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
   return { db, kind: "postgres", poolSize, pool, close: () => db.destroy() };
 }
 
-async function openPglite(dataDir: string, snapshot?: Blob): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string, snapshot: Blob | undefined, minFreeBytes: number, log?: ConnectionLog): Promise<DatabaseHandle> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { createPgConfig } = await import("@electric-sql/pglite/node-postgres");
   let target = dataDir;
@@ -101,15 +109,55 @@ async function openPglite(dataDir: string, snapshot?: Blob): Promise<DatabaseHan
   }
   const pglite = await PGlite.create(target, snapshot ? { loadDataDir: snapshot } : {});
   const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
+  let guard: DiskGuard | undefined;
+  if (target !== dataDir && minFreeBytes > 0) {
+    guard = createDiskGuard({
+      dir: target,
+      reserveBytes: minFreeBytes,
+      onChange: (space) =>
+        space.writable
+          ? log?.info?.({ freeBytes: space.freeBytes }, "database disk has room again; writes resume")
+          : log?.warn({ freeBytes: space.freeBytes, reserveBytes: space.reserveBytes }, "database disk nearly full: writes are refused until space is freed"),
+    });
+    const g = guard;
+    pool.on("connect", (client) => guardQueries(client, g));
+  }
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     kind: "pglite",
     poolSize: 1,
     pool,
+    ...(guard ? { storage: guard.space } : {}),
     close: async () => {
       await db.destroy();
       await pglite.close();
     },
+  };
+}
+
+/**
+ * Every statement on this client passes the disk guard first. The one choke point: Kysely's queries,
+ * raw SQL and the rate limiter's own queries all go through a pool client's `query`. A refused
+ * statement fails the way the engine would (a rejected promise, or the callback's error).
+ */
+function guardQueries(client: pg.PoolClient, guard: DiskGuard): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const config = args[0] as string | { text?: unknown } | undefined;
+    const text = typeof config === "string" ? config : typeof config?.text === "string" ? config.text : undefined;
+    if (text !== undefined) {
+      try {
+        guard.check(text);
+      } catch (e) {
+        const callback = args.find((a): a is (err: unknown) => void => typeof a === "function");
+        if (callback) {
+          process.nextTick(callback, e);
+          return undefined;
+        }
+        return Promise.reject(e);
+      }
+    }
+    return query(...args);
   };
 }

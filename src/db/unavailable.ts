@@ -44,6 +44,42 @@ export function isDatabaseUnavailable(e: unknown): boolean {
   return Array.isArray(inner) && inner.length > 0 && inner.every((x) => isDatabaseUnavailable(x));
 }
 
+/**
+ * A database that is there but cannot store anything: its disk is full (SQLSTATE 53100, from
+ * PostgreSQL, from PGlite, or from the embedded database's own guard in ./disk-guard.ts). The
+ * statement failed and its transaction rolled back; reads still work. Only an operator freeing
+ * space ends it, so clients are told to wait longer than for an outage.
+ */
+export function isDatabaseFull(e: unknown): boolean {
+  if (!e || typeof e !== "object") return false;
+  const { code, message } = e as { code?: unknown; message?: unknown };
+  return code === "53100" || code === "ENOSPC" || (typeof message === "string" && /No space left on device/i.test(message));
+}
+
+/** What a client is told to wait when the database disk is full. */
+const FULL_RETRY_AFTER_SECONDS = 60;
+
+export function databaseFull(): ServiceError {
+  return unavailable(
+    "database_full",
+    "The service cannot store anything right now (its database disk is full); nothing was written and nothing was charged. Retry later.",
+    { retry_after_s: FULL_RETRY_AFTER_SECONDS },
+    { "Retry-After": String(FULL_RETRY_AFTER_SECONDS) },
+  );
+}
+
+/** Either way the database cannot do the work now: what the job runner waits out. */
+export function isDatabaseOutage(e: unknown): boolean {
+  return isDatabaseUnavailable(e) || isDatabaseFull(e);
+}
+
+/** The 503 a surface answers for a database outage or a full disk; undefined for any other error. */
+export function databaseOutageAnswer(e: unknown): ServiceError | undefined {
+  if (isDatabaseUnavailable(e)) return databaseUnavailable();
+  if (isDatabaseFull(e)) return databaseFull();
+  return undefined;
+}
+
 /** The 503 a surface answers for such an error (a client retries after `Retry-After` seconds). */
 export function databaseUnavailable(): ServiceError {
   return unavailable(

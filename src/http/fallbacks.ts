@@ -7,7 +7,7 @@
  */
 import type { Hono } from "hono";
 import { ServiceError } from "../core/errors.js";
-import { databaseUnavailable, isDatabaseUnavailable } from "../db/unavailable.js";
+import { databaseOutageAnswer } from "../db/unavailable.js";
 import { errorResponse, type HttpEnv } from "./respond.js";
 import type { AnyRouteDef } from "./route-table.js";
 
@@ -36,10 +36,11 @@ export function installFallbacks(app: Hono<HttpEnv>, routes: readonly AnyRouteDe
 
   app.onError((err, c) => {
     if (err instanceof ServiceError) return errorResponse(c, err);
-    if (isDatabaseUnavailable(err)) {
-      // An outage, not a bug: one line without a stack (the connection's own warning says why).
-      c.get("log")?.warn({ err: err.message }, "database unavailable");
-      return errorResponse(c, databaseUnavailable());
+    const outage = databaseOutageAnswer(err);
+    if (outage) {
+      // An outage or a full disk, not a bug: one line without a stack (the connection's own warning says why).
+      c.get("log")?.warn({ err: err.message, code: outage.code }, "database cannot serve the request");
+      return errorResponse(c, outage);
     }
     c.get("log")?.error({ err: { message: err.message, stack: err.stack } }, "unhandled error");
     return errorResponse(c, new ServiceError(500, "internal_error", "An internal error occurred.", { requestId: c.get("requestId") }));

@@ -38,6 +38,8 @@ export interface MetaDeps {
   facilitatorUrl: string;
   db: Database;
   dbKind: string;
+  /** The embedded database's disk space (src/db/disk-guard.ts); absent on PostgreSQL. */
+  dbStorage?: () => { freeBytes: number; reserveBytes: number; writable: boolean };
   devnet: boolean;
   healthChecks: readonly HealthCheck[];
   /** Each upstream's source (src/upstream-sources.ts). */
@@ -123,7 +125,18 @@ export const HealthReport = z.object({
   uptime_s: z.number().int(),
   devnet: z.boolean(),
   /** `error` says why the database is unavailable (a dropped connection, a refused one, no answer in time). */
-  database: z.object({ kind: z.string(), available: z.boolean(), error: z.string().optional() }),
+  /**
+   * `writable` and the byte counts: the embedded database only; false while its disk is under the
+   * reserve (PGLITE_MIN_FREE_MB) and writes are refused with 503 database_full.
+   */
+  database: z.object({
+    kind: z.string(),
+    available: z.boolean(),
+    error: z.string().optional(),
+    writable: z.boolean().optional(),
+    free_bytes: z.number().int().nonnegative().optional(),
+    reserve_bytes: z.number().int().nonnegative().optional(),
+  }),
   paywall: z.object({ configured: z.boolean(), facilitator_mode: z.string(), network: z.string() }),
   upstreams: z.record(z.string(), UpstreamHealth),
   /** What serves each upstream: a devnet simulator, a real node, or nothing (no URLs). */
@@ -277,7 +290,8 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
       output: HealthReport,
       handler: async (): Promise<z.input<typeof HealthReport>> => {
         const dbProbe = await probeDatabase(deps.db);
-        const dbOk = dbProbe.available;
+        const storage = deps.dbStorage?.();
+        const dbOk = dbProbe.available && storage?.writable !== false;
         const upstreams: Record<string, UpstreamHealth> = {};
         await Promise.all(
           deps.healthChecks.map(async (h) => {
@@ -294,7 +308,11 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
           version: deps.version,
           uptime_s: Math.round((deps.now() - deps.startedAt) / 1000),
           devnet: deps.devnet,
-          database: { kind: deps.dbKind, ...dbProbe },
+          database: {
+            kind: deps.dbKind,
+            ...dbProbe,
+            ...(storage ? { writable: storage.writable, free_bytes: storage.freeBytes, reserve_bytes: storage.reserveBytes } : {}),
+          },
           paywall: { configured: deps.paywall.terms !== null, facilitator_mode: deps.facilitatorMode, network: network() },
           upstreams,
           sources: { ...deps.sources },

@@ -21,7 +21,7 @@ import { encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ServiceError, errorBody } from "../core/errors.js";
-import { databaseUnavailable, isDatabaseUnavailable } from "../db/unavailable.js";
+import { databaseOutageAnswer } from "../db/unavailable.js";
 import type { RateLimiter } from "../core/rate-limit.js";
 import type { Database } from "../db/types.js";
 import type { Paywall } from "../x402/paywall.js";
@@ -166,7 +166,8 @@ async function runTool(
     return await okResult(outcome.result, { [PAYMENT_RESPONSE_META_KEY]: outcome.settleResponse });
   } catch (e) {
     if (e instanceof ServiceError) return errorResult(e);
-    if (isDatabaseUnavailable(e)) return errorResult(databaseUnavailable());
+    const outage = databaseOutageAnswer(e);
+    if (outage) return errorResult(outage);
     caller.log.error({ err: { message: (e as Error).message, stack: (e as Error).stack }, tool: published.tool.name }, "unhandled error in MCP tool");
     return errorResult(new ServiceError(500, "internal_error", "An internal error occurred.", { requestId: caller.requestId }));
   }

@@ -42,7 +42,7 @@ import type { SecretBox } from "../core/secretbox.js";
 import { ServiceError, unavailable, upstreamFailed } from "../core/errors.js";
 import type { UsdcAsset } from "./networks.js";
 import type { AuthorizationReader } from "./authorization-state.js";
-import { isDatabaseUnavailable } from "../db/unavailable.js";
+import { isDatabaseOutage } from "../db/unavailable.js";
 
 /** Largest payment header we decode (a real v2 payload is about 1 KB of base64). */
 export const MAX_PAYMENT_HEADER_BYTES = 8192;
@@ -360,8 +360,8 @@ export function createPaywall(deps: {
         return { result, txHash: finding.txHash };
       });
     } catch (e) {
-      // A database outage is not the chain's: it answers 503 database_unavailable and the retry resumes.
-      if (e instanceof ServiceError || isDatabaseUnavailable(e)) throw e;
+      // A database outage (or full disk) is not the chain's: it answers 503 and the retry resumes.
+      if (e instanceof ServiceError || isDatabaseOutage(e)) throw e;
       log.warn({ route: call.route, payment: row.id, err: (e as Error).message }, "resuming a settled payment failed");
       throw upstreamFailed("facilitator_unavailable", "The payment's state on chain could not be read; try again shortly.");
     }
