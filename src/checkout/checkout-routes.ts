@@ -31,7 +31,7 @@ import {
   type CheckoutDeps,
 } from "./invoices.js";
 import { INVOICE_EVENTS } from "./invoice-state.js";
-import { PAY_PAGE_PATH, payPageHtml, walletUriQrSvg } from "./pay-page.js";
+import { faviconSvg, PAY_PAGE_PATH, payPageHtml, walletUriQrSvg } from "./pay-page.js";
 
 const SummarySchema = z.object({
   product: z.literal("checkout"),
@@ -189,6 +189,18 @@ export function checkoutRoutes(deps: CheckoutDeps): AnyRouteDef[] {
       output: z.string(),
       mimeType: "text/html",
       handler: async (_input, ctx) => new RawBody(payPageHtml(ctx.baseUrl), "text/html; charset=utf-8"),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/favicon.ico",
+      operationId: "favicon",
+      summary: "The service's icon (SVG), the one the pay page carries inline",
+      description: "Browsers ask every site for /favicon.ico: the answer is the SVG icon that web/pay/index.html carries inline (one drawing for both), never a 404.",
+      tags: ["checkout"],
+      input: z.object({}).strict(),
+      output: z.string(),
+      mimeType: "image/svg+xml",
+      handler: async () => new RawBody(faviconSvg(), "image/svg+xml; charset=utf-8"),
     }),
   ];
 }

@@ -91,6 +91,8 @@ export const CreateInvoiceInput = z.object({
 export type CreateInvoiceInput = z.infer<typeof CreateInvoiceInput>;
 
 const Amount = z.object({ atomic: z.string(), display: z.string(), coin: z.string() });
+/** `display` drops trailing zeros; `atomic` with `decimals` places is every digit (the pay page shows that). */
+const PublicAmount = Amount.extend({ decimals: z.number().int() });
 
 /** What a buyer may see: no watch id, no token, no key. */
 export const PublicInvoiceSchema = z.object({
@@ -98,7 +100,7 @@ export const PublicInvoiceSchema = z.object({
   status: z.enum(["pending", "confirming", "paid", "underpaid", "expired", "cancelled"]),
   chain: z.enum(["monero", "zcash"]),
   payTo: z.string(),
-  amount: Amount,
+  amount: PublicAmount,
   amountUsdCents: z.number().int(),
   rate: z.object({ usdPerCoin: z.string() }),
   memo: z.string().nullable(),
@@ -107,10 +109,14 @@ export const PublicInvoiceSchema = z.object({
   description: z.string().nullable(),
   orderId: z.string().nullable(),
   successUrl: z.string().nullable(),
-  received: Amount.nullable(),
+  received: PublicAmount.nullable(),
   confirmations: z.object({ required: z.number().int(), seen: z.number().int().nullable() }),
   createdAt: z.string(),
   expiresAt: z.string(),
+  /** Whole seconds to expiresAt by the service's clock (0 once past): a countdown that a buyer's wrong clock cannot move. */
+  expiresInSeconds: z.number().int(),
+  /** An expired invoice still takes a payment seen before this time (its amount stays reserved until then). */
+  latePaymentUntil: z.string(),
   paidAt: z.string().nullable(),
   instructions: z.string(),
 });
@@ -129,6 +135,10 @@ function displayOf(atomic: bigint, chain: PayChain) {
   return { atomic: atomic.toString(), display: formatAtomic(atomic, unit), coin: unit.symbol };
 }
 
+function publicAmountOf(atomic: bigint, chain: PayChain) {
+  return { ...displayOf(atomic, chain), decimals: COIN_OF[chain].unit.decimals };
+}
+
 function statusAt(row: InvoiceRow, nowMs: number): InvoiceRow["status"] {
   // A pending invoice past its TTL reads expired even before the job marks it.
   return row.status === "pending" && nowMs >= new Date(row.expires_at).getTime() ? "expired" : row.status;
@@ -136,8 +146,9 @@ function statusAt(row: InvoiceRow, nowMs: number): InvoiceRow["status"] {
 
 export function invoiceView(row: InvoiceRow, deps: CheckoutDeps, nowMs: number, seenConfirmations: number | null = null): PublicInvoice {
   const chain = row.chain;
-  const amount = displayOf(BigInt(row.amount_atomic), chain);
-  const expiresAt = new Date(row.expires_at).toISOString();
+  const amount = publicAmountOf(BigInt(row.amount_atomic), chain);
+  const expiresAtMs = new Date(row.expires_at).getTime();
+  const expiresAt = new Date(expiresAtMs).toISOString();
   const base = deps.payUrl();
   return {
     invoiceId: row.id,
@@ -153,10 +164,12 @@ export function invoiceView(row: InvoiceRow, deps: CheckoutDeps, nowMs: number, 
     description: row.description,
     orderId: row.order_id,
     successUrl: row.success_url,
-    received: row.received_atomic === null ? null : displayOf(BigInt(row.received_atomic), chain),
+    received: row.received_atomic === null ? null : publicAmountOf(BigInt(row.received_atomic), chain),
     confirmations: { required: row.confirmations, seen: seenConfirmations },
     createdAt: new Date(row.created_at).toISOString(),
     expiresAt,
+    expiresInSeconds: Math.max(0, Math.floor((expiresAtMs - nowMs) / 1000)),
+    latePaymentUntil: new Date(row.reserved_until).toISOString(),
     paidAt: row.paid_at ? new Date(row.paid_at).toISOString() : null,
     instructions:
       `Send exactly ${amount.display} ${amount.coin} to ${row.pay_to} in one payment before ${expiresAt}. ` +

@@ -10,6 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatAtomic, UNITS } from "../../src/core/money.js";
 import { CREATE_CREDIT } from "../../src/watch/meter.js";
 import { createWatch } from "../../src/watch/service.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
@@ -76,7 +77,8 @@ describe("the hosted pay page", () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } }); // a phone-sized screen
     await page.goto(inv.payUrl);
     await page.getByRole("status").filter({ hasText: "Waiting for payment" }).waitFor({ timeout: 15_000 });
-    expect(await page.locator("#amount").textContent()).toBe(`${inv.amount.display} XMR`);
+    // Every digit, trailing zeros included (amount.display drops them).
+    expect(await page.locator("#amount").textContent()).toBe(`${formatAtomic(BigInt(inv.amount.atomic), UNITS.xmr, { fixed: true })} XMR`);
     expect(await page.locator("#payTo").textContent()).toBe(inv.payTo);
     // Text, never markup: the description is shown as typed.
     expect(await page.locator("#description").textContent()).toBe("A <b>teapot</b>");
@@ -121,7 +123,7 @@ describe("the hosted pay page", () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
     await page.goto(inv.payUrl);
     await page.getByRole("status").filter({ hasText: "Waiting for payment" }).waitFor({ timeout: 15_000 });
-    expect(await page.locator("#amount").textContent()).toBe(`${inv.amount.display} ZEC`);
+    expect(await page.locator("#amount").textContent()).toBe(`${formatAtomic(BigInt(inv.amount.atomic), UNITS.zec, { fixed: true })} ZEC`);
     expect(await page.locator("#memo").textContent()).toBe(inv.memo);
     await expect(page.getByRole("button", { name: "Copy memo" }).isVisible()).resolves.toBe(true);
     const qr = page.getByRole("img", { name: "QR code of the wallet link" });

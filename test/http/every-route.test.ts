@@ -147,6 +147,7 @@ const FIXTURES: Record<string, Fixture> = {
   coinWalletEvents: noInput,
   checkoutSummary: noInput,
   checkoutPayPage: noInput,
+  favicon: noInput,
   checkoutInvoiceCreate: {
     valid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, amountUsdCents: 100 }),
     invalid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, amountUsdCents: "ten" }),

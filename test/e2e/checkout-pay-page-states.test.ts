@@ -1,0 +1,264 @@
+/**
+ * Issue 23, item 9: "a pay page a buyer trusts". Outside testers found the
+ * hosted pay page showing the expiry as a raw ISO timestamp, "Time left: -"
+ * once a payment was seen, the amount without its trailing zeros (while the
+ * instructions say its last six digits name the invoice), and /favicon.ico
+ * answering 404.
+ *
+ * Here each state a buyer can meet is reached on the devnet the way a buyer
+ * meets it (real invoices, real devnet payments found by the real scanner,
+ * the merchant's real cancel, the service's clock past the TTL) and rendered
+ * in real headless Chromium on a 375 px phone screen. For every state: a
+ * full-page screenshot (kept in test-results/checkout-pay-page-states/…) that
+ * is not empty and is one phone wide with no horizontal scroll, zero
+ * serious or critical axe-core violations, and not one request that leaves
+ * the service's origin. The service's clock runs 10 minutes ahead of the
+ * browser's, as a buyer's phone clock may be wrong: the countdown still
+ * counts the service's time.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { chromium, type Browser, type BrowserContextOptions, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatAtomic, UNITS } from "../../src/core/money.js";
+import { startWatchStack, type WatchStack } from "../helpers/stack.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const AXE = path.resolve(import.meta.dirname, "../../node_modules/axe-core/axe.min.js");
+const OUT = path.resolve(import.meta.dirname, "../../test-results/checkout-pay-page-states", process.env.DATABASE_URL ? "postgres" : "pglite");
+const CONFIRMATIONS = 2;
+const PHONE = { width: 375, height: 740 };
+const SCALE = 2;
+/** How far the service's clock runs ahead of the browser's. */
+const SKEW_MS = 10 * 60_000;
+
+let s: WatchStack;
+let browser: Browser;
+let merchant: { watchId: string; watchToken: string };
+beforeAll(async () => {
+  s = await startWatchStack({ https: false, env: { MONERO_CONFIRMATIONS: String(CONFIRMATIONS) } });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
+  });
+  fs.mkdirSync(OUT, { recursive: true });
+  merchant = await s.openMoneroWatch("alice", "/pay-states");
+  s.advance(SKEW_MS);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await s?.close();
+});
+
+interface Invoice {
+  invoiceId: string;
+  payTo: string;
+  payUrl: string;
+  amount: { atomic: string; display: string; coin: string };
+  expiresAt: string;
+  latePaymentUntil: string;
+}
+
+async function createInvoice(body: Record<string, unknown>): Promise<Invoice> {
+  const r = await s.call("POST", "/v1/checkout/invoices", { body: { watchId: merchant.watchId, watchToken: merchant.watchToken, ...body } });
+  expect(r.status, JSON.stringify(r.json)).toBe(201);
+  return r.json as Invoice;
+}
+
+/** Every digit of a Monero amount, from its atomic units (money.ts, not the page's code). */
+const exactXmr = (atomic: string) => formatAtomic(BigInt(atomic), UNITS.xmr, { fixed: true });
+
+interface PayPage {
+  page: Page;
+  /** Every URL the page asked for, since it opened. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/** The invoice's payUrl on a phone: 375 px wide, two device pixels per CSS pixel, touch. */
+async function openPayPage(inv: Invoice, opts: BrowserContextOptions = {}): Promise<PayPage> {
+  const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: SCALE, isMobile: true, hasTouch: true, ...opts });
+  const requests: string[] = [];
+  context.on("request", (r) => requests.push(r.url()));
+  const page = await context.newPage();
+  await page.goto(inv.payUrl);
+  return { page, requests, close: () => context.close() };
+}
+
+const statusIs = (page: Page, status: string, hasText?: string) =>
+  page
+    .locator(`#status[data-status="${status}"]`)
+    .filter(hasText ? { hasText } : {})
+    .waitFor({ timeout: 20_000 });
+
+/** The checks every state gets: screenshot, phone width, accessibility, no request off the origin. */
+async function checkState(p: PayPage, name: string): Promise<void> {
+  const { page } = p;
+  const png = await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
+  expect(png.length, "a screenshot with something in it").toBeGreaterThan(5_000);
+  // PNG IHDR: width at byte 16. A full-page shot is as wide as the page: one phone, no wider.
+  expect(png.readUInt32BE(16)).toBe(PHONE.width * SCALE);
+  const widths = (await page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth]")) as number[];
+  expect(widths, "no horizontal scroll on a 375 px screen").toEqual([PHONE.width, PHONE.width, PHONE.width]);
+
+  if (!(await page.evaluate("typeof window.axe !== 'undefined'"))) await page.addScriptTag({ path: AXE });
+  const axe = (await page.evaluate(
+    "axe.run(document).then((r) => ({ passes: r.passes.length, violations: r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })) }))",
+  )) as { passes: number; violations: { id: string; impact: string | null; nodes: string[] }[] };
+  expect(axe.passes, "axe checked the page").toBeGreaterThan(10);
+  expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
+
+  const origin = new URL(s.t.url).origin;
+  expect(p.requests.length).toBeGreaterThan(0);
+  // data: URIs (the inline icon) never leave the browser; everything else must be the service's own.
+  expect(p.requests.filter((u) => !u.startsWith("data:") && new URL(u).origin !== origin)).toEqual([]);
+}
+
+describe("the pay page in each state a buyer can meet", () => {
+  it("pending: every digit of the amount, the USD price, local times, and a countdown by the service's clock that says what happens at 0:00", async () => {
+    // Keep creating until an amount ends in 0, the digit the page used to drop (the tag is random, 1 in 10).
+    let inv = await createInvoice({ amountUsdCents: 1234, description: "Two mugs", orderId: "A-1001" });
+    for (let i = 0; i < 100 && !inv.amount.atomic.endsWith("0"); i++) inv = await createInvoice({ amountUsdCents: 1234, description: "Two mugs", orderId: "A-1001" });
+    expect(inv.amount.atomic.endsWith("0")).toBe(true);
+    const exact = exactXmr(inv.amount.atomic);
+    expect(exact).toMatch(/^\d+\.\d{12}$/);
+    expect(exact).not.toBe(inv.amount.display);
+
+    // A buyer in Tokyo with a German phone.
+    const p = await openPayPage(inv, { locale: "de-DE", timezoneId: "Asia/Tokyo" });
+    const { page } = p;
+    await statusIs(page, "pending", "Waiting for payment");
+    expect(await page.locator("#amount").textContent()).toBe(`${exact} XMR`);
+    expect(await page.locator("#amount .tag").textContent()).toBe(exact.slice(-6));
+    expect(await page.locator("#amount-hint").textContent()).toContain(exact.slice(-6));
+    expect(await page.locator("#fiat").textContent()).toContain("USD 12.34");
+
+    // Local time: Tokyo is UTC+9 all year; the ISO string is not shown.
+    const tokyo = new Date(Date.parse(inv.expiresAt) + 9 * 3_600_000).toISOString().slice(11, 16);
+    const expires = (await page.locator("#expires").textContent())!;
+    expect(expires).toContain(tokyo);
+    expect(expires).not.toContain(inv.expiresAt.slice(0, 16));
+    expect(await page.locator("#expires").getAttribute("datetime")).toBe(inv.expiresAt);
+    expect(await page.locator("body").textContent()).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
+
+    // 30 minutes by the service's clock, although the browser's clock is 10 minutes behind it.
+    expect(await page.locator("#countdown").textContent()).toMatch(/^(29|30):\d\d$/);
+    const note = (await page.locator("#countdown-note").textContent())!;
+    expect(note).toContain("expires");
+    expect(note).toContain("ask the merchant for a new invoice");
+    expect(note).toContain(tokyo);
+    await expect(page.getByRole("timer", { name: "Time left" }).isVisible()).resolves.toBe(true);
+
+    await page.waitForFunction('document.getElementById("qr").complete && document.getElementById("qr").naturalWidth > 0');
+    await checkState(p, "1-pending");
+    expect(p.requests.some((u) => u.endsWith("/qr.svg"))).toBe(true);
+    await p.close();
+  }, 120_000);
+
+  it("confirming shows the confirmations as x of y and a progress bar; paid follows, with what was received", async () => {
+    const inv = await createInvoice({ amountUsdCents: 999 });
+    const p = await openPayPage(inv);
+    const { page } = p;
+    await statusIs(page, "pending");
+
+    s.devnet.monerod.send(inv.payTo, BigInt(inv.amount.atomic));
+    s.devnet.monerod.mine(1);
+    await s.nextTick();
+    await statusIs(page, "confirming", "1 of 2 confirmations");
+    expect(await page.locator("#progress").getAttribute("value")).toBe("1");
+    expect(await page.locator("#progress").getAttribute("max")).toBe("2");
+    await expect(page.getByRole("progressbar", { name: "Confirmations" }).isVisible()).resolves.toBe(true);
+    expect(await page.locator("#status").textContent()).toContain("The time limit no longer applies");
+    // No way to pay twice while the first payment confirms, and no "Time left: -".
+    expect(await page.locator("#pay").isVisible()).toBe(false);
+    expect(await page.locator("#received").textContent()).toBe(`${exactXmr(inv.amount.atomic)} XMR`);
+    await checkState(p, "2-confirming");
+
+    s.devnet.monerod.mine(1);
+    await s.nextTick();
+    await statusIs(page, "paid", "Paid");
+    expect(await page.locator("#status").textContent()).toContain(`Received ${exactXmr(inv.amount.atomic)} XMR`);
+    await checkState(p, "3-paid");
+    await p.close();
+  }, 120_000);
+
+  it("underpaid: warned while confirming, then told not to send the rest and to contact the merchant", async () => {
+    const inv = await createInvoice({ amountUsdCents: 500, orderId: "A-1002" });
+    const p = await openPayPage(inv);
+    const { page } = p;
+    await statusIs(page, "pending");
+    // The same tag (last six digits), one whole 0.000001 XMR short.
+    const short = BigInt(inv.amount.atomic) - 1_000_000n;
+    s.devnet.monerod.send(inv.payTo, short);
+    await s.nextTick();
+    await statusIs(page, "confirming", "less than");
+    await checkState(p, "4-confirming-short");
+
+    s.devnet.monerod.mine(CONFIRMATIONS);
+    await s.nextTick();
+    await statusIs(page, "underpaid", "Underpaid");
+    const text = (await page.locator("#status").textContent())!;
+    expect(text).toContain(`Received ${exactXmr(short.toString())} XMR of the ${exactXmr(inv.amount.atomic)} XMR asked`);
+    expect(text).toContain("Do not send the rest");
+    expect(text).toContain("Contact the merchant");
+    expect(text).toContain("A-1002");
+    expect(await page.locator("#pay").isVisible()).toBe(false);
+    await checkState(p, "5-underpaid");
+    await p.close();
+  }, 120_000);
+
+  it("cancelled by the merchant while the page is open", async () => {
+    const inv = await createInvoice({ amountUsdCents: 700 });
+    const p = await openPayPage(inv);
+    const { page } = p;
+    await statusIs(page, "pending");
+    const r = await s.call("DELETE", `/v1/checkout/invoices/${inv.invoiceId}`, { token: merchant.watchToken });
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    await statusIs(page, "cancelled", "Cancelled by the merchant");
+    expect(await page.locator("#status").textContent()).toContain("Do not send a payment to this invoice");
+    expect(await page.locator("#pay").isVisible()).toBe(false);
+    await checkState(p, "6-cancelled");
+    await p.close();
+  }, 120_000);
+
+  it("expired: warned a minute before; then do not send to it, and a payment already sent still counts until the local time shown", async () => {
+    const inv = await createInvoice({ amountUsdCents: 300, ttlMinutes: 5 });
+    const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: SCALE, isMobile: true, hasTouch: true, locale: "en-GB", timezoneId: "UTC" });
+    const requests: string[] = [];
+    context.on("request", (r) => requests.push(r.url()));
+    const page = await context.newPage();
+    await page.clock.install(); // the browser's clock, to let it run ahead below
+    await page.goto(inv.payUrl);
+    const p: PayPage = { page, requests, close: () => context.close() };
+    await statusIs(page, "pending");
+    // One minute before the end, a screen reader is told once.
+    await page.clock.fastForward("04:05");
+    await page.locator("#countdown-alert").filter({ hasText: "One minute left" }).waitFor({ timeout: 10_000 });
+    s.advance(5 * 60_000);
+    await statusIs(page, "expired", "Expired");
+    const text = (await page.locator("#status").textContent())!;
+    expect(text).toContain("Do not send a payment to it now");
+    expect(text).toContain("ask the merchant for a new invoice");
+    expect(text).toContain(`still counts`);
+    expect(text).toContain(inv.latePaymentUntil.slice(11, 16)); // UTC wall clock, in the buyer's (en-GB) form
+    expect(await page.locator("#pay").isVisible()).toBe(false);
+    await checkState(p, "7-expired");
+    await p.close();
+  }, 120_000);
+
+  it("/favicon.ico answers 200 with the icon the page carries inline", async () => {
+    const r = await fetch(`${s.t.url}/favicon.ico`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
+    const svg = await r.text();
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+
+    const page = await browser.newPage();
+    const res = await page.goto(`${s.t.url}/favicon.ico`);
+    expect(res?.status()).toBe(200);
+    await page.goto(`${s.t.url}/pay/#00000000-0000-4000-8000-000000000000`);
+    const icon = await page.locator('link[rel="icon"]').getAttribute("href");
+    expect(decodeURIComponent(icon!.replace(/^data:image\/svg\+xml,/, ""))).toBe(svg);
+    await page.close();
+  }, 60_000);
+});
