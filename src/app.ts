@@ -421,7 +421,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...zcashPoolsRoutes(zcashPools),
     ...feedsRoutes(builderDeps),
     ...opportunitiesRoutes(lendingDeps),
-    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical), ...(zcashHistorical ? { zcash: zcashHistoricalScan(zcashHistorical) } : {}) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout), paymentNetwork: network }),
+    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical), ...(zcashHistorical ? { zcash: zcashHistoricalScan(zcashHistorical) } : {}) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout), paymentNetwork: network, zcashNetwork: config.ZCASH_NETWORK }),
     ...counterMevRoutes(counterMev),
     ...puzzleRiskRoutes({ rpc: ethRpc, clock, watchlist: loadWatchlist(config.PUZZLE_WATCHLIST), maxAgeSeconds: config.ETH_MAX_AGE_SECONDS, memo: {} }),
     ...relayRoutes({ rpc: ethRpc, clock, builders: privateBuilders, targetBlocks: config.PRIVATE_RELAY_TARGET_BLOCKS, signed: Boolean(config.PRIVATE_RELAY_SIGNING_KEY) }),

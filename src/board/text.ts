@@ -1,13 +1,15 @@
 /**
  * The bounds and the hostile-input policy of a notice's fields, as zod
- * schemas. Text is stored exactly as given once it passes; rendering escapes
- * it (escapeHtml). Refused with a 400 naming the field:
+ * schemas. A notice is text, never markup: `Parse Vec<u8> & Map<K, V>` or
+ * `from <script> tags` is what developers and agents write, so it is stored
+ * exactly as given and escaped for wherever it is rendered (feeds.ts;
+ * escapeHtml). Refused with a 400 naming the field:
  *   - over-long or empty fields (bounds below, counted in code points);
- *   - HTML markup: `<` followed by a letter, `/`, `!` or `?` (a tag, comment
- *     or processing instruction); a bare `<` as in "a < b" or "<3" is text;
  *   - control characters (C0 other than tab and newline in the body, DEL, C1),
  *     bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069),
  *     which let a notice disguise what it says;
+ *   - the noncharacters U+FFFE and U+FFFF, which XML cannot carry (the RSS
+ *     feed would no longer parse);
  *   - bad UTF-8 (the decoder turns it into U+FFFD) and unpaired surrogates
  *     (a JSON `\ud800` escape), so every stored string is valid Unicode;
  *   - URLs other than http/https, or with user credentials.
@@ -25,10 +27,11 @@ export const BOUNDS = {
 
 export const DEFAULT_HANDLE = "anon";
 
-const HTML_MARKUP = /<[A-Za-z/!?]/;
 // Tab and newline are allowed where multi-line text is (checked separately).
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/;
 const BIDI = /[\u202A-\u202E\u2066-\u2069]/;
+// Not characters at all, and outside XML 1.0's Char production.
+const NONCHARACTER = /[\uFFFE\uFFFF]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why a text is refused, or null when it may be stored. */
@@ -38,7 +41,7 @@ export function textProblem(s: string, opts: { multiline: boolean }): string | n
   if (CONTROL.test(s)) return "contains a control character";
   if (!opts.multiline && /[\t\n]/.test(s)) return "must be one line (no tab or newline)";
   if (BIDI.test(s)) return "contains a bidirectional override character";
-  if (HTML_MARKUP.test(s)) return "contains HTML markup (`<` followed by a letter, `/`, `!` or `?`): send plain text";
+  if (NONCHARACTER.test(s)) return "contains a noncharacter (U+FFFE or U+FFFF)";
   return null;
 }
 

@@ -20,7 +20,7 @@ import { withTransaction } from "../db/transaction.js";
 import type { Queryable } from "../db/types.js";
 import type { Job } from "../core/jobs.js";
 import { readKnownOutputs, type ScanSubscriber, type WatchFindings } from "../watch/findings.js";
-import { applyIdleDrain, chargeSettlementFee, type LedgerEntry } from "../watch/meter.js";
+import { applyIdleDrain, chargeSettlementFee, creditBlock, type CreditBlock, type LedgerEntry } from "../watch/meter.js";
 import { expiresAtFor, meterColumns, meterOf, newNonce, snapshotOf } from "../watch/model.js";
 import { LATE_PAYMENT_GRACE_MS, type CoinDeps, type PayChain } from "./quotes.js";
 import { identifyHint, memoTokenOf, newMemoToken, TAG_MODULI, tagOf, taggedAmountFor, USES_MEMO, walletUri } from "./pay-id.js";
@@ -404,8 +404,19 @@ function stateOf(row: InvoiceRow): InvoiceState {
   };
 }
 
-/** The body of an invoice webhook (signed and sent like every watch webhook). */
-export function invoiceEventBody(row: InvoiceRow, event: InvoiceEvent, state: InvoiceState, nowMs: number, extra: { txid?: string | null; feeAtomic?: bigint | null } = {}) {
+/**
+ * The body of an invoice webhook (signed and sent like every watch webhook).
+ * `credit` is the watch's credit block as of the event (the spec: "present in
+ * every webhook body").
+ */
+export function invoiceEventBody(
+  row: InvoiceRow,
+  event: InvoiceEvent,
+  state: InvoiceState,
+  nowMs: number,
+  credit: CreditBlock,
+  extra: { txid?: string | null; feeAtomic?: bigint | null } = {},
+) {
   return {
     event,
     invoiceId: row.id,
@@ -421,7 +432,23 @@ export function invoiceEventBody(row: InvoiceRow, event: InvoiceEvent, state: In
     feeAtomic: extra.feeAtomic === undefined || extra.feeAtomic === null ? null : extra.feeAtomic.toString(),
     timestamp: new Date(nowMs).toISOString(),
     nonce: newNonce(),
+    credit,
   };
+}
+
+/**
+ * The watch's credit block in this transaction, as of `nowMs` (after the
+ * settlement fee when one was just debited): the same `creditBlock` the
+ * watch's own events carry. Null when the watch is gone (hard-deleted after
+ * expiry): there is no webhook URL left to tell.
+ */
+async function watchCredit(trx: Queryable, watchId: string, nowMs: number): Promise<CreditBlock | null> {
+  const w = await trx
+    .selectFrom("watches")
+    .select(["credit_atomic", "drained_through_ms", "drain_remainder", "low_credit_armed", "drain_unbooked_atomic", "drain_unbooked_from_ms"])
+    .where("id", "=", watchId)
+    .executeTakeFirst();
+  return w ? creditBlock(meterOf(w), { now: () => nowMs }) : null;
 }
 
 async function queueInvoiceEvent(trx: Queryable, body: ReturnType<typeof invoiceEventBody>) {
@@ -469,7 +496,10 @@ async function apply(trx: Queryable, row: InvoiceRow, input: InvoiceInput, nowMs
     })
     .where("id", "=", row.id)
     .execute();
-  if (step.event) await queueInvoiceEvent(trx, invoiceEventBody({ ...row, ...(seen ? { seen_txid: seen.txid } : {}) }, step.event, step.state, nowMs, { feeAtomic }));
+  if (step.event) {
+    const credit = await watchCredit(trx, row.watch_id, nowMs);
+    if (credit) await queueInvoiceEvent(trx, invoiceEventBody({ ...row, ...(seen ? { seen_txid: seen.txid } : {}) }, step.event, step.state, nowMs, credit, { feeAtomic }));
+  }
   return step;
 }
 

@@ -11,7 +11,8 @@ import { formatUsd } from "../core/money.js";
 import { SnippetsGuideSchema, snippetsGuide, SNIPPET_LANGUAGES } from "../webhooks/snippets.js";
 import { CREATE_CREDIT } from "./meter.js";
 import { CUSTOM_TOPUP_MAX, CUSTOM_TOPUP_MIN, CUSTOM_TOPUP_PATH, FIXED_TOPUPS, type FixedTopupOffer } from "./topups.js";
-import { deriveViewkeyRoute } from "./derive-viewkey-route.js";
+import { deriveViewkeyRouteFor } from "./derive-viewkey-route.js";
+import type { ZcashNetwork } from "../chains/zcash/network.js";
 import { historicalRoute, type HistoricalScans } from "./historical-route.js";
 import { describeWatchProduct, WatchGuideSchema, type WatchGuide, type WatchGuidePrices } from "./guide.js";
 import {
@@ -110,7 +111,7 @@ const TestOutput = z.object({
   retried: z.literal(false).describe("A test event is attempted once: never retried, never billed, never counted toward retiring the watch"),
 });
 
-const HealthOutput = z.object({
+const WatchCounters = z.object({
   watches: z.object({
     total: z.number().int(),
     active: z.number().int(),
@@ -124,10 +125,17 @@ const HealthOutput = z.object({
     ledger: z.record(z.string(), z.object({ total_atomic: z.string(), entries: z.number().int() })),
   }),
   deliveries: z.record(z.string(), z.number().int()),
+});
+
+// Top level: merchants' watches only; the service's own coin-wallet watches are counted apart.
+const HealthOutput = WatchCounters.extend({
+  service_watches: WatchCounters.meta({ description: "The service's own coin receiving wallets' watches (internal credit, not merchants' money)" }),
   chains: z.array(z.string()),
 });
 
 export interface WatchRouteOptions {
+  /** The service's Zcash network (ZCASH_NETWORK): derive-viewkey's default network. */
+  zcashNetwork: ZcashNetwork;
   /** Historical scans by chain; an absent chain answers 503 chain_not_configured. */
   historical: HistoricalScans;
   /** Paying in coin, as the coin module offers it (absent: not offered); shown by the info and snippets guides. */
@@ -280,7 +288,7 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
         ),
     }),
     historical,
-    deriveViewkeyRoute,
+    deriveViewkeyRouteFor(opts.zcashNetwork),
   ];
 }
 

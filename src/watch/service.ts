@@ -344,36 +344,58 @@ export async function sendTestEvent({ ctx, input }: Op<WatchRef>) {
   };
 }
 
-/** Counters for GET /v1/private/health: watches by state and chain, credit, ledger and deliveries. */
+/** The funding of the service's own watches (its coin receiving wallets, checkout/quotes.ts): not merchants' money. */
+export const SERVICE_FUNDING = "service";
+
+interface WatchCounters {
+  watches: { total: number; active: number; paused: number; dead: number; cancelled: number; by_chain: Record<string, number> };
+  credit: { outstanding_atomic: string; ledger: Record<string, { total_atomic: string; entries: number }> };
+  deliveries: Record<string, number>;
+}
+
+const emptyCounters = (): WatchCounters & { outstanding: bigint } => ({
+  watches: { total: 0, active: 0, paused: 0, dead: 0, cancelled: 0, by_chain: {} },
+  credit: { outstanding_atomic: "0", ledger: {} },
+  deliveries: {},
+  outstanding: 0n,
+});
+
+/**
+ * Counters for GET /v1/private/health: watches by state and chain, credit,
+ * ledger and deliveries — the merchants' at the top level, and the service's
+ * own coin-wallet watches (funding `service`, opened with decades of credit)
+ * apart under `service_watches`, so their internal credit never reads as
+ * merchants' money. Ledger rows of a deleted watch count as a merchant's.
+ */
 export async function countWatches({ ctx }: { ctx: WatchCtx }) {
   const { db } = ctx;
-  const byStatus = await sql<{ chain: string; status: string; paused: boolean; n: string; credit: string | null }>`
-    SELECT chain, status, (credit_atomic = 0) AS paused, count(*)::text AS n, sum(credit_atomic)::text AS credit
-    FROM watches GROUP BY chain, status, (credit_atomic = 0)`.execute(db);
-  const outbox = await sql<{ status: string; n: string }>`SELECT status, count(*)::text AS n FROM webhook_outbox GROUP BY status`.execute(db);
-  const ledger = await sql<{ kind: string; total: string; n: string }>`
-    SELECT kind, sum(amount_atomic)::text AS total, count(*)::text AS n FROM watch_ledger GROUP BY kind`.execute(db);
-  const watches = { total: 0, active: 0, paused: 0, dead: 0, cancelled: 0, by_chain: {} as Record<string, number> };
-  let credit = 0n;
+  const byStatus = await sql<{ own: boolean; chain: string; status: string; paused: boolean; n: string; credit: string | null }>`
+    SELECT (funding = ${SERVICE_FUNDING}) AS own, chain, status, (credit_atomic = 0) AS paused, count(*)::text AS n, sum(credit_atomic)::text AS credit
+    FROM watches GROUP BY 1, chain, status, (credit_atomic = 0)`.execute(db);
+  const outbox = await sql<{ own: boolean; status: string; n: string }>`
+    SELECT (w.funding = ${SERVICE_FUNDING}) AS own, o.status, count(*)::text AS n
+    FROM webhook_outbox o JOIN watches w ON w.id = o.watch_id GROUP BY 1, o.status`.execute(db);
+  const ledger = await sql<{ own: boolean; kind: string; total: string; n: string }>`
+    SELECT coalesce(w.funding = ${SERVICE_FUNDING}, false) AS own, l.kind, sum(l.amount_atomic)::text AS total, count(*)::text AS n
+    FROM watch_ledger l LEFT JOIN watches w ON w.id = l.watch_id GROUP BY 1, l.kind`.execute(db);
+  const merchants = emptyCounters();
+  const service = emptyCounters();
+  const side = (own: boolean) => (own ? service : merchants);
   for (const r of byStatus.rows) {
+    const c = side(r.own);
     const n = Number(r.n);
-    watches.total += n;
-    watches.by_chain[r.chain] = (watches.by_chain[r.chain] ?? 0) + n;
+    c.watches.total += n;
+    c.watches.by_chain[r.chain] = (c.watches.by_chain[r.chain] ?? 0) + n;
     if (r.status === "active") {
-      if (r.paused) watches.paused += n;
-      else watches.active += n;
-      credit += BigInt(r.credit ?? "0");
-    } else if (r.status === "dead") watches.dead += n;
-    else watches.cancelled += n;
+      if (r.paused) c.watches.paused += n;
+      else c.watches.active += n;
+      c.outstanding += BigInt(r.credit ?? "0");
+    } else if (r.status === "dead") c.watches.dead += n;
+    else c.watches.cancelled += n;
   }
-  return {
-    watches,
-    credit: {
-      outstanding_atomic: credit.toString(),
-      ledger: Object.fromEntries(ledger.rows.map((r) => [r.kind, { total_atomic: r.total, entries: Number(r.n) }])),
-    },
-    deliveries: Object.fromEntries(outbox.rows.map((r) => [r.status, Number(r.n)])),
-    chains: Object.keys(ctx.deps.scanners),
-  };
+  for (const r of ledger.rows) side(r.own).credit.ledger[r.kind] = { total_atomic: r.total, entries: Number(r.n) };
+  for (const r of outbox.rows) side(r.own).deliveries[r.status] = Number(r.n);
+  const view = ({ outstanding, ...c }: ReturnType<typeof emptyCounters>): WatchCounters => ({ ...c, credit: { ...c.credit, outstanding_atomic: outstanding.toString() } });
+  return { ...view(merchants), service_watches: view(service), chains: Object.keys(ctx.deps.scanners) };
 }
 

@@ -62,7 +62,7 @@ export interface ReconcileResult {
   failed: number;
   orphaned: number;
   purged: number;
-  /** Rows that stay open (pending, or settled without work), as the operator sees them. */
+  /** Rows that stay open (pending, or settled without work), as the operator sees them; the warning names only those past the grace period. */
   open: OpenPayment[];
 }
 
@@ -149,10 +149,13 @@ export async function reconcilePayments(deps: ReconcileDeps): Promise<ReconcileR
     }
   }
   const open = await openPayments(db);
-  if (open.length) {
+  // A pending row inside the grace period is a payment in flight, not one that needs a person:
+  // the warning waits for the same grace as the settling above.
+  const attention = open.filter((o) => o.state === "settled_without_work" || new Date(o.created_at) < cutoff);
+  if (attention.length) {
     log.warn(
-      { open: open.map((o) => ({ id: o.id, state: o.state, route: o.route, payer: o.payer, tx: o.tx_hash })) },
-      `payment reconciler: ${open.length} payment(s) need attention (vigil payments pending)`,
+      { open: attention.map((o) => ({ id: o.id, state: o.state, route: o.route, payer: o.payer, tx: o.tx_hash })) },
+      `payment reconciler: ${attention.length} payment(s) need attention (vigil payments pending)`,
     );
   }
   return { checked: pending.length, failed, orphaned, purged: Number(purged.numUpdatedRows ?? 0n), open };

@@ -45,10 +45,20 @@ describe("notice field bounds", () => {
 });
 
 describe("hostile text", () => {
-  it("refuses HTML markup but keeps a bare '<' as text", () => {
-    for (const s of ["<script>alert(1)</script>", "hi <b>there</b>", "<img src=x onerror=alert(1)>", "a </p>", "<!-- c -->", "<?xml ?>"]) bad(TitleSchema, s);
-    ok(TitleSchema, "a < b and c > d");
-    ok(TitleSchema, "I <3 boards & feeds");
+  it("takes text that looks like markup as text (it is escaped where it is rendered)", () => {
+    for (const s of ["Parse Vec<u8> & Map<K, V>", "from <script> tags", "<script>alert(1)</script>", "hi <b>there</b>", "a </p>", "<!-- c -->", "<?xml ?>", "&lt;b&gt; &amp;", "a < b and c > d", "I <3 boards & feeds"]) {
+      ok(TitleSchema, s);
+      ok(BodySchema, s);
+      ok(HandleSchema, s.slice(0, BOUNDS.handle.max));
+    }
+  });
+
+  it("refuses the noncharacters U+FFFE and U+FFFF (XML cannot carry them)", () => {
+    for (const s of ["end \uffff", "end \ufffe"]) {
+      bad(TitleSchema, s);
+      bad(BodySchema, s);
+    }
+    ok(TitleSchema, "object \ufffc replacement character");
   });
 
   it("refuses control characters, bidi overrides, bad UTF-8 and lone surrogates", () => {

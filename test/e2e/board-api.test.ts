@@ -129,8 +129,7 @@ describe("notice boards end to end", () => {
   it("refuses hostile input with a 400 naming the field and stores nothing", async () => {
     const base = { title: "A fine title", body: "A fine body" };
     const cases: [string, unknown][] = [
-      ["html title", { ...base, title: "<script>alert(1)</script>" }],
-      ["html body", { ...base, body: "hi <img src=x onerror=alert(1)>" }],
+      ["noncharacter", { ...base, title: "end \uffff title" }],
       ["control char", { ...base, title: "bell\u0007 title" }],
       ["bidi override", { ...base, body: "evil \u202e txet" }],
       ["lone surrogate", { ...base, title: "bad \ud800 title" }],
@@ -188,7 +187,7 @@ describe("notice boards end to end", () => {
     // The token is taken from its header only, never from the body.
     expect((await call("PATCH", path, { body: { title: "Body token title", ownerToken: p.json.ownerToken } })).status).toBe(401);
     expect((await call("GET", path)).json.notice.title).toBe("Original title");
-    const bad = await call("PATCH", path, { body: { body: "<b>bold</b>" }, headers: { "x-notice-token": p.json.ownerToken } });
+    const bad = await call("PATCH", path, { body: { body: "bell\u0007" }, headers: { "x-notice-token": p.json.ownerToken } });
     expect(bad.status).toBe(400);
     const empty = await call("PATCH", path, { body: {}, headers: { "x-notice-token": p.json.ownerToken } });
     expect(empty.status).toBe(400);
@@ -221,7 +220,8 @@ describe("notice boards end to end", () => {
     expect(item.link).toBe(`${t.url}/v1/board/seneschal-features/${item.guid}`);
     expect(item.content).toContain("line one<br>line two &amp; more");
     expect(item.categories).toEqual(["xmr", "feature-1"]);
-    expect(item.author ?? item.creator).toBe("ana &amp; bo");
+    expect(item.creator).toBe("ana &amp; bo"); // dc:creator: RSS 2.0 <author> is an email address
+    expect(rss.text).not.toContain("<author>");
 
     const json = await call("GET", "/v1/board/seneschal-features/feed.json");
     expect(json.headers.get("content-type")).toContain("application/feed+json");
