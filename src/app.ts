@@ -483,6 +483,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     version: VERSION,
     rateLimits: { store, generalPerMinute: config.RATE_LIMIT_PER_MINUTE },
     dispatchPerMinute: config.MCP_Q_PER_MINUTE,
+    access: { listenHost: config.HOST, publicUrls: () => [site.baseUrl, config.MCP_PUBLIC_URL], allowedOrigins: config.MCP_ALLOWED_ORIGINS, allowedHosts: config.MCP_ALLOWED_HOSTS },
   });
   mountMcp(hono, mcp);
   const mcpSite: { baseUrl: string | undefined } = { baseUrl: undefined };

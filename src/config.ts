@@ -14,6 +14,11 @@ const bool = z
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
 const hexKey = z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, "must be 32 bytes of hex");
 const url = z.string().url();
+const commaList = (v: string) => v.split(",").map((x) => x.trim()).filter(Boolean);
+/** A browser origin: http(s)://host[:port], no path. */
+const isOriginSpec = (v: string) => /^https?:\/\/[^/?#\s]+\/?$/i.test(v) && URL.canParse(v);
+/** A host name, IPv4 address or bracketed IPv6 address, with an optional port. */
+const isHostSpec = (v: string) => /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(v) && URL.canParse(`http://${v}`);
 
 export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8402),
@@ -88,6 +93,16 @@ export const ConfigSchema = z.object({
   MCP_PUBLIC_URL: url.optional(),
   /** Calls of the free MCP oracle dispatcher (service_q) allowed per client IP per minute. */
   MCP_Q_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /** Browser origins allowed to call the MCP endpoint besides its own and (on loopback) loopback ones; "*" = any (docs/mcp.md). */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .refine((v) => commaList(v).every((o) => o === "*" || isOriginSpec(o)), "must be origins like https://app.example.com or http://localhost:6274, comma-separated, or *")
+    .optional(),
+  /** Host names the MCP endpoint answers under besides loopback names and the public URLs' (sets the Host check on); "*" = unchecked. */
+  MCP_ALLOWED_HOSTS: z
+    .string()
+    .refine((v) => commaList(v).every((h) => h === "*" || isHostSpec(h)), "must be host names like api.example.com (a port is ignored), comma-separated, or *")
+    .optional(),
 
   /** 32-byte hex key that encrypts view keys at rest. Generated under DATA_DIR in devnet. */
   MASTER_KEY: hexKey.optional(),

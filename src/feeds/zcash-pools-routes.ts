@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { defineRoute, type AnyRouteDef } from "../http/route-table.js";
+import { queryInteger } from "../http/query-values.js";
 import { zecPoolsAnswer } from "../oracle/questions/zcash.js";
 import { ZCASH_POOLS } from "../chains/zcash/zebrad.js";
 import {
@@ -19,16 +20,11 @@ import {
   type ZcashPoolsDeps,
 } from "./zcash-pools.js";
 
-const intParam = (name: string, min: number, max: number, dflt: number) => {
-  const msg = `${name} must be an integer from ${min} to ${max}`;
-  return z
-    .string()
-    .regex(/^\d{1,16}$/, msg)
-    .transform(Number)
-    .refine((n) => n >= min && n <= max, msg)
+/** An integer (the spec's type; "86400000" in the query string) with its default. */
+const intParam = (name: string, min: number, max: number, dflt: number) =>
+  queryInteger({ min, max, message: `${name} must be an integer from ${min} to ${max}` })
     .optional()
     .transform((n) => n ?? dflt);
-};
 
 export const IronwoodInput = z.object({}).strict();
 

@@ -4,7 +4,15 @@
  * the route's whole input object (path params and header-borne credentials
  * are fields of it) and answers the route's output. Its price is the HTTP
  * price unless the entry is free over MCP (`mcpFree`, or a tool-only entry).
+ *
+ * One difference from the route's input, forced by where the value travels:
+ * a header-borne credential (`x-watch-token`) is optional in the route's
+ * schema, so that a request without the header gets the route's 401, but a
+ * tool has no headers: the field is an argument the call cannot do without,
+ * so the tool lists it as required and a call without it is refused by
+ * schema validation (400 invalid_input) before the operation runs.
  */
+import { z } from "zod";
 import { jsonSchemaOf, type JsonSchema } from "./openapi.js";
 import { isToolOnly, priceLabel, type TableEntry } from "./route-table.js";
 
@@ -13,6 +21,9 @@ export interface McpToolDescriptor {
   /** The table entry it adapts. */
   operationId: string;
   description: string;
+  /** What the tool's arguments are validated with (toolInput). */
+  input: z.ZodType;
+  /** Its JSON Schema, as tools/list publishes it. */
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;
   /** "free", or the price as people read it ("$0.10", "$0.10-$25.00"). */
@@ -21,17 +32,35 @@ export interface McpToolDescriptor {
   priceAtomic?: string;
 }
 
+/** The route's input with each header-borne credential required (the header's name in the message). */
+export function toolInput(entry: TableEntry): z.ZodType {
+  if (isToolOnly(entry) || !entry.headerInputs || Object.keys(entry.headerInputs).length === 0) return entry.input;
+  const input = entry.input;
+  if (!(input instanceof z.ZodObject)) throw new Error(`${entry.operationId}: a route with header inputs needs an object input schema`);
+  const shape = input.shape as Record<string, z.ZodType>;
+  const required: Record<string, z.ZodType> = {};
+  for (const [header, field] of Object.entries(entry.headerInputs)) {
+    const fieldSchema = shape[field];
+    if (!fieldSchema) throw new Error(`${entry.operationId}: header ${header} maps to ${field}, which its input does not have`);
+    required[field] = fieldSchema.nonoptional({ error: `${field} is required (over HTTP it is the ${header} header)` });
+  }
+  // safeExtend keeps the route's refinements and strictness.
+  return input.safeExtend(required);
+}
+
 export function mcpTools(table: readonly TableEntry[]): McpToolDescriptor[] {
   const tools: McpToolDescriptor[] = [];
   for (const entry of table) {
     if (!entry.mcpTool) continue;
     const paid = !isToolOnly(entry) && !entry.mcpFree ? entry : undefined;
     const label = paid ? priceLabel(paid) : undefined;
+    const input = toolInput(entry);
     tools.push({
       name: entry.mcpTool,
       operationId: entry.operationId,
       description: entry.description ? `${entry.summary}. ${entry.description}` : entry.summary,
-      inputSchema: jsonSchemaOf(entry.input, "input"),
+      input,
+      inputSchema: jsonSchemaOf(input, "input"),
       outputSchema: jsonSchemaOf(entry.output, "output"),
       price: label ?? "free",
       ...(paid && typeof paid.price === "bigint" ? { priceAtomic: paid.price.toString() } : {}),

@@ -95,7 +95,7 @@ export async function callTool(
 ): Promise<CallToolResult> {
   // As over HTTP, names the tool does not read are dropped, not refused, and listed with the result.
   const raw = { ...(args ?? {}) };
-  const ignored = dropUnknownKeys(published.entry.input, raw);
+  const ignored = dropUnknownKeys(published.descriptor.input, raw);
   const result = await runTool(deps, published, raw, meta, caller);
   return ignored.length === 0 ? result : { ...result, _meta: { ...result._meta, [IGNORED_INPUT_META_KEY]: ignored } };
 }
@@ -117,12 +117,14 @@ async function runTool(
   };
   try {
     const entry = published.entry;
+    // The tool's input: the route's, with header-borne credentials required (mcp-tools.ts).
+    const schema = published.descriptor.input;
     if (isToolOnly(entry)) {
-      const input = parseArguments(entry.input, args);
+      const input = parseArguments(schema, args);
       await limitDispatch(deps, caller.ip);
       return await okResult(await entry.handler(input, ctx));
     }
-    const input = parseArguments(entry.input, args);
+    const input = parseArguments(schema, args);
     await enforceRouteLimit(deps.limiters, entry, caller.ip);
     if (entry.precheck) await entry.precheck(input, ctx);
     const price = published.paid ? priceOf(entry, input) : undefined;

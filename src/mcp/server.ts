@@ -17,6 +17,7 @@ import { httpRoutes, type TableEntry } from "../http/route-table.js";
 import { createRateLimiters, type RateLimitSettings } from "../http/rate-limits.js";
 import { callTool, type CallDeps, type CallerInfo } from "./call.js";
 import { publishedTools, type PublishedTool } from "./tools.js";
+import { mcpAccessCheck, type McpAccessCheck, type McpAccessSettings } from "./origin-guard.js";
 
 export const MCP_SERVER_NAME = "vigil";
 
@@ -31,6 +32,8 @@ export interface McpServiceDeps {
   rateLimits: RateLimitSettings;
   /** Free dispatcher (service_q) calls per client per minute. */
   dispatchPerMinute: number;
+  /** Which Origin and Host headers the HTTP transport serves (origin-guard.ts). */
+  access: McpAccessSettings;
 }
 
 /** Who a server serves: an HTTP request (its request id), or a stdio client (a fresh id per call). */
@@ -67,6 +70,8 @@ export interface McpService {
   version: string;
   /** A server for one caller, with the tools registered. */
   server(caller: ServerCaller): Server;
+  /** The Origin/Host check every HTTP request to the endpoint passes first (stdio has neither). */
+  httpAccess: McpAccessCheck;
   /** Calls one tool directly (the same path as a tools/call request). */
   call(name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, caller: CallerInfo): Promise<CallToolResult>;
 }
@@ -92,6 +97,12 @@ export function createMcpService(deps: McpServiceDeps): McpService {
     return callTool(callDeps, published, args, meta, caller);
   }
 
-  const service: McpService = { tools, version: deps.version, server: (caller) => mcpServerOver(deps.version, service, caller), call };
+  const service: McpService = {
+    tools,
+    version: deps.version,
+    server: (caller) => mcpServerOver(deps.version, service, caller),
+    httpAccess: mcpAccessCheck(deps.access),
+    call,
+  };
   return service;
 }

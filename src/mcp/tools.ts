@@ -84,10 +84,18 @@ function description(entry: TableEntry, d: McpToolDescriptor, paid: boolean, opt
   } else {
     parts.push("Free.");
   }
+  if (!isToolOnly(entry) && textAnswer(entry)) {
+    // No output schema can describe text, so the description says what comes back.
+    const mime = entry.mimeType ?? "text/plain";
+    parts.push(`Returns ${mime === "text/csv" ? "CSV" : mime} text (${mime}) as the result's text content, with no structured content.`);
+  }
   if (!isToolOnly(entry)) {
     parts.push(`REST: ${entry.method} ${entry.path.replace(/:([A-Za-z_]+)/g, "{$1}")}.`);
-    const creds = Object.values(entry.headerInputs ?? {});
-    if (creds.length > 0) parts.push(`Needs ${creds.join(", ")} (returned once when the watch is created).`);
+    const creds = Object.entries(entry.headerInputs ?? {});
+    if (creds.length > 0) {
+      const names = creds.map(([header, field]) => `${field} (REST header ${header})`).join(", ");
+      parts.push(`Needs ${names}: the secret returned once at creation.`);
+    }
   }
   return parts.join(" ");
 }

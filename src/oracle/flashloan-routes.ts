@@ -10,6 +10,7 @@ import { z } from "zod";
 import type { Clock } from "../core/clock.js";
 import { describeError } from "../core/upstream.js";
 import { defineRoute, type AnyRouteDef } from "../http/route-table.js";
+import { queryBoolean, queryNumber } from "../http/query-values.js";
 import { readOnchainFees } from "../chains/ethereum/facts.js";
 import { FLASHLOAN_CHAINS, FLASHLOAN_PROVIDERS, filterProviders, providerFeeBps } from "../chains/ethereum/flashloans.js";
 import type { EthRpc } from "../chains/ethereum/rpc.js";
@@ -20,16 +21,9 @@ export const ONCHAIN_FEE_TTL_MS = 60_000;
 export const ProvidersInput = z
   .object({
     chain: z.enum(FLASHLOAN_CHAINS, { message: `chain must be one of: ${FLASHLOAN_CHAINS.join(", ")}` }).default("ethereum"),
-    max_fee_bps: z
-      .string()
-      .regex(/^\d{1,5}(\.\d+)?$/, "max_fee_bps must be a number of basis points from 0 to 10000 (1 bp = 0.01 %)")
-      .transform(Number)
-      .refine((n) => n <= 10_000, "max_fee_bps must be a number of basis points from 0 to 10000 (1 bp = 0.01 %)")
-      .optional(),
-    multi_asset: z
-      .enum(["true", "false"], { message: "multi_asset must be one of: true, false" })
-      .transform((v) => v === "true")
-      .optional(),
+    // A number and a boolean (the spec's types); the query string spells them "5", "true".
+    max_fee_bps: queryNumber({ min: 0, max: 10_000, message: "max_fee_bps must be a number of basis points from 0 to 10000 (1 bp = 0.01 %)" }).optional(),
+    multi_asset: queryBoolean({ message: "multi_asset must be one of: true, false" }).optional(),
   })
   .strict();
 

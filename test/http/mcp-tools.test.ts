@@ -116,8 +116,12 @@ describe("the MCP tool list is derived from the table", () => {
     expect(tools.get("service_private_watch_create")).toMatchObject({ price: "$0.10", priceAtomic: "100000" });
     // A precise output schema: the health report names its fields.
     expect(tools.get("service_health")!.outputSchema).toMatchObject({ properties: { status: { enum: ["ok", "degraded"] }, upstreams: { type: "object" } } });
-    // Header-borne credentials are plain fields of the tool's input.
+    // Header-borne credentials are plain fields of the tool's input, and required there (a tool has no headers).
     expect(tools.get("service_private_watch_status")!.inputSchema.properties).toHaveProperty("watchToken");
+    expect(tools.get("service_private_watch_status")!.inputSchema.required).toEqual(["id", "watchToken"]);
+    expect(tools.get("service_board_remove")!.inputSchema.required).toEqual(expect.arrayContaining(["ownerToken"]));
+    // Typed as the spec types them, though REST reads them from the query string.
+    expect(tools.get("service_flashloan_providers")!.inputSchema.properties).toMatchObject({ max_fee_bps: { type: "number" }, multi_asset: { type: "boolean" } });
   });
 
   it("the tool-only dispatcher has no HTTP route and no OpenAPI operation", async () => {

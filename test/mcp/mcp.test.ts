@@ -14,7 +14,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { PaymentRequired } from "@x402/core/types";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
-import { mcpTools } from "../../src/http/mcp-tools.js";
+import { mcpTools, toolInput } from "../../src/http/mcp-tools.js";
 import { jsonSchemaOf } from "../../src/http/openapi.js";
 import { httpRoutes, isToolOnly } from "../../src/http/route-table.js";
 import { PaymentRequiredSchema } from "../../src/mcp/tools.js";
@@ -88,7 +88,8 @@ describe.each(transports)("MCP over $name", (transport) => {
     expect(tools.map((t) => t.name).sort()).toEqual(mcpTools(table).map((t) => t.name).sort());
     for (const tool of tools) {
       const entry = table.find((e) => e.mcpTool === tool.name)!;
-      expect(tool.inputSchema, tool.name).toEqual(jsonSchemaOf(entry.input, "input"));
+      // The route's input, with header-borne credentials required (tool-inputs.test.ts).
+      expect(tool.inputSchema, tool.name).toEqual(jsonSchemaOf(toolInput(entry), "input"));
       const rest = jsonSchemaOf(entry.output, "output");
       const paid = !isToolOnly(entry) && entry.price !== undefined && !entry.mcpFree;
       if (!isToolOnly(entry) && (entry.mimeType ?? "application/json") !== "application/json") {

@@ -45,6 +45,8 @@ describe("MCP transports", () => {
       MCP_PORT: "0",
       MCP_PUBLIC_URL: "https://mcp.vigil.test/",
       MCP_Q_PER_MINUTE: String(Q_PER_MINUTE),
+      // A hosted browser agent's origin, allowed by the operator (origin.test.ts: refused by default).
+      MCP_ALLOWED_ORIGINS: "https://agent.example",
     });
     const client = await httpClient(`${t.url}/mcp`);
     tools = (await client.listTools()).tools;
