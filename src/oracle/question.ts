@@ -16,6 +16,10 @@ export interface QuestionParam {
   default?: string;
   /** Human hint about the unit or format, e.g. "0x-address" or "minutes". */
   format?: string;
+  /** Free-text parameters: what a value may be (checked before payment; published in OpenAPI). */
+  pattern?: { regex: RegExp; message: string };
+  /** Longest value accepted (default 200). */
+  maxLength?: number;
 }
 
 export interface QuestionDef<P extends Record<string, string | undefined> = Record<string, string | undefined>> {

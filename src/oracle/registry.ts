@@ -70,9 +70,12 @@ export const OracleDispatchInput = z
 function paramsSchema(q: QuestionDef): z.ZodType<Record<string, string | undefined>> {
   const shape: Record<string, z.ZodType<string | undefined>> = {};
   for (const p of q.params) {
+    const text = z.string().min(1).max(p.maxLength ?? 200);
     let s: z.ZodType<string | undefined> = p.allowed
       ? z.enum(p.allowed as [string, ...string[]], { message: `${p.name} must be one of: ${p.allowed.join(", ")}` })
-      : z.string().min(1).max(200);
+      : p.pattern
+        ? text.regex(p.pattern.regex, p.pattern.message)
+        : text;
     if (!p.required) s = p.default !== undefined ? s.default(p.default) : s.optional();
     shape[p.name] = s;
   }

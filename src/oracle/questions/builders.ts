@@ -34,7 +34,7 @@ import { formatAtomic, type MoneyUnit } from "../../core/money.js";
 import { badRequest, notFound, unavailable } from "../../core/errors.js";
 import { UpstreamError } from "../../core/upstream.js";
 import type { Queryable } from "../../db/types.js";
-import { builderName, matchBuilder } from "../../chains/ethereum/builders.js";
+import { BUILDER_NAME_MAX, BUILDER_QUERY_RE, builderName, matchBuilder } from "../../chains/ethereum/builders.js";
 import { checkProposerPayment, type PaymentReader } from "../../chains/ethereum/proposer-payment.js";
 import { slotTime, type RelayEndpoint } from "../../chains/ethereum/relays.js";
 import {
@@ -173,7 +173,14 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
   const available = () => deps.relays.length > 0;
   const windowParam = { name: "window", required: false, description: "how far back the slots go (slot start time)", allowed: WINDOW_NAMES, default: "24h", format: "duration" } as const;
   const pctParam = { name: "pct", required: false, description: "percentile, nearest rank", allowed: PERCENTILES, default: "50", format: "percent" } as const;
-  const builderParam = { name: "builder", required: true, description: "builder name (exact, else substring; case-insensitive) or a 0x prefix of its BLS key", format: "name or 0x-key prefix" } as const;
+  const builderParam = {
+    name: "builder",
+    required: true,
+    description: `builder name (exact, else substring; case-insensitive) or a 0x prefix of its BLS key (4 to 96 hex digits). A name has letters, digits, spaces and . , - _ ( ) [ ] + / : @ & ' ! # * ~ …, at most ${BUILDER_NAME_MAX} characters`,
+    format: "name or 0x-key prefix",
+    pattern: { regex: BUILDER_QUERY_RE, message: `builder must be a builder name (letters, digits, spaces and . , - _ ( ) [ ] + / : @ & ' ! # * ~ …; at most ${BUILDER_NAME_MAX} characters) or a 0x key prefix (4 to 96 hex digits)` },
+    maxLength: 98,
+  } as const;
   const win = (w: string | undefined) => (w ?? "24h") as WindowName;
 
   const share = async (p: { window?: string; builder?: string }) => {
