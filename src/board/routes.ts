@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { defineRoute, RawBody, type AnyRouteDef, type RequestContext } from "../http/route-table.js";
 import type { BoardCtx, BoardDeps } from "./deps.js";
-import { renderJsonFeed, renderRss } from "./feeds.js";
+import { JsonFeedDocument, renderJsonFeed, renderRss } from "./feeds.js";
 import {
   BOOST_MAX_ATOMIC,
   BOOST_MIN_ATOMIC,
@@ -102,7 +102,8 @@ export function boardRoutes(deps: BoardDeps): AnyRouteDef[] {
       summary: kind === "rss" ? "A board's top 50 notices as RSS 2.0" : "A board's top 50 notices as JSON Feed 1.1",
       tags: ["board"],
       input: z.object({ board: BoardId }).strict(),
-      output: z.string(),
+      // The JSON Feed's schema is published (OpenAPI), though the answer is rendered text like the RSS.
+      output: kind === "rss" ? z.string() : JsonFeedDocument,
       mimeType: kind === "rss" ? "application/rss+xml" : "application/feed+json",
       etag: true,
       handler: async (input, ctx) => {

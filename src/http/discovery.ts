@@ -138,6 +138,26 @@ export function exampleOutput(route: AnyRouteDef): unknown {
   return sampleOf(jsonSchemaOf(route.output, "output"));
 }
 
+/**
+ * The resources of GET /.well-known/x402: the URL of every paid route a
+ * crawler can call as it is. A route with path parameters (a notice's boost,
+ * /v1/board/{board}/{id}/boost) is a template, not a resource anyone can pay
+ * for, so it is left out (listing every live notice's boost would be an
+ * unbounded, changing list); the instructions say where the ids come from,
+ * and OpenAPI lists the template.
+ */
+export function discoveryResources(routes: readonly AnyRouteDef[], baseUrl: string): string[] {
+  return routes.filter((r) => r.price !== undefined && !r.path.includes(":")).map((r) => `${baseUrl}${r.path}`);
+}
+
+/** What the manifest tells a crawler to do with its resources: what the router does with a probe (src/http/router.ts). */
+export const DISCOVERY_INSTRUCTIONS =
+  "Each resource answers a call without payment and without input with HTTP 402 and its PAYMENT-REQUIRED header (x402 v2, scheme exact, USDC): " +
+  "GET it with no query string, or POST it with no body or {}. The 402's bazaar extension describes the input (query parameters or JSON body) and an example answer. " +
+  "Input that is sent is checked first: invalid input is a 400 before any 402, and nothing is charged for it. " +
+  "Routes with path parameters are templates and are not listed: a notice's boost is POST /v1/board/{board}/{id}/boost with the ids GET /v1/board/{board} lists. " +
+  "Prices: GET /v1/paywall. Schemas: GET /openapi.json. Guide for agents: GET /llms.txt.";
+
 const isJson = (route: AnyRouteDef) => (route.mimeType ?? "application/json") === "application/json";
 
 type Declaration = Record<string, unknown> & {
