@@ -47,6 +47,34 @@ const NoticeOutput = z.object({
   status: z.literal("live"),
 });
 
+/** A $0.25 boost of a bounty notice on 2026-01-01, for catalogues and agents (the bazaar extension of the 402). */
+const BOOST_EXAMPLE = {
+  input: { board: "bounties", id: "742a0374-09ea-42eb-9cdf-06fe40c1d01d", amountAtomic: "250000" },
+  output: {
+    boosted_atomic: "250000",
+    notice: {
+      id: "742a0374-09ea-42eb-9cdf-06fe40c1d01d",
+      board: "bounties",
+      handle: "zec-indexer",
+      title: "Index the Ironwood pool history since activation",
+      body: "Paying 2 ZEC for a CSV of Ironwood pool balances per block since NU6.3 activation. Contact below.",
+      url: "https://example.org/ironwood-bounty",
+      contact: "ops@example.org",
+      tags: ["zcash", "data"],
+      created_ms: 1_766_966_400_000,
+      updated_ms: 1_766_966_400_000,
+      expires_ms: null,
+      weight_atomic: "350000",
+      weight_usd: "$0.35",
+      boosts_count: 2,
+      score_atomic: "341213",
+      status: "live",
+    },
+  },
+} satisfies { input: Record<string, unknown>; output: z.input<typeof BoostOutput> };
+
+const BoostOutput = z.object({ boosted_atomic: z.string(), notice: NoticeOutput });
+
 const BoardInfo = z.object({ id: z.string(), title: z.string(), description: z.string() });
 
 const NoticeFieldsInput = z.object({
@@ -254,9 +282,10 @@ export function boardRoutes(deps: BoardDeps): AnyRouteDef[] {
             message: `amountAtomic must be between ${BOOST_MIN_ATOMIC} and ${BOOST_MAX_ATOMIC} (USD 0.10 to 25)`,
           }),
       }).strict(),
-      output: z.object({ boosted_atomic: z.string(), notice: NoticeOutput }),
+      output: BoostOutput,
       price: (input) => input.amountAtomic,
       priceRange: { min: BOOST_MIN_ATOMIC, max: BOOST_MAX_ATOMIC },
+      example: BOOST_EXAMPLE,
       precheck: (input, ctx) => checkBoost({ ctx: ctxOf(ctx), input }),
       handler: (input, ctx) => boostNotice({ ctx: ctxOf(ctx), input }),
     }),

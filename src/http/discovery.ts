@@ -3,9 +3,13 @@
  * extension (`@x402/extensions/bazaar`), derived from the route table. The
  * input schema is the route's zod input schema (minus path parameters and
  * header-borne fields, which the extension carries elsewhere or not at all);
- * the example input and output are the route's own `example` when it has
- * one, otherwise a sample generated from its schemas. Nothing here is written
- * per route: a route added to the table is described the same way.
+ * the example input and output are the route's own `example`. Every paid
+ * route declares one, a realistic call (test/http/route-examples.test.ts
+ * holds them to it): a sample generated from the schemas is only the fallback
+ * of the rest (free MCP tools), and it never uses the bounds zod writes for
+ * a plain integer (±2^53−1). Nothing here is written per route: a route
+ * added to the table is described the same way. Also here: the resources and
+ * instructions of GET /.well-known/x402.
  */
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { AnyRouteDef } from "./route-table.js";
@@ -78,9 +82,14 @@ export function sampleOf(schema: JsonSchema | undefined, depth = 0): unknown {
     }
     case "integer":
     case "number": {
-      if (typeof s.minimum === "number") return s.minimum;
-      if (typeof s.exclusiveMinimum === "number") return type === "integer" ? s.exclusiveMinimum + 1 : s.exclusiveMinimum + 0.5;
-      if (typeof s.maximum === "number" && s.maximum < 1) return s.maximum;
+      // zod bounds every integer by ±(2^53 − 1): that is a limit of the type, not a value anyone would see.
+      const bound = (v: unknown) => (typeof v === "number" && Math.abs(v) < Number.MAX_SAFE_INTEGER ? v : undefined);
+      const min = bound(s.minimum);
+      const exclusiveMin = bound(s.exclusiveMinimum);
+      const max = bound(s.maximum);
+      if (min !== undefined) return min;
+      if (exclusiveMin !== undefined) return type === "integer" ? exclusiveMin + 1 : exclusiveMin + 0.5;
+      if (max !== undefined && max < 1) return max;
       return 1;
     }
     case "boolean":

@@ -11,7 +11,7 @@
 import { Hono, type Context } from "hono";
 import type { Logger } from "pino";
 import type { Database } from "../db/types.js";
-import type { PaidOutcome, Paywall } from "../x402/paywall.js";
+import type { Paywall, PaymentRequiredOutcome } from "../x402/paywall.js";
 import { ServiceError } from "../core/errors.js";
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import type { AnyRouteDef, RequestContext } from "./route-table.js";
@@ -149,7 +149,7 @@ async function serveRoute(c: Context<HttpEnv>, route: AnyRouteDef, deps: RouterD
 }
 
 /** The 402: the requirements in the body and in PAYMENT-REQUIRED, and the settlement's answer when one failed. */
-function paymentRequired(c: Context<HttpEnv>, outcome: Extract<PaidOutcome<unknown>, { kind: "payment_required" }>): Response {
+function paymentRequired(c: Context<HttpEnv>, outcome: PaymentRequiredOutcome): Response {
   const headers: Record<string, string> = {
     "PAYMENT-REQUIRED": encodePaymentRequiredHeader(outcome.paymentRequired),
     "Cache-Control": "no-store",

@@ -32,6 +32,13 @@ export interface QuestionDef<P extends Record<string, string | undefined> = Reco
   /** Schema of the flat JSON answer (without as_of_ms, which the registry adds to it). */
   answer: z.ZodObject;
   /**
+   * A realistic call for catalogues and agents (the bazaar extension of the
+   * 402): parameters and the answer they get, without as_of_ms (the registry
+   * adds it). Mainnet-like values; test/http/route-examples.test.ts holds
+   * every paid route to one, accepted by the schemas.
+   */
+  example?: { params?: Record<string, string>; answer: Record<string, unknown> };
+  /**
    * Refuses parameters the schema cannot judge alone (e.g. an asset not in a
    * catalogue) with a 400, before payment and before the cache.
    */

@@ -20,6 +20,8 @@ export const ORACLE_PRICE_ATOMIC = 1_000n;
 export const ORACLE_CACHE_MS = 10_000;
 /** Distinct (question, params) answers kept at once; the oldest fall out first. */
 export const ORACLE_CACHE_ENTRIES = 5_000;
+/** `as_of_ms` of the example answers: 2026-01-01T00:00:00Z, the instant the questions' examples describe. */
+export const ORACLE_EXAMPLE_AS_OF_MS = 1_767_225_600_000;
 
 export type OracleAnswer = Record<string, unknown>;
 type Compute = () => Promise<OracleAnswer>;
@@ -159,6 +161,7 @@ export function createOracleRegistry(questions: readonly QuestionDef[], clock: C
       output: answerSchema(q),
       price: ORACLE_PRICE_ATOMIC,
       readOnly: true,
+      ...(q.example ? { example: { input: q.example.params ?? {}, output: { ...q.example.answer, as_of_ms: ORACLE_EXAMPLE_AS_OF_MS } } } : {}),
       ...(q.check ? { precheck: async (input: Record<string, string | undefined>) => q.check!(input) } : {}),
       handler: (input) => answer(q, input),
     }),

@@ -128,6 +128,9 @@ function ledgerRows(watchId: string, entries: readonly LedgerEntry[], ref: strin
   }));
 }
 
+/** Said with every new watch. */
+export const CREATE_NOTICE = "watchToken and webhookSecret are shown only now: store them. The view key is encrypted at rest and never returned.";
+
 /** How a new watch is funded: its opening credit and where that came from (ledger reason). */
 export interface WatchOpening {
   creditAtomic: bigint;
@@ -198,7 +201,7 @@ export async function createWatch({ ctx, input, opening = USDC_OPENING }: Op<Cre
     topupEndpoints: TOPUP_PATHS.map((p) => `POST ${p}`),
     testEndpoint: `/v1/private/watch/${id}/test`,
     statusEndpoint: `/v1/private/watch/${id}`,
-    notice: "watchToken and webhookSecret are shown only now: store them. The view key is encrypted at rest and never returned.",
+    notice: CREATE_NOTICE,
   };
 }
 

@@ -89,7 +89,7 @@ export interface Paywall {
   requirementsFor(amount: bigint): PaymentRequirements;
   paymentRequired(resource: ResourceDescription, amount: bigint, error: string, extensions?: Record<string, unknown>): PaymentRequired;
   /** The 402 of a probe (no payment, no input): the terms and extensions `run` would declare, and nothing done. */
-  probe(call: ProbeCall): PaidOutcome<never>;
+  probe(call: ProbeCall): PaymentRequiredOutcome;
   run<T>(call: PaidCall<T>): Promise<PaidOutcome<T>>;
 }
 
@@ -130,6 +130,9 @@ export interface PaidCall<T> {
 export type PaidOutcome<T> =
   | { kind: "payment_required"; paymentRequired: PaymentRequired; settleResponse?: SettleResponse }
   | { kind: "paid"; result: T; settleResponse: SettleResponse; headers: Record<string, string>; replayed?: boolean };
+
+/** The 402 outcome, the only one a probe has. */
+export type PaymentRequiredOutcome = Extract<PaidOutcome<never>, { kind: "payment_required" }>;
 
 // The exact-EVM (EIP-3009) payload we accept; anything else is refused with a reason.
 const hex = (bytes: number) => z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`));
@@ -399,7 +402,7 @@ export function createPaywall(deps: {
     return secretBox ? { ...(call.extensions ?? {}), [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) } : call.extensions;
   }
 
-  function probe(call: ProbeCall): PaidOutcome<never> {
+  function probe(call: ProbeCall): PaymentRequiredOutcome {
     return { kind: "payment_required", paymentRequired: paymentRequired(call.resource, call.amount, "payment_required", declaredExtensions(call)) };
   }
 
