@@ -22,6 +22,7 @@
  * Dates come from the notices (never "now"), so an unchanged board renders
  * the same bytes and keeps its ETag.
  */
+import { z } from "zod";
 import type { Board } from "./boards.js";
 import { noticePath, type Notice } from "./service.js";
 import { escapeHtml } from "./text.js";
@@ -89,6 +90,32 @@ export function renderRss(baseUrl: string, board: Board, notices: readonly Notic
 function markupFreeJson(value: unknown): string {
   return JSON.stringify(value, null, 2).replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
+
+/** One item of the JSON Feed: a notice, with its ranking under the `_board` extension (JSON Feed allows `_`-prefixed extensions). */
+const JsonFeedItem = z.object({
+  id: z.string(),
+  url: z.string(),
+  title: z.string(),
+  content_html: z.string().describe("the body, HTML-escaped, line breaks as <br>, the notice's link appended"),
+  content_text: z.string().describe("the body as posted"),
+  date_modified: z.string().describe("ISO 8601"),
+  date_published: z.string().describe("ISO 8601"),
+  tags: z.array(z.string()),
+  authors: z.array(z.object({ name: z.string() })),
+  external_url: z.string().optional().describe("the notice's own link, when it has one"),
+  _board: z.object({ weight_atomic: z.string(), weight_usd: z.string(), boosts_count: z.number().int(), score_atomic: z.string() }),
+});
+
+/** What GET /v1/board/{board}/feed.json answers: a JSON Feed 1.1 document (https://www.jsonfeed.org/version/1.1/). */
+export const JsonFeedDocument = z.object({
+  version: z.literal("https://jsonfeed.org/version/1.1"),
+  title: z.string(),
+  home_page_url: z.string(),
+  feed_url: z.string(),
+  description: z.string().optional(),
+  language: z.string(),
+  items: z.array(JsonFeedItem).describe("the board's top notices in rank order"),
+});
 
 export function renderJsonFeed(baseUrl: string, board: Board, notices: readonly Notice[]): string {
   const home = `${baseUrl}/v1/board/${board.id}`;

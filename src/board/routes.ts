@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { defineRoute, RawBody, type AnyRouteDef, type RequestContext } from "../http/route-table.js";
 import type { BoardCtx, BoardDeps } from "./deps.js";
-import { renderJsonFeed, renderRss } from "./feeds.js";
+import { JsonFeedDocument, renderJsonFeed, renderRss } from "./feeds.js";
 import {
   BOOST_MAX_ATOMIC,
   BOOST_MIN_ATOMIC,
@@ -46,6 +46,34 @@ const NoticeOutput = z.object({
   score_atomic: z.string(),
   status: z.literal("live"),
 });
+
+/** A $0.25 boost of a bounty notice on 2026-01-01, for catalogues and agents (the bazaar extension of the 402). */
+const BOOST_EXAMPLE = {
+  input: { board: "bounties", id: "742a0374-09ea-42eb-9cdf-06fe40c1d01d", amountAtomic: "250000" },
+  output: {
+    boosted_atomic: "250000",
+    notice: {
+      id: "742a0374-09ea-42eb-9cdf-06fe40c1d01d",
+      board: "bounties",
+      handle: "zec-indexer",
+      title: "Index the Ironwood pool history since activation",
+      body: "Paying 2 ZEC for a CSV of Ironwood pool balances per block since NU6.3 activation. Contact below.",
+      url: "https://example.org/ironwood-bounty",
+      contact: "ops@example.org",
+      tags: ["zcash", "data"],
+      created_ms: 1_766_966_400_000,
+      updated_ms: 1_766_966_400_000,
+      expires_ms: null,
+      weight_atomic: "350000",
+      weight_usd: "$0.35",
+      boosts_count: 2,
+      score_atomic: "341213",
+      status: "live",
+    },
+  },
+} satisfies { input: Record<string, unknown>; output: z.input<typeof BoostOutput> };
+
+const BoostOutput = z.object({ boosted_atomic: z.string(), notice: NoticeOutput });
 
 const BoardInfo = z.object({ id: z.string(), title: z.string(), description: z.string() });
 
@@ -102,7 +130,8 @@ export function boardRoutes(deps: BoardDeps): AnyRouteDef[] {
       summary: kind === "rss" ? "A board's top 50 notices as RSS 2.0" : "A board's top 50 notices as JSON Feed 1.1",
       tags: ["board"],
       input: z.object({ board: BoardId }).strict(),
-      output: z.string(),
+      // The JSON Feed's schema is published (OpenAPI), though the answer is rendered text like the RSS.
+      output: kind === "rss" ? z.string() : JsonFeedDocument,
       mimeType: kind === "rss" ? "application/rss+xml" : "application/feed+json",
       etag: true,
       handler: async (input, ctx) => {
@@ -253,9 +282,10 @@ export function boardRoutes(deps: BoardDeps): AnyRouteDef[] {
             message: `amountAtomic must be between ${BOOST_MIN_ATOMIC} and ${BOOST_MAX_ATOMIC} (USD 0.10 to 25)`,
           }),
       }).strict(),
-      output: z.object({ boosted_atomic: z.string(), notice: NoticeOutput }),
+      output: BoostOutput,
       price: (input) => input.amountAtomic,
       priceRange: { min: BOOST_MIN_ATOMIC, max: BOOST_MAX_ATOMIC },
+      example: BOOST_EXAMPLE,
       precheck: (input, ctx) => checkBoost({ ctx: ctxOf(ctx), input }),
       handler: (input, ctx) => boostNotice({ ctx: ctxOf(ctx), input }),
     }),

@@ -2,7 +2,8 @@
  * What the one-off historical scans of every chain share
  * (POST /v1/private/historical: monero/historical.ts, zcash/historical.ts):
  * the limits and their defaults, the refusals of a range (400
- * `invalid_height`, 400 `range_too_large` with a suggested birthdayHeight),
+ * `invalid_height`, 400 `range_too_large` with a suggested birthdayHeight;
+ * the height-above-tip check is also the watch birthday's),
  * the run's deadline (504 `scan_timeout` with how far it got) and the totals
  * every answer carries. The chains differ in what a key sees and how blocks
  * are read; that stays in their modules.
@@ -25,11 +26,34 @@ export function historicalLimits(opts: { maxBlocks?: number; deadlineMs?: number
   return { maxBlocks: Math.max(1, opts.maxBlocks ?? HISTORICAL_MAX_BLOCKS), deadlineMs: opts.deadlineMs ?? HISTORICAL_DEADLINE_MS };
 }
 
+/**
+ * A height a caller gave against the chain tip: the 400 `invalid_height` when
+ * it is above `tip + marginBlocks`. The historical scan allows no margin (it
+ * reads blocks that exist); a watch's birthday allows a few days of blocks
+ * (watch/service.ts), since a wallet may be made before its first block is mined.
+ */
+export function checkHeightAgainstTip(
+  height: number,
+  tip: number,
+  field: { name: string; detail: string },
+  marginBlocks = 0,
+): void {
+  const limit = tip + marginBlocks;
+  if (height <= limit) return;
+  throw badRequest(
+    "invalid_height",
+    marginBlocks === 0
+      ? `${field.name} ${height} is above the chain tip ${tip}.`
+      : `${field.name} ${height} is more than ${marginBlocks} blocks above the chain tip ${tip} (at most ${limit}).`,
+    { [field.detail]: height, tip_height: tip, ...(marginBlocks === 0 ? {} : { max_height: limit }) },
+  );
+}
+
 /** The range from..to against the tip and the block limit; its length in blocks, or the 400 that refuses it. */
 export function checkHistoricalRange(from: number, to: number, tip: number, maxBlocks: number): number {
   if (!Number.isInteger(from) || from < 0) throw badRequest("invalid_height", "birthdayHeight must be a non-negative integer.");
   if (!Number.isInteger(to) || to < 0) throw badRequest("invalid_height", "toHeight must be a non-negative integer.");
-  if (to > tip) throw badRequest("invalid_height", `toHeight ${to} is above the chain tip ${tip}.`, { to_height: to, tip_height: tip });
+  checkHeightAgainstTip(to, tip, { name: "toHeight", detail: "to_height" });
   if (from > to) throw badRequest("invalid_height", `birthdayHeight ${from} is above toHeight ${to}.`, { from_height: from, to_height: to });
   const blocks = to - from + 1;
   if (blocks > maxBlocks) {

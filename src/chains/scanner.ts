@@ -96,6 +96,12 @@ export interface ChainScanner {
   /** Default first height for a watch created without `birthdayHeight`. */
   defaultStartHeight(): Promise<number>;
   /**
+   * Height of the chain's newest block, as the node reports it: a watch's
+   * `birthdayHeight` is checked against it before payment. Absent (test
+   * doubles): the birthday is not checked against the tip.
+   */
+  tipHeight?(signal?: AbortSignal): Promise<number>;
+  /**
    * One pass over many watches of this chain: chain data for the union of
    * their ranges is fetched once and matched against all of them. Reorgs are
    * the scanner's business: a snapshot may go down as well as up.

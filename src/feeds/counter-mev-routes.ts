@@ -6,6 +6,7 @@ import { z } from "zod";
 import { defineRoute, type AnyRouteDef } from "../http/route-table.js";
 import { usdCents } from "../core/money.js";
 import { assertFresh, computeCounterMev, COUNTER_MEV_PATH, CounterMevInput, CounterMevOutput, CounterMevSummaryOutput, summarizeCounterMev, type CounterMevDeps } from "./counter-mev.js";
+import { COUNTER_MEV_EXAMPLE } from "./examples.js";
 
 export const COUNTER_MEV_PRICE = usdCents(5);
 
@@ -21,6 +22,7 @@ export function counterMevRoutes(ctx: CounterMevDeps): AnyRouteDef[] {
       input: CounterMevInput,
       output: CounterMevOutput,
       price: COUNTER_MEV_PRICE,
+      example: { input: { min_band: "high" }, output: COUNTER_MEV_EXAMPLE },
       readOnly: true,
       // Missing or stale scan data: 503 source_stale, and the payment is not settled.
       handler: async (input) => {

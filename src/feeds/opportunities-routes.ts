@@ -16,6 +16,7 @@ import {
   SAMPLE_INPUT,
   type OpportunitiesDeps,
 } from "./opportunities.js";
+import { OPPORTUNITIES_EXAMPLE } from "./examples.js";
 
 export const OPPORTUNITIES_PRICE = usdCents(5);
 
@@ -33,6 +34,7 @@ export function opportunitiesRoutes(ctx: OpportunitiesDeps): AnyRouteDef[] {
       input: OpportunitiesInput,
       output: OpportunitiesOutput,
       price: OPPORTUNITIES_PRICE,
+      example: { input: { max_hf: "1.1", min_debt_usd: "10000", limit: "1" }, output: OPPORTUNITIES_EXAMPLE },
       readOnly: true,
       // No node, nothing indexed or stale data: 503 and the payment is not settled.
       handler: async (input) => {

@@ -8,6 +8,7 @@ import { defineRoute, type AnyRouteDef } from "../http/route-table.js";
 import { usdCents } from "../core/money.js";
 import { unavailable } from "../core/errors.js";
 import { computePuzzleRisk, LookupInput, LookupOutput, lookupPuzzle, PUZZLE_RISK_PATH, PuzzleRiskOutput, PuzzleSummaryOutput, summarizePuzzleRisk, type PuzzleDeps } from "./puzzle-risk.js";
+import { PUZZLE_RISK_EXAMPLE } from "./examples.js";
 
 export const PUZZLE_RISK_PRICE = usdCents(5);
 
@@ -23,6 +24,7 @@ export function puzzleRiskRoutes(ctx: PuzzleDeps): AnyRouteDef[] {
       input: z.object({}).strict(),
       output: PuzzleRiskOutput,
       price: PUZZLE_RISK_PRICE,
+      example: { input: {}, output: PUZZLE_RISK_EXAMPLE },
       readOnly: true,
       handler: async () => {
         const full = await computePuzzleRisk(ctx);

@@ -19,6 +19,7 @@ import {
 } from "./builder-stats.js";
 import { FEE_HISTORY_COLUMNS, FeeHistoryCsvInput, feeHistoryCsv, feeHistoryStart } from "./fee-history.js";
 import { BUILDER_BIDS_COLUMNS, BuilderBidsCsvInput, builderBidsCsv, CSV_MAX_LIMIT } from "./csv.js";
+import { BUILDER_BIDS_CSV_EXAMPLE, BUILDER_STATS_EXAMPLE, FEE_HISTORY_CSV_EXAMPLE } from "./examples.js";
 
 export const BUILDER_STATS_PRICE = usdCents(5);
 export const CSV_PRICE = usdCents(5);
@@ -44,6 +45,7 @@ export function feedsRoutes(ctx: FeedsDeps): AnyRouteDef[] {
       input: BuilderStatsInput,
       output: BuilderStatsOutput,
       price: BUILDER_STATS_PRICE,
+      example: { input: { window: "24h" }, output: BUILDER_STATS_EXAMPLE },
       readOnly: true,
       // No relay configured, every relay down or stale data: 503 and the payment is not settled.
       handler: async (input) => {
@@ -63,6 +65,7 @@ export function feedsRoutes(ctx: FeedsDeps): AnyRouteDef[] {
       output: z.string().describe("text/csv"),
       mimeType: "text/csv",
       price: CSV_PRICE,
+      example: { input: { limit: "2" }, output: FEE_HISTORY_CSV_EXAMPLE },
       readOnly: true,
       handler: async (input) => {
         const start = await feeHistoryStart(ctx.db, input);
@@ -81,6 +84,7 @@ export function feedsRoutes(ctx: FeedsDeps): AnyRouteDef[] {
       output: z.string().describe("text/csv"),
       mimeType: "text/csv",
       price: CSV_PRICE,
+      example: { input: { window: "1h", limit: "2" }, output: BUILDER_BIDS_CSV_EXAMPLE },
       readOnly: true,
       // The source is checked before settlement; the rows are read as the client downloads, after it.
       handler: async (input) => {

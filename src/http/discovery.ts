@@ -3,9 +3,13 @@
  * extension (`@x402/extensions/bazaar`), derived from the route table. The
  * input schema is the route's zod input schema (minus path parameters and
  * header-borne fields, which the extension carries elsewhere or not at all);
- * the example input and output are the route's own `example` when it has
- * one, otherwise a sample generated from its schemas. Nothing here is written
- * per route: a route added to the table is described the same way.
+ * the example input and output are the route's own `example`. Every paid
+ * route declares one, a realistic call (test/http/route-examples.test.ts
+ * holds them to it): a sample generated from the schemas is only the fallback
+ * of the rest (free MCP tools), and it never uses the bounds zod writes for
+ * a plain integer (±2^53−1). Nothing here is written per route: a route
+ * added to the table is described the same way. Also here: the resources and
+ * instructions of GET /.well-known/x402.
  */
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { AnyRouteDef } from "./route-table.js";
@@ -78,9 +82,14 @@ export function sampleOf(schema: JsonSchema | undefined, depth = 0): unknown {
     }
     case "integer":
     case "number": {
-      if (typeof s.minimum === "number") return s.minimum;
-      if (typeof s.exclusiveMinimum === "number") return type === "integer" ? s.exclusiveMinimum + 1 : s.exclusiveMinimum + 0.5;
-      if (typeof s.maximum === "number" && s.maximum < 1) return s.maximum;
+      // zod bounds every integer by ±(2^53 − 1): that is a limit of the type, not a value anyone would see.
+      const bound = (v: unknown) => (typeof v === "number" && Math.abs(v) < Number.MAX_SAFE_INTEGER ? v : undefined);
+      const min = bound(s.minimum);
+      const exclusiveMin = bound(s.exclusiveMinimum);
+      const max = bound(s.maximum);
+      if (min !== undefined) return min;
+      if (exclusiveMin !== undefined) return type === "integer" ? exclusiveMin + 1 : exclusiveMin + 0.5;
+      if (max !== undefined && max < 1) return max;
       return 1;
     }
     case "boolean":
@@ -137,6 +146,26 @@ export function exampleOutput(route: AnyRouteDef): unknown {
   if (route.example && "output" in route.example) return route.example.output;
   return sampleOf(jsonSchemaOf(route.output, "output"));
 }
+
+/**
+ * The resources of GET /.well-known/x402: the URL of every paid route a
+ * crawler can call as it is. A route with path parameters (a notice's boost,
+ * /v1/board/{board}/{id}/boost) is a template, not a resource anyone can pay
+ * for, so it is left out (listing every live notice's boost would be an
+ * unbounded, changing list); the instructions say where the ids come from,
+ * and OpenAPI lists the template.
+ */
+export function discoveryResources(routes: readonly AnyRouteDef[], baseUrl: string): string[] {
+  return routes.filter((r) => r.price !== undefined && !r.path.includes(":")).map((r) => `${baseUrl}${r.path}`);
+}
+
+/** What the manifest tells a crawler to do with its resources: what the router does with a probe (src/http/router.ts). */
+export const DISCOVERY_INSTRUCTIONS =
+  "Each resource answers a call without payment and without input with HTTP 402 and its PAYMENT-REQUIRED header (x402 v2, scheme exact, USDC): " +
+  "GET it with no query string, or POST it with no body or {}. The 402's bazaar extension describes the input (query parameters or JSON body) and an example answer. " +
+  "Input that is sent is checked first: invalid input is a 400 before any 402, and nothing is charged for it. " +
+  "Routes with path parameters are templates and are not listed: a notice's boost is POST /v1/board/{board}/{id}/boost with the ids GET /v1/board/{board} lists. " +
+  "Prices: GET /v1/paywall. Schemas: GET /openapi.json. Guide for agents: GET /llms.txt.";
 
 const isJson = (route: AnyRouteDef) => (route.mimeType ?? "application/json") === "application/json";
 

@@ -8,6 +8,7 @@ import { sql } from "kysely";
 import { defineRoute, priceLabel, type AnyRouteDef } from "./route-table.js";
 import { buildOpenApi, OpenApiDocument } from "./openapi.js";
 import { buildLlmsTxt, type LlmsTxtInfo } from "./llms.js";
+import { discoveryResources, DISCOVERY_INSTRUCTIONS } from "./discovery.js";
 import { RawBody } from "./route-table.js";
 import type { Paywall } from "../x402/paywall.js";
 import type { Database } from "../db/types.js";
@@ -274,9 +275,8 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
         version: 1,
         x402Version: 2,
         network: network(),
-        resources: paidRoutes().map((r) => `${deps.site.baseUrl}${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`),
-        instructions:
-          "Call any resource without payment to receive its PAYMENT-REQUIRED header (x402 v2, scheme exact, USDC; its bazaar extension describes the input). Prices: GET /v1/paywall. Schemas: GET /openapi.json. Guide for agents: GET /llms.txt.",
+        resources: discoveryResources(getRoutes(), deps.site.baseUrl),
+        instructions: DISCOVERY_INSTRUCTIONS,
       }),
     }),
     defineRoute({

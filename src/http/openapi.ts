@@ -2,6 +2,15 @@
  * OpenAPI 3.1 generated from the route table (JSON Schema via zod 4's own
  * converter). Only HTTP routes have paths; tool-only entries are skipped by
  * the caller. OpenApiDocument is the shape GET /v1/openapi.json publishes.
+ *
+ * What independent tools hold it to (test/http/openapi-lint.test.ts): the
+ * Redocly `recommended` rules with no error, and ajv in strict mode accepting
+ * every free answer of a running service against its response schema. So:
+ * the x402 payment is a security scheme every paid operation names; paths
+ * have no trailing slash (the router treats `/pay/` and `/pay` alike); JSON
+ * Schema `format` is only a standard one (zod's own, e.g. `starts_with`, go:
+ * zod already states them as `pattern`); JSON-typed answers (`+json`, the
+ * JSON Feed) carry their schema, other media types are strings.
  */
 import { z } from "zod";
 import { priceLabel, type AnyRouteDef } from "./route-table.js";
@@ -39,24 +48,92 @@ export type OpenApiOperation = z.infer<typeof OpenApiOperation>;
 
 export const OpenApiDocument = z.object({
   openapi: z.literal("3.1.0"),
-  info: z.object({ title: z.string(), version: z.string(), description: z.string() }),
+  info: z.object({
+    title: z.string(),
+    version: z.string(),
+    description: z.string(),
+    license: z.object({ name: z.string(), identifier: z.string().optional(), url: z.string().optional() }),
+  }),
   servers: z.array(z.object({ url: z.string() })),
+  components: z.object({ securitySchemes: z.record(z.string(), JsonObject) }),
   "x-discovery": z.object({ llmsTxtUrl: z.string(), x402: z.string() }).optional(),
   /** OpenAPI path → lower-case method → operation. */
   paths: z.record(z.string(), z.record(z.string(), OpenApiOperation)),
 });
 export type OpenApiDocument = z.infer<typeof OpenApiDocument>;
 
+/**
+ * The `format` values a JSON Schema validator knows: JSON Schema 2020-12's and
+ * OpenAPI's. zod names some checks with formats of its own (`starts_with`,
+ * `ends_with`, `includes`, `lowercase`, …) that strict validators reject; it
+ * states each of them as a `pattern` too, so dropping the format loses nothing.
+ */
+const STANDARD_FORMATS = new Set([
+  "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6",
+  "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template", "json-pointer", "relative-json-pointer", "regex",
+  "int32", "int64", "float", "double", "byte", "binary", "password",
+]);
+
+/** Drops non-standard `format` values from a JSON Schema, in place, at every depth. */
+function standardFormatsOnly(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const n of node) standardFormatsOnly(n);
+    return;
+  }
+  if (!node || typeof node !== "object") return;
+  const o = node as Record<string, unknown>;
+  if (typeof o.format === "string" && !STANDARD_FORMATS.has(o.format) && (o.type === "string" || o.type === undefined)) delete o.format;
+  for (const v of Object.values(o)) standardFormatsOnly(v);
+}
+
 /** JSON Schema of a zod schema as it is read (input) or written (output); {} when not representable. */
 export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   try {
     const s = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
     delete s.$schema;
+    standardFormatsOnly(s);
     return s;
   } catch {
     return {};
   }
 }
+
+/** The package's licence (package.json `license`), as an SPDX identifier. */
+const LICENSE = { name: "MIT", identifier: "MIT" };
+
+/**
+ * The x402 payment as OpenAPI security: the signed payment travels in a
+ * header, PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (the name the contract and
+ * v1 clients use); the router reads either (src/http/router.ts). Free
+ * operations say `security: []`.
+ */
+export const SECURITY_SCHEMES = {
+  x402PaymentSignature: {
+    type: "apiKey",
+    in: "header",
+    name: "PAYMENT-SIGNATURE",
+    description:
+      "x402 v2 payment: base64 JSON PaymentPayload with a signed EIP-3009 transferWithAuthorization for the amount the 402's PAYMENT-REQUIRED header quotes (scheme exact, USDC). Not an account key: each call carries its own payment.",
+  },
+  x402Payment: {
+    type: "apiKey",
+    in: "header",
+    name: "X-PAYMENT",
+    description: "The same x402 payment under the header name x402 v1 clients send; either header is accepted.",
+  },
+} as const;
+
+/** Each paid operation accepts either header (alternatives, not both). */
+const PAID_SECURITY = Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: [] as string[] }));
+
+/** A route's path as OpenAPI writes it: `{param}` for `:param`, and no trailing slash (the router ignores it). */
+export function openApiPath(path: string): string {
+  const p = path.replace(/:([A-Za-z_]+)/g, "{$1}");
+  return p.length > 1 ? p.replace(/\/+$/, "") : p;
+}
+
+/** Whether a media type is JSON (application/json, or a `+json` type such as the JSON Feed's). */
+const isJsonMedia = (mime: string) => mime === "application/json" || /^application\/[\w.-]+\+json$/.test(mime);
 
 const ErrorSchema = {
   type: "object",
@@ -117,7 +194,7 @@ export function buildOpenApi(routes: readonly AnyRouteDef[], opts: { baseUrl: st
     const responses: OpenApiOperation["responses"] = {
       [ok]: {
         description: "Success",
-        content: { [mime]: { schema: mime === "application/json" ? jsonSchemaOf(r.output, "output") : { type: "string" } } },
+        content: { [mime]: { schema: isJsonMedia(mime) ? jsonSchemaOf(r.output, "output") : { type: "string" } } },
       },
       "4XX": { description: "Client error", content: { "application/json": { schema: ErrorSchema } } },
       "5XX": { description: "Upstream or server error", content: { "application/json": { schema: ErrorSchema } } },
@@ -142,13 +219,13 @@ export function buildOpenApi(routes: readonly AnyRouteDef[], opts: { baseUrl: st
             }),
         ...(opts.payTo ? { payTo: opts.payTo } : {}),
       };
+      op.security = PAID_SECURITY;
     } else {
       op.security = [];
     }
     if (r.mcpTool) op["x-mcp-tool"] = r.mcpTool;
     op.responses = responses;
-    const oasPath = r.path.replace(/:([A-Za-z_]+)/g, "{$1}");
-    (paths[oasPath] ??= {})[r.method.toLowerCase()] = op;
+    (paths[openApiPath(r.path)] ??= {})[r.method.toLowerCase()] = op;
   }
   return {
     openapi: "3.1.0",
@@ -157,8 +234,10 @@ export function buildOpenApi(routes: readonly AnyRouteDef[], opts: { baseUrl: st
       version: "1.0.0",
       description:
         "Pay-per-call API for privacy chains: view-key payment watching with signed webhooks, checkout invoices and chain data. Paid routes use x402 v2 (exact, USDC).",
+      license: LICENSE,
     },
     servers: [{ url: opts.baseUrl }],
+    components: { securitySchemes: SECURITY_SCHEMES },
     "x-discovery": { llmsTxtUrl: `${opts.baseUrl}/llms.txt`, x402: `${opts.baseUrl}/.well-known/x402` },
     paths,
   };

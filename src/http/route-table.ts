@@ -114,8 +114,9 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O extends z.ZodType =
   settleBeforeWork?: boolean;
   /**
    * An example call for catalogues and agents (the bazaar extension of the
-   * 402, llms.txt): a valid input and the answer it gets. When absent, both
-   * are sampled from the schemas (src/http/discovery.ts).
+   * 402, llms.txt): a valid input and the answer it gets, with realistic
+   * values. Every paid route declares one (test/http/route-examples.test.ts);
+   * elsewhere, when absent, both are sampled from the schemas (src/http/discovery.ts).
    */
   example?: { input?: z.input<S>; output?: z.input<O> };
   /** MCP tool name when the operation is also a tool. */

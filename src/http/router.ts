@@ -2,14 +2,17 @@
  * Turns the route table into a Hono app. Each HTTP route is mounted as one
  * flow: input (request-input.ts) → route rate limit → precheck → price →
  * free: handler; paid: the x402 paywall runs the handler inside its flow →
- * render. Around it: the shared middleware (middleware.ts: request id, CORS,
+ * render. One exception to "input first": the probe of a paid route (no
+ * payment header and no input at all) whose input is required answers the
+ * paywall's 402 instead of the 400 (`probeOf`, x402/paywall.ts). Around it: the shared middleware (middleware.ts: request id, CORS,
  * general limit, body limit) and the fallbacks (fallbacks.ts: 404, 405, the
  * one error envelope). Tool-only table entries never reach this module.
  */
 import { Hono, type Context } from "hono";
 import type { Logger } from "pino";
 import type { Database } from "../db/types.js";
-import type { Paywall } from "../x402/paywall.js";
+import type { Paywall, PaymentRequiredOutcome } from "../x402/paywall.js";
+import { ServiceError } from "../core/errors.js";
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import type { AnyRouteDef, RequestContext } from "./route-table.js";
 import { installMiddleware } from "./middleware.js";
@@ -58,9 +61,57 @@ export function buildRouter(deps: RouterDeps): Hono<HttpEnv> {
   return app;
 }
 
+/** The payment header of a request (x402 v2 PAYMENT-SIGNATURE, or the v1 X-PAYMENT the spec names). */
+const paymentHeader = (c: Context<HttpEnv>) => c.req.header("payment-signature") ?? c.req.header("x-payment");
+
+/** The price a probe quotes: the fixed price, or the lowest of a caller-priced route (its body names the amount). */
+function probePrice(route: AnyRouteDef): bigint | undefined {
+  return typeof route.price === "bigint" ? route.price : route.priceRange?.min;
+}
+
+/** Whether the request sent no input of its own: no query string (GET/DELETE), no body or `{}` (POST/PATCH). */
+async function sentNoInput(c: Context<HttpEnv>, route: AnyRouteDef): Promise<boolean> {
+  if (route.method === "POST" || route.method === "PATCH") {
+    const text = (await c.req.text()).trim();
+    return text === "" || /^\{\s*\}$/.test(text);
+  }
+  return new URL(c.req.url).search.length <= 1;
+}
+
+/**
+ * A probe: a paid route called with no payment and no input, whose input
+ * check failed only for fields nobody sent (a path parameter that was sent
+ * and is wrong is still a 400). Returns the price to quote, or undefined when
+ * the request is not a probe and its 400 stands.
+ */
+async function probeOf(c: Context<HttpEnv>, route: AnyRouteDef, refusal: unknown): Promise<bigint | undefined> {
+  const price = probePrice(route);
+  if (price === undefined || paymentHeader(c)) return undefined;
+  if (!(refusal instanceof ServiceError) || refusal.code !== "invalid_input") return undefined;
+  if (!(await sentNoInput(c, route))) return undefined;
+  const params = c.req.param() as Record<string, string>;
+  const issues = (refusal.details?.issues ?? []) as { path: string }[];
+  return issues.every((i) => !(i.path.split(".")[0]! in params)) ? price : undefined;
+}
+
 async function serveRoute(c: Context<HttpEnv>, route: AnyRouteDef, deps: RouterDeps, limiters: RateLimiters): Promise<Response> {
-  const input = await requestInput(c, route);
+  let input: unknown;
+  let probe: bigint | undefined;
+  try {
+    input = await requestInput(c, route);
+  } catch (e) {
+    probe = await probeOf(c, route, e);
+    if (probe === undefined) throw e;
+  }
   await enforceRouteLimit(limiters, route, c.get("ip"));
+  const url = new URL(c.req.url);
+  const resource = {
+    url: `${deps.site.baseUrl}${url.pathname}${url.search}`,
+    description: route.summary,
+    mimeType: route.mimeType ?? "application/json",
+  };
+  // Nothing was sent, so nothing is checked or done: the 402 tells the caller what to pay and what to send.
+  if (probe !== undefined) return paymentRequired(c, deps.paywall.probe({ resource, amount: probe, extensions: bazaarForHttp(route, url.pathname) }));
 
   const ctx: RequestContext = {
     requestId: c.get("requestId"),
@@ -78,16 +129,11 @@ async function serveRoute(c: Context<HttpEnv>, route: AnyRouteDef, deps: RouterD
     return render(c, await route.handler(input, ctx), status, {}, conditional);
   }
 
-  const url = new URL(c.req.url);
   const outcome = await deps.paywall.run({
     route: `${route.method} ${route.path}`,
-    resource: {
-      url: `${deps.site.baseUrl}${url.pathname}${url.search}`,
-      description: route.summary,
-      mimeType: route.mimeType ?? "application/json",
-    },
+    resource,
     amount: price,
-    header: c.req.header("payment-signature") ?? c.req.header("x-payment"),
+    header: paymentHeader(c),
     input,
     work: (trx, payment) => route.handler(input, { ...ctx, db: trx, payment }),
     codec: storedAnswer,
@@ -97,18 +143,21 @@ async function serveRoute(c: Context<HttpEnv>, route: AnyRouteDef, deps: RouterD
     settleBeforeWork: route.settleBeforeWork,
     extensions: bazaarForHttp(route, url.pathname),
   });
-  if (outcome.kind === "payment_required") {
-    const headers: Record<string, string> = {
-      "PAYMENT-REQUIRED": encodePaymentRequiredHeader(outcome.paymentRequired),
-      "Cache-Control": "no-store",
-    };
-    if (outcome.settleResponse) {
-      const h = encodePaymentResponseHeader(outcome.settleResponse);
-      headers["PAYMENT-RESPONSE"] = h;
-      headers["X-PAYMENT-RESPONSE"] = h;
-    }
-    return c.json(outcome.paymentRequired, 402, headers);
-  }
+  if (outcome.kind === "payment_required") return paymentRequired(c, outcome);
   // no-store: a paid answer may carry secrets shown once (a new watch's token and webhook secret).
   return render(c, outcome.result, status, { ...outcome.headers, "Cache-Control": "no-store" });
+}
+
+/** The 402: the requirements in the body and in PAYMENT-REQUIRED, and the settlement's answer when one failed. */
+function paymentRequired(c: Context<HttpEnv>, outcome: PaymentRequiredOutcome): Response {
+  const headers: Record<string, string> = {
+    "PAYMENT-REQUIRED": encodePaymentRequiredHeader(outcome.paymentRequired),
+    "Cache-Control": "no-store",
+  };
+  if (outcome.settleResponse) {
+    const h = encodePaymentResponseHeader(outcome.settleResponse);
+    headers["PAYMENT-RESPONSE"] = h;
+    headers["X-PAYMENT-RESPONSE"] = h;
+  }
+  return c.json(outcome.paymentRequired, 402, headers);
 }

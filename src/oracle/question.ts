@@ -16,6 +16,10 @@ export interface QuestionParam {
   default?: string;
   /** Human hint about the unit or format, e.g. "0x-address" or "minutes". */
   format?: string;
+  /** Free-text parameters: what a value may be (checked before payment; published in OpenAPI). */
+  pattern?: { regex: RegExp; message: string };
+  /** Longest value accepted (default 200). */
+  maxLength?: number;
 }
 
 export interface QuestionDef<P extends Record<string, string | undefined> = Record<string, string | undefined>> {
@@ -27,6 +31,13 @@ export interface QuestionDef<P extends Record<string, string | undefined> = Reco
   params: readonly QuestionParam[];
   /** Schema of the flat JSON answer (without as_of_ms, which the registry adds to it). */
   answer: z.ZodObject;
+  /**
+   * A realistic call for catalogues and agents (the bazaar extension of the
+   * 402): parameters and the answer they get, without as_of_ms (the registry
+   * adds it). Mainnet-like values; test/http/route-examples.test.ts holds
+   * every paid route to one, accepted by the schemas.
+   */
+  example?: { params?: Record<string, string>; answer: Record<string, unknown> };
   /**
    * Refuses parameters the schema cannot judge alone (e.g. an asset not in a
    * catalogue) with a 400, before payment and before the cache.

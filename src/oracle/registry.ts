@@ -20,6 +20,8 @@ export const ORACLE_PRICE_ATOMIC = 1_000n;
 export const ORACLE_CACHE_MS = 10_000;
 /** Distinct (question, params) answers kept at once; the oldest fall out first. */
 export const ORACLE_CACHE_ENTRIES = 5_000;
+/** `as_of_ms` of the example answers: 2026-01-01T00:00:00Z, the instant the questions' examples describe. */
+export const ORACLE_EXAMPLE_AS_OF_MS = 1_767_225_600_000;
 
 export type OracleAnswer = Record<string, unknown>;
 type Compute = () => Promise<OracleAnswer>;
@@ -70,9 +72,12 @@ export const OracleDispatchInput = z
 function paramsSchema(q: QuestionDef): z.ZodType<Record<string, string | undefined>> {
   const shape: Record<string, z.ZodType<string | undefined>> = {};
   for (const p of q.params) {
+    const text = z.string().min(1).max(p.maxLength ?? 200);
     let s: z.ZodType<string | undefined> = p.allowed
       ? z.enum(p.allowed as [string, ...string[]], { message: `${p.name} must be one of: ${p.allowed.join(", ")}` })
-      : z.string().min(1).max(200);
+      : p.pattern
+        ? text.regex(p.pattern.regex, p.pattern.message)
+        : text;
     if (!p.required) s = p.default !== undefined ? s.default(p.default) : s.optional();
     shape[p.name] = s;
   }
@@ -156,6 +161,7 @@ export function createOracleRegistry(questions: readonly QuestionDef[], clock: C
       output: answerSchema(q),
       price: ORACLE_PRICE_ATOMIC,
       readOnly: true,
+      ...(q.example ? { example: { input: q.example.params ?? {}, output: { ...q.example.answer, as_of_ms: ORACLE_EXAMPLE_AS_OF_MS } } } : {}),
       ...(q.check ? { precheck: async (input: Record<string, string | undefined>) => q.check!(input) } : {}),
       handler: (input) => answer(q, input),
     }),

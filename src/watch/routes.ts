@@ -13,6 +13,7 @@ import { CREATE_CREDIT } from "./meter.js";
 import { CUSTOM_TOPUP_MAX, CUSTOM_TOPUP_MIN, CUSTOM_TOPUP_PATH, FIXED_TOPUPS, type FixedTopupOffer } from "./topups.js";
 import { deriveViewkeyRouteFor } from "./derive-viewkey-route.js";
 import type { ZcashNetwork } from "../chains/zcash/network.js";
+import { customTopupExample, topupExample, WATCH_CREATE_INPUT_EXAMPLE, WATCH_CREATE_OUTPUT_EXAMPLE } from "./examples.js";
 import { historicalRoute, type HistoricalScans } from "./historical-route.js";
 import { describeWatchProduct, WatchGuideSchema, type WatchGuide, type WatchGuidePrices } from "./guide.js";
 import {
@@ -162,6 +163,7 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
     input: CreateWatchInput,
     output: WatchCreateOutput,
     price: CREATE_CREDIT,
+    example: { input: WATCH_CREATE_INPUT_EXAMPLE, output: WATCH_CREATE_OUTPUT_EXAMPLE },
     precheck: async (input, ctx) => void (await checkCreateWatch({ ctx: ctxOf(ctx), input })),
     handler: (input, ctx) => createWatch({ ctx: ctxOf(ctx), input, opening: USDC_OPENING }),
   });
@@ -177,6 +179,7 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
       input: WatchAuthInput,
       output: TopupOutput,
       price: usdCents(offer.cents),
+      example: topupExample(usdCents(offer.cents)),
       precheck: (input, ctx) => checkTopup({ ctx: ctxOf(ctx), input }),
       handler: (input, ctx) => topupWatch({ ctx: ctxOf(ctx), input: { ...input, amountAtomic: usdCents(offer.cents) } }),
     });
@@ -199,6 +202,7 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
     output: TopupOutput,
     price: (input) => input.amountAtomic,
     priceRange: { min: CUSTOM_TOPUP_MIN, max: CUSTOM_TOPUP_MAX },
+    example: customTopupExample(250_000n),
     precheck: (input, ctx) => checkTopup({ ctx: ctxOf(ctx), input }),
     handler: (input, ctx) => topupWatch({ ctx: ctxOf(ctx), input }),
   });

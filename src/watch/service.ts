@@ -15,6 +15,7 @@ import { withTransaction } from "../db/transaction.js";
 import type { Queryable } from "../db/types.js";
 import type { WatchesTable } from "../db/schema.js";
 import { checkWebhookUrl } from "../webhooks/url-guard.js";
+import { checkHeightAgainstTip } from "../chains/historical.js";
 import { generateWebhookSecret } from "../webhooks/sign.js";
 import {
   applyIdleDrain,
@@ -61,7 +62,13 @@ export const CreateWatchInput = z.object({
   address: z.string().trim().min(1).max(512),
   viewKey: z.string().trim().min(1).max(2048),
   webhookUrl: z.string().trim().min(1).max(2048),
-  birthdayHeight: z.number().int().min(0).max(100_000_000).optional(),
+  birthdayHeight: z
+    .number()
+    .int()
+    .min(0)
+    .max(100_000_000)
+    .optional()
+    .describe("First block scanned. At most about three days of blocks above the chain tip (Monero 2160, Zcash 3456): a later height is refused (400 invalid_height) before payment. Default: the tip (Zcash mainnet: 3042000)."),
   /** Legacy input: accepted and ignored. */
   durationDays: z.unknown().optional(),
 });
@@ -90,11 +97,22 @@ function requireSecretBox(deps: WatchDeps) {
   return deps.secretBox;
 }
 
-/** Everything about a create request that can be refused before any payment: chain, keys, webhook URL. */
+/**
+ * How far above the chain tip a watch's `birthdayHeight` may be: about three
+ * days of blocks (Monero 2-minute blocks, Zcash 75-second blocks). A wallet
+ * made just before it is used may name a height a little ahead of a node;
+ * a height further out is a mistake that would make a watch that never fires.
+ */
+export const BIRTHDAY_MARGIN_BLOCKS: Readonly<Record<ChainId, number>> = { monero: 3 * 720, zcash: 3 * 1152 };
+
+/** Everything about a create request that can be refused before any payment: chain, keys, birthday height, webhook URL. */
 export async function checkCreateWatch({ ctx, input }: Op<CreateWatchInput>): Promise<ValidatedWatchKey> {
   const scanner = scannerFor(ctx.deps, input.chain);
   requireSecretBox(ctx.deps);
   const key = scanner.validateWatchKey(input.address, input.viewKey);
+  if (input.birthdayHeight !== undefined && scanner.tipHeight) {
+    checkHeightAgainstTip(input.birthdayHeight, await scanner.tipHeight(), { name: "birthdayHeight", detail: "birthday_height" }, BIRTHDAY_MARGIN_BLOCKS[input.chain]);
+  }
   await checkWebhookUrl(input.webhookUrl, ctx.deps.urlPolicy, ctx.deps.resolver);
   return key;
 }
@@ -109,6 +127,9 @@ function ledgerRows(watchId: string, entries: readonly LedgerEntry[], ref: strin
     ref,
   }));
 }
+
+/** Said with every new watch. */
+export const CREATE_NOTICE = "watchToken and webhookSecret are shown only now: store them. The view key is encrypted at rest and never returned.";
 
 /** How a new watch is funded: its opening credit and where that came from (ledger reason). */
 export interface WatchOpening {
@@ -180,7 +201,7 @@ export async function createWatch({ ctx, input, opening = USDC_OPENING }: Op<Cre
     topupEndpoints: TOPUP_PATHS.map((p) => `POST ${p}`),
     testEndpoint: `/v1/private/watch/${id}/test`,
     statusEndpoint: `/v1/private/watch/${id}`,
-    notice: "watchToken and webhookSecret are shown only now: store them. The view key is encrypted at rest and never returned.",
+    notice: CREATE_NOTICE,
   };
 }
 

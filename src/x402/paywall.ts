@@ -18,6 +18,15 @@
  * Stored answers are sealed with the master key and deleted when the
  * authorisation could no longer be presented (reconcile.ts purges them).
  *
+ * The probe (docs/discovery.md): a crawler that calls a paid route with no
+ * payment and no input at all (POST without a body or with `{}`, GET without a
+ * query string) gets this route's 402 and PAYMENT-REQUIRED, with the bazaar
+ * extension describing the input, even when the route needs input: `probe`
+ * builds it and nothing else happens (no precheck, no work, no payment row).
+ * The router decides what is a probe: any input sent is validated first, so a
+ * non-empty invalid body is a 400 before any 402, and with a payment header an
+ * empty or invalid input is a 400 and nothing is charged.
+ *
  * Irreversible work (`settleBeforeWork`: a transaction sent to builders, a
  * message that cannot be unsent) turns the order round: every refusal is the
  * route's precheck, before the 402 and again before verify; then verify →
@@ -79,8 +88,13 @@ export interface Paywall {
   responseTtlSeconds: number;
   requirementsFor(amount: bigint): PaymentRequirements;
   paymentRequired(resource: ResourceDescription, amount: bigint, error: string, extensions?: Record<string, unknown>): PaymentRequired;
+  /** The 402 of a probe (no payment, no input): the terms and extensions `run` would declare, and nothing done. */
+  probe(call: ProbeCall): PaymentRequiredOutcome;
   run<T>(call: PaidCall<T>): Promise<PaidOutcome<T>>;
 }
+
+/** What the 402 of a probe needs: a paid call without input, work or payment. */
+export type ProbeCall = Pick<PaidCall<unknown>, "resource" | "amount" | "extensions">;
 
 /** How the caller turns its result into stored text and back (undefined: this result is not stored, e.g. a stream). */
 export interface ResponseCodec<T> {
@@ -116,6 +130,9 @@ export interface PaidCall<T> {
 export type PaidOutcome<T> =
   | { kind: "payment_required"; paymentRequired: PaymentRequired; settleResponse?: SettleResponse }
   | { kind: "paid"; result: T; settleResponse: SettleResponse; headers: Record<string, string>; replayed?: boolean };
+
+/** The 402 outcome, the only one a probe has. */
+export type PaymentRequiredOutcome = Extract<PaidOutcome<never>, { kind: "payment_required" }>;
 
 // The exact-EVM (EIP-3009) payload we accept; anything else is refused with a reason.
 const hex = (bytes: number) => z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`));
@@ -380,11 +397,18 @@ export function createPaywall(deps: {
     return paidOutcome(resumed.result, { ...settledResponse(row), transaction: resumed.txHash });
   }
 
+  /** The extensions every 402 of a call declares: the route's, plus payment-identifier when answers are stored. */
+  function declaredExtensions(call: ProbeCall): Record<string, unknown> | undefined {
+    return secretBox ? { ...(call.extensions ?? {}), [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) } : call.extensions;
+  }
+
+  function probe(call: ProbeCall): PaymentRequiredOutcome {
+    return { kind: "payment_required", paymentRequired: paymentRequired(call.resource, call.amount, "payment_required", declaredExtensions(call)) };
+  }
+
   async function run<T>(call: PaidCall<T>): Promise<PaidOutcome<T>> {
     const req = requirementsFor(call.amount);
-    const extensions = secretBox
-      ? { ...(call.extensions ?? {}), [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) }
-      : call.extensions;
+    const extensions = declaredExtensions(call);
     const refuse = (reason: string, settleResponse?: SettleResponse): PaidOutcome<T> => ({
       kind: "payment_required",
       paymentRequired: paymentRequired(call.resource, call.amount, reason, extensions),
@@ -580,5 +604,5 @@ export function createPaywall(deps: {
     }
   }
 
-  return { terms, idempotent: secretBox !== null, responseTtlSeconds, requirementsFor, paymentRequired, run };
+  return { terms, idempotent: secretBox !== null, responseTtlSeconds, requirementsFor, paymentRequired, probe, run };
 }

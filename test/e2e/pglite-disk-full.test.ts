@@ -66,7 +66,7 @@ describe.skipIf(!CAN_MOUNT)("the embedded database on a full disk", () => {
       headers: body === undefined ? {} : { "content-type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, headers: res.headers, ...(await readAnswer(res)) };
+    return readAnswer(res);
   };
   const post = (title: string) => call("POST", "/v1/board/bounties", { title, body: `the notice "${title}"` });
   const titles = async () => ((await call("GET", "/v1/board/bounties")).json.notices as { title: string }[]).map((n) => n.title).sort();

@@ -1,15 +1,15 @@
 /**
  * Where catalogues and agents look: /openapi.json (and /v1/openapi.json),
  * /.well-known/x402 and /llms.txt each list every paid route of the table,
- * by iterating the table: a paid route added to it (here a test route)
- * appears in all three without any other edit.
+ * by iterating the table: a paid route added to it (here test routes)
+ * appears in all three without any other edit. The manifest lists resources
+ * a crawler can call as they are: a templated path is not one (issue 23).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { defineRoute, priceLabel } from "../../src/http/route-table.js";
-
-const oas = (p: string) => p.replace(/:([A-Za-z_]+)/g, "{$1}");
+import { openApiPath as oas, SECURITY_SCHEMES } from "../../src/http/openapi.js";
 
 describe("/openapi.json, /.well-known/x402 and /llms.txt list every paid route", () => {
   let t: TestApp;
@@ -27,6 +27,16 @@ describe("/openapi.json, /.well-known/x402 and /llms.txt list every paid route",
             output: z.object({ thing: z.string() }),
             price: 7_000n,
             handler: async ({ thing }) => ({ thing }),
+          }),
+          defineRoute({
+            method: "GET",
+            path: "/v1/test/catalogued-plain",
+            operationId: "testCataloguedPlain",
+            summary: "A paid route without path parameters that exists only in this test",
+            input: z.object({}),
+            output: z.object({ ok: z.boolean() }),
+            price: 3_000n,
+            handler: async () => ({ ok: true }),
           }),
         ],
       },
@@ -48,7 +58,8 @@ describe("/openapi.json, /.well-known/x402 and /llms.txt list every paid route",
       expect(op?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
       if (r.price !== undefined) {
         expect(op!["x-payment-info"], r.operationId).toMatchObject({ protocol: "x402", scheme: "exact", price: priceLabel(r) });
-        expect(op!.security, r.operationId).toBeUndefined();
+        // Either payment header satisfies a paid operation (alternatives).
+        expect(op!.security, r.operationId).toEqual(Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: [] })));
       } else {
         expect(op!.security, r.operationId).toEqual([]);
         expect(op!["x-payment-info"], r.operationId).toBeUndefined();
@@ -57,12 +68,13 @@ describe("/openapi.json, /.well-known/x402 and /llms.txt list every paid route",
     expect(root.paths["/v1/test/catalogued/{thing}"]!.get!["x-payment-info"]).toMatchObject({ price: "$0.007", amount: "7000" });
   });
 
-  it("/.well-known/x402 lists exactly the paid resources", async () => {
+  it("/.well-known/x402 lists exactly the paid resources that are not templates", async () => {
     const doc = (await (await fetch(`${t.url}/.well-known/x402`)).json()) as { version: number; resources: string[] };
     expect(doc.version).toBe(1);
-    const paid = t.app.routes.filter((r) => r.price !== undefined);
-    expect([...doc.resources].sort()).toEqual(paid.map((r) => `${t.url}${oas(r.path)}`).sort());
-    expect(doc.resources).toContain(`${t.url}/v1/test/catalogued/{thing}`);
+    const paid = t.app.routes.filter((r) => r.price !== undefined && !r.path.includes(":"));
+    expect([...doc.resources].sort()).toEqual(paid.map((r) => `${t.url}${r.path}`).sort());
+    expect(doc.resources).toContain(`${t.url}/v1/test/catalogued-plain`);
+    expect(doc.resources.filter((u) => /[{}:]/.test(new URL(u).pathname)), "no templated path is a resource").toEqual([]);
   });
 
   it("/llms.txt is text with every paid route and its price, the flows, every error code and the limits", async () => {

@@ -14,6 +14,7 @@ import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { validateDiscoveryExtension, validateDiscoveryExtensionSpec, type DiscoveryExtension } from "@x402/extensions/bazaar";
 import type { AnyRouteDef } from "../../src/http/route-table.js";
 import { priceOf } from "../../src/http/router.js";
+import { openApiPath } from "../../src/http/openapi.js";
 import { MAX_PAYMENT_HEADER_BYTES } from "../../src/x402/paywall.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { boardCatalogue } from "../../src/board/boards.js";
@@ -195,7 +196,6 @@ const FIXTURES: Record<string, Fixture> = {
   },
 };
 
-const oasPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}");
 
 function fixtureOf(route: AnyRouteDef): Fixture {
   const f = FIXTURES[route.operationId];
@@ -288,7 +288,7 @@ describe("every route in the table gets the shared checks", () => {
   it("OpenAPI has each operation under its method and path", async () => {
     const doc = (await (await fetch(`${s.url}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
     for (const r of routes) {
-      expect(doc.paths[oasPath(r.path)]?.[r.method.toLowerCase()]?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
+      expect(doc.paths[openApiPath(r.path)]?.[r.method.toLowerCase()]?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
     }
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { priceOf } from "../../src/http/router.js";
+import { openApiPath } from "../../src/http/openapi.js";
 import { MCP_PATH } from "../../src/mcp/http.js";
 
 describe("the route table is the only list of routes", () => {
@@ -62,7 +63,7 @@ describe("the route table is the only list of routes", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.version).toBe("1.0.0");
     for (const r of t.app.routes) {
-      const op = doc.paths[r.path.replace(/:([A-Za-z_]+)/g, "{$1}")]?.[r.method.toLowerCase()];
+      const op = doc.paths[openApiPath(r.path)]?.[r.method.toLowerCase()];
       expect(op, `${r.method} ${r.path}`).toBeDefined();
       expect(op.operationId).toBe(r.operationId);
       expect(Boolean(op.responses["402"])).toBe(r.price !== undefined);
@@ -72,7 +73,8 @@ describe("the route table is the only list of routes", () => {
   it("the discovery manifest lists the paid resources with version 1", async () => {
     const m = (await (await fetch(`${t.url}/.well-known/x402`)).json()) as { version: number; resources: string[] };
     expect(m.version).toBe(1);
-    expect(m.resources.length).toBe(t.app.routes.filter((r) => r.price !== undefined).length);
+    // Templated paths (a notice's boost) are not resources a crawler can pay for as they are.
+    expect(m.resources.length).toBe(t.app.routes.filter((r) => r.price !== undefined && !r.path.includes(":")).length);
   });
 
   it("fixed prices are positive bigints", () => {

@@ -62,6 +62,20 @@ export function builderFromExtraData(text: string): string | null {
 
 export const PUBKEY_RE = /^0x[0-9a-f]{96}$/;
 
+/** Longest builder name: what BUILDER_PUBKEYS accepts, and the longest extra-data tag stored (oracle/builder-names.ts). */
+export const BUILDER_NAME_MAX = 64;
+
+/**
+ * What a query for a builder may be: a 0x prefix of a BLS key (4 to 96 hex
+ * digits), or a name as builders write their names and extra-data tags
+ * ("beaverbuild.org", "Titan (titanbuilder.xyz)", "rsync-builder.xyz",
+ * "Builder+ www.btcs.com/builder", a shown key prefix "0xa1b2c3d4e5…"):
+ * letters, marks and digits of any script, the space, and . , - _ ( ) [ ] +
+ * / : @ & ' ! # * ~ …, with at least one letter or digit, at most
+ * BUILDER_NAME_MAX characters. No control or invisible characters.
+ */
+export const BUILDER_QUERY_RE = /^(?:0x[0-9a-fA-F]{4,96}|(?=.*[\p{L}\p{N}])[\p{L}\p{M}\p{N} .,\-_()[\]+/:@&'!#*~\u2026]{1,64})$/u;
+
 /** Parses BUILDER_PUBKEYS (JSON object key → name); throws with a readable message. */
 export function parseBuilderPubkeys(setting: string | undefined): Map<string, string> {
   const out = new Map<string, string>();

@@ -164,6 +164,9 @@ export function createMoneroScanner(opts: MoneroScannerOptions): MoneroScanner {
       const h = await daemon.getLastBlockHeader();
       return h.height;
     },
+    async tipHeight(signal?: AbortSignal): Promise<number> {
+      return (await daemon.getLastBlockHeader(signal)).height;
+    },
     async scanWatches(inputs: WatchScanInput[], signal?: AbortSignal): Promise<WatchScanOutput[]> {
       const started = Date.now();
       await checkNetwork(signal);

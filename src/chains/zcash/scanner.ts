@@ -516,6 +516,9 @@ export function createZcashScanner(opts: ZcashScannerOptions): ZcashScanner {
       if ((opts.network ?? "mainnet") === "mainnet") return ZCASH_MAINNET_DEFAULT_START;
       return (await source.latestBlock()).height;
     },
+    async tipHeight(signal?: AbortSignal): Promise<number> {
+      return (await source.latestBlock(signal)).height;
+    },
     async scanWatches(inputs: WatchScanInput[], signal?: AbortSignal, store?: KeyMaterialStore): Promise<WatchScanOutput[]> {
       const started = Date.now();
       await checkNetwork(signal);

@@ -91,6 +91,10 @@ export interface AddressRiskDeps extends LendingQuestionDeps {
   approvalRisk: (address: string) => Promise<ApprovalRisk>;
 }
 
+/** How the score is made, said with every answer. */
+const ADDRESS_RISK_METHOD =
+  "docs/ethereum.md, Address risk: list factors at their risk-list weight (sanctioned/blocklist/exploit 100, phishing 50, …); approval scan (counter-MEV window): malicious spender 60, risky token 40, dangling approvals 20; liquidatable 30, liquidated 20, HF ≤ 1.1 10; stale sources score nothing; capped at 100; critical ≥ 90, high ≥ 60, medium ≥ 25";
+
 const band = (score: number) => (score >= 90 ? "critical" : score >= 60 ? "high" : score >= 25 ? "medium" : "low");
 
 export function addressRiskQuestion(deps: AddressRiskDeps): QuestionDef {
@@ -101,6 +105,42 @@ export function addressRiskQuestion(deps: AddressRiskDeps): QuestionDef {
     source: "ethereum",
     params: [{ name: "addr", required: true, description: "Ethereum address", format: "0x-address" }],
     answer: addressRiskAnswer,
+    example: {
+      params: { addr: "0x7776a078888720127287969d0ed7dc926f35e318" },
+      answer: {
+        addr: "0x7776a078888720127287969d0ed7dc926f35e318",
+        account_kind: "eoa",
+        delegate: null,
+        risk_score: 60,
+        risk_band: "high",
+        flags: [
+          {
+            flag: "malicious_spender",
+            weight: 60,
+            detail: "approval spender scored 100 (critical; eoa), live allowances from 14 owner(s) in blocks 24142801–24150000",
+          },
+        ],
+        lists: [
+          { list: "ofac-sdn", factor: "sanctioned", listed: false, age_s: 3_600 },
+          { list: "approval-exploits", factor: "per_entry", listed: false, age_s: 3_600 },
+        ],
+        approvals: {
+          present: true,
+          fresh: true,
+          age_s: 24,
+          window: { from_block: 24_142_801, to_block: 24_150_000, blocks: 7_200 },
+          as_spender: { risk_score: 100, risk_band: "critical", distinct_victims: 14, unlimited_live: true, factors: ["eoa"], top_flag: "eoa" },
+          as_token: null,
+          dangling: [],
+          failed_txs: 0,
+        },
+        lending: { positions: 0, lowest_health_factor: null, liquidatable: false, debt_usd: null, liquidated_as_borrower: 0, liquidations_as_liquidator: 0 },
+        lending_age_s: 12,
+        lending_fresh: true,
+        builder: { fee_recipient_blocks: 0, proposer_payloads: 0 },
+        method: ADDRESS_RISK_METHOD,
+      } satisfies z.input<typeof addressRiskAnswer>,
+    },
     available: () => rpc.configured,
     check: (p) => void parseAddress(p.addr),
     answerQuestion: async (p, signal) => {
@@ -194,8 +234,7 @@ export function addressRiskQuestion(deps: AddressRiskDeps): QuestionDef {
         lending_age_s: lendingAge,
         lending_fresh: lendingFresh,
         builder: { fee_recipient_blocks: Number(blocks.n), proposer_payloads: Number(payloads.n) },
-        method:
-          "docs/ethereum.md, Address risk: list factors at their risk-list weight (sanctioned/blocklist/exploit 100, phishing 50, …); approval scan (counter-MEV window): malicious spender 60, risky token 40, dangling approvals 20; liquidatable 30, liquidated 20, HF ≤ 1.1 10; stale sources score nothing; capped at 100; critical ≥ 90, high ≥ 60, medium ≥ 25",
+        method: ADDRESS_RISK_METHOD,
       });
     },
   };

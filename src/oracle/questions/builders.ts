@@ -34,7 +34,7 @@ import { formatAtomic, type MoneyUnit } from "../../core/money.js";
 import { badRequest, notFound, unavailable } from "../../core/errors.js";
 import { UpstreamError } from "../../core/upstream.js";
 import type { Queryable } from "../../db/types.js";
-import { builderName, matchBuilder } from "../../chains/ethereum/builders.js";
+import { BUILDER_NAME_MAX, BUILDER_QUERY_RE, builderName, matchBuilder } from "../../chains/ethereum/builders.js";
 import { checkProposerPayment, type PaymentReader } from "../../chains/ethereum/proposer-payment.js";
 import { slotTime, type RelayEndpoint } from "../../chains/ethereum/relays.js";
 import {
@@ -140,6 +140,9 @@ export interface BuilderQuestionDeps {
   rpc?: PaymentReader & { readonly configured: boolean };
 }
 
+/** What the example answers (mainnet, 2026-01-01) share: four relays answering, the newest slot 8 s old. */
+const EXAMPLE_SOURCE = { source_age_s: 8, relays_ok: ["relay:flashbots", "relay:ultrasound", "relay:bloxroute", "relay:aestus"], relays_down: [] };
+
 const pctShare = (won: number, total: number) => (total === 0 ? 0 : Math.round((won * 10_000) / total) / 100);
 
 /** The relays' state for an answer; throws 503 when no answer may be given. */
@@ -173,7 +176,14 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
   const available = () => deps.relays.length > 0;
   const windowParam = { name: "window", required: false, description: "how far back the slots go (slot start time)", allowed: WINDOW_NAMES, default: "24h", format: "duration" } as const;
   const pctParam = { name: "pct", required: false, description: "percentile, nearest rank", allowed: PERCENTILES, default: "50", format: "percent" } as const;
-  const builderParam = { name: "builder", required: true, description: "builder name (exact, else substring; case-insensitive) or a 0x prefix of its BLS key", format: "name or 0x-key prefix" } as const;
+  const builderParam = {
+    name: "builder",
+    required: true,
+    description: `builder name (exact, else substring; case-insensitive) or a 0x prefix of its BLS key (4 to 96 hex digits). A name has letters, digits, spaces and . , - _ ( ) [ ] + / : @ & ' ! # * ~ …, at most ${BUILDER_NAME_MAX} characters`,
+    format: "name or 0x-key prefix",
+    pattern: { regex: BUILDER_QUERY_RE, message: `builder must be a builder name (letters, digits, spaces and . , - _ ( ) [ ] + / : @ & ' ! # * ~ …; at most ${BUILDER_NAME_MAX} characters) or a 0x key prefix (4 to 96 hex digits)` },
+    maxLength: 98,
+  } as const;
   const win = (w: string | undefined) => (w ?? "24h") as WindowName;
 
   const share = async (p: { window?: string; builder?: string }) => {
@@ -202,6 +212,10 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
       source: "relays",
       params: [windowParam],
       answer: shareAnswer,
+      example: {
+        params: { window: "24h" },
+        answer: { window: "24h", total_slots: 7_153, builder: "Titan", matched: true, slots_won: 3_312, share_pct: 46.3, ...EXAMPLE_SOURCE } satisfies z.input<typeof shareAnswer>,
+      },
       available,
       answerQuestion: (p) => share({ window: p.window }),
     },
@@ -211,6 +225,10 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
       source: "relays",
       params: [builderParam, windowParam],
       answer: shareAnswer,
+      example: {
+        params: { builder: "beaverbuild", window: "24h" },
+        answer: { window: "24h", total_slots: 7_153, builder: "beaverbuild", matched: true, slots_won: 1_517, share_pct: 21.21, ...EXAMPLE_SOURCE } satisfies z.input<typeof shareAnswer>,
+      },
       available,
       answerQuestion: (p) => share({ window: p.window, builder: p.builder ?? "" }),
     },
@@ -220,6 +238,20 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
       source: "relays",
       params: [builderParam, pctParam, windowParam],
       answer: builderBidAnswer,
+      example: {
+        params: { builder: "Titan", pct: "90", window: "24h" },
+        answer: {
+          window: "24h",
+          total_slots: 7_153,
+          builder: "Titan",
+          matched: true,
+          pct: 90,
+          samples: 6_890,
+          value_wei: "61234567890123456",
+          value_eth: "0.061234567890123456",
+          ...EXAMPLE_SOURCE,
+        } satisfies z.input<typeof builderBidAnswer>,
+      },
       available,
       answerQuestion: async (p) => {
         const { nowS, ...fields } = await sourceCheck(deps);
@@ -248,6 +280,10 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
       source: "relays",
       params: [pctParam, windowParam],
       answer: blockValueAnswer,
+      example: {
+        params: { pct: "50", window: "24h" },
+        answer: { window: "24h", pct: 50, samples: 7_153, value_wei: "23456789012345678", value_eth: "0.023456789012345678", ...EXAMPLE_SOURCE } satisfies z.input<typeof blockValueAnswer>,
+      },
       available,
       answerQuestion: async (p) => {
         const { nowS, ...fields } = await sourceCheck(deps);
@@ -270,6 +306,30 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
       source: "relays",
       params: [{ name: "slot", required: false, description: "beacon slot of a delivered block (default: the newest delivered slot)", format: "integer slot number" }],
       answer: proposerPaymentAnswer,
+      example: {
+        answer: {
+          slot: 13_366_798,
+          slot_time: 1_767_225_599,
+          block: 24_150_000,
+          block_hash: "0x12ea18e3b2b87c62d6239b7a396d60663ddb9f299b046b095a24493b61d26e25",
+          builder: "Titan",
+          builder_pubkey: "0x8216e00e1dc8e15c362ce8083ad01feeb04688dd3a18998a37db1c3c8b641372398c504e1aca2cbddd87c4075482b42f",
+          proposer_fee_recipient: "0xb76e14e5fc79d58558ae18cf470d552555514cf9",
+          payment_wei: "23456789012345678",
+          payment_eth: "0.023456789012345678",
+          relay_claimed_wei: "23456789012345678",
+          relay_claimed_eth: "0.023456789012345678",
+          method: "last_tx",
+          matches_claim: true,
+          coinbase: "0x4838b106fce9647bdf1e7877bf73ce8b0bad5f97",
+          coinbase_is_proposer: false,
+          withdrawals_wei: null,
+          unavailable_reason: null,
+          relays: ["relay:ultrasound", "relay:flashbots"],
+          conflicting_blocks: false,
+          ...EXAMPLE_SOURCE,
+        } satisfies z.input<typeof proposerPaymentAnswer>,
+      },
       available,
       check: (p) => {
         if (p.slot !== undefined && !/^\d{1,12}$/.test(p.slot)) {

@@ -128,6 +128,25 @@ export function ethereumQuestions(deps: EthereumQuestionDeps): QuestionDef[] {
       source: "ethereum",
       params: [],
       answer: baseFeeAnswer,
+      example: {
+        answer: {
+          block: 24_150_000,
+          block_timestamp: 1_767_225_599,
+          source_age_s: 1,
+          chain_id: 1,
+          base_fee_wei: "187654321",
+          base_fee_gwei: "0.187654321",
+          blob_base_fee_wei: "12045117",
+          blob_base_fee_gwei: "0.012045117",
+          gas_used_ratio: "0.512345",
+          next_base_fee_wei: "188233469",
+          next_base_fee_gwei: "0.188233469",
+          next_blob_base_fee_wei: "11961308",
+          next_blob_base_fee_gwei: "0.011961308",
+          fork: "bpo1",
+          next_fork: "bpo1",
+        } satisfies z.input<typeof baseFeeAnswer>,
+      },
       available,
       answerQuestion: async (_p, signal) => {
         const schedule = await scheduleOf(rpc, signal);
@@ -149,6 +168,20 @@ export function ethereumQuestions(deps: EthereumQuestionDeps): QuestionDef[] {
         { name: "chain", required: false, description: "chain of the loan", allowed: FLASHLOAN_CHAINS, default: "ethereum" },
       ],
       answer: cheapestFlashloanAnswer,
+      example: {
+        params: { asset: "WETH", chain: "ethereum" },
+        answer: {
+          found: true,
+          asset: "WETH",
+          asset_address: "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
+          chain: "ethereum",
+          provider: "Morpho Blue",
+          provider_id: "morpho-blue",
+          fee_bps: 0,
+          address: "0xbbbbbbbbbb9cc5e90e3b3af64bdaf62c37eeffcb",
+          candidates_checked: 5,
+        } satisfies z.input<typeof cheapestFlashloanAnswer>,
+      },
       available,
       check: (p) => void knownAsset(p.asset),
       answerQuestion: async (p, signal) => {
@@ -176,6 +209,23 @@ export function ethereumQuestions(deps: EthereumQuestionDeps): QuestionDef[] {
       source: "internal",
       params: [{ name: "source", required: true, description: "ingested source id", allowed: [...ETH_SOURCES, ...(deps.extraSources?.ids ?? [])] }],
       answer: dataFreshnessAnswer,
+      example: {
+        params: { source: "eth_rpc" },
+        answer: {
+          source: "eth_rpc",
+          configured: true,
+          age_s: 4,
+          fresh: true,
+          max_age_s: 120,
+          head_block: 24_150_000,
+          stored_blocks: 7_200,
+          node_reachable: true,
+          node_head: 24_150_001,
+          newest_slot: null,
+          last_ok_ms: null,
+          last_error: null,
+        } satisfies z.input<typeof dataFreshnessAnswer>,
+      },
       available: () => true,
       answerQuestion: async (p, signal) => {
         if (p.source !== "eth_rpc" && deps.extraSources) {
