@@ -173,7 +173,15 @@ async function runMcpStdio(args: string[]): Promise<void> {
   const { VERSION } = await import("./version.js");
   const joinable = cfg0.devnet && (await import("./devnet/index.js")).readPublishedDevnet((await import("./devnet/index.js")).devnetStateFile(cfg0));
   let stopping: (() => Promise<void>) | undefined;
+  // The service starts once the client has its `initialize` answer: loading the app is seconds of
+  // work on this one thread, and an agent waiting on the handshake must not wait for it. A client that
+  // never initializes still gets the service started a second later.
+  let begin!: () => void;
+  const initialized = new Promise<void>((resolve) => (begin = resolve));
+  const beginAnyway = setTimeout(() => begin(), 1_000);
   const started = (async () => {
+    await initialized;
+    clearTimeout(beginAnyway);
     const prepared = await prepare(cfg0, "mcp", { devnet: joinable ? "join" : "start", log });
     const { createApp } = await import("./app.js");
     const { startWorkers } = await import("./workers.js");
@@ -195,7 +203,7 @@ async function runMcpStdio(args: string[]): Promise<void> {
     await stopping?.();
   };
   onShutdown(shutdown);
-  const stdio = await serveMcpStdio(started, VERSION, log);
+  const stdio = await serveMcpStdio(started, VERSION, log, { onInitialized: begin });
   await stdio.closed;
   await shutdown();
   process.exit(0);

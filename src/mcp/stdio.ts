@@ -31,9 +31,15 @@ function onClosed(transport: StdioServerTransport): Promise<void> {
  * Serves this process's tools over stdio. The service may still be starting
  * (a promise): `initialize` is answered at once, tool calls when it is ready.
  */
-export async function serveMcpStdio(service: McpService | Promise<McpService>, version: string, log: Logger): Promise<StdioHandle> {
+export async function serveMcpStdio(
+  service: McpService | Promise<McpService>,
+  version: string,
+  log: Logger,
+  opts: { onInitialized?: () => void } = {},
+): Promise<StdioHandle> {
   const transport = new StdioServerTransport();
   const server = mcpServerOver(version, service, { ip: "stdio", log });
+  if (opts.onInitialized) server.oninitialized = opts.onInitialized;
   const closed = onClosed(transport);
   process.stdin.once("end", () => void server.close());
   await server.connect(transport);

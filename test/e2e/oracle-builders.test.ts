@@ -58,7 +58,9 @@ describe("builder questions on the devnet", () => {
     const p = await s.call("GET", "/v1/q/builder-bid?builder=Titan&pct=42");
     expect(p.status).toBe(400);
     expect(JSON.stringify(p.json)).toContain("25, 50, 75, 90, 99");
-    expect((await s.call("GET", "/v1/q/builder-share")).status).toBe(400);
+    // A required parameter missing is a 400 once any input is given; no input at all is a discovery probe (402).
+    expect((await s.call("GET", "/v1/q/builder-share?window=1h")).status).toBe(400);
+    expect((await s.call("GET", "/v1/q/builder-share")).status).toBe(402);
     expect((await s.call("GET", "/v1/q/data-freshness?source=relay:nope")).status).toBe(400);
   });
 

@@ -95,7 +95,9 @@ describe("Ethereum questions on the devnet", () => {
     const chain = await s.call("GET", "/v1/q/cheapest-flashloan?asset=WETH&chain=base");
     expect(chain.status).toBe(400);
     expect(JSON.stringify(chain.json.error.details)).toContain("chain must be one of: ethereum");
-    expect((await s.call("GET", "/v1/q/cheapest-flashloan")).status).toBe(400);
+    // A missing required parameter is a 400 once any input is given; no input at all is a discovery probe (402).
+    expect((await s.call("GET", "/v1/q/cheapest-flashloan?chain=ethereum")).status).toBe(400);
+    expect((await s.call("GET", "/v1/q/cheapest-flashloan")).status).toBe(402);
     const source = await s.call("GET", "/v1/q/data-freshness?source=relays");
     expect(source.status).toBe(400);
     expect(JSON.stringify(source.json.error.details)).toContain("eth_rpc");

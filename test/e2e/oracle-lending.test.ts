@@ -77,7 +77,7 @@ describe("lending questions on the devnet", () => {
   it("bad parameters are a 400 listing the allowed values, before any payment", async () => {
     const cases: [string, string][] = [
       ["/v1/q/liquidatable?addr=0x123", "0x-address"],
-      ["/v1/q/liquidatable", "addr"],
+      ["/v1/q/liquidatable?protocol=aave", "addr"],
       ["/v1/q/liquidatable?addr=0x00000000000000000000000000000000000a11ce&protocol=euler", "all, aave, spark, compound, morpho"],
       ["/v1/q/at-risk-count?protocol=compound-v2", "all, aave, spark, compound, morpho"],
       ["/v1/q/recent-liquidations?protocol=MORPHO", "all, aave, spark, compound, morpho"],
@@ -89,6 +89,8 @@ describe("lending questions on the devnet", () => {
       ["/v1/premium/opportunities?limit=501", "1 to 500"],
       ["/v1/premium/opportunities?protocol=euler", "all, aave, spark, compound, morpho"],
     ];
+    // No input at all is a discovery probe: the 402 (nothing done or charged), whose terms say `addr` is needed.
+    expect((await s.call("GET", "/v1/q/liquidatable")).status).toBe(402);
     for (const [path, hint] of cases) {
       const r = await s.call("GET", path);
       expect(r.status, path).toBe(400);
