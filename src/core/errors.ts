@@ -101,6 +101,7 @@ export const ERROR_CODES = {
   price_provider_failed: { status: 502, description: "A USD price provider could not be reached or answered badly (it then gives no price; clients see price_unavailable)." },
   chain_schedule_unknown: { status: 502, description: "The Ethereum node reports a chain id this service has no fork schedule for; `details.chainId` names it." },
   facilitator_unavailable: { status: 502, description: "The x402 facilitator could not be reached; nothing was charged." },
+  payment_unresolved: { status: 502, description: "The chain marks this payment authorisation as used, but its transaction was not found yet, so the service cannot tell whether it was this call's settlement: money may have moved. The payment is kept pending for the operator's reconciler and the work has not been done; retry later with the same payment, which is never charged twice." },
   private_relay_failed: { status: 502, description: "A private builder refused the transaction or could not be reached. The private relay reports it per builder (`builders[].error` of its answer, `accepted` false when all refused), since it sends only after the payment settled." },
   // 503: a dependency is not configured
   private_relay_not_configured: { status: 503, description: "This server has no private builder endpoint (PRIVATE_RELAY_BUILDERS), so it relays nothing." },

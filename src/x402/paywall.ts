@@ -386,7 +386,11 @@ export function createPaywall(deps: {
       throw new ServiceError(409, "payment_in_progress", "This payment authorisation is being processed by another request.");
     if (resumed === "unattributed") {
       log.warn({ route: call.route, payment: row.id, tx: row.tx_hash }, "resuming a payment: the chain marks the authorisation used but its transaction was not found; left as it is");
-      throw upstreamFailed("facilitator_unavailable", "The payment's transaction could not be found on chain yet; try again shortly with the same payment.");
+      // Not "facilitator_unavailable" (whose promise is "nothing was charged"): here money may have moved.
+      throw upstreamFailed(
+        "payment_unresolved",
+        "The chain marks this payment authorisation as used but its transaction was not found yet; the payment stays pending and the work is not done. Retry later with the same payment: it is never charged twice.",
+      );
     }
     if (resumed === "answered") {
       const fresh = await db.selectFrom("payments").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();

@@ -198,7 +198,8 @@ describe("a settlement whose commit was cut, resumed on the chain's word", () =>
     // The client's retry gets no verdict either: try again later, nothing failed, nothing done twice.
     const retry = await p.send();
     expect(retry.status, JSON.stringify(retry.json)).toBe(502);
-    expect(retry.json.error.code).toBe("facilitator_unavailable");
+    // Its own code: facilitator_unavailable promises "nothing was charged", and here the payer's money has moved.
+    expect(retry.json.error.code).toBe("payment_unresolved");
     expect(await row(p.nonce)).toMatchObject({ status: "pending", work_done: false, error: null });
     expect(await watchesFor("/cut/unfound")).toEqual([]);
     expect(s.devnet.evm.usdcBalanceOf(payerAddress())).toBe(usdc0 - PRICE);
