@@ -16,8 +16,13 @@
  * 4 s, and a settlement mined inside that window was once judged "used
  * elsewhere" and the payer's money was lost
  * (test/e2e/payment-commit-cut.test.ts, test/x402/authorization-state.test.ts).
+ *
+ * RPC providers cap eth_getLogs ranges (often 500 to 2,000 blocks, each with
+ * its own error message). A range the node refuses with a JSON-RPC error (or
+ * an HTTP 400/413) is split in two and searched newest half first, down to
+ * single blocks; a node that is down is not split for (its error is thrown).
  */
-import { createPublicClient, http, parseAbi, parseEventLogs, type Address, type Hex, type TransactionReceipt } from "viem";
+import { BaseError, createPublicClient, http, HttpRequestError, parseAbi, parseEventLogs, RpcRequestError, type Address, type Hex, type TransactionReceipt } from "viem";
 import type { UsdcAsset } from "./networks.js";
 
 const abi = parseAbi([
@@ -68,6 +73,19 @@ export function createAuthorizationReader(opts: { rpcUrl: string; usdc: UsdcAsse
     );
   }
 
+  type LogEvent = typeof AUTHORIZATION_USED | typeof AUTHORIZATION_CANCELED;
+  /** The event's logs for (authorizer, nonce) in [from, to], newest windows first; stops at the first window that has any. */
+  async function findLogs(event: LogEvent, args: { authorizer: Address; nonce: Hex }, from: bigint, to: bigint): Promise<readonly { transactionHash: Hex | null }[]> {
+    try {
+      return await client.getLogs({ address: asset, event, args, fromBlock: from, toBlock: to });
+    } catch (e) {
+      if (to <= from || !refusedAsTooLarge(e)) throw e;
+      const mid = from + (to - from) / 2n;
+      const newer = await findLogs(event, args, mid + 1n, to);
+      return newer.length > 0 ? newer : findLogs(event, args, from, mid);
+    }
+  }
+
   return {
     async check(authorizer, nonce, amount, hint) {
       const used = await client.readContract({
@@ -84,9 +102,9 @@ export function createAuthorizationReader(opts: { rpcUrl: string; usdc: UsdcAsse
       }
       // The head now, read after the state (cacheTime 0: viem's cached head may predate the settlement's block).
       const latest = await client.getBlockNumber({ cacheTime: 0 });
-      const range = { fromBlock: latest > LOOKBACK_BLOCKS ? latest - LOOKBACK_BLOCKS : 0n, toBlock: latest };
+      const fromBlock = latest > LOOKBACK_BLOCKS ? latest - LOOKBACK_BLOCKS : 0n;
       const args = { authorizer: authorizer as Address, nonce: nonce as Hex };
-      const logs = await client.getLogs({ address: asset, event: AUTHORIZATION_USED, args, ...range });
+      const logs = await findLogs(AUTHORIZATION_USED, args, fromBlock, latest);
       for (const log of logs) {
         if (!log.transactionHash) continue;
         const receipt = await client.getTransactionReceipt({ hash: log.transactionHash });
@@ -94,9 +112,15 @@ export function createAuthorizationReader(opts: { rpcUrl: string; usdc: UsdcAsse
       }
       // Positive evidence only: a transaction that used it and did not pay us, or a cancellation.
       if (logs.some((l) => l.transactionHash)) return { state: "used_elsewhere" };
-      const cancelled = await client.getLogs({ address: asset, event: AUTHORIZATION_CANCELED, args, ...range });
+      const cancelled = await findLogs(AUTHORIZATION_CANCELED, args, fromBlock, latest);
       if (cancelled.length > 0) return { state: "used_elsewhere" };
       return { state: "used_unattributed" };
     },
   };
+}
+
+/** The node answered, refusing the request (a range or result-size cap), rather than not answering at all. */
+function refusedAsTooLarge(e: unknown): boolean {
+  if (!(e instanceof BaseError)) return false;
+  return Boolean(e.walk((x) => x instanceof RpcRequestError || (x instanceof HttpRequestError && (x.status === 400 || x.status === 413))));
 }

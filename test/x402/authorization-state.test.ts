@@ -8,8 +8,13 @@
  *   and the payer's money was lost (test/e2e/payment-commit-cut.test.ts);
  * - used by a transfer elsewhere, or cancelled: `used_elsewhere`;
  * - used, its log beyond the search window: `used_unattributed` (no verdict),
- *   unless the settlement's own transaction is given as a hint.
+ *   unless the settlement's own transaction is given as a hint;
+ * - behind a provider that caps eth_getLogs at 1,000 blocks (as hosted RPCs
+ *   do, each with its own message), the 10,000-block search still finds the
+ *   settlement: the reader splits a refused range instead of answering 502.
  */
+import http_ from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { randomBytes } from "node:crypto";
 import { bytesToHex, createWalletClient, http, type Address, type Hex } from "viem";
@@ -106,5 +111,47 @@ describe("authorisation reader on the devnet chain", () => {
     expect(await reader.check(payer.address, paid.nonce, PRICE, { txHash: paid.tx })).toEqual({ state: "paid", txHash: paid.tx });
     // Another authorisation's transaction named as the hint proves nothing.
     expect(await reader.check(payer.address, elsewhere.nonce, PRICE, { txHash: paid.tx })).toEqual({ state: "used_unattributed" });
+  });
+
+  it("behind a provider that caps eth_getLogs ranges, a settlement 3,000 blocks back is still found", async () => {
+    const CAP = 1_000n;
+    let refused = 0;
+    let searched = 0;
+    // A JSON-RPC front of the devnet node that refuses wider log queries the way hosted providers do.
+    const proxy = http_.createServer((req, res) => {
+      let body = "";
+      req.on("data", (d) => (body += d));
+      req.on("end", async () => {
+        const call = JSON.parse(body) as { id: number; method: string; params: { fromBlock?: string; toBlock?: string }[] };
+        if (call.method === "eth_getLogs") {
+          const { fromBlock, toBlock } = call.params[0]!;
+          if (BigInt(toBlock!) - BigInt(fromBlock!) + 1n > CAP) {
+            refused++;
+            res.setHeader("content-type", "application/json");
+            res.end(JSON.stringify({ jsonrpc: "2.0", id: call.id, error: { code: -32005, message: `query exceeds max block range ${CAP}` } }));
+            return;
+          }
+          searched++;
+        }
+        const upstream = await fetch(dev.url, { method: "POST", headers: { "content-type": "application/json" }, body });
+        res.setHeader("content-type", "application/json");
+        res.end(await upstream.text());
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    try {
+      const capped = createAuthorizationReader({ rpcUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, usdc: USDC["eip155:84532"], payTo });
+      const paid = await transfer(payTo);
+      const elsewhere = await transfer(other);
+      for (let i = 0; i < 3_000; i++) dev.chain.mine();
+      expect(await capped.check(payer.address, paid.nonce, PRICE)).toEqual({ state: "paid", txHash: paid.tx });
+      expect(await capped.check(payer.address, elsewhere.nonce, PRICE)).toEqual({ state: "used_elsewhere" });
+      expect(refused).toBeGreaterThan(0);
+      expect(searched).toBeGreaterThan(0);
+      // Unused and never settled: no log search at all.
+      expect(await capped.check(payer.address, bytesToHex(randomBytes(32)), PRICE)).toEqual({ state: "unused" });
+    } finally {
+      await new Promise((r) => proxy.close(r));
+    }
   });
 });
