@@ -172,6 +172,7 @@ async function runMcpStdio(args: string[]): Promise<void> {
   const cfg0 = parsed!;
   const { VERSION } = await import("./version.js");
   const joinable = cfg0.devnet && (await import("./devnet/index.js")).readPublishedDevnet((await import("./devnet/index.js")).devnetStateFile(cfg0));
+  if (joinable) log.info({ pid: joinable.pid }, "MCP on stdio: serving in-process on the running devnet");
   let stopping: (() => Promise<void>) | undefined;
   // The service starts once the client has its `initialize` answer: loading the app is seconds of
   // work on this one thread, and an agent waiting on the handshake must not wait for it. A client that

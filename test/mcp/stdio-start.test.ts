@@ -85,4 +85,37 @@ describe("vigil mcp on stdio answers initialize within 5 s", () => {
     // No second database was made for the relay: it opened nothing under its DATA_DIR.
     expect(fs.existsSync(path.join(dataDir, "mcp", "pglite"))).toBe(false);
   });
+
+  it("with a devnet running (vigil devnet) and no service: serves in-process on that devnet, starting none of its own", async () => {
+    const dataDir = tempDir("vigil-mcp-devnet-");
+    const stateFile = path.join(dataDir, "state.json");
+    const devnet: ChildService = await startCli(["devnet"], { DATA_DIR: path.join(dataDir, "devnet"), DEVNET_STATE_FILE: stateFile }, { waitFor: /Recorded in (\S+):/, timeoutMs: 120_000 });
+    cleanups.push(() => devnet.stop());
+    const db: TestDatabase = await openTestDatabase();
+    cleanups.push(() => db.close());
+    const { client, initializeMs, stderr } = await connectStdio({
+      DATA_DIR: path.join(dataDir, "mcp"),
+      PORT: String(await freePort()),
+      LOG_LEVEL: "info",
+      DEVNET_STATE_FILE: stateFile,
+      ...db.env,
+    });
+    cleanups.push(() => client.close());
+    expect(initializeMs, stderr()).toBeLessThan(INITIALIZE_WITHIN_MS);
+    const health = (await client.callTool({ name: "service_health", arguments: {} }, undefined, { timeout: 120_000 })) as CallToolResult;
+    expect(health.isError, JSON.stringify(health)).toBeFalsy();
+    expect(health.structuredContent).toMatchObject({ devnet: true, sources: { monerod: "simulated" } });
+    expect(stderr()).toMatch(/serving in-process on the running devnet/);
+    // The devnet's simulators are the running devnet's: this process started none (their start-up lines name them).
+    expect(stderr()).not.toMatch(/devnet monerod listening/);
+    expect(stderr()).not.toMatch(/relaying to the running service/);
+    // The same chain as the devnet process: the height answered over MCP is its monerod's (get_info on the recorded URL).
+    const recorded = JSON.parse(fs.readFileSync(stateFile, "utf8")) as { configOverlay: { MONERO_DAEMON_URL: string } };
+    const info = (await (
+      await fetch(`${recorded.configOverlay.MONERO_DAEMON_URL}/json_rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: "0", method: "get_info" }) })
+    ).json()) as { result: { height: number } };
+    const q = (await client.callTool({ name: "service_q", arguments: { question: "xmr/height" } })) as CallToolResult;
+    expect(q.isError, JSON.stringify(q)).toBeFalsy();
+    expect(Math.abs(Number((q.structuredContent as { height: number }).height) - info.result.height)).toBeLessThanOrEqual(1);
+  });
 });
