@@ -14,8 +14,8 @@
  * reserve leaves room for what the engine itself must write: WAL segments
  * are 16 MiB, a checkpoint a few small files.
  *
- * Free space is read with statfs at most once per `recheckMs`, so the cost
- * per statement is a clock read.
+ * Free space is read with statfs at most once per `recheckMs`; between reads
+ * a statement costs a look at its first keyword and a cached answer.
  */
 import fs from "node:fs";
 
