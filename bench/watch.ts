@@ -42,7 +42,8 @@ import { createWebhookSender, buildDeliveryHeaders, type WebhookSender } from ".
 import { signBody } from "../src/webhooks/sign.js";
 import { applyIdleDrain, CREATE_CREDIT, DAY_MS, IDLE_RATE_PER_DAY, openMeter } from "../src/watch/meter.js";
 import { eventBody, meterOf, snapshotOf } from "../src/watch/model.js";
-import { deliverPending, insertEvents } from "../src/watch/outbox.js";
+import { insertEvents } from "../src/watch/account.js";
+import { deliverPending } from "../src/watch/outbox.js";
 import { createWatch } from "../src/watch/service.js";
 import { runWatchTick, type TickStats } from "../src/watch/tick.js";
 import type { ChainScanner } from "../src/chains/scanner.js";

@@ -20,8 +20,10 @@ import { withTransaction } from "../db/transaction.js";
 import type { Queryable } from "../db/types.js";
 import type { Job } from "../core/jobs.js";
 import { readKnownOutputs, type ScanSubscriber, type WatchFindings } from "../watch/findings.js";
-import { applyIdleDrain, chargeSettlementFee, creditBlock, type CreditBlock, type LedgerEntry } from "../watch/meter.js";
-import { expiresAtFor, meterColumns, meterOf, newNonce, snapshotOf } from "../watch/model.js";
+import { creditBlock, type CreditBlock } from "../watch/meter.js";
+import { meterOf, newNonce, snapshotOf } from "../watch/model.js";
+// The watch account is the one writer of a watch's credit, ledger and outbox (src/watch/account.ts); the watch module has no index.ts face yet.
+import { debitSettlementFee, insertSerializedEvents } from "../watch/account.js";
 import { LATE_PAYMENT_GRACE_MS, type CoinDeps, type PayChain } from "./quotes.js";
 import { identifyHint, memoTokenOf, newMemoToken, TAG_MODULI, tagOf, taggedAmountFor, USES_MEMO, walletUri } from "./pay-id.js";
 import { formatRate, type Coin } from "./prices.js";
@@ -453,26 +455,12 @@ async function watchCredit(trx: Queryable, watchId: string, nowMs: number): Prom
 
 async function queueInvoiceEvent(trx: Queryable, body: ReturnType<typeof invoiceEventBody>) {
   // Not billed per delivery: the flat settlement fee covers an invoice's webhooks.
-  await trx
-    .insertInto("webhook_outbox")
-    .values({ id: randomUUID(), watch_id: body.watchId, event: body.event, nonce: body.nonce, body: JSON.stringify(body), billable: false, last_error: null, last_status: null, lease_owner: null, lease_until: null, delivered_at: null })
-    .execute();
+  await insertSerializedEvents(trx, [{ watchId: body.watchId, event: body.event, nonce: body.nonce, body: JSON.stringify(body), billable: false }]);
 }
 
 /** Debits the flat fee from the watch's credit (capped at the balance: a watch at zero pays what it has). */
-async function chargeFee(trx: Queryable, watchId: string, invoiceId: string, nowMs: number): Promise<bigint> {
-  const w = await trx.selectFrom("watches").selectAll().where("id", "=", watchId).forUpdate().executeTakeFirst();
-  if (!w) return 0n;
-  const drained = applyIdleDrain(meterOf(w), nowMs);
-  const fee = chargeSettlementFee(drained.state, SETTLEMENT_FEE, `checkout settlement fee (invoice ${invoiceId})`);
-  const entries: LedgerEntry[] = [...drained.entries, ...fee.entries];
-  if (entries.length)
-    await trx
-      .insertInto("watch_ledger")
-      .values(entries.map((e) => ({ watch_id: w.id, kind: e.kind, amount_atomic: e.amountAtomic.toString(), balance_after: e.balanceAfter.toString(), reason: e.reason, ref: `invoice:${invoiceId}` })))
-      .execute();
-  await trx.updateTable("watches").set({ ...meterColumns(fee.state), expires_at: expiresAtFor(fee.state, nowMs) }).where("id", "=", w.id).execute();
-  return drained.state.creditAtomic - fee.state.creditAtomic;
+function chargeFee(trx: Queryable, watchId: string, invoiceId: string, nowMs: number): Promise<bigint> {
+  return debitSettlementFee(trx, { watchId, amountAtomic: SETTLEMENT_FEE, reason: `checkout settlement fee (invoice ${invoiceId})`, ref: `invoice:${invoiceId}`, nowMs });
 }
 
 /** Applies one input to an invoice row: writes the new state, queues its webhook, charges the fee once. */

@@ -29,6 +29,8 @@ import type { Selectable } from "kysely";
 import type { ScanSubscriber, WatchFindings } from "../watch/findings.js";
 import type { WatchDeps } from "../watch/deps.js";
 import { checkCreateWatch, checkTopup, createWatch, creditWatch, type CreateWatchInput, type WatchOpening } from "../watch/service.js";
+// The watch account owns the rows that carry credit (src/watch/account.ts); the watch module has no index.ts face yet.
+import { discardNewWatch } from "../watch/account.js";
 import { formatRate, type Coin, type RateSource } from "./prices.js";
 import { identifyHint, memoTokenOf, newMemoToken, TAG_MODULI, taggedAmountFor, USES_MEMO, type PayChain } from "./pay-id.js";
 
@@ -173,7 +175,7 @@ async function ensureServiceWallet(ctx: CoinCtx, chain: PayChain): Promise<void>
       .returning("watch_id")
       .executeTakeFirst();
     // Another request created it at the same moment: drop ours.
-    if (!inserted) await trx.deleteFrom("watches").where("id", "=", created.watchId).execute();
+    if (!inserted) await discardNewWatch(trx, created.watchId);
   });
 }
 

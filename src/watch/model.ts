@@ -5,6 +5,7 @@ import type { WatchesTable } from "../db/schema.js";
 import { creditBlock, DAY_MS, idleExhaustionMs, type MeterState } from "./meter.js";
 import type { BalanceSnapshot } from "../chains/scanner.js";
 import type { WatchEvent } from "./events.js";
+import { isWebhookBodyWithinLimit } from "../webhooks/deliver.js";
 
 /** Days a watch at zero credit is kept (paused) before it is deleted, so a top-up can revive it. */
 export const ZERO_CREDIT_GRACE_DAYS = 30;
@@ -136,4 +137,17 @@ export function balanceChanged(previous: BalanceSnapshot, current: BalanceSnapsh
 /** Outgoing amount in the mempool (Zcash snapshots; 0 for a chain or an older snapshot without it). */
 function pendingSpentOf(s: BalanceSnapshot): bigint {
   return typeof s.pendingSpentAtomic === "string" && /^\d+$/.test(s.pendingSpentAtomic) ? BigInt(s.pendingSpentAtomic) : 0n;
+}
+
+/**
+ * The exact bytes sent, at most 64 KB: if a snapshot's per-output lists would
+ * push a body over, they are left out (totals stay) and `truncated` says so.
+ */
+export function serializeEvent(body: EventBody): string {
+  const full = JSON.stringify(body);
+  if (isWebhookBodyWithinLimit(full)) return full;
+  const strip = (s: EventBody["current"]) => Object.fromEntries(Object.entries(s).filter(([, v]) => !Array.isArray(v)));
+  const slim = JSON.stringify({ ...body, previous: strip(body.previous), current: strip(body.current), truncated: true });
+  if (!isWebhookBodyWithinLimit(slim)) throw new Error(`webhook body for ${body.event} exceeds 64 KB even without output lists`);
+  return slim;
 }

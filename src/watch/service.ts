@@ -17,20 +17,9 @@ import type { WatchesTable } from "../db/schema.js";
 import { checkWebhookUrl } from "../webhooks/url-guard.js";
 import { checkHeightAgainstTip } from "../chains/historical.js";
 import { generateWebhookSecret } from "../webhooks/sign.js";
-import {
-  applyIdleDrain,
-  applyTopup,
-  CREATE_CREDIT,
-  creditBlock,
-  forfeitCredit,
-  IDLE_RATE_PER_DAY,
-  LOW_CREDIT_THRESHOLD,
-  openMeter,
-  PER_DELIVERY,
-  type LedgerEntry,
-} from "./meter.js";
-import { eventBody, expiresAtFor, meterColumns, meterOf, snapshotOf } from "./model.js";
-import { insertEvents, serializeEvent } from "./outbox.js";
+import { CREATE_CREDIT, creditBlock, IDLE_RATE_PER_DAY, LOW_CREDIT_THRESHOLD, openMeter, PER_DELIVERY } from "./meter.js";
+import { eventBody, meterOf, serializeEvent, snapshotOf } from "./model.js";
+import { closeAccount, creditTopup, insertEvents, openAccount } from "./account.js";
 import { buildDeliveryHeaders } from "../webhooks/deliver.js";
 import { signBody } from "../webhooks/sign.js";
 import { TOPUP_PATHS } from "./topups.js";
@@ -117,17 +106,6 @@ export async function checkCreateWatch({ ctx, input }: Op<CreateWatchInput>): Pr
   return key;
 }
 
-function ledgerRows(watchId: string, entries: readonly LedgerEntry[], ref: string | null) {
-  return entries.map((e) => ({
-    watch_id: watchId,
-    kind: e.kind,
-    amount_atomic: e.amountAtomic.toString(),
-    balance_after: e.balanceAfter.toString(),
-    reason: e.reason,
-    ref,
-  }));
-}
-
 /** Said with every new watch. */
 export const CREATE_NOTICE = "watchToken and webhookSecret are shown only now: store them. The view key is encrypted at rest and never returned.";
 
@@ -152,11 +130,10 @@ export async function createWatch({ ctx, input, opening = USDC_OPENING }: Op<Cre
   const webhookSecret = generateWebhookSecret();
   const nowMs = deps.clock.now();
   const opened = openMeter(opening.creditAtomic, nowMs, `watch created (${opening.funding})`);
-  const expiresAt = expiresAtFor(opened.state, nowMs);
-  await withTransaction(ctx.db, async (trx) => {
-    await trx
-      .insertInto("watches")
-      .values({
+  const expiresAt = await withTransaction(ctx.db, async (trx) => {
+    const expires = await openAccount(
+      trx,
+      {
         id,
         chain: input.chain,
         network: key.network,
@@ -167,7 +144,6 @@ export async function createWatch({ ctx, input, opening = USDC_OPENING }: Op<Cre
         webhook_url: input.webhookUrl,
         status: "active",
         funding: opening.funding,
-        ...meterColumns(opened.state),
         start_height: startHeight,
         scan_state: null,
         snapshot: null,
@@ -179,11 +155,12 @@ export async function createWatch({ ctx, input, opening = USDC_OPENING }: Op<Cre
         delivery_count: 0,
         last_event_type: null,
         last_polled_at: null,
-        expires_at: expiresAt,
-      })
-      .execute();
+      },
+      opened,
+      { nowMs, ref: ctx.paymentRef ?? null },
+    );
     if (key.keyMaterial !== undefined) await writeKeyMaterial(trx, [{ watchId: id, sealed: sealKeyMaterial(box, id, key.keyMaterial) }]);
-    if (opened.entries.length) await trx.insertInto("watch_ledger").values(ledgerRows(id, opened.entries, ctx.paymentRef ?? null)).execute();
+    return expires;
   });
   return {
     watchId: id,
@@ -249,18 +226,7 @@ export async function creditWatch({ ctx, input }: Op<{ watchId: string; amountAt
 async function addCredit(ctx: WatchCtx, trx: Queryable, w: Selectable<WatchesTable>, amount: bigint, reason: string) {
   const { deps } = ctx;
   const nowMs = deps.clock.now();
-  const drained = applyIdleDrain(meterOf(w), nowMs);
-  const wasPaused = drained.state.creditAtomic === 0n;
-  const topped = applyTopup(drained.state, amount, nowMs, reason);
-  const meter = topped.state;
-  const expiresAt = expiresAtFor(meter, nowMs);
-  const entries = [...drained.entries, ...topped.entries];
-  await trx.insertInto("watch_ledger").values(ledgerRows(w.id, entries, ctx.paymentRef ?? null)).execute();
-  await trx
-    .updateTable("watches")
-    .set({ ...meterColumns(meter), expires_at: expiresAt, ...(wasPaused ? { next_poll_at: new Date(nowMs) } : {}) })
-    .where("id", "=", w.id)
-    .execute();
+  const { meter, expiresAt, resumed: wasPaused } = await creditTopup(trx, w, { amountAtomic: amount, reason, nowMs, ref: ctx.paymentRef ?? null });
   if (wasPaused) {
     const snap = snapshotOf(w.snapshot, w.start_height);
     await insertEvents(trx, [
@@ -323,16 +289,8 @@ export async function getWatchStatus({ ctx, input }: Op<WatchRef>) {
 export async function cancelWatch({ ctx, input }: Op<WatchRef>) {
   return withTransaction(ctx.db, async (trx) => {
     const w = await authorizedWatch(trx, input.id, input.watchToken, true);
-    const forfeited = forfeitCredit(meterOf(w), "watch cancelled: remaining credit forfeited");
-    if (forfeited.entries.length) await trx.insertInto("watch_ledger").values(ledgerRows(w.id, forfeited.entries, null)).execute();
-    await trx.deleteFrom("webhook_outbox").where("watch_id", "=", w.id).where("status", "=", "pending").execute();
-    // The row goes at the next tick's expiry sweep; until then it answers like an unknown watch.
-    await trx
-      .updateTable("watches")
-      .set({ status: "cancelled", ...meterColumns(forfeited.state), expires_at: new Date(ctx.deps.clock.now()), lease_owner: null, lease_until: null })
-      .where("id", "=", w.id)
-      .execute();
-    return { watchId: w.id, status: "cancelled" as const, forfeitedAtomic: (-(forfeited.entries.find((e) => e.kind === "forfeit")?.amountAtomic ?? 0n)).toString() };
+    const forfeited = await closeAccount(trx, w, { reason: "watch cancelled: remaining credit forfeited", nowMs: ctx.deps.clock.now() });
+    return { watchId: w.id, status: "cancelled" as const, forfeitedAtomic: forfeited.toString() };
   });
 }
 

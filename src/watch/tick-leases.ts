@@ -1,13 +1,15 @@
 /**
- * The tick's schedule and leases on the watch table: expired watches are
- * deleted, due ones leased with FOR UPDATE SKIP LOCKED (so any number of
- * workers share one database), and leases handed back when the tick ends.
+ * The tick's schedule and leases on the watch table: due watches are leased
+ * with FOR UPDATE SKIP LOCKED (so any number of workers share one
+ * database), and leases handed back when the tick ends. (Expired watches
+ * are deleted by the account, account.ts, as their credit goes with them.)
  * Every write after the lease is guarded by `lease_owner`, so a worker that
  * stalled past its lease writes nothing for a watch another worker took.
  */
 import { sql } from "kysely";
 import type { WatchesTable } from "../db/schema.js";
 import type { Database } from "../db/types.js";
+import { renewEventLeases } from "./account.js";
 
 export type ClaimedWatch = Omit<WatchesTable, "created_at" | "known_outputs" | "drain_unbooked_atomic" | "drain_unbooked_from_ms"> & {
   created_at: Date;
@@ -15,28 +17,6 @@ export type ClaimedWatch = Omit<WatchesTable, "created_at" | "known_outputs" | "
   drain_unbooked_atomic: string | bigint;
   drain_unbooked_from_ms: string | bigint;
 };
-
-/**
- * Hard delete of watches past their expiry (the outbox cascades; the ledger
- * is kept). Idle drain still carried on a deleted row (a watch retired
- * with credit left) is booked in the same statement, so its ledger stays
- * exact. Returns how many.
- */
-export async function deleteExpiredWatches(db: Database, now: Date): Promise<number> {
-  const r = await sql<{ n: string }>`
-    WITH d AS (
-      DELETE FROM watches WHERE expires_at <= ${now}
-      RETURNING id, credit_atomic, drain_unbooked_atomic, drain_unbooked_from_ms, drained_through_ms),
-    l AS (
-      INSERT INTO watch_ledger (watch_id, kind, amount_atomic, balance_after, reason, ref)
-      SELECT id, 'idle_drain', -drain_unbooked_atomic, credit_atomic,
-        'idle drain ' || to_char(to_timestamp(drain_unbooked_from_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-          || '..' || to_char(to_timestamp(drained_through_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-        NULL
-      FROM d WHERE drain_unbooked_atomic > 0)
-    SELECT count(*)::text AS n FROM d`.execute(db);
-  return Number(r.rows[0]?.n ?? 0);
-}
 
 /** Leases up to `batchSize` due watches (active, with credit, not leased), oldest due first. */
 export async function claimDueWatches(
@@ -109,13 +89,7 @@ export function createLeaseKeeper(db: Database, clock: { now(): number }, owner:
       if (ids.length === 0) return;
       const until = new Date(clock.now() + leaseSeconds * 1000);
       await db.updateTable("watches").set({ lease_until: until }).where("id", "in", ids).where("lease_owner", "=", owner).execute();
-      await db
-        .updateTable("webhook_outbox")
-        .set({ lease_until: until })
-        .where("watch_id", "in", ids)
-        .where("lease_owner", "=", owner)
-        .where("status", "=", "pending")
-        .execute();
+      await renewEventLeases(db, ids, owner, until);
     },
   };
 }

@@ -12,7 +12,7 @@ import type { Clock } from "../core/clock.js";
 import { diffOutputs, readKnownOutputs, type FindingsDiff } from "./findings.js";
 import { applyIdleDrain, isPollable, type LedgerEntry, type MeterState } from "./meter.js";
 import { balanceChanged, eventBody, expiresAtFor, meterColumns, meterOf, snapshotOf, type WatchRow } from "./model.js";
-import type { PendingEvent } from "./outbox.js";
+import type { PendingEvent } from "./account.js";
 import type { ClaimedWatch } from "./tick-leases.js";
 
 /** A watch's meter after the idle drain up to the tick's instant. */

@@ -1,9 +1,10 @@
 /**
  * The tick's one transaction per batch: ledger rows, outbox events and the
- * watch rows, then the scan findings handed to the subscribers. Only watches
- * still leased to this worker are written: they are locked first, so no
- * other worker can lease them between the check and the writes (and a
- * top-up waits for the commit). A subscriber that throws rolls it all back.
+ * watch rows (written by the account, account.ts), then the scan findings
+ * handed to the subscribers. Only watches still leased to this worker are
+ * written: they are locked first, so no other worker can lease them between
+ * the check and the writes (and a top-up waits for the commit). A
+ * subscriber that throws rolls it all back.
  *
  * Round trips: one locking SELECT, then multi-row statements of at most
  * SQL_ROWS_PER_STATEMENT rows (the 65535 bind-parameter limit) for the
@@ -16,7 +17,7 @@ import type { Clock } from "../core/clock.js";
 import { hasFindings, type KnownOutput, type ScanSubscriber, type WatchFindings } from "./findings.js";
 import { SQL_ROWS_PER_STATEMENT } from "./model.js";
 import { writeKeyMaterial } from "./key-material.js";
-import { insertEvents, type PendingEvent } from "./outbox.js";
+import { writeTickAccounts, type PendingEvent } from "./account.js";
 import type { ClaimedWatch } from "./tick-leases.js";
 import { planWatch, type DrainedMeter, type LedgerRow, type WatchUpdate } from "./tick-plan.js";
 import type { WatchScanOutput } from "../chains/scanner.js";
@@ -70,28 +71,14 @@ export async function writeTickBatch(
       if (p.found && hasFindings(p.found.findings)) found.push({ watchId: w.id, chain: w.chain, address: w.address, ...p.found.findings });
     }
 
-    for (let i = 0; i < ledger.length; i += SQL_ROWS_PER_STATEMENT) {
-      await trx.insertInto("watch_ledger").values(ledger.slice(i, i + SQL_ROWS_PER_STATEMENT)).execute();
-    }
-    await insertEvents(trx, events);
-    const values = updates.map(
-      (u) =>
-        sql`(${u.id}::uuid, ${u.meter.credit_atomic}::bigint, ${u.meter.drained_through_ms}::bigint, ${u.meter.drain_remainder}::bigint,
-             ${u.meter.low_credit_armed}::boolean, ${u.meter.drain_unbooked_atomic}::bigint, ${u.meter.drain_unbooked_from_ms}::bigint,
-             ${u.scanState === null ? null : JSON.stringify(u.scanState)}::jsonb,
-             ${u.snapshot === null ? null : JSON.stringify(u.snapshot)}::jsonb, ${u.initialDone}::boolean,
-             ${u.expiresAt}::timestamptz, ${u.dueNow ? now : nextPoll(nowMs, deps.pollSeconds)}::timestamptz, ${u.polled}::boolean)`,
-    );
-    for (let i = 0; i < values.length; i += SQL_ROWS_PER_STATEMENT) {
-      await sql`
-        UPDATE watches AS w SET
-          credit_atomic = v.credit, drained_through_ms = v.drained, drain_remainder = v.remainder,
-          low_credit_armed = v.armed, drain_unbooked_atomic = v.unbooked, drain_unbooked_from_ms = v.unbooked_from, scan_state = v.scan_state, snapshot = v.snapshot,
-          initial_scan_done = v.initial_done, expires_at = v.expires_at, next_poll_at = v.next_poll,
-          last_polled_at = CASE WHEN v.polled THEN ${now}::timestamptz ELSE w.last_polled_at END
-        FROM (VALUES ${sql.join(values.slice(i, i + SQL_ROWS_PER_STATEMENT))}) AS v(id, credit, drained, remainder, armed, unbooked, unbooked_from, scan_state, snapshot, initial_done, expires_at, next_poll, polled)
-        WHERE w.id = v.id AND w.lease_owner = ${owner}`.execute(trx);
-    }
+    // The account's part (account.ts): ledger, outbox, then the watch rows with their meters.
+    await writeTickAccounts(trx, {
+      owner,
+      now,
+      ledger,
+      events,
+      updates: updates.map((u) => ({ ...u, nextPollAt: u.dueNow ? now : nextPoll(nowMs, deps.pollSeconds) })),
+    });
     for (let i = 0; i < memory.length; i += SQL_ROWS_PER_STATEMENT) {
       const rows = memory.slice(i, i + SQL_ROWS_PER_STATEMENT).map((m) => sql`(${m.id}::uuid, ${JSON.stringify(m.known)}::jsonb)`);
       await sql`

@@ -20,7 +20,8 @@
 import { isPollable } from "./meter.js";
 import type { WatchDeps } from "./deps.js";
 import { createDeliveryPool, watchesWithPendingEvents, type DeliveryPool } from "./tick-deliver.js";
-import { claimDueWatches, deleteExpiredWatches, releaseLeases, type LeaseKeeper } from "./tick-leases.js";
+import { deleteExpiredWatches } from "./account.js";
+import { claimDueWatches, releaseLeases, type LeaseKeeper } from "./tick-leases.js";
 import { drainTo, type DrainedMeter } from "./tick-plan.js";
 import { scanWatchesByChain } from "./tick-scan.js";
 import { writeTickBatch } from "./tick-write.js";

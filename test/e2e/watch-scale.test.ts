@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { hashToken, newToken } from "../../src/core/tokens.js";
 import { generateWebhookSecret } from "../../src/webhooks/sign.js";
 import { eventBody, meterOf, snapshotOf } from "../../src/watch/model.js";
-import { insertEvents } from "../../src/watch/outbox.js";
+import { insertEvents } from "../../src/watch/account.js";
 import { CREATE_CREDIT } from "../../src/watch/meter.js";
 import { createWatch } from "../../src/watch/service.js";
 import { runWatchTick } from "../../src/watch/tick.js";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import { openMeter } from "../../src/watch/meter.js";
 import { eventBody, emptySnapshot } from "../../src/watch/model.js";
-import { serializeEvent } from "../../src/watch/outbox.js";
+import { serializeEvent } from "../../src/watch/model.js";
 
 describe("webhook event bodies", () => {
   const clock = new ManualClock(Date.UTC(2026, 10, 22));
