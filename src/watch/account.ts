@@ -172,6 +172,13 @@ export async function debitSettlementFee(trx: Queryable, input: { watchId: strin
   const fee = chargeSettlementFee(drained.state, input.amountAtomic, input.reason);
   await appendLedger(trx, ledgerRows(w.id, [...drained.entries, ...fee.entries], input.ref));
   await trx.updateTable("watches").set({ ...meterColumns(fee.state), expires_at: expiresAtFor(fee.state, nowMs) }).where("id", "=", w.id).execute();
+  // The meter disarmed the warning when this debit took the credit under the threshold: send it now,
+  // as the tick and the delivery path do, or the merchant is never told (it re-arms only on a top-up).
+  if (drained.emitLowCredit || fee.emitLowCredit) {
+    const snap = snapshotOf(w.snapshot, w.start_height);
+    const at: Clock = { now: () => nowMs };
+    await insertEvents(trx, [{ watchId: w.id, billable: true, body: eventBody({ id: w.id, chain: w.chain, address: w.address }, "low_credit", snap, snap, fee.state, at) }]);
+  }
   return drained.state.creditAtomic - fee.state.creditAtomic;
 }
 
