@@ -349,7 +349,7 @@ export async function checkBoost({ ctx, input }: Op<{ board: string; id: string 
 export async function boostNotice({ ctx, input }: Op<{ board: string; id: string; amountAtomic: bigint }>) {
   boardOf(ctx, input.board);
   const payment = ctx.payment;
-  if (!payment) throw new ServiceError(500, "internal_error", "A boost runs only behind the paywall.");
+  if (!payment) throw new ServiceError("internal_error", "A boost runs only behind the paywall.");
   return withTransaction(ctx.db, async (trx) => {
     const tctx = { ...ctx, db: trx };
     const row = await findLive(tctx, input.board, input.id, true);

@@ -74,7 +74,7 @@ export function scanDeadline(deadlineMs: number, started = Date.now()) {
   return {
     check(through: number, from: number, to: number): void {
       if (Date.now() - started <= deadlineMs) return;
-      throw new ServiceError(504, "scan_timeout", `The scan ran out of time after block ${through} (budget ${Math.round(deadlineMs / 1000)} s). Narrow the range and retry.`, {
+      throw new ServiceError("scan_timeout", `The scan ran out of time after block ${through} (budget ${Math.round(deadlineMs / 1000)} s). Narrow the range and retry.`, {
         scanned_through: through,
         from_height: from,
         to_height: to,

@@ -4,9 +4,11 @@
  * once: HTTP answers `{"error": {"code", "message", "details"}}` with `status`.
  *
  * Invariants (test/core/errors-registry.test.ts):
- *   - every code thrown anywhere in src/ is a key of ERROR_CODES, thrown with
- *     the status registered for it (codes are typed by the keys, so a new
- *     code is registered before it can be thrown);
+ *   - every code thrown anywhere in src/ is a key of ERROR_CODES (codes are
+ *     typed by the keys, so a new code is registered before it can be thrown);
+ *   - a ServiceError's status is the one registered for its code: no call
+ *     site writes a status, and the helpers (`badRequest`, `unavailable`, …)
+ *     take only codes registered with their status;
  *   - docs/errors.md lists exactly these codes, statuses and descriptions.
  */
 export type ErrorDetails = Record<string, unknown>;
@@ -124,36 +126,45 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/** The status registered for a code. */
+export type StatusOf<C extends ErrorCode> = (typeof ERROR_CODES)[C]["status"];
+/** The codes registered with a status (what a helper such as `badRequest` may be given). */
+export type CodeWithStatus<S extends ErrorCodeInfo["status"]> = { [C in ErrorCode]: StatusOf<C> extends S ? C : never }[ErrorCode];
+
+/** The HTTP status of a code: the registry is the one place a code's status is written. */
+export function statusOf(code: ErrorCode): ErrorCodeInfo["status"] {
+  return ERROR_CODES[code].status;
+}
+
 export class ServiceError extends Error {
   readonly code: ErrorCode;
+  /** Always the status registered for `code` (never passed by hand). */
   readonly status: number;
   readonly details: ErrorDetails | undefined;
   /** Extra response headers (e.g. Retry-After on 429). */
   readonly headers: Record<string, string> | undefined;
 
-  constructor(status: number, code: ErrorCode, message: string, details?: ErrorDetails, headers?: Record<string, string>) {
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails, headers?: Record<string, string>) {
     super(message);
     this.name = "ServiceError";
-    this.status = status;
+    this.status = statusOf(code);
     this.code = code;
     this.details = details;
     this.headers = headers;
   }
 }
 
-export const badRequest = (code: ErrorCode, message: string, details?: ErrorDetails) =>
-  new ServiceError(400, code, message, details);
-export const unauthorized = (code: ErrorCode, message: string) => new ServiceError(401, code, message);
-export const forbidden = (code: ErrorCode, message: string) => new ServiceError(403, code, message);
-export const notFound = (code: ErrorCode, message: string) => new ServiceError(404, code, message);
-export const conflict = (code: ErrorCode, message: string, details?: ErrorDetails) =>
-  new ServiceError(409, code, message, details);
+// Helpers name the status class at the call site; the type admits only codes registered with it.
+export const badRequest = (code: CodeWithStatus<400>, message: string, details?: ErrorDetails) => new ServiceError(code, message, details);
+export const unauthorized = (code: CodeWithStatus<401>, message: string) => new ServiceError(code, message);
+export const forbidden = (code: CodeWithStatus<403>, message: string) => new ServiceError(code, message);
+export const notFound = (code: CodeWithStatus<404>, message: string) => new ServiceError(code, message);
+export const conflict = (code: CodeWithStatus<409>, message: string, details?: ErrorDetails) => new ServiceError(code, message, details);
 /** An upstream (node, facilitator, relay) answered badly or not at all. */
-export const upstreamFailed = (code: ErrorCode, message: string, details?: ErrorDetails) =>
-  new ServiceError(502, code, message, details);
+export const upstreamFailed = (code: CodeWithStatus<502>, message: string, details?: ErrorDetails) => new ServiceError(code, message, details);
 /** A dependency is absent or down; the request may work later. */
-export const unavailable = (code: ErrorCode, message: string, details?: ErrorDetails, headers?: Record<string, string>) =>
-  new ServiceError(503, code, message, details, headers);
+export const unavailable = (code: CodeWithStatus<503>, message: string, details?: ErrorDetails, headers?: Record<string, string>) =>
+  new ServiceError(code, message, details, headers);
 
 export function errorBody(err: ServiceError): { error: { code: string; message: string; details?: ErrorDetails } } {
   return { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };

@@ -16,7 +16,7 @@
  */
 import { Agent, request } from "undici";
 import type { Dispatcher } from "undici";
-import { ServiceError, unavailable, type ErrorCode } from "./errors.js";
+import { ServiceError, unavailable, type CodeWithStatus } from "./errors.js";
 import { loginAuth, type UpstreamAuth, type UpstreamCredentials } from "./upstream-auth.js";
 
 export type { UpstreamAuth, UpstreamCredentials } from "./upstream-auth.js";
@@ -25,15 +25,15 @@ export type { UpstreamAuth, UpstreamCredentials } from "./upstream-auth.js";
 export class UpstreamError extends ServiceError {
   /** The JSON-RPC error code, when the upstream answered with one. */
   readonly rpcCode: number | undefined;
-  constructor(code: ErrorCode, message: string, details: Record<string, unknown>, rpcCode?: number) {
-    super(502, code, message, details);
+  constructor(code: CodeWithStatus<502>, message: string, details: Record<string, unknown>, rpcCode?: number) {
+    super(code, message, details);
     this.rpcCode = rpcCode;
   }
 }
 
 /** What a caller is told when no URL is configured (answered 503). */
 export interface NotConfigured {
-  code: ErrorCode;
+  code: CodeWithStatus<503>;
   message: string;
   details?: Record<string, unknown>;
 }
@@ -52,7 +52,7 @@ export interface UpstreamOptions {
   /** How messages name the upstream ("Monero daemon"). */
   name: string;
   /** Code of every 502 (e.g. "chain_rpc_failed"). */
-  failureCode: ErrorCode;
+  failureCode: CodeWithStatus<502>;
   /** The 503 answered when url is undefined. */
   notConfigured: NotConfigured;
   /** Per-attempt deadline, ms (default 10 000). */

@@ -26,12 +26,12 @@ export function installFallbacks(app: Hono<HttpEnv>, routes: readonly AnyRouteDe
     if (allowed.length > 0 && !allowed.includes(c.req.method as AnyRouteDef["method"])) {
       return errorResponse(
         c,
-        new ServiceError(405, "method_not_allowed", `${c.req.method} is not allowed here; use ${allowed.join(", ")}.`, undefined, {
+        new ServiceError("method_not_allowed", `${c.req.method} is not allowed here; use ${allowed.join(", ")}.`, undefined, {
           Allow: allowed.join(", "),
         }),
       );
     }
-    return errorResponse(c, new ServiceError(404, "not_found", `No route ${c.req.method} ${c.req.path}.`));
+    return errorResponse(c, new ServiceError("not_found", `No route ${c.req.method} ${c.req.path}.`));
   });
 
   app.onError((err, c) => {
@@ -43,6 +43,6 @@ export function installFallbacks(app: Hono<HttpEnv>, routes: readonly AnyRouteDe
       return errorResponse(c, outage);
     }
     c.get("log")?.error({ err: { message: err.message, stack: err.stack } }, "unhandled error");
-    return errorResponse(c, new ServiceError(500, "internal_error", "An internal error occurred.", { requestId: c.get("requestId") }));
+    return errorResponse(c, new ServiceError("internal_error", "An internal error occurred.", { requestId: c.get("requestId") }));
   });
 }

@@ -34,10 +34,10 @@ function jsonError(err: ServiceError): Response {
 /** The /metrics answer: the exposition for a GET with the right token (when one is required), else the error. */
 export async function serveMetrics(req: Request, metrics: Metrics, token: string | undefined): Promise<Response> {
   if (req.method !== "GET" && req.method !== "HEAD") {
-    return jsonError(new ServiceError(405, "method_not_allowed", `${req.method} is not allowed here; use GET.`, undefined, { Allow: "GET" }));
+    return jsonError(new ServiceError("method_not_allowed", `${req.method} is not allowed here; use GET.`, undefined, { Allow: "GET" }));
   }
   if (token !== undefined && !tokenMatches(req.headers.get("authorization"), token)) {
-    const r = jsonError(new ServiceError(401, "invalid_metrics_token", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>."));
+    const r = jsonError(new ServiceError("invalid_metrics_token", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>."));
     r.headers.set("www-authenticate", 'Bearer realm="metrics"');
     return r;
   }

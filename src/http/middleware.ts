@@ -102,7 +102,7 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
     if (!r.allowed) {
       return errorResponse(
         c,
-        new ServiceError(429, "rate_limited", `Too many requests: at most ${r.limit} per minute${listed ? " for this allow-list entry" : " per IP"}.`, { limit: r.limit }, {
+        new ServiceError("rate_limited", `Too many requests: at most ${r.limit} per minute${listed ? " for this allow-list entry" : " per IP"}.`, { limit: r.limit }, {
           "Retry-After": String(r.retryAfterSeconds),
         }),
       );
@@ -116,7 +116,7 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
   // stream) for every request: about a fifth of the CPU of a free GET.
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
-    onError: (c) => errorResponse(c, new ServiceError(413, "payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`)),
+    onError: (c) => errorResponse(c, new ServiceError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`)),
   });
   app.use("*", (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
 }

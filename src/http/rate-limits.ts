@@ -90,7 +90,6 @@ export async function enforceRouteLimit(limiters: RateLimiters, route: AnyRouteD
   const r = limiter ? await limiter.consume(ip) : undefined;
   if (r && !r.allowed) {
     throw new ServiceError(
-      429,
       "rate_limited",
       `Too many requests to this route: at most ${route.rateLimit.points} per ${route.rateLimit.windowSeconds} s per IP.`,
       { limit: route.rateLimit.points, window_seconds: route.rateLimit.windowSeconds },

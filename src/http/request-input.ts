@@ -24,10 +24,10 @@ export async function readRawInput(c: Context, route: AnyRouteDef): Promise<Reco
       try {
         parsed = JSON.parse(text);
       } catch {
-        throw new ServiceError(400, "invalid_json", "The request body is not valid JSON.");
+        throw new ServiceError("invalid_json", "The request body is not valid JSON.");
       }
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
-        throw new ServiceError(400, "invalid_json", "The request body must be a JSON object.");
+        throw new ServiceError("invalid_json", "The request body must be a JSON object.");
       raw = parsed as Record<string, unknown>;
     }
   } else {
@@ -113,7 +113,7 @@ function zodDetails(error: z.ZodError): Record<string, unknown> {
 export function validateInput(route: AnyRouteDef, raw: Record<string, unknown>): unknown {
   const parsed = route.input.safeParse(raw);
   if (!parsed.success) {
-    throw new ServiceError(400, "invalid_input", "The request input is invalid.", zodDetails(parsed.error));
+    throw new ServiceError("invalid_input", "The request input is invalid.", zodDetails(parsed.error));
   }
   return parsed.data;
 }

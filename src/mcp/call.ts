@@ -171,7 +171,7 @@ async function runTool(
     const outage = databaseOutageAnswer(e);
     if (outage) return errorResult(outage);
     caller.log.error({ err: { message: (e as Error).message, stack: (e as Error).stack }, tool: published.tool.name }, "unhandled error in MCP tool");
-    return errorResult(new ServiceError(500, "internal_error", "An internal error occurred.", { requestId: caller.requestId }));
+    return errorResult(new ServiceError("internal_error", "An internal error occurred.", { requestId: caller.requestId }));
   }
 }
 
@@ -179,7 +179,7 @@ async function runTool(
 function parseArguments(schema: z.ZodType, args: Record<string, unknown>): unknown {
   const parsed = schema.safeParse(args);
   if (parsed.success) return parsed.data;
-  throw new ServiceError(400, "invalid_input", "The tool arguments are invalid.", {
+  throw new ServiceError("invalid_input", "The tool arguments are invalid.", {
     issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
   });
 }
@@ -188,7 +188,6 @@ async function limitDispatch(deps: CallDeps, ip: string): Promise<void> {
   const r = await deps.dispatchLimiter.consume(ip);
   if (!r.allowed) {
     throw new ServiceError(
-      429,
       "rate_limited",
       `Too many free oracle questions over MCP: at most ${deps.dispatchPerMinute} per minute per client. Each question is also sold over HTTP (GET /v1/q/...).`,
       { limit: deps.dispatchPerMinute, window_seconds: 60, retry_after_seconds: r.retryAfterSeconds },

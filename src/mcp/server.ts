@@ -91,7 +91,7 @@ export function createMcpService(deps: McpServiceDeps): McpService {
   async function call(name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, caller: CallerInfo): Promise<CallToolResult> {
     const published = byName.get(name);
     if (!published) {
-      const err = new ServiceError(404, "not_found", `No tool "${name}". tools/list names every tool.`, { tools: [...byName.keys()] });
+      const err = new ServiceError("not_found", `No tool "${name}". tools/list names every tool.`, { tools: [...byName.keys()] });
       return { isError: true, content: [{ type: "text", text: JSON.stringify(errorBody(err)) }], _meta: { "vigil/status": 404 } };
     }
     return callTool(callDeps, published, args, meta, caller);

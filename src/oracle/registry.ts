@@ -132,7 +132,7 @@ export function createOracleRegistry(questions: readonly QuestionDef[], clock: C
   function find(path: string): QuestionDef {
     const q = byPath.get(path.replace(/^\/?(v1\/q\/)?/, ""));
     if (!q)
-      throw new ServiceError(404, "unknown_question", `No oracle question "${path}". See GET /v1/q.`, {
+      throw new ServiceError("unknown_question", `No oracle question "${path}". See GET /v1/q.`, {
         valid_questions: questions.map((x) => x.path),
       });
     return q;

@@ -62,7 +62,7 @@ async function readNode(rpc: EthRpc, tx: DecodedTx): Promise<NodeView> {
   ]);
   const parse = (method: string, v: unknown) => {
     const r = quantity.safeParse(v);
-    if (!r.success) throw new ServiceError(502, "chain_rpc_failed", `Ethereum node sent a malformed answer to ${method}`, { chain: "ethereum", call: method });
+    if (!r.success) throw new ServiceError("chain_rpc_failed", `Ethereum node sent a malformed answer to ${method}`, { chain: "ethereum", call: method });
     return r.data;
   };
   const schedule = forkSchedule(chainId);

@@ -86,7 +86,7 @@ export function isWebhookBodyWithinLimit(body: string): boolean {
 export function prepareDelivery(secret: string, watchId: string, event: string, payload: unknown): { body: string; headers: Record<string, string> } {
   const body = JSON.stringify(payload);
   if (!isWebhookBodyWithinLimit(body)) {
-    throw new ServiceError(413, "webhook_body_too_large", `webhook body is ${webhookBodyBytes(body)} bytes; the limit is ${MAX_WEBHOOK_BODY_BYTES}`);
+    throw new ServiceError("webhook_body_too_large", `webhook body is ${webhookBodyBytes(body)} bytes; the limit is ${MAX_WEBHOOK_BODY_BYTES}`);
   }
   return { body, headers: buildDeliveryHeaders(watchId, event, signBody(secret, body)) };
 }

@@ -334,7 +334,7 @@ export function createPaywall(deps: {
     }
     // Pending, or settled without its work: resumed only on the chain's word, under the row's lock.
     if (!deps.chain) {
-      if (row.status === "pending") throw new ServiceError(409, "payment_in_progress", "This payment authorisation is being processed by another request.");
+      if (row.status === "pending") throw new ServiceError("payment_in_progress", "This payment authorisation is being processed by another request.");
       return refuse("authorization_already_used");
     }
     const chain = deps.chain;
@@ -383,7 +383,7 @@ export function createPaywall(deps: {
       throw upstreamFailed("facilitator_unavailable", "The payment's state on chain could not be read; try again shortly.");
     }
     if (resumed === "busy" || resumed === "unused")
-      throw new ServiceError(409, "payment_in_progress", "This payment authorisation is being processed by another request.");
+      throw new ServiceError("payment_in_progress", "This payment authorisation is being processed by another request.");
     if (resumed === "unattributed") {
       log.warn({ route: call.route, payment: row.id, tx: row.tx_hash }, "resuming a payment: the chain marks the authorisation used but its transaction was not found; left as it is");
       // Not "facilitator_unavailable" (whose promise is "nothing was charged"): here money may have moved.
@@ -420,7 +420,7 @@ export function createPaywall(deps: {
     });
     if (call.header === undefined || call.header === "") return refuse("payment_required");
     if (call.header.length > MAX_PAYMENT_HEADER_BYTES)
-      throw new ServiceError(431, "payment_header_too_large", `The payment header is over ${MAX_PAYMENT_HEADER_BYTES} bytes; it was not decoded.`, { max_bytes: MAX_PAYMENT_HEADER_BYTES });
+      throw new ServiceError("payment_header_too_large", `The payment header is over ${MAX_PAYMENT_HEADER_BYTES} bytes; it was not decoded.`, { max_bytes: MAX_PAYMENT_HEADER_BYTES });
 
     let decoded: PaymentPayload;
     let payload: ExactEvmPayload;
@@ -455,7 +455,7 @@ export function createPaywall(deps: {
       const seen = await db.selectFrom("payments").selectAll().where("payer", "=", payer).where("payment_identifier", "=", identifier).executeTakeFirst();
       if (seen && seen.status !== "failed") {
         if (seen.request_hash !== hash)
-          throw new ServiceError(409, "payment_identifier_conflict", "This payment identifier was used for a different request; use a new identifier for a new purchase.");
+          throw new ServiceError("payment_identifier_conflict", "This payment identifier was used for a different request; use a new identifier for a new purchase.");
         if (!(await signedByPayer(payload))) return refuse("invalid_exact_evm_payload_signature");
         return resume(seen, call, refuse);
       }
@@ -500,12 +500,12 @@ export function createPaywall(deps: {
     } catch (e) {
       // The identifier's unique index: another request with the same identifier got there first.
       if (identifier && /payments_identifier_idx|unique/i.test((e as Error).message))
-        throw new ServiceError(409, "payment_in_progress", "A payment with this identifier is being processed by another request.");
+        throw new ServiceError("payment_in_progress", "A payment with this identifier is being processed by another request.");
       throw e;
     }
     if (!inserted) {
       const existing = await db.selectFrom("payments").selectAll().where("nonce_key", "=", nonceKey).executeTakeFirst();
-      if (!existing) throw new ServiceError(409, "payment_in_progress", "This payment authorisation is being processed by another request.");
+      if (!existing) throw new ServiceError("payment_in_progress", "This payment authorisation is being processed by another request.");
       return retryOf(existing);
     }
 

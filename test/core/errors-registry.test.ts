@@ -1,15 +1,18 @@
 /**
  * The error registry is complete and documented: every code thrown in src/
  * (found by reading the source text, so a new throw cannot slip past) is
- * registered with the status it is thrown with, every registered code is
- * thrown somewhere, and docs/errors.md lists exactly the registry.
+ * registered with the status it is thrown with, no ServiceError is built
+ * with a status by hand (the registry is the one place a status is written),
+ * every registered code is thrown somewhere, and docs/errors.md lists
+ * exactly the registry.
  * `UPDATE_DOCS=1 npx vitest run test/core/errors-registry.test.ts` rewrites
  * the generated section of the doc from the registry.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ERROR_CODES, type ErrorCode } from "../../src/core/errors.js";
+import { badRequest, ERROR_CODES, ServiceError, unavailable, type ErrorCode } from "../../src/core/errors.js";
+import { UpstreamError } from "../../src/core/upstream.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const DOC = path.join(ROOT, "docs/errors.md");
@@ -33,11 +36,18 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+function registeredStatus(code: string): number {
+  return (ERROR_CODES as Record<string, { status: number } | undefined>)[code]?.status ?? 0;
+}
+
 /** Every (code, status, file) the source throws with a literal code. */
 function thrownCodes(): { code: string; status: number; file: string }[] {
   const found: { code: string; status: number; file: string }[] = [];
   const helper = /\b(badRequest|unauthorized|forbidden|notFound|conflict|upstreamFailed|unavailable)\(\s*(["'`])([^"'`$]*)\2/g;
-  const ctor = /(?:new ServiceError|super)\(\s*(\d{3})\s*,\s*(["'`])([^"'`$]*)\2/g;
+  // The constructor takes its status from the registry, so a literal code there is thrown with its registered status.
+  const ctor = /new ServiceError\(\s*(["'`])([^"'`$]*)\1/g;
+  // An UpstreamError is a 502 (its constructor admits only codes registered as 502).
+  const upstreamCtor = /new UpstreamError\(\s*(["'])([a-z_]+)\1/g;
   // Upstream clients (core/upstream.ts) are given the codes they throw: failures are 502, a missing URL is 503.
   const upstreamFailure = /\bfailureCode:\s*(["'])([a-z_]+)\1/g;
   const upstreamAbsent = /:\s*NotConfigured\s*=\s*\{\s*code:\s*(["'])([a-z_]+)\1/g;
@@ -46,7 +56,8 @@ function thrownCodes(): { code: string; status: number; file: string }[] {
     const text = fs.readFileSync(file, "utf8");
     const rel = path.relative(ROOT, file);
     for (const m of text.matchAll(helper)) found.push({ code: m[3]!, status: HELPER_STATUS[m[1]!]!, file: rel });
-    for (const m of text.matchAll(ctor)) found.push({ code: m[3]!, status: Number(m[1]), file: rel });
+    for (const m of text.matchAll(ctor)) found.push({ code: m[2]!, status: registeredStatus(m[2]!), file: rel });
+    for (const m of text.matchAll(upstreamCtor)) found.push({ code: m[2]!, status: 502, file: rel });
     for (const m of text.matchAll(upstreamFailure)) found.push({ code: m[2]!, status: 502, file: rel });
     for (const m of text.matchAll(upstreamAbsent)) found.push({ code: m[2]!, status: 503, file: rel });
   }
@@ -84,6 +95,33 @@ describe("the error registry", () => {
     });
     expect(problems).toEqual([]);
     for (const code of WRONG_KIND_CODES) expect(ERROR_CODES).toHaveProperty(code);
+  });
+
+  it("is the only place a status is written: no ServiceError in src/ is built with a status by hand", () => {
+    // The constructor reads the status from ERROR_CODES; a number before the code is a second source of truth.
+    const handWritten = /\bnew (?:ServiceError|UpstreamError)\(\s*\d+\s*,/g;
+    const subclassSuper = /\bsuper\(\s*\d{3}\s*,/g;
+    const problems = sourceFiles(path.join(ROOT, "src")).flatMap((file) => {
+      const text = fs.readFileSync(file, "utf8");
+      const rel = path.relative(ROOT, file);
+      const lineOf = (index: number) => text.slice(0, index).split("\n").length;
+      const ctorHits = [...text.matchAll(handWritten)].map((m) => `${rel}:${lineOf(m.index!)}: ${m[0]}`);
+      const extendsServiceError = /\bextends (?:ServiceError|UpstreamError)\b/.test(text);
+      const superHits = extendsServiceError ? [...text.matchAll(subclassSuper)].map((m) => `${rel}:${lineOf(m.index!)}: ${m[0]}`) : [];
+      return [...ctorHits, ...superHits];
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it("gives every error the status registered for its code, whichever way it is built", () => {
+    for (const [code, info] of Object.entries(ERROR_CODES) as [ErrorCode, { status: number }][]) {
+      expect(new ServiceError(code, "m").status, code).toBe(info.status);
+    }
+    const tooMany = new ServiceError("rate_limited", "slow down", { limit: 1 }, { "Retry-After": "7" });
+    expect([tooMany.status, tooMany.code, tooMany.message, tooMany.details, tooMany.headers]).toEqual([429, "rate_limited", "slow down", { limit: 1 }, { "Retry-After": "7" }]);
+    expect(badRequest("invalid_amount", "m").status).toBe(400);
+    expect(unavailable("database_unavailable", "m", undefined, { "Retry-After": "2" }).headers).toEqual({ "Retry-After": "2" });
+    expect(new UpstreamError("chain_rpc_failed", "m", {}).status).toBe(502);
   });
 
   it("holds no code that nothing throws", () => {

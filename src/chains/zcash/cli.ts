@@ -28,7 +28,7 @@ async function readStdin(stream: NodeJS.ReadableStream): Promise<string> {
   for await (const chunk of stream) {
     const buf = typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
     total += buf.length;
-    if (total > MAX_STDIN) throw new ServiceError(400, "input_too_large", `Standard input is larger than ${MAX_STDIN} bytes; expected one seed phrase.`);
+    if (total > MAX_STDIN) throw new ServiceError("input_too_large", `Standard input is larger than ${MAX_STDIN} bytes; expected one seed phrase.`);
     chunks.push(buf);
   }
   return Buffer.concat(chunks).toString("utf8");

@@ -122,11 +122,11 @@ export function createZcashHistorical(opts: ZcashHistoricalOptions): ZcashHistor
       expect++;
       const last = watch.state.hashes[watch.state.hashes.length - 1];
       if (last !== undefined && last !== displayHex(block.prevHash)) {
-        throw new ServiceError(502, "chain_rpc_failed", "The chain changed during the scan (a reorg); retry.", { at_height: block.height });
+        throw new ServiceError("chain_rpc_failed", "The chain changed during the scan (a reorg); retry.", { at_height: block.height });
       }
       scanBlock(block, [watch], index, prepared, 2);
     }
-    if (expect !== to + 1) throw new ServiceError(502, "chain_rpc_failed", `The server ended the block range at ${expect - 1}, before ${to}.`, { scanned_through: expect - 1 });
+    if (expect !== to + 1) throw new ServiceError("chain_rpc_failed", `The server ended the block range at ${expect - 1}, before ${to}.`, { scanned_through: expect - 1 });
 
     const notes = [...watch.state.notes].sort(byChainOrder);
     let paths = new Map<string, NotePath>();

@@ -50,7 +50,7 @@ export const noteKey = (pool: string, txid: string, index: number): string => `$
 const displayHex = (b: Uint8Array): string => bytesToHex(Uint8Array.from(b).reverse());
 
 function mismatch(pool: TreePool, message: string, details: Record<string, unknown> = {}): ServiceError {
-  return new ServiceError(502, "chain_tree_mismatch", message, { pool, ...details });
+  return new ServiceError("chain_tree_mismatch", message, { pool, ...details });
 }
 
 function treeOf(state: TreeState, pool: TreePool): CommitmentTree {
@@ -111,7 +111,7 @@ export async function unspentNotePaths(notes: readonly StoredNote[], opts: NoteP
     opts.checkDeadline(expect - 1);
     expect++;
     if (prevHash !== null && displayHex(block.prevHash) !== prevHash) {
-      throw new ServiceError(502, "chain_rpc_failed", "The chain changed during the scan (a reorg); retry.", { at_height: block.height });
+      throw new ServiceError("chain_rpc_failed", "The chain changed during the scan (a reorg); retry.", { at_height: block.height });
     }
     prevHash = displayHex(block.hash);
     for (const pool of pools) {
@@ -122,7 +122,7 @@ export async function unspentNotePaths(notes: readonly StoredNote[], opts: NoteP
         const before = await stateAt(start - 1);
         // The stream is contiguous, so this is block `start`, whose parent the tree state must be.
         if (before.hash !== displayHex(block.prevHash)) {
-          throw new ServiceError(502, "chain_rpc_failed", "The chain changed during the scan (a reorg); retry.", { at_height: block.height });
+          throw new ServiceError("chain_rpc_failed", "The chain changed during the scan (a reorg); retry.", { at_height: block.height });
         }
         tree = treeOf(before, pool);
         frontiers.set(pool, tree);
@@ -143,11 +143,11 @@ export async function unspentNotePaths(notes: readonly StoredNote[], opts: NoteP
       }
     }
   }
-  if (expect !== toHeight + 1) throw new ServiceError(502, "chain_rpc_failed", `The server ended the block range at ${expect - 1}, before ${toHeight}.`, { scanned_through: expect - 1 });
+  if (expect !== toHeight + 1) throw new ServiceError("chain_rpc_failed", `The server ended the block range at ${expect - 1}, before ${toHeight}.`, { scanned_through: expect - 1 });
 
   // 3. The node's own tree state at toHeight decides.
   const end = await stateAt(toHeight);
-  if (end.hash !== opts.toHash) throw new ServiceError(502, "chain_rpc_failed", "The chain changed during the scan (a reorg); retry.", { at_height: toHeight });
+  if (end.hash !== opts.toHash) throw new ServiceError("chain_rpc_failed", "The chain changed during the scan (a reorg); retry.", { at_height: toHeight });
   for (const pool of pools) {
     const tree = frontiers.get(pool)!;
     const anchor = tree.root();

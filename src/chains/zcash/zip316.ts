@@ -3,7 +3,7 @@
  * viewing keys: items sorted by typecode, HRP padding, F4Jumble, Bech32m.
  * Decoders throw a 400 ServiceError whose code says what is wrong.
  */
-import { badRequest, type ErrorCode } from "../../core/errors.js";
+import { badRequest, type CodeWithStatus } from "../../core/errors.js";
 import { bech32Decode, bech32mEncode } from "./bech32.js";
 import { asciiBytes, concatBytes, equalBytes, leBytesToBigint, readCompactSize, writeCompactSize } from "./bytes.js";
 import { f4jumble, f4jumbleInv, F4JUMBLE_MAX, F4JUMBLE_MIN } from "./f4jumble.js";
@@ -107,7 +107,7 @@ export function decodeUnified(str: string, expectKind: UnifiedKind, expectNetwor
     if (expectKind === "ufvk" && info.kind === "uivk")
       throw badRequest("uivk_not_ufvk", "This is a unified incoming viewing key (uivk…); a unified full viewing key (uview…) is required.");
     // info.kind ≠ expectKind here, so the code is one of the registered `<found>_not_<expected>` codes.
-    throw badRequest(`${info.kind}_not_${expectKind}` as ErrorCode, `This is a ${KIND_NAMES[info.kind]}, not a ${what}.`);
+    throw badRequest(`${info.kind}_not_${expectKind}` as CodeWithStatus<400>, `This is a ${KIND_NAMES[info.kind]}, not a ${what}.`);
   }
   if (dec.variant !== "bech32m") throw badRequest("invalid_checksum", `The ${what} uses a Bech32 checksum; ZIP 316 requires Bech32m.`);
   if (expectNetwork && info.network !== expectNetwork)
