@@ -166,6 +166,18 @@ export const upstreamFailed = (code: CodeWithStatus<502>, message: string, detai
 export const unavailable = (code: CodeWithStatus<503>, message: string, details?: ErrorDetails, headers?: Record<string, string>) =>
   new ServiceError(code, message, details, headers);
 
+/** One failing field of an `invalid_input` answer (`details.issues[]`). */
+export interface InputIssue {
+  /** The field's path, joined with dots ("" for the input itself). */
+  path: string;
+  message: string;
+}
+
+/** A schema's validation issues (a zod error) as the `{path, message}` list every surface answers with. */
+export function inputIssues(error: { readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[] }): InputIssue[] {
+  return error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+}
+
 export function errorBody(err: ServiceError): { error: { code: string; message: string; details?: ErrorDetails } } {
   return { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };
 }

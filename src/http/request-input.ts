@@ -11,8 +11,7 @@
  * (docs/api.md, "Unknown parameters").
  */
 import type { Context } from "hono";
-import type { z } from "zod";
-import { ServiceError } from "../core/errors.js";
+import { inputIssues, ServiceError } from "../core/errors.js";
 import type { AnyRouteDef } from "./route-table.js";
 
 export async function readRawInput(c: Context, route: AnyRouteDef): Promise<Record<string, unknown>> {
@@ -103,17 +102,11 @@ export function dropUnknownKeys(schema: unknown, raw: Record<string, unknown>): 
   return ignored;
 }
 
-function zodDetails(error: z.ZodError): Record<string, unknown> {
-  return {
-    issues: error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
-  };
-}
-
 /** The route's validated input: what its schema outputs, which is what its handler takes. */
 export function validateInput(route: AnyRouteDef, raw: Record<string, unknown>): unknown {
   const parsed = route.input.safeParse(raw);
   if (!parsed.success) {
-    throw new ServiceError("invalid_input", "The request input is invalid.", zodDetails(parsed.error));
+    throw new ServiceError("invalid_input", "The request input is invalid.", { issues: inputIssues(parsed.error) });
   }
   return parsed.data;
 }

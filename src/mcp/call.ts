@@ -20,7 +20,7 @@ import type { Logger } from "pino";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ServiceError, errorBody } from "../core/errors.js";
+import { ServiceError, errorBody, inputIssues } from "../core/errors.js";
 import { databaseOutageAnswer } from "../db/unavailable.js";
 import type { RateLimiter } from "../core/rate-limit.js";
 import type { Database } from "../db/types.js";
@@ -179,9 +179,7 @@ async function runTool(
 function parseArguments(schema: z.ZodType, args: Record<string, unknown>): unknown {
   const parsed = schema.safeParse(args);
   if (parsed.success) return parsed.data;
-  throw new ServiceError("invalid_input", "The tool arguments are invalid.", {
-    issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
-  });
+  throw new ServiceError("invalid_input", "The tool arguments are invalid.", { issues: inputIssues(parsed.error) });
 }
 
 async function limitDispatch(deps: CallDeps, ip: string): Promise<void> {

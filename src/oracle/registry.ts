@@ -11,7 +11,7 @@
 import { z } from "zod";
 import { LRUCache } from "lru-cache";
 import type { Clock } from "../core/clock.js";
-import { badRequest, ServiceError } from "../core/errors.js";
+import { badRequest, inputIssues, ServiceError } from "../core/errors.js";
 import { defineRoute, defineTool, type AnyRouteDef, type AnyToolOnlyDef } from "../http/route-table.js";
 import type { QuestionDef } from "./question.js";
 import { chainOfPath, type SpecQuestion } from "./spec-questions.js";
@@ -142,9 +142,7 @@ export function createOracleRegistry(questions: readonly QuestionDef[], clock: C
     const q = find(path);
     const parsed = paramsSchema(q).safeParse(params);
     if (!parsed.success) {
-      throw badRequest("invalid_input", "The question's parameters are invalid.", {
-        issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
-      });
+      throw badRequest("invalid_input", "The question's parameters are invalid.", { issues: inputIssues(parsed.error) });
     }
     q.check?.(parsed.data);
     return answer(q, parsed.data);
