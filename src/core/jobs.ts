@@ -19,6 +19,8 @@
  * Leases themselves belong to the job (on its own table, FOR UPDATE SKIP
  * LOCKED), so several processes may run the same job list on one database.
  */
+import { setMaxListeners } from "node:events";
+import { sleep } from "./sleep.js";
 
 /** The little of a logger the runner needs (a pino Logger fits). */
 export interface JobLog {
@@ -63,18 +65,8 @@ export interface JobRunner {
 export function startJobs(jobs: readonly Job[], log: JobLog, opts: JobRunnerOptions = {}): JobRunner {
   const now = opts.now ?? Date.now;
   const stopping = new AbortController();
-  const sleepers = new Set<() => void>();
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        sleepers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      sleepers.add(wake);
-    });
+  // Every idle loop's sleep listens on it (and runs may too): many listeners are expected, not a leak.
+  setMaxListeners(0, stopping.signal);
 
   const loop = async (job: Job) => {
     let outages = 0;
@@ -99,7 +91,8 @@ export function startJobs(jobs: readonly Job[], log: JobLog, opts: JobRunnerOpti
       if (job.leaseSeconds !== undefined && tookMs > job.leaseSeconds * 1000) {
         log.warn({ job: job.name, tookMs, leaseSeconds: job.leaseSeconds }, `${job.name} outlasted its lease`);
       }
-      if (!more && !stopping.signal.aborted) await sleep(waitMs);
+      // stop() aborts the signal, which ends the sleep at once (the rejection is that abort, nothing to report).
+      if (!more && !stopping.signal.aborted) await sleep(waitMs, stopping.signal).catch(() => undefined);
     }
   };
 
@@ -108,7 +101,6 @@ export function startJobs(jobs: readonly Job[], log: JobLog, opts: JobRunnerOpti
   return {
     stop: async () => {
       stopping.abort();
-      for (const wake of [...sleepers]) wake();
       await Promise.all(loops);
     },
   };

@@ -17,6 +17,7 @@
 import { Agent, request } from "undici";
 import type { Dispatcher } from "undici";
 import { ServiceError, unavailable, type CodeWithStatus } from "./errors.js";
+import { sleep } from "./sleep.js";
 import { loginAuth, type UpstreamAuth, type UpstreamCredentials } from "./upstream-auth.js";
 
 export type { UpstreamAuth, UpstreamCredentials } from "./upstream-auth.js";
@@ -101,20 +102,6 @@ class RetryableFailure extends Error {}
 /** The auth hook took a fresh challenge: re-send at once, without spending a retry. */
 class ChallengeTaken extends Error {}
 
-export const defaultSleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-
 /** An error as one line: Node's error code first (ECONNREFUSED, …) when there is one. */
 export function describeError(e: unknown): string {
   if (e instanceof Error) {
@@ -161,7 +148,7 @@ export class UpstreamClient {
     this.maxResponseBytes = opts.maxResponseBytes ?? 64 * 1024 * 1024;
     this.parseJson = opts.parseJson ?? JSON.parse;
     this.random = opts.random ?? Math.random;
-    this.sleep = opts.sleep ?? defaultSleep;
+    this.sleep = opts.sleep ?? sleep;
     this.onRetry = opts.onRetry;
     const failureCode = opts.failureCode;
     this.makeError = opts.makeError ?? ((m, d, c) => new UpstreamError(failureCode, m, d, c));

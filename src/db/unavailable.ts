@@ -10,6 +10,7 @@
  */
 import { unavailable, type ServiceError } from "../core/errors.js";
 import { outageWaitMs } from "../core/jobs.js";
+import { sleep } from "../core/sleep.js";
 
 /** What a 503 tells a client to wait: a dropped connection is replaced at once, a restart takes seconds. */
 const RETRY_AFTER_SECONDS = 5;
@@ -104,7 +105,7 @@ export async function whenDatabaseReachable<T>(open: () => Promise<T>, log: { wa
       if (!isDatabaseUnavailable(e)) throw e;
       const retryInMs = outageWaitMs(0, attempt);
       log.warn({ err: (e as Error).message, attempt, retryInMs }, "database unreachable at start; waiting for it");
-      await new Promise((r) => setTimeout(r, retryInMs));
+      await sleep(retryInMs);
     }
   }
 }

@@ -23,6 +23,7 @@
  * and of URL credentials before it is printed.
  */
 import type { Config } from "../config.js";
+import { sleep } from "../core/sleep.js";
 import { openDatabase, type DatabaseHandle } from "../db/connection.js";
 import { notConfigured, runWithDeadline, type CheckContext, type CheckResult } from "./check.js";
 import { checkDatabase, checkMasterKey } from "./database.js";
@@ -105,10 +106,10 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
   } finally {
     // An opened store is closed before returning (PGlite allows one opener); a hung open is abandoned.
     if (opened) {
-      let timer: NodeJS.Timeout | undefined;
-      const giveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+      const closed = new AbortController();
+      const giveUp = sleep(timeoutMs, closed.signal).catch(() => undefined);
       await Promise.race([opened.then((h) => h.close(), () => undefined), giveUp]).catch(() => undefined);
-      clearTimeout(timer);
+      closed.abort();
     }
   }
 }

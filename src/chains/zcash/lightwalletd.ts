@@ -29,6 +29,7 @@ import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { unavailable, upstreamFailed } from "../../core/errors.js";
+import { sleep } from "../../core/sleep.js";
 import { UpstreamError } from "../../core/upstream.js";
 import type {
   BlockId,
@@ -255,21 +256,6 @@ export class Lightwalletd implements CompactBlockSource {
     });
   }
 
-  private sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(abortReason(signal));
-      const t = setTimeout(() => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(t);
-        reject(abortReason(signal!));
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-  }
-
   private async unary<T>(method: string, req: unknown, signal?: AbortSignal): Promise<T> {
     const stub = this.stub();
     for (let attempt = 1; ; attempt++) {
@@ -289,7 +275,7 @@ export class Lightwalletd implements CompactBlockSource {
         const err = e as grpc.ServiceError;
         if (err.code === grpc.status.UNAVAILABLE && attempt < this.attempts) {
           const cap = Math.min(5_000, this.backoffMs * 2 ** (attempt - 1));
-          await this.sleep(Math.floor(this.random() * cap), signal);
+          await sleep(Math.floor(this.random() * cap), signal);
           continue;
         }
         throw this.fail(method, err, { attempts: attempt });
