@@ -1,17 +1,6 @@
 /**
- * The webhook events a watch sends: one list, from which the event union, the
- * info guide's `events` and the table in docs/webhooks.md follow (a test
- * checks the doc lists exactly these). A new event is added here first.
+ * The webhook events a watch sends, and those a checkout invoice sends on it:
+ * declared once in src/webhooks/events.ts (which delivery and the snippets
+ * guide read too) and re-exported here for the watch and checkout modules.
  */
-export const WATCH_EVENTS = ["balance_change", "scan_complete", "status_change", "low_credit", "synthetic_test"] as const;
-
-export type WatchEvent = (typeof WATCH_EVENTS)[number];
-
-/**
- * The webhook events a checkout invoice sends on its watch (same secret,
- * outbox, retries and nonce as the watch's own events); docs/webhooks.md
- * lists them under "Invoice events" and a test holds the two equal.
- */
-export const INVOICE_EVENTS = ["invoice_seen", "invoice_paid", "invoice_underpaid", "invoice_expired"] as const;
-
-export type InvoiceEvent = (typeof INVOICE_EVENTS)[number];
+export { INVOICE_EVENTS, WATCH_EVENTS, type InvoiceEvent, type WatchEvent } from "../webhooks/events.js";

@@ -56,10 +56,6 @@ export const HEADER_SIGNATURE = "X-Service-Signature";
 export const HEADER_WATCH_ID = "X-Service-Watch-Id";
 export const HEADER_EVENT = "X-Service-Event";
 
-export type WatchEvent = "balance_change" | "scan_complete" | "status_change" | "low_credit" | "synthetic_test";
-export type CheckoutEvent = "invoice_seen" | "invoice_paid" | "invoice_underpaid" | "invoice_expired";
-export type WebhookEvent = WatchEvent | CheckoutEvent;
-
 export function buildDeliveryHeaders(watchId: string, event: string, signature: string): Record<string, string> {
   return {
     "Content-Type": "application/json",

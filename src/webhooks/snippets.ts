@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { HEADER_EVENT, HEADER_SIGNATURE, HEADER_WATCH_ID, MAX_WEBHOOK_BODY_BYTES } from "./deliver.js";
+import { INVOICE_EVENTS } from "./events.js";
 import { SIGNATURE_SCHEME_DESCRIPTION } from "./sign.js";
 
 export const SNIPPET_LANGUAGES = ["node", "python", "php"] as const;
@@ -263,7 +264,7 @@ export function snippetsGuide(
     },
     checkout: checkout ?? {
       available: false,
-      events: ["invoice_seen", "invoice_paid", "invoice_underpaid", "invoice_expired"],
+      events: [...INVOICE_EVENTS],
       note: "Checkout invoices are not offered by this deployment yet. When they are, their webhooks go to the watch's webhookUrl, signed with the same webhookSecret and verified with the same code.",
     },
     languages: [...SNIPPET_LANGUAGES],

@@ -10,8 +10,17 @@ import { ManualClock } from "../../src/core/clock.js";
 import { openMeter } from "../../src/watch/meter.js";
 import { emptySnapshot, eventBody } from "../../src/watch/model.js";
 import { WATCH_EVENTS, type WatchEvent } from "../../src/watch/events.js";
+import { INVOICE_EVENTS } from "../../src/webhooks/events.js";
 
 const DOC = path.resolve(import.meta.dirname, "../../docs/webhooks.md");
+const SRC = path.resolve(import.meta.dirname, "../../src");
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? sourceFiles(p) : p.endsWith(".ts") ? [p] : [];
+  });
+}
 
 /** The backticked names in the first column of the table under "## Events". */
 function documentedEvents(markdown: string): string[] {
@@ -37,5 +46,17 @@ describe("webhook events", () => {
     eventBody(w, "invoice_paid", snap, snap, meter, clock);
     const typed: WatchEvent = eventBody(w, "low_credit", snap, snap, meter, clock).event;
     expect(typed).toBe("low_credit");
+  });
+
+  it("the event names are listed once in src/ (webhooks/events.ts): no second union or list of them", () => {
+    // Two event names side by side in a list or a union ("a", "b" / "a" | "b") is a list of events.
+    const names = [...WATCH_EVENTS, ...INVOICE_EVENTS].join("|");
+    const listed = new RegExp(`["'](?:${names})["']\\s*[,|]\\s*["'](?:${names})["']`, "g");
+    const owner = path.join(SRC, "webhooks", "events.ts");
+    const found = sourceFiles(SRC)
+      .filter((f) => f !== owner && !f.startsWith(path.join(SRC, "devnet")))
+      .flatMap((file) => [...fs.readFileSync(file, "utf8").matchAll(listed)].map((m) => `${path.relative(SRC, file)}: ${m[0]}`));
+    expect(found).toEqual([]);
+    expect(fs.readFileSync(owner, "utf8")).toMatch(listed);
   });
 });
