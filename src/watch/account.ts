@@ -279,8 +279,11 @@ export async function insertSerializedEvents(trx: Queryable, events: readonly Se
 // ---------------------------------------------------------------------------
 // The outbox: delivery leases and outcomes.
 
+/** The meter's columns as stored (the claim reads them with the row, for the delivery's charge). */
+type MeterColumns = ReturnType<typeof meterColumns>;
+
 /** A claimed outbox row together with what its delivery needs from the watch. */
-export interface ClaimedEvent {
+export interface ClaimedEvent extends MeterColumns {
   id: string;
   seq: string;
   event: string;
@@ -290,12 +293,6 @@ export interface ClaimedEvent {
   w_status: string;
   w_url: string;
   w_secret: Buffer;
-  credit_atomic: string;
-  drained_through_ms: string;
-  drain_remainder: string;
-  low_credit_armed: boolean;
-  drain_unbooked_atomic: string;
-  drain_unbooked_from_ms: string;
 }
 
 /**
