@@ -6,6 +6,7 @@ import os from "node:os";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import { serve, type ServerType } from "@hono/node-server";
+import { closeServer } from "./http/close-server.js";
 import type { Config } from "./config.js";
 import { VERSION } from "./version.js";
 import { upstreamSources } from "./upstream-sources.js";
@@ -105,6 +106,8 @@ export interface AppOptions {
   compactBlockSource?: (url: string) => CompactBlockSource;
   /** DNS resolver for webhook URL checks and deliveries (tests play rebinding with it). */
   resolver?: Resolver;
+  /** How long close() lets HTTP requests in flight finish before closing their connections (default SHUTDOWN_DRAIN_MS). */
+  shutdownDrainMs?: number;
 }
 
 export interface App {
@@ -569,15 +572,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         return url;
       }),
     close: async () => {
-      if (metricsServer) {
-        await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
-      }
-      if (mcpServer) {
-        await new Promise<void>((resolve) => mcpServer!.close(() => resolve()));
-      }
-      if (server) {
-        await new Promise<void>((resolve) => server!.close(() => resolve()));
-      }
+      const drainMs = opts.shutdownDrainMs;
+      if (metricsServer) await closeServer(metricsServer, drainMs);
+      if (mcpServer) await closeServer(mcpServer, drainMs);
+      if (server) await closeServer(server, drainMs);
       await watch.sender.close();
       await rates.close();
       await moneroScanPool?.close();

@@ -72,10 +72,11 @@ describe("notice boards end to end", () => {
     payer = createPayer(devnet.payers[0]!.privateKey, { networks: ["eip155:84532"], fetch: http.fetch });
   }, 120_000);
   afterAll(async () => {
+    // Real time first: a close path that waits with a deadline must see the clock move.
+    vi.useRealTimers();
     await http.close();
     await t?.close();
     await devnet?.close();
-    vi.useRealTimers();
   });
 
   it("lists the boards with their counts, paths and the posting block", async () => {

@@ -56,8 +56,9 @@ beforeAll(async () => {
   });
 }, 120_000);
 afterAll(async () => {
-  await s?.close();
+  // Real time first: a close path that waits with a deadline must see the clock move.
   vi.useRealTimers();
+  await s?.close();
 });
 
 type Answer = { status: number; json: any; headers: Headers };

@@ -30,8 +30,9 @@ describe.skipIf(!haveOpenssl)("Private Watch API (devnet, HTTPS receiver, x402)"
     bob = pick("bob");
   });
   afterAll(async () => {
-    await s?.close();
+    // Real time first: a close path that waits with a deadline must see the clock move.
     vi.useRealTimers();
+    await s?.close();
   });
 
   const db = () => s.t.db.db;

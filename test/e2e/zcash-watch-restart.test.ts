@@ -34,9 +34,10 @@ beforeAll(async () => {
   s = await startWatchStack({ https: false, env: { ZCASH_CONFIRMATIONS: "2" }, onTime: (ms) => vi.setSystemTime(ms) });
 }, 120_000);
 afterAll(async () => {
+  // Real time first: a close path that waits with a deadline must see the clock move.
+  vi.useRealTimers();
   for (const a of apps) await a.close();
   await s?.close();
-  vi.useRealTimers();
 });
 
 const zat = (zec: number) => BigInt(Math.round(zec * 1e8));

@@ -6,6 +6,7 @@ import pino from "pino";
 import { applyConfigOverlay, loadConfig, type ConfigOverlay } from "../../src/config.js";
 import { createApp, type App, type AppOptions } from "../../src/app.js";
 import { openTestDatabase, type TestDatabase } from "./db.js";
+import { closeSteps } from "./close-steps.js";
 
 export const silentLog = pino({ level: "silent" });
 
@@ -43,9 +44,11 @@ export async function startTestApp(env: Record<string, string>, opts: TestAppOpt
     db,
     url,
     close: async () => {
-      await app.close();
-      await db.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      await closeSteps([
+        ["app", () => app.close()],
+        ["database", () => db.close()],
+        ["data dir", () => fs.rmSync(dataDir, { recursive: true, force: true })],
+      ]);
     },
   };
 }

@@ -24,6 +24,7 @@ import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
 import { createPayer, type Payer } from "../../src/x402/payer.js";
 import { startTestApp, tempDir, type TestApp, type TestAppOptions } from "./app.js";
 import { startReceiver, type Receiver } from "./receiver.js";
+import { closeSteps } from "./close-steps.js";
 
 /** Past WATCH_POLL_SECONDS (60) plus its 10 % jitter. */
 const NEXT_TICK_MS = 70_000;
@@ -182,12 +183,14 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
       parse(await payer.payFetch(`${t.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })),
     paidGet: async (path) => parse(await payer.payFetch(`${t.url}${path}`)),
     close: async () => {
-      await oneShot.close();
-      await workers.stop();
-      await t.close();
-      await receiver.close();
-      await devnet.close();
-      fs.rmSync(devnetDir, { recursive: true, force: true });
+      await closeSteps([
+        ["client connections", () => oneShot.close()],
+        ["workers", () => workers.stop()],
+        ["app", () => t.close()],
+        ["webhook receiver", () => receiver.close()],
+        ["devnet", () => devnet.close()],
+        ["devnet files", () => fs.rmSync(devnetDir, { recursive: true, force: true })],
+      ]);
     },
   };
   return stack;

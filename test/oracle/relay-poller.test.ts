@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { RelayClient, parseRelayUrls, slotTime } from "../../src/chains/ethereum/relays.js";
-import { builderKeyNames, parseBuilderPubkeys } from "../../src/chains/ethereum/builders.js";
+import { builderKeyNames, builderName, parseBuilderPubkeys } from "../../src/chains/ethereum/builders.js";
 import { startDevnetRelays, auctionAt, DEVNET_BUILDERS, type DevnetRelays } from "../../src/devnet/relays.js";
 import { pollRelaysOnce, type RelayPollerDeps } from "../../src/oracle/relay-poller.js";
 import { builderQuestions, relayFreshnessSources, type BuilderQuestionDeps } from "../../src/oracle/questions/builders.js";
@@ -72,7 +72,18 @@ describe("relay poller", () => {
     const r = await registry.ask("top-builder", { window: "1h" });
     const distinct = Number((await sql<{ n: string }>`SELECT count(DISTINCT slot) AS n FROM relay_payloads`.execute(db.db)).rows[0]!.n);
     expect(r.total_slots).toBe(distinct);
-    expect(r.builder).toBe("Titan");
+    // The winner of each stored slot is the simulator's own draw; the top builder is the one with the most
+    // slots (Titan's weight makes it so in most windows, BuilderNet's in about 3 % of 150-slot windows).
+    const won = new Map<string, number>();
+    const stored = await sql<{ slot: string }>`SELECT DISTINCT slot FROM relay_payloads`.execute(db.db);
+    for (const { slot } of stored.rows) {
+      const a = auctionAt(Number(slot));
+      if (a) won.set(a.winner.pubkey, (won.get(a.winner.pubkey) ?? 0) + 1);
+    }
+    const most = Math.max(...won.values());
+    const tops = [...won].filter(([, n]) => n === most).map(([k]) => builderName(qdeps.names, k));
+    expect(tops).toContain(r.builder);
+    expect(r.slots_won).toBe(most);
     expect(r.relays_down).toEqual([]);
   });
 
