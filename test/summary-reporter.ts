@@ -1,4 +1,7 @@
-/** Prints one plain closing line ("N passed, N failed, N skipped") after vitest's own report. */
+/**
+ * Prints, after vitest's own report, the slowest test files (where a CI run's
+ * time goes) and one plain closing line ("N passed, N failed, N skipped").
+ */
 import type { Reporter, TestModule } from "vitest/node";
 
 export default class SummaryReporter implements Reporter {
@@ -14,6 +17,13 @@ export default class SummaryReporter implements Reporter {
         else skipped++;
       }
       if (m.state() === "failed" && [...m.children.allTests()].length === 0) failed++;
+    }
+    const slowest = modules
+      .map((m) => ({ file: m.moduleId.replace(`${process.cwd()}/`, ""), ms: m.diagnostic().duration }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 12);
+    if (modules.length > 12) {
+      process.stdout.write(`\nslowest files:\n${slowest.map((f) => `  ${(f.ms / 1000).toFixed(1).padStart(6)} s  ${f.file}`).join("\n")}\n`);
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
