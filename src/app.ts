@@ -2,7 +2,6 @@
  * Composition root: opens storage, builds the paywall and every module's
  * routes into one route table, and derives the HTTP app from it.
  */
-import os from "node:os";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import { serve, type ServerType } from "@hono/node-server";
@@ -10,6 +9,8 @@ import { closeServer } from "./http/close-server.js";
 import type { Config } from "./config.js";
 import { VERSION } from "./version.js";
 import { upstreamSources } from "./upstream-sources.js";
+import { createUpstreamClients } from "./upstream-clients.js";
+import type { ModuleContext, ServiceModule } from "./module.js";
 import { systemClock, type Clock } from "./core/clock.js";
 import { createLogger } from "./core/logger.js";
 import { createMetrics, type Metrics } from "./core/metrics.js";
@@ -20,73 +21,25 @@ import { whenDatabaseReachable } from "./db/unavailable.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { httpRoutes, type AnyRouteDef, type TableEntry } from "./http/route-table.js";
 import { buildRouter } from "./http/router.js";
-import { metaRoutes, type HealthCheck } from "./http/meta-routes.js";
-import { createOracleRegistry, type OracleRegistry } from "./oracle/registry.js";
-import { oracleRoutes } from "./oracle/routes.js";
-import type { QuestionDef } from "./oracle/question.js";
+import { metaRoutes } from "./http/meta-routes.js";
 import { createPaywall, type Paywall, type PaymentTerms } from "./x402/paywall.js";
 import { checkFacilitatorSupport, createFacilitator, type FacilitatorSettings } from "./x402/facilitators.js";
 import { USDC } from "./x402/networks.js";
 import { createAuthorizationReader, type AuthorizationReader } from "./x402/authorization-state.js";
+import { paymentReconcilerJob } from "./x402/reconcile.js";
 import { SecretBox } from "./core/secretbox.js";
-import { createWebhookSender } from "./webhooks/deliver.js";
 import type { Resolver } from "./webhooks/url-guard.js";
-import type { WatchDeps } from "./watch/deps.js";
-import { watchRoutes } from "./watch/routes.js";
 import type { ChainId, ChainScanner } from "./chains/scanner.js";
-import { createMoneroDaemon } from "./chains/monero/daemon-client.js";
-import { createMoneroScanner } from "./chains/monero/scanner.js";
-import { MoneroScanPool } from "./chains/monero/pool.js";
-import { moneroHealth } from "./chains/monero/facts.js";
-import { moneroQuestions } from "./oracle/questions/monero.js";
-import { createMoneroHistorical } from "./chains/monero/historical.js";
-import { moneroHistoricalScan, zcashHistoricalScan } from "./watch/historical-route.js";
 import type { CompactBlockSource } from "./chains/zcash/compact.js";
-import { createZcashScanner } from "./chains/zcash/scanner.js";
-import { createLightwalletd } from "./chains/zcash/lightwalletd.js";
-import { createZcashHistorical } from "./chains/zcash/historical.js";
-import { scheduleZcashKeyWarmUp } from "./watch/derive-viewkey-route.js";
-import { coinRoutes, SERVICE_WALLET_SINK_PATH } from "./checkout/routes.js";
-import { coinQuoteSubscriber, cryptoTopupOffer, type CoinDeps } from "./checkout/quotes.js";
-import { checkoutRoutes } from "./checkout/checkout-routes.js";
-import { checkoutOffer, invoiceSubscriber, type CheckoutDeps } from "./checkout/invoices.js";
-import { PAY_PAGE_PATH } from "./checkout/pay-page.js";
-import { createRateSource, fixedProviders, httpProvider, parsePriceSources } from "./checkout/prices.js";
-import { boardRoutes } from "./board/routes.js";
-import { boardCatalogue } from "./board/boards.js";
-import { createMcpService, type McpService } from "./mcp/server.js";
-import { mcpRoutes } from "./mcp/routes.js";
-import { buildMcpApp, mountMcp } from "./mcp/http.js";
+import { createWatchDeps, createWatchModule, type WatchDeps } from "./watch/index.js";
+import { createCheckoutModule, type CheckoutDeps } from "./checkout/index.js";
+import { createIngestModule, type IngestModule } from "./ingest/index.js";
+import { createFeedsModule, type FeedsModule } from "./feeds/index.js";
+import { createOracleModule, type OracleRegistry } from "./oracle/index.js";
+import { createRelayModule } from "./relay/index.js";
+import { createBoardModule } from "./board/index.js";
+import { createMcpService, mcpRoutes, buildMcpApp, mountMcp, type McpService } from "./mcp/index.js";
 import { createRateLimiter } from "./core/rate-limit.js";
-import { EthRpc, splitRpcUrls } from "./chains/ethereum/rpc.js";
-import { ethereumHealth } from "./chains/ethereum/facts.js";
-import { ethereumQuestions } from "./oracle/questions/ethereum.js";
-import { createZebrad } from "./chains/zcash/zebrad.js";
-import { zcashHealth } from "./chains/zcash/facts.js";
-import { zcashQuestions } from "./oracle/questions/zcash.js";
-import { flashloanRoutes } from "./oracle/flashloan-routes.js";
-import { zcashPoolsRoutes } from "./feeds/zcash-pools-routes.js";
-import type { ZcashPoolsDeps } from "./feeds/zcash-pools.js";
-import { feedsRoutes } from "./feeds/routes.js";
-import { builderQuestions, relayFreshnessSources } from "./oracle/questions/builders.js";
-import { combineFreshnessSources, lendingFreshnessSource, lendingQuestions, type LendingQuestionDeps } from "./oracle/questions/lending.js";
-import type { LendingIndexerDeps } from "./oracle/lending-indexer.js";
-import { AAVE_V3_CORE_ORACLE, LENDING_MARKETS } from "./chains/ethereum/lending.js";
-import { opportunitiesRoutes } from "./feeds/opportunities-routes.js";
-import { addressRiskQuestion } from "./oracle/questions/address-risk.js";
-import type { RelayPollerDeps } from "./oracle/relay-poller.js";
-import { parseRelayUrls, RelayClient } from "./chains/ethereum/relays.js";
-import { builderKeyNames } from "./chains/ethereum/builders.js";
-import type { EthereumFollowerDeps } from "./oracle/ethereum-follower.js";
-import { relayRoutes } from "./relay/routes.js";
-import { SPEC_QUESTIONS } from "./oracle/spec-questions.js";
-import { BuilderClient, parsePrivateBuilders } from "./relay/builders.js";
-import { counterMevRoutes } from "./feeds/counter-mev-routes.js";
-import { approvalRiskOf, type CounterMevDeps } from "./feeds/counter-mev.js";
-import type { ApprovalScanDeps } from "./feeds/approval-scan.js";
-import { loadRiskLists } from "./chains/ethereum/risk-lists.js";
-import { puzzleRiskRoutes } from "./feeds/puzzle-risk-routes.js";
-import { loadWatchlist } from "./feeds/puzzle-risk.js";
 
 export { VERSION };
 
@@ -120,20 +73,22 @@ export interface App {
   oracle: OracleRegistry;
   paywall: Paywall;
   watch: WatchDeps;
+  /** The product modules, in table order (workers.ts runs their jobs). */
+  modules: readonly ServiceModule[];
   /** What the Ethereum follower job needs (workers.ts). */
-  ethereum: EthereumFollowerDeps;
+  ethereum: IngestModule["ethereum"];
   /** What the payment reconciler job needs (workers.ts): null chain when EVM_RPC_URL or PAY_TO is unset. */
   payments: { chain: AuthorizationReader | null; responseTtlSeconds: number };
   /** What the checkout invoice expiry job needs (workers.ts). */
   checkout: CheckoutDeps;
   /** What the relay poller job needs (workers.ts); no relays when RELAY_URLS is unset. */
-  relays: RelayPollerDeps;
+  relays: IngestModule["relays"];
   /** What the lending indexer job needs (workers.ts). */
-  lending: LendingIndexerDeps;
+  lending: IngestModule["lending"];
   /** What the counter-MEV scan job needs (workers.ts). */
-  approvalScan: ApprovalScanDeps;
+  approvalScan: FeedsModule["approvalScan"];
   /** What the Zcash pool snapshot job needs (workers.ts); its zebrad is not configured when ZEBRAD_URL is unset. */
-  zcashPools: ZcashPoolsDeps;
+  zcashPools: FeedsModule["zcashPools"];
   database: DatabaseHandle;
   log: Logger;
   clock: Clock;
@@ -173,10 +128,8 @@ function facilitatorSettings(config: Config): FacilitatorSettings {
   }
 }
 
-export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
-  const clock = opts.clock ?? systemClock;
-  const log = opts.log ?? createLogger(config.LOG_LEVEL);
-  for (const message of config.deprecations) log.warn({ setting: message.split(" ")[0] }, message);
+/** Opens the configured store (waiting for a database that is not up yet) and migrates it. */
+async function openAppDatabase(config: Config, opts: AppOptions, log: Logger): Promise<DatabaseHandle> {
   const database =
     opts.database ??
     (await whenDatabaseReachable(
@@ -191,20 +144,24 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         }),
       log,
     ));
-  const ownsDatabase = !opts.database;
   await migrateToLatest(database.db);
+  return database;
+}
 
-  const site = {
-    baseUrl: config.PUBLIC_URL?.replace(/\/$/, "") ?? `http://${config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST}:${config.PORT}`,
-  };
+interface Payments {
+  paywall: Paywall;
+  /** The payment network's chain, read by the reconciler: null when EVM_RPC_URL or PAY_TO is unset. */
+  chain: AuthorizationReader | null;
+  facilitatorLabel: string;
+}
 
+/** The paywall with its facilitator; a facilitator that cannot settle the configured network stops the start. */
+async function createPayments(config: Config, database: DatabaseHandle, clock: Clock, log: Logger, ownsDatabase: boolean): Promise<Payments> {
   const facilitator = await createFacilitator(facilitatorSettings(config));
-  const network = config.X402_NETWORK;
   const payTo = config.PAY_TO;
   const terms: PaymentTerms | null = payTo
-    ? { usdc: USDC[network], payTo: payTo as `0x${string}`, maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS }
+    ? { usdc: USDC[config.X402_NETWORK], payTo: payTo as `0x${string}`, maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS }
     : null;
-  // A facilitator that cannot settle the configured network stops the start, with the reason.
   if (terms) {
     try {
       await checkFacilitatorSupport(facilitator.client, terms.usdc.network, facilitator.label, log);
@@ -215,7 +172,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   }
   // Paid answers are stored sealed for retries (with a master key), and work interrupted after settlement
   // is resumed on the chain's word (with an RPC of the payment network: EVM_RPC_URL).
-  const paymentChain = terms && config.EVM_RPC_URL ? createAuthorizationReader({ rpcUrl: config.EVM_RPC_URL, usdc: terms.usdc, payTo: terms.payTo }) : null;
+  const chain = terms && config.EVM_RPC_URL ? createAuthorizationReader({ rpcUrl: config.EVM_RPC_URL, usdc: terms.usdc, payTo: terms.payTo }) : null;
   const paywall = createPaywall({
     db: database.db,
     facilitator: facilitator.client,
@@ -223,250 +180,107 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     clock,
     log,
     secretBox: config.MASTER_KEY ? new SecretBox(config.MASTER_KEY) : null,
-    chain: paymentChain,
+    chain,
   });
+  return { paywall, chain, facilitatorLabel: facilitator.label };
+}
 
-  // Monero: the configured daemon (the devnet's in devnet mode); without one, facts answer 503 chain_not_configured.
-  const moneroNetwork = config.MONERO_NETWORK;
-  const moneroDaemon = createMoneroDaemon(config.MONERO_DAEMON_URL);
-  // Large ticks are scanned on worker threads (started only when a tick first needs them).
-  const scanThreads = config.MONERO_SCAN_THREADS ?? os.availableParallelism();
-  const moneroScanPool = moneroDaemon.configured && scanThreads > 0 ? new MoneroScanPool({ threads: scanThreads }) : undefined;
-  const moneroScanner = moneroDaemon.configured
-    ? createMoneroScanner({
-        scanPool: moneroScanPool,
-        daemon: moneroDaemon,
-        confirmations: config.MONERO_CONFIRMATIONS,
-        lookahead: config.MONERO_SUBADDRESS_LOOKAHEAD,
-        network: moneroNetwork,
-        clock,
-        onWatchError: (watchId, e) => log.warn({ watchId, err: (e as Error).message }, "monero scan of one watch failed"),
-      })
-    : undefined;
-  const moneroHistorical = createMoneroHistorical({
-    daemon: moneroDaemon,
-    maxBlocks: config.HISTORICAL_MAX_BLOCKS,
-    lookahead: config.MONERO_SUBADDRESS_LOOKAHEAD,
-    network: moneroNetwork,
-    clock,
-  });
-
-  // Zcash: compact blocks from lightwalletd (LIGHTWALLETD_URL); without it, Zcash watches answer 503 chain_not_configured.
-  const compactBlockSource = opts.compactBlockSource ?? ((url: string) => createLightwalletd({ url, network: config.ZCASH_NETWORK }));
-  const zcashSource = config.LIGHTWALLETD_URL ? compactBlockSource(config.LIGHTWALLETD_URL) : undefined;
-  const zcashScanner = zcashSource
-    ? createZcashScanner({
-        source: zcashSource,
-        network: config.ZCASH_NETWORK,
-        confirmations: config.ZCASH_CONFIRMATIONS,
-        onWatchError: (watchId, e) => log.warn({ watchId, err: (e as Error).message }, "zcash scan of one watch failed"),
-      })
-    : undefined;
-  const zcashHistorical = zcashSource ? createZcashHistorical({ source: zcashSource, network: config.ZCASH_NETWORK, maxBlocks: config.HISTORICAL_MAX_BLOCKS }) : undefined;
-
-  const scanners: Partial<Record<ChainId, ChainScanner>> = opts.scanners ?? {
-    ...(moneroScanner ? { monero: moneroScanner } : {}),
-    ...(zcashScanner ? { zcash: zcashScanner } : {}),
+/** The payment reconciler, a job of the process like a module's. */
+function paymentsModule(ctx: ModuleContext, payments: Payments): ServiceModule {
+  const { clock, log, metrics } = ctx;
+  return {
+    name: "payments",
+    jobs: () => [
+      paymentReconcilerJob({ db: ctx.database.db, chain: payments.chain, clock, log, onFinding: (finding) => metrics.reconcilerFindings.inc({ finding }) }),
+    ],
   };
-  const masterKey = config.MASTER_KEY;
-  const urlPolicy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
-  const metrics = createMetrics();
-  // Outbox depth and the age of its oldest pending event, read at scrape time.
-  metrics.setOutboxProbe(async () => {
-    const r = await database.db
-      .selectFrom("webhook_outbox")
-      .select((eb) => [eb.fn.countAll<string>().as("n"), eb.fn.min("created_at").as("oldest")])
-      .where("status", "=", "pending")
-      .executeTakeFirst();
-    const oldest = r?.oldest ? new Date(r.oldest as Date).getTime() : null;
-    return { depth: Number(r?.n ?? 0), oldestAgeSeconds: oldest === null ? 0 : Math.max(0, (clock.now() - oldest) / 1000) };
-  });
-  const watch: WatchDeps = {
-    metrics,
-    db: database.db,
-    clock,
-    log,
-    scanners,
-    secretBox: masterKey ? new SecretBox(masterKey) : null,
-    sender: createWebhookSender({ policy: urlPolicy, resolver: opts.resolver, clock }),
-    urlPolicy,
-    resolver: opts.resolver,
-    pollSeconds: config.WATCH_POLL_SECONDS,
-  };
+}
 
-  // Paying in coin: USD prices, the service's receiving wallets, and the subscriber that settles quotes.
-  const rates = createRateSource({
-    providers: [...parsePriceSources(config.PRICE_SOURCES).map((src) => httpProvider(src)), ...fixedProviders(config.PRICE_FIXED_USD)],
-    clock,
-    cacheSeconds: config.PRICE_CACHE_SECONDS,
-    onProviderError: (name, e) => log.warn({ provider: name, err: (e as Error).message }, "price provider failed"),
-  });
-  const coin: CoinDeps = {
-    watch,
-    rates,
-    wallets: {
-      ...(config.COIN_XMR_ADDRESS && config.COIN_XMR_VIEW_KEY ? { monero: { address: config.COIN_XMR_ADDRESS, viewKey: config.COIN_XMR_VIEW_KEY } } : {}),
-      ...(config.COIN_ZEC_ADDRESS && config.COIN_ZEC_VIEW_KEY ? { zcash: { address: config.COIN_ZEC_ADDRESS, viewKey: config.COIN_ZEC_VIEW_KEY } } : {}),
-    },
-    confirmations: { monero: config.MONERO_CONFIRMATIONS, zcash: config.ZCASH_CONFIRMATIONS },
-    walletWebhook: () =>
-      config.COIN_WEBHOOK_URL ? { url: config.COIN_WEBHOOK_URL, ownSink: false } : { url: `${site.baseUrl}${SERVICE_WALLET_SINK_PATH}`, ownSink: true },
-  };
-  // A receiving wallet that cannot be watched is a start-up error, not a 400 for the first payer.
-  for (const [chain, names] of [["monero", "COIN_XMR_ADDRESS / COIN_XMR_VIEW_KEY"], ["zcash", "COIN_ZEC_ADDRESS / COIN_ZEC_VIEW_KEY"]] as const) {
-    const wallet = coin.wallets[chain];
-    const scanner = scanners[chain];
-    if (!wallet || !scanner) continue;
-    try {
-      scanner.validateWatchKey(wallet.address, wallet.viewKey);
-    } catch (e) {
-      throw new Error(`${names}: ${(e as Error).message}`);
-    }
-  }
-  // Checkout: invoices settle on the merchants' own watches, on the same seam.
-  const checkout: CheckoutDeps = { coin, payUrl: () => config.PAY_URL ?? `${site.baseUrl}${PAY_PAGE_PATH}` };
-  watch.scanSubscribers = [coinQuoteSubscriber(coin), invoiceSubscriber(checkout)];
-
-  // Ethereum: the configured node(s), tried in order; without one, its questions answer 503 chain_not_configured.
-  const ethRpc = new EthRpc({
-    urls: splitRpcUrls(config.ETH_RPC_URL),
-    onFailover: (f) => log.warn({ from: f.from, to: f.to, reason: f.reason }, "ethereum node failed; trying the next"),
-  });
-  const ethereum: EthereumFollowerDeps = {
-    db: database.db,
-    rpc: ethRpc,
-    retention: config.ETH_RETENTION_BLOCKS,
-    batch: 64,
-    warn: (info, message) => log.warn(info, message),
-  };
-
-  // Zcash: zebrad for chain facts; without it, the /v1/q/zec/* questions answer 503 chain_not_configured.
-  const zebrad = createZebrad({ url: config.ZEBRAD_URL, network: config.ZCASH_NETWORK });
-  const zcashPools: ZcashPoolsDeps = { db: database.db, zebrad, clock, intervalSeconds: config.ZCASH_SNAPSHOT_SECONDS };
-
-  // MEV-Boost relays (RELAY_URLS) and the reviewed builder key table (the defaults plus BUILDER_PUBKEYS; names learned from blocks come after it); without relays the builder questions answer 503.
-  const relayEndpoints = parseRelayUrls(config.RELAY_URLS);
-  const reviewedBuilderNames = builderKeyNames(config.BUILDER_PUBKEYS);
-  const relays: RelayPollerDeps = {
-    db: database.db,
-    relays: relayEndpoints.map((r) => new RelayClient(r)),
-    clock,
-    retentionSeconds: config.RELAY_RETENTION_HOURS * 3600,
-    warn: (info, message) => log.warn(info, message),
-    // Keys no reviewed table names are named from their blocks' extra-data, read on the Ethereum node (none configured: no learning).
-    learnNames: { rpc: ethRpc, names: reviewedBuilderNames },
-  };
-  const builderDeps = { db: database.db, clock, relays: relayEndpoints, names: reviewedBuilderNames, maxAgeSeconds: config.RELAY_MAX_AGE_SECONDS, rpc: ethRpc };
-
-  // Lending (Aave V3 Core/Prime, SparkLend) on the same node; the indexer stays LENDING_CONFIRMATIONS behind the head.
-  const LENDING_CONFIRMATIONS = 2;
-  const lending: LendingIndexerDeps = {
-    db: database.db,
-    rpc: ethRpc,
-    clock,
-    markets: LENDING_MARKETS,
-    oracle: AAVE_V3_CORE_ORACLE,
-    backfillBlocks: config.LENDING_BACKFILL_BLOCKS,
-    batchBlocks: 1_000,
-    confirmations: LENDING_CONFIRMATIONS,
-    retentionSeconds: config.LENDING_RETENTION_HOURS * 3600,
-    multicallBatch: 200,
-  };
-  const lendingDeps: LendingQuestionDeps = { db: database.db, rpc: ethRpc, clock, markets: LENDING_MARKETS, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS + 12 * LENDING_CONFIRMATIONS };
-  // The private relay: the configured builder endpoints; the Ethereum node is only read (chain, nonce, known hashes).
-  const privateBuilders = parsePrivateBuilders(config.PRIVATE_RELAY_BUILDERS).map((b) => new BuilderClient(b, { signingKey: config.PRIVATE_RELAY_SIGNING_KEY }));
-
-  // The public risk lists (RISK_LISTS), loaded once: the counter-MEV scores and the address-risk question read the same set.
-  const riskLists = loadRiskLists(config.RISK_LISTS, clock.now());
-  // Counter-MEV: the approval scan beside the follower, scored against the public risk lists.
-  const approvalScan: ApprovalScanDeps = { db: database.db, rpc: ethRpc, lists: riskLists, retention: config.COUNTER_MEV_RETENTION_BLOCKS, batch: 100, confirmations: 2 };
-  const counterMev: CounterMevDeps = {
-    db: database.db,
-    rpc: ethRpc,
-    clock,
-    lists: riskLists,
-    windowBlocks: config.COUNTER_MEV_WINDOW_BLOCKS,
-    maxWindowBlocks: config.COUNTER_MEV_RETENTION_BLOCKS,
-    maxAgeSeconds: config.COUNTER_MEV_MAX_AGE_SECONDS,
-    priceMemo: {},
-  };
-
-  const questions: QuestionDef[] = [
-    ...moneroQuestions({ daemon: moneroDaemon, clock }),
-    ...ethereumQuestions({ rpc: ethRpc, db: database.db, clock, maxAgeSeconds: config.ETH_MAX_AGE_SECONDS, extraSources: combineFreshnessSources(relayFreshnessSources(builderDeps), lendingFreshnessSource(lendingDeps)) }),
-    ...lendingQuestions(lendingDeps),
-    addressRiskQuestion({ ...lendingDeps, lists: riskLists, approvalRisk: (address) => approvalRiskOf({ ctx: counterMev, address }) }),
-    ...builderQuestions(builderDeps),
-    ...zcashQuestions({ zebrad, clock }),
-  ];
-  const healthChecks: HealthCheck[] = [
-    { name: "monero", check: () => moneroHealth(moneroDaemon) },
-    { name: "zcash", check: () => zcashHealth(zebrad) },
-    { name: "ethereum", check: () => ethereumHealth(ethRpc) },
-  ];
-  // Every question of the contract is listed; the ones without a declaration yet as not implemented.
-  const oracle = createOracleRegistry(questions, clock, SPEC_QUESTIONS);
-
-  // The operator allow-list (docs/allow-list.md): addresses and tokens with their own, higher general limit.
+/** The operator allow-list (docs/allow-list.md): addresses and tokens with their own, higher general limit. */
+function allowList(config: Config) {
   const splitList = (v: string | undefined) => (v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
-  const allowCidrs = splitList(config.RATE_LIMIT_ALLOW_CIDRS);
-  const allowTokens = splitList(config.RATE_LIMIT_ALLOW_TOKENS);
-  const allowListSettings =
-    allowCidrs.length || allowTokens.length ? { cidrs: allowCidrs, tokens: allowTokens, perMinute: config.RATE_LIMIT_ALLOW_PER_MINUTE } : undefined;
+  const cidrs = splitList(config.RATE_LIMIT_ALLOW_CIDRS);
+  const tokens = splitList(config.RATE_LIMIT_ALLOW_TOKENS);
+  return cidrs.length || tokens.length ? { cidrs, tokens, perMinute: config.RATE_LIMIT_ALLOW_PER_MINUTE } : undefined;
+}
 
+/** The product modules, built in dependency order and listed in table order. */
+function productModules(ctx: ModuleContext, opts: AppOptions) {
+  const watchDeps = createWatchDeps(ctx, { resolver: opts.resolver });
+  const checkout = createCheckoutModule(ctx, watchDeps);
+  const ingest = createIngestModule(ctx);
+  const feeds = createFeedsModule(ctx, ingest);
+  const oracle = createOracleModule(ctx, ingest, feeds.risk);
+  const watch = createWatchModule(ctx, watchDeps, { scanSubscribers: checkout.scanSubscribers, offers: checkout.offers });
+  const modules: ServiceModule[] = [oracle, feeds, watch, createRelayModule(ctx), checkout, createBoardModule(ctx), ingest];
+  return { modules, watchDeps, checkout, ingest, feeds, oracle };
+}
+
+/** The one table: the meta routes, every module's routes, the MCP server card, the caller's extra routes; then the tool-only entries. */
+function joinTable(
+  ctx: ModuleContext,
+  modules: readonly ServiceModule[],
+  meta: Omit<Parameters<typeof metaRoutes>[1], "healthChecks">,
+  extra: { mcp: () => McpService; extraRoutes?: AnyRouteDef[] },
+) {
   const routes: AnyRouteDef[] = [];
-  // Built from the whole table below; the server card route reads it per request.
-  let mcp: McpService | undefined;
-  const moduleRoutes: AnyRouteDef[] = [
-    ...oracleRoutes(oracle),
-    ...oracle.routes,
-    ...flashloanRoutes({ rpc: ethRpc, clock }),
-    ...zcashPoolsRoutes(zcashPools),
-    ...feedsRoutes(builderDeps),
-    ...opportunitiesRoutes(lendingDeps),
-    ...watchRoutes(watch, { historical: { monero: moneroHistoricalScan(moneroHistorical), ...(zcashHistorical ? { zcash: zcashHistoricalScan(zcashHistorical) } : {}) }, cryptoTopup: cryptoTopupOffer(coin), checkout: checkoutOffer(checkout), paymentNetwork: network, zcashNetwork: config.ZCASH_NETWORK }),
-    ...counterMevRoutes(counterMev),
-    ...puzzleRiskRoutes({ rpc: ethRpc, clock, watchlist: loadWatchlist(config.PUZZLE_WATCHLIST), maxAgeSeconds: config.ETH_MAX_AGE_SECONDS, memo: {} }),
-    ...relayRoutes({ rpc: ethRpc, clock, builders: privateBuilders, targetBlocks: config.PRIVATE_RELAY_TARGET_BLOCKS, signed: Boolean(config.PRIVATE_RELAY_SIGNING_KEY) }),
-    ...coinRoutes(coin),
-    ...checkoutRoutes(checkout),
-    ...boardRoutes({ clock, boards: boardCatalogue(config.BOARDS) }),
-    ...mcpRoutes(() => mcp!, site),
-    ...(opts.extraRoutes ?? []),
-  ];
   routes.push(
-    ...metaRoutes(() => routes, {
-      site,
-      paywall,
-      facilitatorMode: config.FACILITATOR_MODE,
-      facilitatorUrl: facilitator.label,
-      db: database.db,
-      dbKind: database.kind,
-      ...(database.storage ? { dbStorage: database.storage } : {}),
-      devnet: config.devnet,
-      healthChecks,
-      sources: Object.fromEntries(upstreamSources(config).map((u) => [u.key, u.source])),
-      startedAt: clock.now(),
-      now: () => clock.now(),
-      version: VERSION,
-      generalPerMinute: config.RATE_LIMIT_PER_MINUTE,
-      allowList: allowListSettings
-        ? { enabled: true, perMinute: allowListSettings.perMinute }
-        : { enabled: false, perMinute: undefined },
-    }),
-    ...moduleRoutes,
+    ...metaRoutes(() => routes, { ...meta, healthChecks: [...ctx.upstreams.healthChecks, ...modules.flatMap((m) => m.healthChecks ?? [])] }),
+    ...modules.flatMap((m) => m.routes ?? []),
+    ...mcpRoutes(extra.mcp, ctx.site),
+    ...(extra.extraRoutes ?? []),
   );
-  const table: TableEntry[] = [...routes, ...oracle.tools];
+  const table: TableEntry[] = [...routes, ...modules.flatMap((m) => m.tools ?? [])];
   const seen = new Set<string>();
   for (const r of httpRoutes(table)) {
     const key = `${r.method} ${r.path}`;
     if (seen.has(key)) throw new Error(`route declared twice: ${key}`);
     seen.add(key);
   }
+  return { routes, table };
+}
 
-  // Off the request path: the first derive-viewkey call then costs what every later one does.
-  scheduleZcashKeyWarmUp();
+export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
+  const clock = opts.clock ?? systemClock;
+  const log = opts.log ?? createLogger(config.LOG_LEVEL);
+  for (const message of config.deprecations) log.warn({ setting: message.split(" ")[0] }, message);
+  const database = await openAppDatabase(config, opts, log);
+  const ownsDatabase = !opts.database;
+  const site = {
+    baseUrl: config.PUBLIC_URL?.replace(/\/$/, "") ?? `http://${config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST}:${config.PORT}`,
+  };
+  const payments = await createPayments(config, database, clock, log, ownsDatabase);
+  const upstreams = createUpstreamClients(config, clock, log, { scanners: opts.scanners, compactBlockSource: opts.compactBlockSource });
+  const ctx: ModuleContext = { config, database, clock, log, metrics: createMetrics(), site, upstreams };
+  const products = productModules(ctx, opts);
+  const modules = [...products.modules, paymentsModule(ctx, payments)];
+  const allowListSettings = allowList(config);
 
+  // Built from the whole table below; the server card route reads it per request.
+  let mcp: McpService | undefined;
+  const { routes, table } = joinTable(
+    ctx,
+    modules,
+    {
+      site,
+      paywall: payments.paywall,
+      facilitatorMode: config.FACILITATOR_MODE,
+      facilitatorUrl: payments.facilitatorLabel,
+      db: database.db,
+      dbKind: database.kind,
+      ...(database.storage ? { dbStorage: database.storage } : {}),
+      devnet: config.devnet,
+      sources: Object.fromEntries(upstreamSources(config).map((u) => [u.key, u.source])),
+      startedAt: clock.now(),
+      now: () => clock.now(),
+      version: VERSION,
+      generalPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      allowList: allowListSettings ? { enabled: true, perMinute: allowListSettings.perMinute } : { enabled: false, perMinute: undefined },
+    },
+    { mcp: () => mcp!, extraRoutes: opts.extraRoutes },
+  );
+
+  const paywall = payments.paywall;
   const store: RateLimitStore = database.kind === "postgres" ? { kind: "postgres", pool: database.pool, schema: config.DATABASE_SCHEMA } : { kind: "memory" };
   const hono = buildRouter({
     routes,
@@ -489,13 +303,63 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     access: { listenHost: config.HOST, publicUrls: () => [site.baseUrl, config.MCP_PUBLIC_URL], allowedOrigins: config.MCP_ALLOWED_ORIGINS, allowedHosts: config.MCP_ALLOWED_HOSTS },
   });
   mountMcp(hono, mcp);
-  const mcpSite: { baseUrl: string | undefined } = { baseUrl: undefined };
+  const servers = appServers(ctx, { hono, mcp, store, routes, shutdownDrainMs: opts.shutdownDrainMs });
 
+  return {
+    config,
+    hono,
+    routes,
+    table,
+    modules,
+    oracle: products.oracle.registry,
+    paywall,
+    payments: { chain: payments.chain, responseTtlSeconds: paywall.responseTtlSeconds },
+    watch: products.watchDeps,
+    ethereum: products.ingest.ethereum,
+    checkout: products.checkout.deps,
+    relays: products.ingest.relays,
+    lending: products.ingest.lending,
+    approvalScan: products.feeds.approvalScan,
+    zcashPools: products.feeds.zcashPools,
+    database,
+    log,
+    clock,
+    site,
+    mcp,
+    mcpSite: servers.mcpSite,
+    metrics: ctx.metrics,
+    metricsSite: servers.metricsSite,
+    listenMetrics: servers.listenMetrics,
+    listen: servers.listen,
+    close: async () => {
+      await servers.close();
+      for (const m of modules) await m.close?.();
+      await upstreams.close();
+      if (ownsDatabase) await database.close();
+    },
+  };
+}
+
+interface ServerParts {
+  hono: Hono<any>;
+  mcp: McpService;
+  store: RateLimitStore;
+  routes: readonly AnyRouteDef[];
+  shutdownDrainMs?: number;
+}
+
+const boundUrl = (info: { family: string; address: string; port: number }) =>
+  `http://${info.family === "IPv6" ? `[${info.address}]` : info.address}:${info.port}`;
+
+/** The API's HTTP server, the metrics port (METRICS_PORT) and the MCP server's own port (MCP_PORT). */
+function appServers(ctx: ModuleContext, parts: ServerParts) {
+  const { config, log, metrics, site } = ctx;
   let server: ServerType | undefined;
   let mcpServer: ServerType | undefined;
   let metricsServer: ServerType | undefined;
+  const mcpSite: { baseUrl: string | undefined } = { baseUrl: undefined };
   const metricsSite: { baseUrl: string | undefined } = { baseUrl: undefined };
-  const appFetch = instrumentFetch(hono.fetch, { metrics, routePatterns: routes.map((r) => r.path), token: config.METRICS_TOKEN });
+  const appFetch = instrumentFetch(parts.hono.fetch, { metrics, routePatterns: parts.routes.map((r) => r.path), token: config.METRICS_TOKEN });
   const listenMetrics = () =>
     config.METRICS_PORT === undefined || metricsServer
       ? Promise.resolve()
@@ -508,8 +372,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
                   headers: { "content-type": "application/json; charset=utf-8" },
                 });
           metricsServer = serve({ fetch, port: config.METRICS_PORT!, hostname: config.METRICS_HOST }, (info) => {
-            const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
-            metricsSite.baseUrl = `http://${host}:${info.port}`;
+            metricsSite.baseUrl = boundUrl(info);
             resolve();
           });
           metricsServer.once("error", reject);
@@ -518,73 +381,38 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     new Promise<void>((resolve, reject) => {
       const mcpSiteUrl = { baseUrl: "" };
       const mcpApp = buildMcpApp({
-        service: mcp,
+        service: parts.mcp,
         log,
         trustProxyHops: config.TRUST_PROXY_HOPS,
-        generalLimiter: createRateLimiter(store, "rl_general", config.RATE_LIMIT_PER_MINUTE, 60),
+        generalLimiter: createRateLimiter(parts.store, "rl_general", config.RATE_LIMIT_PER_MINUTE, 60),
         site: mcpSiteUrl,
       });
       mcpServer = serve({ fetch: mcpApp.fetch, port, hostname: config.HOST }, (info) => {
-        const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
-        mcpSite.baseUrl = `http://${host}:${info.port}`;
+        mcpSite.baseUrl = boundUrl(info);
         // The card advertises the address agents reach (MCP_PUBLIC_URL behind a proxy).
         mcpSiteUrl.baseUrl = config.MCP_PUBLIC_URL?.replace(/\/$/, "") ?? mcpSite.baseUrl;
         resolve();
       });
       mcpServer.once("error", reject);
     });
-  return {
-    config,
-    hono,
-    routes,
-    table,
-    oracle,
-    paywall,
-    payments: { chain: paymentChain, responseTtlSeconds: paywall.responseTtlSeconds },
-    watch,
-    ethereum,
-    checkout,
-    relays,
-    lending,
-    approvalScan,
-    zcashPools,
-    database,
-    log,
-    clock,
-    site,
-    mcp,
-    mcpSite,
-    metrics,
-    metricsSite,
-    listenMetrics,
-    listen: () =>
-      new Promise<string>((resolve, reject) => {
-        server = serve({ fetch: appFetch, port: config.PORT, hostname: config.HOST }, (info) => {
-          const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
-          const url = `http://${host}:${info.port}`;
-          if (!config.PUBLIC_URL) site.baseUrl = url;
-          resolve(url);
-        });
-        server.once("error", reject);
-      }).then(async (url) => {
-        if (config.MCP_PORT !== undefined) await listenMcp(config.MCP_PORT);
-        await listenMetrics();
-        return url;
-      }),
-    close: async () => {
-      const drainMs = opts.shutdownDrainMs;
-      if (metricsServer) await closeServer(metricsServer, drainMs);
-      if (mcpServer) await closeServer(mcpServer, drainMs);
-      if (server) await closeServer(server, drainMs);
-      await watch.sender.close();
-      await rates.close();
-      await moneroScanPool?.close();
-      await ethRpc.close();
-      await zebrad.close();
-      zcashSource?.close();
-      await Promise.all(relays.relays.map((r) => r.close()));
-      await Promise.all(privateBuilders.map((b) => b.close()));
-      if (ownsDatabase) await database.close();
-    },
+  const listen = () =>
+    new Promise<string>((resolve, reject) => {
+      server = serve({ fetch: appFetch, port: config.PORT, hostname: config.HOST }, (info) => {
+        const url = boundUrl(info);
+        if (!config.PUBLIC_URL) site.baseUrl = url;
+        resolve(url);
+      });
+      server.once("error", reject);
+    }).then(async (url) => {
+      if (config.MCP_PORT !== undefined) await listenMcp(config.MCP_PORT);
+      await listenMetrics();
+      return url;
+    });
+  const close = async () => {
+    const drainMs = parts.shutdownDrainMs;
+    if (metricsServer) await closeServer(metricsServer, drainMs);
+    if (mcpServer) await closeServer(mcpServer, drainMs);
+    if (server) await closeServer(server, drainMs);
   };
+  return { mcpSite, metricsSite, listenMetrics, listen, close };
 }

@@ -1,27 +1,17 @@
 /**
- * Background work of a process, as a list of jobs (src/core/jobs.ts). Today
- * the list holds the watch tick, which also drains the webhook outbox: a
- * watch's events are delivered under the watch's lease right after the
- * batch that queued them, and failed ones are retried at its next tick.
- * New background work (an Ethereum follower, pool snapshots) is one more
- * entry in `backgroundJobs`.
+ * Background work of a process, as a list of jobs (src/core/jobs.ts): the
+ * watch tick, which also drains the webhook outbox (a watch's events are
+ * delivered under the watch's lease right after the batch that queued them,
+ * and failed ones are retried at its next tick), then the jobs each module
+ * declares (src/module.ts): a module's new background work is one more entry
+ * in its own `jobs`.
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { App } from "./app.js";
 import { startJobs, type Job } from "./core/jobs.js";
 import { isDatabaseOutage } from "./db/unavailable.js";
-import { runWatchTick, type TickStats } from "./watch/tick.js";
-import { createDeliveryPool } from "./watch/tick-deliver.js";
-import { createLeaseKeeper } from "./watch/tick-leases.js";
-import { boardPurgeJob } from "./board/purge.js";
-import { ethereumFollowerJob } from "./oracle/ethereum-follower.js";
-import { invoiceExpiryJob } from "./checkout/invoices.js";
-import { relayPollerJob } from "./oracle/relay-poller.js";
-import { lendingIndexerJob } from "./oracle/lending-indexer.js";
-import { zcashSnapshotJob } from "./feeds/zcash-pools.js";
-import { paymentReconcilerJob } from "./x402/reconcile.js";
-import { approvalScanJob } from "./feeds/approval-scan.js";
+import { createDeliveryPool, createLeaseKeeper, runWatchTick, type TickStats } from "./watch/index.js";
 
 export interface Workers {
   stop(): Promise<void>;
@@ -53,19 +43,9 @@ export function watchTickJob(app: App, tick: () => Promise<TickStats>, idleSleep
   };
 }
 
-/** Every job a worker process runs. */
+/** Every job a worker process runs: the watch tick, then each module's jobs in table order. */
 export function backgroundJobs(app: App, watchTick: () => Promise<TickStats>, idleSleepMs: number): Job[] {
-  return [
-    watchTickJob(app, watchTick, idleSleepMs),
-    boardPurgeJob({ db: app.database.db, clock: app.clock }),
-    invoiceExpiryJob(app.checkout, app.database.db),
-    paymentReconcilerJob({ db: app.database.db, chain: app.payments.chain, clock: app.clock, log: app.log, onFinding: (finding) => app.metrics.reconcilerFindings.inc({ finding }) }),
-    ...(app.ethereum.rpc.configured ? [ethereumFollowerJob(app.ethereum, 2_000)] : []),
-    ...(app.approvalScan.rpc.configured ? [approvalScanJob(app.approvalScan, 4_000)] : []),
-    ...(app.relays.relays.length > 0 ? [relayPollerJob(app.relays, 6_000)] : []),
-    ...(app.lending.rpc.configured ? [lendingIndexerJob(app.lending, 4_000)] : []),
-    ...(app.zcashPools.zebrad.configured ? [zcashSnapshotJob(app.zcashPools)] : []),
-  ];
+  return [watchTickJob(app, watchTick, idleSleepMs), ...app.modules.flatMap((m) => m.jobs?.() ?? [])];
 }
 
 export function startWorkers(app: App, opts: { idleSleepMs?: number; autostart?: boolean } = {}): Workers {

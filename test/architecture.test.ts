@@ -22,12 +22,14 @@ const LAYERS: Record<string, readonly string[]> = {
   x402: ["core", "db"],
   webhooks: ["core"],
   http: ["core", "db", "x402"],
-  oracle: ["core", "db", "http", "chains"],
-  watch: ["core", "db", "http", "x402", "chains", "webhooks"],
-  checkout: ["core", "db", "http", "x402", "chains", "webhooks", "watch"],
-  feeds: ["core", "db", "http", "x402", "chains", "oracle"],
-  board: ["core", "db", "http", "x402"],
-  relay: ["core", "db", "http", "x402", "chains"],
+  // Ethereum ingestion: the jobs that fill the chain tables and the stores that read them back.
+  ingest: ["core", "db", "chains", "module.ts"],
+  oracle: ["core", "db", "http", "chains", "ingest", "module.ts"],
+  watch: ["core", "db", "http", "x402", "chains", "webhooks", "module.ts"],
+  checkout: ["core", "db", "http", "x402", "chains", "webhooks", "watch", "module.ts"],
+  feeds: ["core", "db", "http", "x402", "chains", "oracle", "ingest", "module.ts"],
+  board: ["core", "db", "http", "x402", "module.ts"],
+  relay: ["core", "db", "http", "x402", "chains", "module.ts"],
   mcp: ["core", "db", "http", "x402"],
   // The simulators speak the chains' wire formats with the chains' own codecs.
   devnet: ["core", "chains", "x402", "config.ts"],
@@ -38,6 +40,9 @@ const LAYERS: Record<string, readonly string[]> = {
   "version.ts": [],
   "upstream-sources.ts": ["config.ts"],
   "node-networks.ts": ["core", "chains", "config.ts"],
+  // The shared clients of the configured upstreams, and what a module is to the composition root.
+  "upstream-clients.ts": ["core", "chains", "http", "config.ts"],
+  "module.ts": ["core", "db", "http", "config.ts", "upstream-clients.ts"],
   // Composition roots.
   "startup.ts": ["*"],
   "app.ts": ["*"],
@@ -49,7 +54,14 @@ const LAYERS: Record<string, readonly string[]> = {
 /** Only the CLI (with its start-up steps) may start the devnet; everything else gets its settings as configuration. */
 const MAY_IMPORT_DEVNET = new Set(["cli.ts", "startup.ts", "devnet"]);
 /** Product modules: the chains must not know them. */
-const PRODUCTS = ["watch", "checkout", "oracle", "feeds", "board", "relay", "mcp", "http", "webhooks"];
+const PRODUCTS = ["watch", "checkout", "oracle", "feeds", "board", "relay", "mcp", "http", "webhooks", "ingest"];
+/** Modules with a face (`index.ts`): any other file reaches them only through it. */
+const FACED = ["watch", "checkout", "oracle", "feeds", "board", "relay", "mcp", "ingest"];
+/**
+ * The imports that pass a face, each with its reason: `vigil mcp` loads the stdio transport alone, so the
+ * MCP handshake does not wait for the app's module graph (docs/mcp.md).
+ */
+const PAST_A_FACE = new Set(["cli.ts → ./mcp/stdio.js"]);
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -123,6 +135,16 @@ describe("architecture: the direction of imports", () => {
       .filter((e) => e.toModule === "devnet" && !MAY_IMPORT_DEVNET.has(e.fromModule))
       .map((e) => `${e.from} → ${e.spec}`);
     expect(wrong).toEqual([]);
+  });
+
+  it("other files reach a product module only through its face (index.ts)", () => {
+    const wrong = edges
+      .filter((e) => e.toModule !== e.fromModule && FACED.includes(e.toModule))
+      .filter((e) => path.basename(e.spec) !== "index.js" || path.dirname(path.resolve(SRC, path.dirname(e.from), e.spec)) !== path.join(SRC, e.toModule))
+      .map((e) => `${e.from} → ${e.spec}`)
+      .filter((e) => !PAST_A_FACE.has(e));
+    expect(wrong).toEqual([]);
+    for (const m of FACED) expect(fs.existsSync(path.join(SRC, m, "index.ts")), `${m}/index.ts`).toBe(true);
   });
 
   it("the modules form no import cycle", () => {

@@ -17,9 +17,9 @@
 export const INVOICE_STATUSES = ["pending", "confirming", "paid", "underpaid", "expired", "cancelled"] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
-import type { InvoiceEvent } from "../watch/events.js";
+import type { InvoiceEvent } from "../watch/index.js";
 
-export { INVOICE_EVENTS, type InvoiceEvent } from "../watch/events.js";
+export { INVOICE_EVENTS, type InvoiceEvent } from "../watch/index.js";
 
 export interface InvoiceState {
   status: InvoiceStatus;

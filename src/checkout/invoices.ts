@@ -19,11 +19,8 @@ import type { CheckoutInvoicesTable, DB } from "../db/schema.js";
 import { withTransaction } from "../db/transaction.js";
 import type { Queryable } from "../db/types.js";
 import type { Job } from "../core/jobs.js";
-import { readKnownOutputs, type ScanSubscriber, type WatchFindings } from "../watch/findings.js";
-import { creditBlock, type CreditBlock } from "../watch/meter.js";
-import { meterOf, newNonce, snapshotOf } from "../watch/model.js";
+import { readKnownOutputs, type ScanSubscriber, type WatchFindings, creditBlock, type CreditBlock, meterOf, newNonce, snapshotOf, debitSettlementFee, insertSerializedEvents } from "../watch/index.js";
 // The watch account is the one writer of a watch's credit, ledger and outbox (src/watch/account.ts); the watch module has no index.ts face yet.
-import { debitSettlementFee, insertSerializedEvents } from "../watch/account.js";
 import { LATE_PAYMENT_GRACE_MS, type CoinDeps, type PayChain } from "./quotes.js";
 import { identifyHint, memoTokenOf, newMemoToken, TAG_MODULI, tagOf, taggedAmountFor, USES_MEMO, walletUri } from "./pay-id.js";
 import { formatRate, type Coin } from "./prices.js";

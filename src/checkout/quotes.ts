@@ -26,11 +26,8 @@ import type { DB, CoinQuotesTable } from "../db/schema.js";
 import { withTransaction } from "../db/transaction.js";
 import type { Queryable } from "../db/types.js";
 import type { Selectable } from "kysely";
-import type { ScanSubscriber, WatchFindings } from "../watch/findings.js";
-import type { WatchDeps } from "../watch/deps.js";
-import { checkCreateWatch, checkTopup, createWatch, creditWatch, type CreateWatchInput, type WatchOpening } from "../watch/service.js";
+import { type ScanSubscriber, type WatchFindings, type WatchDeps, checkCreateWatch, checkTopup, createWatch, creditWatch, type CreateWatchInput, type WatchOpening, discardNewWatch } from "../watch/index.js";
 // The watch account owns the rows that carry credit (src/watch/account.ts); the watch module has no index.ts face yet.
-import { discardNewWatch } from "../watch/account.js";
 import { formatRate, type Coin, type RateSource } from "./prices.js";
 import { identifyHint, memoTokenOf, newMemoToken, TAG_MODULI, taggedAmountFor, USES_MEMO, type PayChain } from "./pay-id.js";
 

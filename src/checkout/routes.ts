@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { defineRoute, type AnyRouteDef } from "../http/route-table.js";
 import type { Queryable } from "../db/types.js";
-import { WatchCreateOutput } from "../watch/routes.js";
+import { WatchCreateOutput } from "../watch/index.js";
 import { createCoinWatch, createTopupQuote, getQuote, QuoteSchema, TopupCryptoInput, WatchCryptoInput, type CoinDeps } from "./quotes.js";
 
 /** The path the service wallet's watch delivers to when COIN_WEBHOOK_URL is not set. */

@@ -9,7 +9,7 @@ import { EthRpc, splitRpcUrls } from "../chains/ethereum/rpc.js";
 import { UpstreamError } from "../core/upstream.js";
 import { forkSchedule } from "../chains/ethereum/fees.js";
 import { RelayClient, parseRelayUrls, type RelayEndpoint } from "../chains/ethereum/relays.js";
-import { parsePrivateBuilders } from "../relay/builders.js";
+import { parsePrivateBuilders } from "../relay/index.js";
 import { fail, notConfigured, pass, probeUpstream, reason, shownUrl, verdict, type CheckContext, type CheckResult } from "./check.js";
 
 /** The chain ETH_RPC_URL must serve: the answers are sold as Ethereum mainnet facts. */
