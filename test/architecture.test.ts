@@ -22,10 +22,13 @@ const LAYERS: Record<string, readonly string[]> = {
   x402: ["core", "db"],
   webhooks: ["core"],
   http: ["core", "db", "x402"],
-  oracle: ["core", "db", "http", "chains"],
+  // Ethereum ingestion: the jobs that fill the tables and the stores that read them back, for oracle and feeds alike.
+  ingest: ["core", "db", "chains"],
+  oracle: ["core", "db", "http", "chains", "ingest"],
   watch: ["core", "db", "http", "x402", "chains", "webhooks"],
   checkout: ["core", "db", "http", "x402", "chains", "webhooks", "watch"],
-  feeds: ["core", "db", "http", "x402", "chains", "oracle"],
+  // oracle: the Zcash pools feed extends the oracle's published pools answer.
+  feeds: ["core", "db", "http", "x402", "chains", "ingest", "oracle"],
   board: ["core", "db", "http", "x402"],
   relay: ["core", "db", "http", "x402", "chains"],
   mcp: ["core", "db", "http", "x402"],
@@ -49,7 +52,7 @@ const LAYERS: Record<string, readonly string[]> = {
 /** Only the CLI (with its start-up steps) may start the devnet; everything else gets its settings as configuration. */
 const MAY_IMPORT_DEVNET = new Set(["cli.ts", "startup.ts", "devnet"]);
 /** Product modules: the chains must not know them. */
-const PRODUCTS = ["watch", "checkout", "oracle", "feeds", "board", "relay", "mcp", "http", "webhooks"];
+const PRODUCTS = ["watch", "checkout", "oracle", "ingest", "feeds", "board", "relay", "mcp", "http", "webhooks"];
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

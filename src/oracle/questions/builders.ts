@@ -1,6 +1,6 @@
 /**
  * The builder questions of the Penny Oracle, from the relay poller's data
- * (relay-store.ts): /v1/q/top-builder, /v1/q/builder-share,
+ * (ingest/relay-store.ts): /v1/q/top-builder, /v1/q/builder-share,
  * /v1/q/builder-bid, /v1/q/block-value, /v1/q/proposer-payment, and each
  * relay's line in /v1/q/data-freshness (source "relay:<name>").
  *
@@ -14,7 +14,7 @@
  *
  * A builder is named by the reviewed key table (builder-keys.ts, then
  * BUILDER_PUBKEYS), else by the name learned from its blocks' extra-data
- * (builder-names.ts), else shown as its key prefix.
+ * (ingest/builder-names.ts), else shown as its key prefix.
  *
  * Every answer carries `source_age_s` (age of the newest delivered slot) and
  * which relays answered their last poll. No relay configured → 503
@@ -29,14 +29,12 @@
  * naming `eth_rpc` (the answer would otherwise be the unchecked claim).
  */
 import { z } from "zod";
-import type { Clock } from "../../core/clock.js";
 import { formatAtomic, type MoneyUnit } from "../../core/money.js";
 import { badRequest, notFound, unavailable } from "../../core/errors.js";
 import { UpstreamError } from "../../core/upstream.js";
-import type { Queryable } from "../../db/types.js";
 import { BUILDER_NAME_MAX, BUILDER_QUERY_RE, builderName, matchBuilder } from "../../chains/ethereum/builders.js";
 import { checkProposerPayment, type PaymentReader } from "../../chains/ethereum/proposer-payment.js";
-import { slotTime, type RelayEndpoint } from "../../chains/ethereum/relays.js";
+import { slotTime } from "../../chains/ethereum/relays.js";
 import {
   bidPercentile,
   countPayloads,
@@ -48,8 +46,9 @@ import {
   seenBuilderKeys,
   slotsByBuilder,
   sourceStates,
-} from "../relay-store.js";
-import { namesWithLearned } from "../builder-names.js";
+} from "../../ingest/relay-store.js";
+import { namesWithLearned } from "../../ingest/builder-names.js";
+import { relaySourceCheck, type RelayReadDeps } from "../../ingest/relay-reads.js";
 import type { QuestionDef } from "../question.js";
 import type { SourceFreshness } from "./ethereum.js";
 
@@ -128,14 +127,9 @@ export const proposerPaymentAnswer = z.object({
   ...sourceFields,
 });
 
-export interface BuilderQuestionDeps {
-  db: Queryable;
-  clock: Clock;
-  relays: readonly RelayEndpoint[];
+export interface BuilderQuestionDeps extends RelayReadDeps {
   /** The reviewed builder key → name table (builder-keys.ts plus BUILDER_PUBKEYS); each answer adds the learned names under it. */
   names: ReadonlyMap<string, string>;
-  /** Oldest newest-slot (seconds) the answers accept before answering 503 source_stale. */
-  maxAgeSeconds: number;
   /** The Ethereum node the proposer payment is checked on (absent or unconfigured: the claim alone). */
   rpc?: PaymentReader & { readonly configured: boolean };
 }
@@ -144,30 +138,6 @@ export interface BuilderQuestionDeps {
 const EXAMPLE_SOURCE = { source_age_s: 8, relays_ok: ["relay:flashbots", "relay:ultrasound", "relay:bloxroute", "relay:aestus"], relays_down: [] };
 
 const pctShare = (won: number, total: number) => (total === 0 ? 0 : Math.round((won * 10_000) / total) / 100);
-
-/** The relays' state for an answer; throws 503 when no answer may be given. */
-export async function sourceCheck(deps: BuilderQuestionDeps) {
-  const { db, clock, relays, maxAgeSeconds } = deps;
-  if (relays.length === 0) throw unavailable("relays_not_configured", "No MEV-Boost relay is configured (RELAY_URLS).");
-  const states = await sourceStates(db);
-  const ok: string[] = [];
-  const down: string[] = [];
-  for (const r of relays) {
-    const s = states.get(r.id);
-    (relayUp(s) ? ok : down).push(r.id);
-  }
-  const nowS = Math.floor(clock.now() / 1000);
-  const newest = await newestSlot(db, relays.map((r) => r.id));
-  const age = newest === null ? null : Math.max(0, nowS - slotTime(newest));
-  if (ok.length === 0) {
-    throw unavailable("source_stale", `Every MEV-Boost relay is down: ${down.join(", ")}.`, { source: down.join(","), age_s: age, relays_down: down });
-  }
-  if (age === null) throw unavailable("source_stale", "No relay data has been ingested yet.", { source: relays.map((r) => r.id).join(","), age_s: null });
-  if (age > maxAgeSeconds) {
-    throw unavailable("source_stale", `The newest delivered slot is ${age} s old (limit ${maxAgeSeconds} s).`, { source: (down.length ? down : ok).join(","), age_s: age, relays_down: down });
-  }
-  return { source_age_s: age, relays_ok: ok, relays_down: down, nowS };
-}
 
 export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
   const { db } = deps;
@@ -187,7 +157,7 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
   const win = (w: string | undefined) => (w ?? "24h") as WindowName;
 
   const share = async (p: { window?: string; builder?: string }) => {
-    const src = await sourceCheck(deps);
+    const src = await relaySourceCheck(deps);
     const w = win(p.window);
     const since = src.nowS - WINDOWS[w];
     const [counts, names] = await Promise.all([slotsByBuilder(db, since), keyNames()]);
@@ -254,7 +224,7 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
       },
       available,
       answerQuestion: async (p) => {
-        const { nowS, ...fields } = await sourceCheck(deps);
+        const { nowS, ...fields } = await relaySourceCheck(deps);
         const w = win(p.window);
         const pct = Number(p.pct ?? "50");
         const since = nowS - WINDOWS[w];
@@ -286,7 +256,7 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
       },
       available,
       answerQuestion: async (p) => {
-        const { nowS, ...fields } = await sourceCheck(deps);
+        const { nowS, ...fields } = await relaySourceCheck(deps);
         const w = win(p.window);
         const pct = Number(p.pct ?? "50");
         const r = await deliveredValuePercentile(db, nowS - WINDOWS[w], pct);
@@ -337,7 +307,7 @@ export function builderQuestions(deps: BuilderQuestionDeps): QuestionDef[] {
         }
       },
       answerQuestion: async (p, signal) => {
-        const { nowS: _n, ...fields } = await sourceCheck(deps);
+        const { nowS: _n, ...fields } = await relaySourceCheck(deps);
         const d = p.slot === undefined ? await latestDelivery(db) : await deliveryAt(db, Number(p.slot));
         if (!d && p.slot !== undefined) throw notFound("slot_not_delivered", `No relay delivered a block for slot ${p.slot} (or it is older than the stored relay history).`);
         if (!d) throw unavailable("source_stale", "No relay data has been ingested yet.", { source: deps.relays.map((r) => r.id).join(","), age_s: null });

@@ -1,6 +1,7 @@
 /**
  * The lending questions of the Penny Oracle, from the lending indexer's data
- * (lending-store.ts): /v1/q/liquidatable, /v1/q/at-risk-count,
+ * (ingest/lending-store.ts, with the reads the opportunities feed shares in
+ * ingest/lending-reads.ts): /v1/q/liquidatable, /v1/q/at-risk-count,
  * /v1/q/recent-liquidations, and the `lending` line of /v1/q/data-freshness.
  *
  * Definitions (docs/ethereum.md, Lending): a position is one borrower in one
@@ -20,28 +21,22 @@
  * done, or data older than the limit → 503 source_stale naming `lending`.
  */
 import { z } from "zod";
-import type { Clock } from "../../core/clock.js";
-import { badRequest, unavailable } from "../../core/errors.js";
-import type { Queryable } from "../../db/types.js";
-import type { EthRpc } from "../../chains/ethereum/rpc.js";
+import { baseToUsd, closeFactorFor, isLiquidatable, LENDING_PROTOCOLS, wadToNumber } from "../../chains/ethereum/lending.js";
+import { countPositions, cursors, liquidationsSince, positionsOf, riskCounts } from "../../ingest/lending-store.js";
 import {
-  baseToUsd,
-  closeFactorFor,
-  decimalToWad,
-  isLiquidatable,
-  LENDING_PROTOCOLS,
-  usdToBase,
-  wadToNumber,
-  WAD,
-  type LendingMarket,
-} from "../../chains/ethereum/lending.js";
-import { countPositions, cursors, liquidationsSince, positionsOf, riskCounts } from "../lending-store.js";
+  invalidParam,
+  LENDING_SOURCE,
+  lendingSourceCheck,
+  marketsFor,
+  parseMaxHf,
+  parseMinDebt,
+  priceDropPct,
+  PROTOCOL_CHOICES,
+  type LendingReadDeps,
+} from "../../ingest/lending-reads.js";
 import type { QuestionDef } from "../question.js";
 import type { ExtraFreshnessSources, SourceFreshness } from "./ethereum.js";
 
-export const LENDING_SOURCE = "lending";
-export const PROTOCOL_CHOICES = ["all", ...LENDING_PROTOCOLS] as const;
-export const MAX_HF_LIMIT = 1_000n * WAD;
 export const SINCE_MIN_MAX = 1_440;
 
 const usd = z.string().regex(/^\d+\.\d{2}$/).describe("USD, exact decimal string with 2 decimals (rounded down)").meta({ examples: ["1234.56"] });
@@ -103,79 +98,21 @@ export const recentLiquidationsAnswer = z.object({
   ...sourceFields,
 });
 
-export interface LendingQuestionDeps {
-  db: Queryable;
-  rpc: EthRpc;
-  clock: Clock;
-  markets: readonly LendingMarket[];
-  /** Oldest newest-indexed block (seconds) the answers accept before answering 503 source_stale. */
-  maxAgeSeconds: number;
-}
+/** The lending questions read the indexer's data as the opportunities feed does. */
+export type LendingQuestionDeps = LendingReadDeps;
 
 type ProtocolChoice = (typeof PROTOCOL_CHOICES)[number];
 
-export const marketsFor = (markets: readonly LendingMarket[], protocol: string | undefined) =>
-  markets.filter((m) => protocol === undefined || protocol === "all" || m.protocol === protocol);
-
-const invalid = (path: string, message: string) =>
-  badRequest("invalid_input", "The question's parameters are invalid.", { issues: [{ path, message }] });
-
 export function parseAddress(text: string | undefined, path = "addr"): string {
-  if (!text || !/^0x[0-9a-fA-F]{40}$/.test(text)) throw invalid(path, `${path} must be a 0x-address (0x followed by 40 hex digits)`);
+  if (!text || !/^0x[0-9a-fA-F]{40}$/.test(text)) throw invalidParam(path, `${path} must be a 0x-address (0x followed by 40 hex digits)`);
   return text.toLowerCase();
-}
-
-export function parseMaxHf(text: string | undefined): bigint {
-  const v = decimalToWad(text ?? "1.05");
-  if (v === null || v > MAX_HF_LIMIT) throw invalid("max_hf", "max_hf must be a decimal health factor from 0 to 1000, e.g. 1.05");
-  return v;
-}
-
-export function parseMinDebt(text: string | undefined): bigint {
-  const v = usdToBase(text ?? "0");
-  if (v === null) throw invalid("min_debt_usd", "min_debt_usd must be a non-negative amount of US dollars, e.g. 10000 or 2500.50");
-  return v;
 }
 
 export function parseSinceMin(text: string | undefined): number {
   const t = text ?? "60";
   const v = /^\d{1,4}$/.test(t) ? Number(t) : NaN;
-  if (!(v >= 1 && v <= SINCE_MIN_MAX)) throw invalid("since_min", `since_min must be a whole number of minutes from 1 to ${SINCE_MIN_MAX}`);
+  if (!(v >= 1 && v <= SINCE_MIN_MAX)) throw invalidParam("since_min", `since_min must be a whole number of minutes from 1 to ${SINCE_MIN_MAX}`);
   return v;
-}
-
-/**
- * The indexed data's state for an answer about `markets`; throws 503 when
- * no answer may be given (never stale data passed off as fresh).
- */
-export async function lendingSourceCheck(deps: LendingQuestionDeps, markets: readonly LendingMarket[]) {
-  if (!deps.rpc.configured) {
-    throw unavailable("chain_not_configured", "No Ethereum node is configured (ETH_RPC_URL).", { chain: "ethereum", source: LENDING_SOURCE });
-  }
-  const all = new Map((await cursors(deps.db)).map((c) => [c.market, c]));
-  const cs = markets.map((m) => all.get(m.id));
-  const nowS = Math.floor(deps.clock.now() / 1000);
-  const lastError = cs.find((c) => c?.lastError)?.lastError ?? null;
-  if (cs.some((c) => !c || c.lastBlockTimeS === null || c.lastBlock === null || c.lastRefreshMs === null)) {
-    throw unavailable("source_stale", "The lending markets have not been indexed yet.", { source: LENDING_SOURCE, age_s: null, ...(lastError ? { last_error: lastError } : {}) });
-  }
-  const oldest = Math.min(...cs.map((c) => c!.lastBlockTimeS!));
-  const age = Math.max(0, nowS - oldest);
-  if (age > deps.maxAgeSeconds) {
-    throw unavailable("source_stale", `The newest indexed lending block is ${age} s old (limit ${deps.maxAgeSeconds} s).`, {
-      source: LENDING_SOURCE,
-      age_s: age,
-      ...(lastError ? { last_error: lastError } : {}),
-    });
-  }
-  const indexed = cs.reduce((min, c) => (c!.lastBlock! < min ? c!.lastBlock! : min), cs[0]!.lastBlock!);
-  return { source_age_s: age, indexed_block: Number(indexed), nowS, cursors: cs.map((c) => c!) };
-}
-
-/** 100 × (1 − 1/HF), 2 decimals, from the 1e18-scaled HF. */
-export function priceDropPct(hfWad: bigint): number {
-  if (hfWad <= WAD) return 0;
-  return Number((10_000n * (hfWad - WAD)) / hfWad) / 100;
 }
 
 export function lendingQuestions(deps: LendingQuestionDeps): QuestionDef[] {
@@ -397,7 +334,7 @@ export function combineFreshnessSources(...sources: ExtraFreshnessSources[]): Ex
     ids: sources.flatMap((s) => [...s.ids]),
     freshness: async (id) => {
       const s = sources.find((x) => x.ids.includes(id));
-      if (!s) throw invalid("source", `unknown source ${id}`);
+      if (!s) throw invalidParam("source", `unknown source ${id}`);
       return s.freshness(id);
     },
   };
