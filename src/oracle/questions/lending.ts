@@ -115,190 +115,202 @@ export function parseSinceMin(text: string | undefined): number {
   return v;
 }
 
-export function lendingQuestions(deps: LendingQuestionDeps): QuestionDef[] {
-  const { db } = deps;
-  const available = () => deps.rpc.configured;
-  const protocolParam = {
-    name: "protocol",
-    required: false,
-    description: "lending protocol: aave (Aave V3 Core and Prime), spark (SparkLend), compound (Compound V3 cUSDCv3, cWETHv3, cUSDTv3, cUSDSv3, cWstETHv3), morpho (Morpho Blue), or all",
-    allowed: PROTOCOL_CHOICES,
-    default: "all",
-  } as const;
-  const choice = (p: string | undefined) => (p ?? "all") as ProtocolChoice;
+const protocolParam = {
+  name: "protocol",
+  required: false,
+  description: "lending protocol: aave (Aave V3 Core and Prime), spark (SparkLend), compound (Compound V3 cUSDCv3, cWETHv3, cUSDTv3, cUSDSv3, cWstETHv3), morpho (Morpho Blue), or all",
+  allowed: PROTOCOL_CHOICES,
+  default: "all",
+} as const;
+const choice = (p: string | undefined) => (p ?? "all") as ProtocolChoice;
 
-  return [
-    {
-      path: "liquidatable",
-      summary: "Whether an address's lending position can be liquidated now: health factor, collateral and debt in USD, close factor (Aave V3, SparkLend, Compound V3, Morpho Blue)",
-      source: "lending",
-      params: [{ name: "addr", required: true, description: "borrower address", format: "0x-address" }, protocolParam],
-      answer: liquidatableAnswer,
-      example: {
-        params: { addr: "0x568c6d6649bd926e6bedd9e4a3ad52ad67daad01", protocol: "all" },
-        answer: {
-          found: true,
-          addr: "0x568c6d6649bd926e6bedd9e4a3ad52ad67daad01",
-          protocol: "aave",
+export function lendingQuestions(deps: LendingQuestionDeps): QuestionDef[] {
+  return [liquidatableQuestion(deps), atRiskCountQuestion(deps), recentLiquidationsQuestion(deps)];
+}
+
+/** /v1/q/liquidatable: the address's position with the lowest health factor. */
+function liquidatableQuestion(deps: LendingQuestionDeps): QuestionDef {
+  const { db } = deps;
+  return {
+    path: "liquidatable",
+    summary: "Whether an address's lending position can be liquidated now: health factor, collateral and debt in USD, close factor (Aave V3, SparkLend, Compound V3, Morpho Blue)",
+    source: "lending",
+    params: [{ name: "addr", required: true, description: "borrower address", format: "0x-address" }, protocolParam],
+    answer: liquidatableAnswer,
+    example: {
+      params: { addr: "0x568c6d6649bd926e6bedd9e4a3ad52ad67daad01", protocol: "all" },
+      answer: {
+        found: true,
+        addr: "0x568c6d6649bd926e6bedd9e4a3ad52ad67daad01",
+        protocol: "aave",
+        market: "aave-v3-core",
+        isolated_market: null,
+        liquidatable: false,
+        health_factor: 1.042318,
+        collateral_usd: "482113.50",
+        debt_usd: "389450.12",
+        liquidation_threshold_bps: 8_250,
+        close_factor_bps: 5_000,
+        price_drop_to_liquidation_pct: 4.05,
+        positions: 1,
+        refreshed_block: 24_149_998,
+        last_seen_ms: 1_767_225_575_000,
+        protocol_filter: "all",
+        source_age_s: 12,
+        indexed_block: 24_149_999,
+      } satisfies z.input<typeof liquidatableAnswer>,
+    },
+    available: () => deps.rpc.configured,
+    check: (p) => void parseAddress(p.addr),
+    answerQuestion: async (p) => {
+      const addr = parseAddress(p.addr);
+      const markets = marketsFor(deps.markets, p.protocol);
+      const { nowS: _n, cursors: _c, ...src } = await lendingSourceCheck(deps, markets);
+      const positions = await positionsOf(db, addr, markets.map((m) => m.id));
+      const top = positions[0];
+      const market = top ? deps.markets.find((m) => m.id === top.market)! : null;
+      return liquidatableAnswer.parse({
+        found: top !== undefined,
+        addr,
+        protocol: market?.protocol ?? null,
+        market: market?.id ?? null,
+        isolated_market: top && top.subMarket !== "" ? top.subMarket : null,
+        liquidatable: top ? isLiquidatable(top.healthFactorWad, top.debtBase) : false,
+        health_factor: top ? wadToNumber(top.healthFactorWad) : null,
+        collateral_usd: top ? baseToUsd(top.collateralBase) : null,
+        debt_usd: top ? baseToUsd(top.debtBase) : null,
+        liquidation_threshold_bps: top?.liquidationThresholdBps ?? null,
+        close_factor_bps: top && market ? Number(closeFactorFor(market.protocol, top)) : null,
+        price_drop_to_liquidation_pct: top ? priceDropPct(top.healthFactorWad) : null,
+        positions: positions.length,
+        refreshed_block: top ? Number(top.refreshedBlock) : null,
+        last_seen_ms: top?.refreshedMs ?? null,
+        protocol_filter: choice(p.protocol),
+        ...src,
+      });
+    },
+  };
+}
+
+/** /v1/q/at-risk-count: positions at or below a health factor, with their debt. */
+function atRiskCountQuestion(deps: LendingQuestionDeps): QuestionDef {
+  const { db } = deps;
+  return {
+    path: "at-risk-count",
+    summary: "How many lending positions are at or below a health factor, with their total debt in USD (Aave V3, SparkLend, Compound V3, Morpho Blue)",
+    source: "lending",
+    params: [
+      { name: "max_hf", required: false, description: "health factor ceiling (inclusive), 0 to 1000", default: "1.05", format: "decimal health factor" },
+      { name: "min_debt_usd", required: false, description: "smallest debt counted", default: "0", format: "USD" },
+      protocolParam,
+    ],
+    answer: atRiskAnswer,
+    example: {
+      params: { max_hf: "1.05", min_debt_usd: "10000", protocol: "all" },
+      answer: {
+        count: 148,
+        total_debt_usd: "38211490.22",
+        liquidatable_count: 3,
+        universe_size: 41_873,
+        max_hf: "1.05",
+        min_debt_usd: "10000",
+        protocol: "all",
+        source_age_s: 12,
+        indexed_block: 24_149_999,
+      } satisfies z.input<typeof atRiskAnswer>,
+    },
+    available: () => deps.rpc.configured,
+    check: (p) => {
+      parseMaxHf(p.max_hf);
+      parseMinDebt(p.min_debt_usd);
+    },
+    answerQuestion: async (p) => {
+      const maxHf = parseMaxHf(p.max_hf);
+      const minDebt = parseMinDebt(p.min_debt_usd);
+      const markets = marketsFor(deps.markets, p.protocol);
+      const { nowS: _n, cursors: _c, ...src } = await lendingSourceCheck(deps, markets);
+      const r = await riskCounts(db, { markets: markets.map((m) => m.id), maxHfWad: maxHf, minDebtBase: minDebt });
+      return atRiskAnswer.parse({
+        count: r.count,
+        total_debt_usd: baseToUsd(r.debtBase),
+        liquidatable_count: r.liquidatable,
+        universe_size: r.universe,
+        max_hf: p.max_hf ?? "1.05",
+        min_debt_usd: p.min_debt_usd ?? "0",
+        protocol: choice(p.protocol),
+        ...src,
+      });
+    },
+  };
+}
+
+/** /v1/q/recent-liquidations: the liquidations of the last minutes by block time. */
+function recentLiquidationsQuestion(deps: LendingQuestionDeps): QuestionDef {
+  const { db } = deps;
+  return {
+    path: "recent-liquidations",
+    summary: "Liquidations in the last minutes: count, debt repaid in USD, distinct liquidators, the newest one (Aave V3, SparkLend, Compound V3, Morpho Blue)",
+    source: "lending",
+    params: [
+      { name: "since_min", required: false, description: `look-back by block time, 1 to ${SINCE_MIN_MAX}`, default: "60", format: "minutes" },
+      protocolParam,
+    ],
+    answer: recentLiquidationsAnswer,
+    example: {
+      params: { since_min: "60", protocol: "all" },
+      answer: {
+        count: 4,
+        total_debt_usd: "212883.41",
+        unpriced: 0,
+        distinct_borrowers: 4,
+        distinct_liquidators: 2,
+        since_min: 60,
+        protocol: "all",
+        newest: {
           market: "aave-v3-core",
-          isolated_market: null,
-          liquidatable: false,
-          health_factor: 1.042318,
-          collateral_usd: "482113.50",
-          debt_usd: "389450.12",
-          liquidation_threshold_bps: 8_250,
-          close_factor_bps: 5_000,
-          price_drop_to_liquidation_pct: 4.05,
-          positions: 1,
-          refreshed_block: 24_149_998,
-          last_seen_ms: 1_767_225_575_000,
-          protocol_filter: "all",
-          source_age_s: 12,
-          indexed_block: 24_149_999,
-        } satisfies z.input<typeof liquidatableAnswer>,
-      },
-      available,
-      check: (p) => void parseAddress(p.addr),
-      answerQuestion: async (p) => {
-        const addr = parseAddress(p.addr);
-        const markets = marketsFor(deps.markets, p.protocol);
-        const { nowS: _n, cursors: _c, ...src } = await lendingSourceCheck(deps, markets);
-        const positions = await positionsOf(db, addr, markets.map((m) => m.id));
-        const top = positions[0];
-        const market = top ? deps.markets.find((m) => m.id === top.market)! : null;
-        return liquidatableAnswer.parse({
-          found: top !== undefined,
-          addr,
-          protocol: market?.protocol ?? null,
-          market: market?.id ?? null,
-          isolated_market: top && top.subMarket !== "" ? top.subMarket : null,
-          liquidatable: top ? isLiquidatable(top.healthFactorWad, top.debtBase) : false,
-          health_factor: top ? wadToNumber(top.healthFactorWad) : null,
-          collateral_usd: top ? baseToUsd(top.collateralBase) : null,
-          debt_usd: top ? baseToUsd(top.debtBase) : null,
-          liquidation_threshold_bps: top?.liquidationThresholdBps ?? null,
-          close_factor_bps: top && market ? Number(closeFactorFor(market.protocol, top)) : null,
-          price_drop_to_liquidation_pct: top ? priceDropPct(top.healthFactorWad) : null,
-          positions: positions.length,
-          refreshed_block: top ? Number(top.refreshedBlock) : null,
-          last_seen_ms: top?.refreshedMs ?? null,
-          protocol_filter: choice(p.protocol),
-          ...src,
-        });
-      },
+          block: 24_149_871,
+          block_time_s: 1_767_224_051,
+          tx_hash: "0xe8ebc75ff577d7ebc046b18f3fb05d6051c6fa78c1e96d4b330a3078a0449b42",
+          borrower: "0xea08b2a450c5c1468ceb6d399f14ae6a52074de6",
+          liquidator: "0x6451df811448636c054e6119d71f974249ee9699",
+          debt_usd: "58012.77",
+        },
+        source_age_s: 12,
+        indexed_block: 24_149_999,
+      } satisfies z.input<typeof recentLiquidationsAnswer>,
     },
-    {
-      path: "at-risk-count",
-      summary: "How many lending positions are at or below a health factor, with their total debt in USD (Aave V3, SparkLend, Compound V3, Morpho Blue)",
-      source: "lending",
-      params: [
-        { name: "max_hf", required: false, description: "health factor ceiling (inclusive), 0 to 1000", default: "1.05", format: "decimal health factor" },
-        { name: "min_debt_usd", required: false, description: "smallest debt counted", default: "0", format: "USD" },
-        protocolParam,
-      ],
-      answer: atRiskAnswer,
-      example: {
-        params: { max_hf: "1.05", min_debt_usd: "10000", protocol: "all" },
-        answer: {
-          count: 148,
-          total_debt_usd: "38211490.22",
-          liquidatable_count: 3,
-          universe_size: 41_873,
-          max_hf: "1.05",
-          min_debt_usd: "10000",
-          protocol: "all",
-          source_age_s: 12,
-          indexed_block: 24_149_999,
-        } satisfies z.input<typeof atRiskAnswer>,
-      },
-      available,
-      check: (p) => {
-        parseMaxHf(p.max_hf);
-        parseMinDebt(p.min_debt_usd);
-      },
-      answerQuestion: async (p) => {
-        const maxHf = parseMaxHf(p.max_hf);
-        const minDebt = parseMinDebt(p.min_debt_usd);
-        const markets = marketsFor(deps.markets, p.protocol);
-        const { nowS: _n, cursors: _c, ...src } = await lendingSourceCheck(deps, markets);
-        const r = await riskCounts(db, { markets: markets.map((m) => m.id), maxHfWad: maxHf, minDebtBase: minDebt });
-        return atRiskAnswer.parse({
-          count: r.count,
-          total_debt_usd: baseToUsd(r.debtBase),
-          liquidatable_count: r.liquidatable,
-          universe_size: r.universe,
-          max_hf: p.max_hf ?? "1.05",
-          min_debt_usd: p.min_debt_usd ?? "0",
-          protocol: choice(p.protocol),
-          ...src,
-        });
-      },
+    available: () => deps.rpc.configured,
+    check: (p) => void parseSinceMin(p.since_min),
+    answerQuestion: async (p) => {
+      const since = parseSinceMin(p.since_min);
+      const markets = marketsFor(deps.markets, p.protocol);
+      const { nowS, cursors: _c, ...src } = await lendingSourceCheck(deps, markets);
+      const rows = await liquidationsSince(db, markets.map((m) => m.id), nowS - since * 60);
+      const priced = rows.filter((r) => r.debtBase !== null);
+      const n = rows[0];
+      return recentLiquidationsAnswer.parse({
+        count: rows.length,
+        total_debt_usd: baseToUsd(priced.reduce((a, r) => a + r.debtBase!, 0n)),
+        unpriced: rows.length - priced.length,
+        distinct_borrowers: new Set(rows.map((r) => r.borrower)).size,
+        distinct_liquidators: new Set(rows.map((r) => r.liquidator)).size,
+        since_min: since,
+        protocol: choice(p.protocol),
+        newest: n
+          ? {
+              market: n.market,
+              block: Number(n.blockNumber),
+              block_time_s: n.blockTimeS,
+              tx_hash: n.txHash,
+              borrower: n.borrower,
+              liquidator: n.liquidator,
+              debt_usd: n.debtBase === null ? null : baseToUsd(n.debtBase),
+            }
+          : null,
+        ...src,
+      });
     },
-    {
-      path: "recent-liquidations",
-      summary: "Liquidations in the last minutes: count, debt repaid in USD, distinct liquidators, the newest one (Aave V3, SparkLend, Compound V3, Morpho Blue)",
-      source: "lending",
-      params: [
-        { name: "since_min", required: false, description: `look-back by block time, 1 to ${SINCE_MIN_MAX}`, default: "60", format: "minutes" },
-        protocolParam,
-      ],
-      answer: recentLiquidationsAnswer,
-      example: {
-        params: { since_min: "60", protocol: "all" },
-        answer: {
-          count: 4,
-          total_debt_usd: "212883.41",
-          unpriced: 0,
-          distinct_borrowers: 4,
-          distinct_liquidators: 2,
-          since_min: 60,
-          protocol: "all",
-          newest: {
-            market: "aave-v3-core",
-            block: 24_149_871,
-            block_time_s: 1_767_224_051,
-            tx_hash: "0xe8ebc75ff577d7ebc046b18f3fb05d6051c6fa78c1e96d4b330a3078a0449b42",
-            borrower: "0xea08b2a450c5c1468ceb6d399f14ae6a52074de6",
-            liquidator: "0x6451df811448636c054e6119d71f974249ee9699",
-            debt_usd: "58012.77",
-          },
-          source_age_s: 12,
-          indexed_block: 24_149_999,
-        } satisfies z.input<typeof recentLiquidationsAnswer>,
-      },
-      available,
-      check: (p) => void parseSinceMin(p.since_min),
-      answerQuestion: async (p) => {
-        const since = parseSinceMin(p.since_min);
-        const markets = marketsFor(deps.markets, p.protocol);
-        const { nowS, cursors: _c, ...src } = await lendingSourceCheck(deps, markets);
-        const rows = await liquidationsSince(db, markets.map((m) => m.id), nowS - since * 60);
-        const priced = rows.filter((r) => r.debtBase !== null);
-        const n = rows[0];
-        return recentLiquidationsAnswer.parse({
-          count: rows.length,
-          total_debt_usd: baseToUsd(priced.reduce((a, r) => a + r.debtBase!, 0n)),
-          unpriced: rows.length - priced.length,
-          distinct_borrowers: new Set(rows.map((r) => r.borrower)).size,
-          distinct_liquidators: new Set(rows.map((r) => r.liquidator)).size,
-          since_min: since,
-          protocol: choice(p.protocol),
-          newest: n
-            ? {
-                market: n.market,
-                block: Number(n.blockNumber),
-                block_time_s: n.blockTimeS,
-                tx_hash: n.txHash,
-                borrower: n.borrower,
-                liquidator: n.liquidator,
-                debt_usd: n.debtBase === null ? null : baseToUsd(n.debtBase),
-              }
-            : null,
-          ...src,
-        });
-      },
-    },
-  ];
+  };
 }
 
 /** The lending indexer as a data-freshness source ("lending"). */
