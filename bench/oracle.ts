@@ -35,10 +35,10 @@ import { createApp, type App } from "../src/app.js";
 import { startDevnet } from "../src/devnet/index.js";
 import { startDevnetEthereum } from "../src/devnet/ethereum.js";
 import { startDevnetRelays } from "../src/devnet/relays.js";
-import { followEthereumOnce } from "../src/oracle/ethereum-follower.js";
+import { followEthereumOnce } from "../src/ingest/ethereum-follower.js";
 import { scanApprovalsOnce } from "../src/feeds/approval-scan.js";
-import { pollRelaysOnce } from "../src/oracle/relay-poller.js";
-import { indexLendingOnce } from "../src/oracle/lending-indexer.js";
+import { pollRelaysOnce } from "../src/ingest/relay-poller.js";
+import { indexLendingOnce } from "../src/ingest/lending-indexer.js";
 import { LENDING_MARKETS } from "../src/chains/ethereum/lending.js";
 import { createPayer } from "../src/x402/payer.js";
 

@@ -22,12 +22,13 @@ const LAYERS: Record<string, readonly string[]> = {
   x402: ["core", "db"],
   webhooks: ["core"],
   http: ["core", "db", "x402"],
-  // Ethereum ingestion: the jobs that fill the chain tables and the stores that read them back.
+  // Ethereum ingestion: the jobs that fill the tables and the stores that read them back, for oracle and feeds alike.
   ingest: ["core", "db", "chains", "module.ts"],
   oracle: ["core", "db", "http", "chains", "ingest", "module.ts"],
   watch: ["core", "db", "http", "x402", "chains", "webhooks", "module.ts"],
   checkout: ["core", "db", "http", "x402", "chains", "webhooks", "watch", "module.ts"],
-  feeds: ["core", "db", "http", "x402", "chains", "oracle", "ingest", "module.ts"],
+  // oracle: the Zcash pools feed extends the oracle's published pools answer.
+  feeds: ["core", "db", "http", "x402", "chains", "ingest", "oracle", "module.ts"],
   board: ["core", "db", "http", "x402", "module.ts"],
   relay: ["core", "db", "http", "x402", "chains", "module.ts"],
   mcp: ["core", "db", "http", "x402"],

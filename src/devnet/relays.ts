@@ -60,7 +60,7 @@ export const DEVNET_BUILDERS = [
 /**
  * The builders whose (made-up) keys the devnet publishes in BUILDER_PUBKEYS. Flashbots' key is named
  * by the default table; BuilderNet and Quasar publish no key list on mainnet, so the devnet publishes
- * none either and the service names them from their blocks' extra-data (oracle/builder-names.ts).
+ * none either and the service names them from their blocks' extra-data (ingest/builder-names.ts).
  */
 export const PUBLISHED_BUILDERS: readonly string[] = ["Titan", "beaverbuild", "rsync-builder"];
 

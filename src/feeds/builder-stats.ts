@@ -18,8 +18,7 @@ import { formatAtomic, type MoneyUnit } from "../core/money.js";
 import type { Queryable } from "../db/types.js";
 import { builderName } from "../chains/ethereum/builders.js";
 import { slotTime, type RelayEndpoint } from "../chains/ethereum/relays.js";
-import { namesWithLearned } from "../oracle/builder-names.js";
-import { newestSlot, relayUp, seenBuilderKeys, slotsByBuilder, sourceStates } from "../oracle/relay-store.js";
+import { namesWithLearned, newestSlot, relayUp, seenBuilderKeys, slotsByBuilder, sourceStates } from "../ingest/index.js";
 
 const ETH: MoneyUnit = { symbol: "ETH", decimals: 18, scale: 10n ** 18n };
 

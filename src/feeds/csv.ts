@@ -11,7 +11,7 @@ import { z } from "zod";
 import { formatAtomic, type MoneyUnit } from "../core/money.js";
 import type { Queryable } from "../db/types.js";
 import { builderName } from "../chains/ethereum/builders.js";
-import { namesWithLearned } from "../oracle/builder-names.js";
+import { namesWithLearned } from "../ingest/index.js";
 import { FEED_WINDOW_NAMES, FEED_WINDOWS, type FeedsDeps } from "./builder-stats.js";
 
 const ETH: MoneyUnit = { symbol: "ETH", decimals: 18, scale: 10n ** 18n };

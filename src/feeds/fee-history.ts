@@ -10,7 +10,7 @@ import { z } from "zod";
 import { formatAtomic, type MoneyUnit } from "../core/money.js";
 import { unavailable } from "../core/errors.js";
 import type { Queryable } from "../db/types.js";
-import { latestHeaderAnyChain } from "../oracle/ethereum-store.js";
+import { latestHeaderAnyChain } from "../ingest/index.js";
 import { CSV_PAGE, csvLimitParam } from "./csv.js";
 
 const GWEI: MoneyUnit = { symbol: "gwei", decimals: 9, scale: 10n ** 9n };

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { defineRoute, type AnyRouteDef } from "../http/route-table.js";
 import { usdCents } from "../core/money.js";
-import { lendingSourceCheck, marketsFor } from "../oracle/questions/lending.js";
+import { lendingSourceCheck, marketsFor } from "../ingest/index.js";
 import {
   computeOpportunities,
   OPPORTUNITIES_PATH,

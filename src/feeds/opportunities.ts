@@ -64,9 +64,7 @@ import {
   type LendingMarket,
 } from "../chains/ethereum/lending.js";
 import { liquidationIncentiveFactor } from "../chains/ethereum/morpho.js";
-import { cursors, liquidationsSince, marketTerms, positionsBelow, riskCounts, type StoredMarketTerms, type StoredPosition } from "../oracle/lending-store.js";
-import { latestHeader } from "../oracle/ethereum-store.js";
-import { marketsFor, parseMaxHf, parseMinDebt, PROTOCOL_CHOICES, priceDropPct, type LendingQuestionDeps } from "../oracle/questions/lending.js";
+import { cursors, liquidationsSince, marketTerms, positionsBelow, riskCounts, type StoredMarketTerms, type StoredPosition, latestHeader, marketsFor, parseMaxHf, parseMinDebt, PROTOCOL_CHOICES, priceDropPct, type LendingReadDeps } from "../ingest/index.js";
 
 export const OPPORTUNITIES_PATH = "/v1/premium/opportunities";
 export const SAMPLE_TOP = 3;
@@ -296,7 +294,7 @@ export const OpportunitiesSampleOutput = z.object({
 export type OpportunitiesSample = z.infer<typeof OpportunitiesSampleOutput>;
 
 /** The lending questions' dependencies: the same stored data, node and staleness limit. */
-export type OpportunitiesDeps = LendingQuestionDeps;
+export type OpportunitiesDeps = LendingReadDeps;
 
 export interface ValuationInputs {
   bonusBps: bigint;

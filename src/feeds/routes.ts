@@ -6,7 +6,7 @@ import { z } from "zod";
 import { LRUCache } from "lru-cache";
 import { defineRoute, StreamBody, type AnyRouteDef } from "../http/route-table.js";
 import { usdCents } from "../core/money.js";
-import { sourceCheck } from "../oracle/questions/builders.js";
+import { relaySourceCheck } from "../ingest/index.js";
 import {
   BUILDER_STATS_PATH,
   BuilderStatsInput,
@@ -49,7 +49,7 @@ export function feedsRoutes(ctx: FeedsDeps): AnyRouteDef[] {
       readOnly: true,
       // No relay configured, every relay down or stale data: 503 and the payment is not settled.
       handler: async (input) => {
-        await sourceCheck(ctx);
+        await relaySourceCheck(ctx);
         return computeBuilderStats({ ctx, input });
       },
     }),
@@ -88,7 +88,7 @@ export function feedsRoutes(ctx: FeedsDeps): AnyRouteDef[] {
       readOnly: true,
       // The source is checked before settlement; the rows are read as the client downloads, after it.
       handler: async (input) => {
-        await sourceCheck(ctx);
+        await relaySourceCheck(ctx);
         return new StreamBody(() => builderBidsCsv({ ctx, input }), "text/csv; charset=utf-8; header=present");
       },
     }),

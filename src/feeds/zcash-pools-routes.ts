@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { defineRoute, type AnyRouteDef } from "../http/route-table.js";
 import { queryInteger } from "../http/query-values.js";
-import { zecPoolsAnswer } from "../oracle/questions/zcash.js";
+import { zecPoolsAnswer } from "../oracle/index.js";
 import { ZCASH_POOLS } from "../chains/zcash/zebrad.js";
 import {
   createIronwoodCache,

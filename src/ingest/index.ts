@@ -6,37 +6,32 @@
  * names, the lending markets and how fresh an answer must be.
  */
 import type { ModuleContext, ServiceModule } from "../module.js";
-import type { Queryable } from "../db/types.js";
-import type { Clock } from "../core/clock.js";
 import type { EthRpc } from "../chains/ethereum/rpc.js";
-import { parseRelayUrls, RelayClient, type RelayEndpoint } from "../chains/ethereum/relays.js";
+import { parseRelayUrls, RelayClient } from "../chains/ethereum/relays.js";
 import { builderKeyNames } from "../chains/ethereum/builders.js";
-import { AAVE_V3_CORE_ORACLE, LENDING_MARKETS, type LendingMarket } from "../chains/ethereum/lending.js";
-import { ethereumFollowerJob, type EthereumFollowerDeps } from "../oracle/ethereum-follower.js";
-import { relayPollerJob, type RelayPollerDeps } from "../oracle/relay-poller.js";
-import { lendingIndexerJob, type LendingIndexerDeps } from "../oracle/lending-indexer.js";
+import { AAVE_V3_CORE_ORACLE, LENDING_MARKETS } from "../chains/ethereum/lending.js";
+import { ethereumFollowerJob, type EthereumFollowerDeps } from "./ethereum-follower.js";
+import { relayPollerJob, type RelayPollerDeps } from "./relay-poller.js";
+import { lendingIndexerJob, type LendingIndexerDeps } from "./lending-indexer.js";
+import type { RelayReadDeps } from "./relay-reads.js";
+import type { LendingReadDeps } from "./lending-reads.js";
+
+export { namesWithLearned } from "./builder-names.js";
+export { bidPercentile, countPayloads, deliveredValuePercentile, deliveryAt, latestDelivery, newestSlot, relayUp, seenBuilderKeys, slotsByBuilder, sourceStates } from "./relay-store.js";
+export { countHeaders, latestHeader, latestHeaderAnyChain } from "./ethereum-store.js";
+export { invalidParam, LENDING_SOURCE, type LendingReadDeps, lendingSourceCheck, marketsFor, parseMaxHf, parseMinDebt, priceDropPct, PROTOCOL_CHOICES } from "./lending-reads.js";
+export { countPositions, cursors, liquidationsSince, marketTerms, positionsBelow, positionsOf, riskCounts, type StoredMarketTerms, type StoredPosition } from "./lending-store.js";
+export { type RelayReadDeps, relaySourceCheck } from "./relay-reads.js";
 
 /** The lending indexer stays this many blocks behind the head. */
 const LENDING_CONFIRMATIONS = 2;
 
-/** What a reader of the relays' slots needs (the builder questions and feeds). */
-export interface RelayReads {
-  db: Queryable;
-  clock: Clock;
-  relays: readonly RelayEndpoint[];
+/** What a reader of the relays' slots needs (the builder questions and feeds): the relays, their store and the builder names. */
+export interface RelayReads extends RelayReadDeps {
   /** The reviewed builder key → name table (the defaults plus BUILDER_PUBKEYS); names learned from blocks come after it. */
   names: ReadonlyMap<string, string>;
-  maxAgeSeconds: number;
+  /** The Ethereum node the proposer payment is checked on, and builder names are learned from. */
   rpc: EthRpc;
-}
-
-/** What a reader of the indexed lending markets needs (the lending questions and the opportunities feed). */
-export interface LendingReads {
-  db: Queryable;
-  rpc: EthRpc;
-  clock: Clock;
-  markets: readonly LendingMarket[];
-  maxAgeSeconds: number;
 }
 
 export interface IngestModule extends ServiceModule {
@@ -46,7 +41,7 @@ export interface IngestModule extends ServiceModule {
   relays: RelayPollerDeps;
   /** What the lending indexer job needs. */
   lending: LendingIndexerDeps;
-  reads: { relays: RelayReads; lending: LendingReads };
+  reads: { relays: RelayReads; lending: LendingReadDeps };
 }
 
 export function createIngestModule(ctx: ModuleContext): IngestModule {

@@ -20,6 +20,7 @@ import { flashloanRoutes } from "./flashloan-routes.js";
 import { SPEC_QUESTIONS } from "./spec-questions.js";
 
 export type { OracleRegistry } from "./registry.js";
+export { zecPoolsAnswer } from "./questions/zcash.js";
 
 export interface OracleModule extends ServiceModule {
   registry: OracleRegistry;

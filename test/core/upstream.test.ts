@@ -270,13 +270,11 @@ describe("UpstreamClient: retries", () => {
 
 describe("UpstreamClient: the caller's abort", () => {
   it("an abort during a request rejects with the caller's reason, not a 502, and stops retrying", async () => {
-    const s = await server(() => {
-      /* never answers */
-    });
-    const c = client(s.url, { attempts: 3, timeoutMs: 10_000 });
     const ac = new AbortController();
     const reason = new Error("tick cancelled");
-    setTimeout(() => ac.abort(reason), 50);
+    // Never answers; the caller aborts once the request has arrived (a fixed delay could fire before it, on a busy machine).
+    const s = await server(() => void setTimeout(() => ac.abort(reason), 20));
+    const c = client(s.url, { attempts: 3, timeoutMs: 10_000 });
     await expect(c.json({ path: "/", idempotent: true, signal: ac.signal })).rejects.toBe(reason);
     expect(s.hits).toHaveLength(1);
   });

@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
-import { pollRelaysOnce } from "../../src/oracle/relay-poller.js";
+import { pollRelaysOnce } from "../../src/ingest/relay-poller.js";
 import { backgroundJobs } from "../../src/workers.js";
 import { auctionAt, DEVNET_BUILDERS } from "../../src/devnet/relays.js";
 import { startDevnet } from "../../src/devnet/index.js";

@@ -11,8 +11,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
-import { indexLendingOnce } from "../../src/oracle/lending-indexer.js";
-import { liquidationsSince, positionsBelow } from "../../src/oracle/lending-store.js";
+import { indexLendingOnce } from "../../src/ingest/lending-indexer.js";
+import { liquidationsSince, positionsBelow } from "../../src/ingest/lending-store.js";
 import { backgroundJobs } from "../../src/workers.js";
 import { baseToUsd, LENDING_MARKETS, wadToNumber, WAD } from "../../src/chains/ethereum/lending.js";
 import { redactOpportunities, type Opportunities } from "../../src/feeds/opportunities.js";

@@ -25,7 +25,7 @@ import {
   type OpportunitiesDeps,
   type OpportunityRow,
 } from "../../src/feeds/opportunities.js";
-import { positionsBelow } from "../../src/oracle/lending-store.js";
+import { positionsBelow } from "../../src/ingest/lending-store.js";
 import { startLendingDevnet, type LendingDevnet } from "../helpers/lending-devnet.js";
 
 const clock = new ManualClock(Date.now());

@@ -22,7 +22,7 @@ import addFormatsModule from "ajv-formats";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { openApiPath } from "../../src/http/openapi.js";
 import type { AnyRouteDef } from "../../src/http/route-table.js";
-import { indexLendingOnce } from "../../src/oracle/lending-indexer.js";
+import { indexLendingOnce } from "../../src/ingest/lending-indexer.js";
 import { scanApprovalsOnce } from "../../src/feeds/approval-scan.js";
 import { boardCatalogue } from "../../src/board/boards.js";
 import { postNotice } from "../../src/board/service.js";

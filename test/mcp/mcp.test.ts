@@ -5,7 +5,7 @@
  * payments and errors on both transports.
  */
 import { validateDiscoveryExtension, type DiscoveryExtension } from "@x402/extensions/bazaar";
-import { indexLendingOnce } from "../../src/oracle/lending-indexer.js";
+import { indexLendingOnce } from "../../src/ingest/lending-indexer.js";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";

@@ -37,8 +37,8 @@ import {
 } from "../../src/chains/ethereum/morpho.js";
 import type { DevnetEthereum } from "../../src/devnet/ethereum.js";
 import { DEVNET_MORPHO_BORROW_RATE } from "../../src/devnet/ethereum-morpho.js";
-import { indexLendingOnce, type LendingIndexerDeps } from "../../src/oracle/lending-indexer.js";
-import { cursors, liquidationsSince, positionsOf, trackedPositions } from "../../src/oracle/lending-store.js";
+import { indexLendingOnce, type LendingIndexerDeps } from "../../src/ingest/lending-indexer.js";
+import { cursors, liquidationsSince, positionsOf, trackedPositions } from "../../src/ingest/lending-store.js";
 import { lendingQuestions } from "../../src/oracle/questions/lending.js";
 import { ManualClock } from "../../src/core/clock.js";
 import type { TestDatabase } from "../helpers/db.js";

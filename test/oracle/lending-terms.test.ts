@@ -44,8 +44,8 @@ import {
 import { ASSETS } from "../../src/chains/ethereum/flashloans.js";
 import { ManualClock } from "../../src/core/clock.js";
 import { computeOpportunities, OpportunitiesInput, type OpportunitiesDeps, type OpportunityRow } from "../../src/feeds/opportunities.js";
-import { indexLendingOnce } from "../../src/oracle/lending-indexer.js";
-import { cursors, marketTerms, positionsBelow } from "../../src/oracle/lending-store.js";
+import { indexLendingOnce } from "../../src/ingest/lending-indexer.js";
+import { cursors, marketTerms, positionsBelow } from "../../src/ingest/lending-store.js";
 import { startLendingDevnet, type LendingDevnet } from "../helpers/lending-devnet.js";
 
 const clock = new ManualClock(Date.now());

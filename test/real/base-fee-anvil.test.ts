@@ -25,7 +25,7 @@ import { realNodesRun, anvilNeeds } from "../helpers/real-nodes.js";
 import { startAnvil, type AnvilNode } from "../helpers/anvil.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { ManualClock } from "../../src/core/clock.js";
-import { followEthereumOnce } from "../../src/oracle/ethereum-follower.js";
+import { followEthereumOnce } from "../../src/ingest/ethereum-follower.js";
 
 const runs = realNodesRun("base-fee against anvil", anvilNeeds);
 

@@ -25,7 +25,7 @@
  * repositories, cakevm/mev-builders, Dune spellbook), and beaverbuild's and
  * rsync's keys are only those of the 2023 data set: today's keys of these
  * builders come from BUILDER_PUBKEYS, else are named from their blocks'
- * extra-data (oracle/builder-names.ts), after this table.
+ * extra-data (ingest/builder-names.ts), after this table.
  */
 
 export interface BuilderKeySource {

@@ -6,7 +6,7 @@
  * BUILDER_PUBKEYS setting (a JSON object `{"0x<96 hex>": "Titan", …}`),
  * which the operator reviews against each builder's own key page. A key
  * the table does not name may be named from the extra-data tag of a block it
- * built (`builderFromExtraData`, used by oracle/builder-names.ts; the table
+ * built (`builderFromExtraData`, used by ingest/builder-names.ts; the table
  * wins over such a name). A key without a name is shown as its first 10 hex
  * digits ("0xa1b2c3d4e5…"), so no answer ever invents a name. The builders below are listed by the names
  * and block extra-data tags they publish (sources below).
@@ -62,7 +62,7 @@ export function builderFromExtraData(text: string): string | null {
 
 export const PUBKEY_RE = /^0x[0-9a-f]{96}$/;
 
-/** Longest builder name: what BUILDER_PUBKEYS accepts, and the longest extra-data tag stored (oracle/builder-names.ts). */
+/** Longest builder name: what BUILDER_PUBKEYS accepts, and the longest extra-data tag stored (ingest/builder-names.ts). */
 export const BUILDER_NAME_MAX = 64;
 
 /**

@@ -28,7 +28,7 @@ import { z } from "zod";
 import { unavailable } from "../../core/errors.js";
 import { UpstreamError } from "../../core/upstream.js";
 import { isLiquidatable, wadToNumber, WAD, baseToUsd } from "../../chains/ethereum/lending.js";
-import { cursors, liquidationsSince, positionsOf } from "../lending-store.js";
+import { cursors, liquidationsSince, positionsOf } from "../../ingest/index.js";
 import { FACTOR_WEIGHTS, type RiskLists } from "../../chains/ethereum/risk-lists.js";
 import { isFlaggedBand, RISKY_TOKEN_SCORE, type ApprovalRisk } from "../../chains/ethereum/approval-risk.js";
 import type { QuestionDef } from "../question.js";

@@ -14,7 +14,7 @@ import { forkSchedule } from "../../chains/ethereum/fees.js";
 import { baseFeeFacts, checkCandidate, readOnchainFees } from "../../chains/ethereum/facts.js";
 import { ASSETS, candidatesFor, FLASHLOAN_CHAINS, pickCheapest, resolveAsset } from "../../chains/ethereum/flashloans.js";
 import type { EthRpc } from "../../chains/ethereum/rpc.js";
-import { countHeaders, latestHeader, latestHeaderAnyChain } from "../ethereum-store.js";
+import { countHeaders, latestHeader, latestHeaderAnyChain } from "../../ingest/index.js";
 import type { QuestionDef } from "../question.js";
 
 const wei = z.string().regex(/^\d+$/).describe("wei, decimal integer string");

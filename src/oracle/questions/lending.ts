@@ -1,6 +1,7 @@
 /**
  * The lending questions of the Penny Oracle, from the lending indexer's data
- * (lending-store.ts): /v1/q/liquidatable, /v1/q/at-risk-count,
+ * (ingest/lending-store.ts, with the reads the opportunities feed shares in
+ * ingest/lending-reads.ts): /v1/q/liquidatable, /v1/q/at-risk-count,
  * /v1/q/recent-liquidations, and the `lending` line of /v1/q/data-freshness.
  *
  * Definitions (docs/ethereum.md, Lending): a position is one borrower in one
@@ -20,28 +21,11 @@
  * done, or data older than the limit → 503 source_stale naming `lending`.
  */
 import { z } from "zod";
-import type { Clock } from "../../core/clock.js";
-import { badRequest, unavailable } from "../../core/errors.js";
-import type { Queryable } from "../../db/types.js";
-import type { EthRpc } from "../../chains/ethereum/rpc.js";
-import {
-  baseToUsd,
-  closeFactorFor,
-  decimalToWad,
-  isLiquidatable,
-  LENDING_PROTOCOLS,
-  usdToBase,
-  wadToNumber,
-  WAD,
-  type LendingMarket,
-} from "../../chains/ethereum/lending.js";
-import { countPositions, cursors, liquidationsSince, positionsOf, riskCounts } from "../lending-store.js";
+import { baseToUsd, closeFactorFor, isLiquidatable, LENDING_PROTOCOLS, wadToNumber } from "../../chains/ethereum/lending.js";
+import { countPositions, cursors, liquidationsSince, positionsOf, riskCounts, invalidParam, LENDING_SOURCE, lendingSourceCheck, marketsFor, parseMaxHf, parseMinDebt, priceDropPct, PROTOCOL_CHOICES, type LendingReadDeps } from "../../ingest/index.js";
 import type { QuestionDef } from "../question.js";
 import type { ExtraFreshnessSources, SourceFreshness } from "./ethereum.js";
 
-export const LENDING_SOURCE = "lending";
-export const PROTOCOL_CHOICES = ["all", ...LENDING_PROTOCOLS] as const;
-export const MAX_HF_LIMIT = 1_000n * WAD;
 export const SINCE_MIN_MAX = 1_440;
 
 const usd = z.string().regex(/^\d+\.\d{2}$/).describe("USD, exact decimal string with 2 decimals (rounded down)").meta({ examples: ["1234.56"] });
@@ -103,265 +87,219 @@ export const recentLiquidationsAnswer = z.object({
   ...sourceFields,
 });
 
-export interface LendingQuestionDeps {
-  db: Queryable;
-  rpc: EthRpc;
-  clock: Clock;
-  markets: readonly LendingMarket[];
-  /** Oldest newest-indexed block (seconds) the answers accept before answering 503 source_stale. */
-  maxAgeSeconds: number;
-}
+/** The lending questions read the indexer's data as the opportunities feed does. */
+export type LendingQuestionDeps = LendingReadDeps;
 
 type ProtocolChoice = (typeof PROTOCOL_CHOICES)[number];
 
-export const marketsFor = (markets: readonly LendingMarket[], protocol: string | undefined) =>
-  markets.filter((m) => protocol === undefined || protocol === "all" || m.protocol === protocol);
-
-const invalid = (path: string, message: string) =>
-  badRequest("invalid_input", "The question's parameters are invalid.", { issues: [{ path, message }] });
-
 export function parseAddress(text: string | undefined, path = "addr"): string {
-  if (!text || !/^0x[0-9a-fA-F]{40}$/.test(text)) throw invalid(path, `${path} must be a 0x-address (0x followed by 40 hex digits)`);
+  if (!text || !/^0x[0-9a-fA-F]{40}$/.test(text)) throw invalidParam(path, `${path} must be a 0x-address (0x followed by 40 hex digits)`);
   return text.toLowerCase();
-}
-
-export function parseMaxHf(text: string | undefined): bigint {
-  const v = decimalToWad(text ?? "1.05");
-  if (v === null || v > MAX_HF_LIMIT) throw invalid("max_hf", "max_hf must be a decimal health factor from 0 to 1000, e.g. 1.05");
-  return v;
-}
-
-export function parseMinDebt(text: string | undefined): bigint {
-  const v = usdToBase(text ?? "0");
-  if (v === null) throw invalid("min_debt_usd", "min_debt_usd must be a non-negative amount of US dollars, e.g. 10000 or 2500.50");
-  return v;
 }
 
 export function parseSinceMin(text: string | undefined): number {
   const t = text ?? "60";
   const v = /^\d{1,4}$/.test(t) ? Number(t) : NaN;
-  if (!(v >= 1 && v <= SINCE_MIN_MAX)) throw invalid("since_min", `since_min must be a whole number of minutes from 1 to ${SINCE_MIN_MAX}`);
+  if (!(v >= 1 && v <= SINCE_MIN_MAX)) throw invalidParam("since_min", `since_min must be a whole number of minutes from 1 to ${SINCE_MIN_MAX}`);
   return v;
 }
 
-/**
- * The indexed data's state for an answer about `markets`; throws 503 when
- * no answer may be given (never stale data passed off as fresh).
- */
-export async function lendingSourceCheck(deps: LendingQuestionDeps, markets: readonly LendingMarket[]) {
-  if (!deps.rpc.configured) {
-    throw unavailable("chain_not_configured", "No Ethereum node is configured (ETH_RPC_URL).", { chain: "ethereum", source: LENDING_SOURCE });
-  }
-  const all = new Map((await cursors(deps.db)).map((c) => [c.market, c]));
-  const cs = markets.map((m) => all.get(m.id));
-  const nowS = Math.floor(deps.clock.now() / 1000);
-  const lastError = cs.find((c) => c?.lastError)?.lastError ?? null;
-  if (cs.some((c) => !c || c.lastBlockTimeS === null || c.lastBlock === null || c.lastRefreshMs === null)) {
-    throw unavailable("source_stale", "The lending markets have not been indexed yet.", { source: LENDING_SOURCE, age_s: null, ...(lastError ? { last_error: lastError } : {}) });
-  }
-  const oldest = Math.min(...cs.map((c) => c!.lastBlockTimeS!));
-  const age = Math.max(0, nowS - oldest);
-  if (age > deps.maxAgeSeconds) {
-    throw unavailable("source_stale", `The newest indexed lending block is ${age} s old (limit ${deps.maxAgeSeconds} s).`, {
-      source: LENDING_SOURCE,
-      age_s: age,
-      ...(lastError ? { last_error: lastError } : {}),
-    });
-  }
-  const indexed = cs.reduce((min, c) => (c!.lastBlock! < min ? c!.lastBlock! : min), cs[0]!.lastBlock!);
-  return { source_age_s: age, indexed_block: Number(indexed), nowS, cursors: cs.map((c) => c!) };
-}
-
-/** 100 × (1 − 1/HF), 2 decimals, from the 1e18-scaled HF. */
-export function priceDropPct(hfWad: bigint): number {
-  if (hfWad <= WAD) return 0;
-  return Number((10_000n * (hfWad - WAD)) / hfWad) / 100;
-}
+const protocolParam = {
+  name: "protocol",
+  required: false,
+  description: "lending protocol: aave (Aave V3 Core and Prime), spark (SparkLend), compound (Compound V3 cUSDCv3, cWETHv3, cUSDTv3, cUSDSv3, cWstETHv3), morpho (Morpho Blue), or all",
+  allowed: PROTOCOL_CHOICES,
+  default: "all",
+} as const;
+const choice = (p: string | undefined) => (p ?? "all") as ProtocolChoice;
 
 export function lendingQuestions(deps: LendingQuestionDeps): QuestionDef[] {
-  const { db } = deps;
-  const available = () => deps.rpc.configured;
-  const protocolParam = {
-    name: "protocol",
-    required: false,
-    description: "lending protocol: aave (Aave V3 Core and Prime), spark (SparkLend), compound (Compound V3 cUSDCv3, cWETHv3, cUSDTv3, cUSDSv3, cWstETHv3), morpho (Morpho Blue), or all",
-    allowed: PROTOCOL_CHOICES,
-    default: "all",
-  } as const;
-  const choice = (p: string | undefined) => (p ?? "all") as ProtocolChoice;
+  return [liquidatableQuestion(deps), atRiskCountQuestion(deps), recentLiquidationsQuestion(deps)];
+}
 
-  return [
-    {
-      path: "liquidatable",
-      summary: "Whether an address's lending position can be liquidated now: health factor, collateral and debt in USD, close factor (Aave V3, SparkLend, Compound V3, Morpho Blue)",
-      source: "lending",
-      params: [{ name: "addr", required: true, description: "borrower address", format: "0x-address" }, protocolParam],
-      answer: liquidatableAnswer,
-      example: {
-        params: { addr: "0x568c6d6649bd926e6bedd9e4a3ad52ad67daad01", protocol: "all" },
-        answer: {
-          found: true,
-          addr: "0x568c6d6649bd926e6bedd9e4a3ad52ad67daad01",
-          protocol: "aave",
+/** /v1/q/liquidatable: the address's position with the lowest health factor. */
+function liquidatableQuestion(deps: LendingQuestionDeps): QuestionDef {
+  const { db } = deps;
+  return {
+    path: "liquidatable",
+    summary: "Whether an address's lending position can be liquidated now: health factor, collateral and debt in USD, close factor (Aave V3, SparkLend, Compound V3, Morpho Blue)",
+    source: "lending",
+    params: [{ name: "addr", required: true, description: "borrower address", format: "0x-address" }, protocolParam],
+    answer: liquidatableAnswer,
+    example: {
+      params: { addr: "0x568c6d6649bd926e6bedd9e4a3ad52ad67daad01", protocol: "all" },
+      answer: {
+        found: true,
+        addr: "0x568c6d6649bd926e6bedd9e4a3ad52ad67daad01",
+        protocol: "aave",
+        market: "aave-v3-core",
+        isolated_market: null,
+        liquidatable: false,
+        health_factor: 1.042318,
+        collateral_usd: "482113.50",
+        debt_usd: "389450.12",
+        liquidation_threshold_bps: 8_250,
+        close_factor_bps: 5_000,
+        price_drop_to_liquidation_pct: 4.05,
+        positions: 1,
+        refreshed_block: 24_149_998,
+        last_seen_ms: 1_767_225_575_000,
+        protocol_filter: "all",
+        source_age_s: 12,
+        indexed_block: 24_149_999,
+      } satisfies z.input<typeof liquidatableAnswer>,
+    },
+    available: () => deps.rpc.configured,
+    check: (p) => void parseAddress(p.addr),
+    answerQuestion: async (p) => {
+      const addr = parseAddress(p.addr);
+      const markets = marketsFor(deps.markets, p.protocol);
+      const { nowS: _n, cursors: _c, ...src } = await lendingSourceCheck(deps, markets);
+      const positions = await positionsOf(db, addr, markets.map((m) => m.id));
+      const top = positions[0];
+      const market = top ? deps.markets.find((m) => m.id === top.market)! : null;
+      return liquidatableAnswer.parse({
+        found: top !== undefined,
+        addr,
+        protocol: market?.protocol ?? null,
+        market: market?.id ?? null,
+        isolated_market: top && top.subMarket !== "" ? top.subMarket : null,
+        liquidatable: top ? isLiquidatable(top.healthFactorWad, top.debtBase) : false,
+        health_factor: top ? wadToNumber(top.healthFactorWad) : null,
+        collateral_usd: top ? baseToUsd(top.collateralBase) : null,
+        debt_usd: top ? baseToUsd(top.debtBase) : null,
+        liquidation_threshold_bps: top?.liquidationThresholdBps ?? null,
+        close_factor_bps: top && market ? Number(closeFactorFor(market.protocol, top)) : null,
+        price_drop_to_liquidation_pct: top ? priceDropPct(top.healthFactorWad) : null,
+        positions: positions.length,
+        refreshed_block: top ? Number(top.refreshedBlock) : null,
+        last_seen_ms: top?.refreshedMs ?? null,
+        protocol_filter: choice(p.protocol),
+        ...src,
+      });
+    },
+  };
+}
+
+/** /v1/q/at-risk-count: positions at or below a health factor, with their debt. */
+function atRiskCountQuestion(deps: LendingQuestionDeps): QuestionDef {
+  const { db } = deps;
+  return {
+    path: "at-risk-count",
+    summary: "How many lending positions are at or below a health factor, with their total debt in USD (Aave V3, SparkLend, Compound V3, Morpho Blue)",
+    source: "lending",
+    params: [
+      { name: "max_hf", required: false, description: "health factor ceiling (inclusive), 0 to 1000", default: "1.05", format: "decimal health factor" },
+      { name: "min_debt_usd", required: false, description: "smallest debt counted", default: "0", format: "USD" },
+      protocolParam,
+    ],
+    answer: atRiskAnswer,
+    example: {
+      params: { max_hf: "1.05", min_debt_usd: "10000", protocol: "all" },
+      answer: {
+        count: 148,
+        total_debt_usd: "38211490.22",
+        liquidatable_count: 3,
+        universe_size: 41_873,
+        max_hf: "1.05",
+        min_debt_usd: "10000",
+        protocol: "all",
+        source_age_s: 12,
+        indexed_block: 24_149_999,
+      } satisfies z.input<typeof atRiskAnswer>,
+    },
+    available: () => deps.rpc.configured,
+    check: (p) => {
+      parseMaxHf(p.max_hf);
+      parseMinDebt(p.min_debt_usd);
+    },
+    answerQuestion: async (p) => {
+      const maxHf = parseMaxHf(p.max_hf);
+      const minDebt = parseMinDebt(p.min_debt_usd);
+      const markets = marketsFor(deps.markets, p.protocol);
+      const { nowS: _n, cursors: _c, ...src } = await lendingSourceCheck(deps, markets);
+      const r = await riskCounts(db, { markets: markets.map((m) => m.id), maxHfWad: maxHf, minDebtBase: minDebt });
+      return atRiskAnswer.parse({
+        count: r.count,
+        total_debt_usd: baseToUsd(r.debtBase),
+        liquidatable_count: r.liquidatable,
+        universe_size: r.universe,
+        max_hf: p.max_hf ?? "1.05",
+        min_debt_usd: p.min_debt_usd ?? "0",
+        protocol: choice(p.protocol),
+        ...src,
+      });
+    },
+  };
+}
+
+/** /v1/q/recent-liquidations: the liquidations of the last minutes by block time. */
+function recentLiquidationsQuestion(deps: LendingQuestionDeps): QuestionDef {
+  const { db } = deps;
+  return {
+    path: "recent-liquidations",
+    summary: "Liquidations in the last minutes: count, debt repaid in USD, distinct liquidators, the newest one (Aave V3, SparkLend, Compound V3, Morpho Blue)",
+    source: "lending",
+    params: [
+      { name: "since_min", required: false, description: `look-back by block time, 1 to ${SINCE_MIN_MAX}`, default: "60", format: "minutes" },
+      protocolParam,
+    ],
+    answer: recentLiquidationsAnswer,
+    example: {
+      params: { since_min: "60", protocol: "all" },
+      answer: {
+        count: 4,
+        total_debt_usd: "212883.41",
+        unpriced: 0,
+        distinct_borrowers: 4,
+        distinct_liquidators: 2,
+        since_min: 60,
+        protocol: "all",
+        newest: {
           market: "aave-v3-core",
-          isolated_market: null,
-          liquidatable: false,
-          health_factor: 1.042318,
-          collateral_usd: "482113.50",
-          debt_usd: "389450.12",
-          liquidation_threshold_bps: 8_250,
-          close_factor_bps: 5_000,
-          price_drop_to_liquidation_pct: 4.05,
-          positions: 1,
-          refreshed_block: 24_149_998,
-          last_seen_ms: 1_767_225_575_000,
-          protocol_filter: "all",
-          source_age_s: 12,
-          indexed_block: 24_149_999,
-        } satisfies z.input<typeof liquidatableAnswer>,
-      },
-      available,
-      check: (p) => void parseAddress(p.addr),
-      answerQuestion: async (p) => {
-        const addr = parseAddress(p.addr);
-        const markets = marketsFor(deps.markets, p.protocol);
-        const { nowS: _n, cursors: _c, ...src } = await lendingSourceCheck(deps, markets);
-        const positions = await positionsOf(db, addr, markets.map((m) => m.id));
-        const top = positions[0];
-        const market = top ? deps.markets.find((m) => m.id === top.market)! : null;
-        return liquidatableAnswer.parse({
-          found: top !== undefined,
-          addr,
-          protocol: market?.protocol ?? null,
-          market: market?.id ?? null,
-          isolated_market: top && top.subMarket !== "" ? top.subMarket : null,
-          liquidatable: top ? isLiquidatable(top.healthFactorWad, top.debtBase) : false,
-          health_factor: top ? wadToNumber(top.healthFactorWad) : null,
-          collateral_usd: top ? baseToUsd(top.collateralBase) : null,
-          debt_usd: top ? baseToUsd(top.debtBase) : null,
-          liquidation_threshold_bps: top?.liquidationThresholdBps ?? null,
-          close_factor_bps: top && market ? Number(closeFactorFor(market.protocol, top)) : null,
-          price_drop_to_liquidation_pct: top ? priceDropPct(top.healthFactorWad) : null,
-          positions: positions.length,
-          refreshed_block: top ? Number(top.refreshedBlock) : null,
-          last_seen_ms: top?.refreshedMs ?? null,
-          protocol_filter: choice(p.protocol),
-          ...src,
-        });
-      },
+          block: 24_149_871,
+          block_time_s: 1_767_224_051,
+          tx_hash: "0xe8ebc75ff577d7ebc046b18f3fb05d6051c6fa78c1e96d4b330a3078a0449b42",
+          borrower: "0xea08b2a450c5c1468ceb6d399f14ae6a52074de6",
+          liquidator: "0x6451df811448636c054e6119d71f974249ee9699",
+          debt_usd: "58012.77",
+        },
+        source_age_s: 12,
+        indexed_block: 24_149_999,
+      } satisfies z.input<typeof recentLiquidationsAnswer>,
     },
-    {
-      path: "at-risk-count",
-      summary: "How many lending positions are at or below a health factor, with their total debt in USD (Aave V3, SparkLend, Compound V3, Morpho Blue)",
-      source: "lending",
-      params: [
-        { name: "max_hf", required: false, description: "health factor ceiling (inclusive), 0 to 1000", default: "1.05", format: "decimal health factor" },
-        { name: "min_debt_usd", required: false, description: "smallest debt counted", default: "0", format: "USD" },
-        protocolParam,
-      ],
-      answer: atRiskAnswer,
-      example: {
-        params: { max_hf: "1.05", min_debt_usd: "10000", protocol: "all" },
-        answer: {
-          count: 148,
-          total_debt_usd: "38211490.22",
-          liquidatable_count: 3,
-          universe_size: 41_873,
-          max_hf: "1.05",
-          min_debt_usd: "10000",
-          protocol: "all",
-          source_age_s: 12,
-          indexed_block: 24_149_999,
-        } satisfies z.input<typeof atRiskAnswer>,
-      },
-      available,
-      check: (p) => {
-        parseMaxHf(p.max_hf);
-        parseMinDebt(p.min_debt_usd);
-      },
-      answerQuestion: async (p) => {
-        const maxHf = parseMaxHf(p.max_hf);
-        const minDebt = parseMinDebt(p.min_debt_usd);
-        const markets = marketsFor(deps.markets, p.protocol);
-        const { nowS: _n, cursors: _c, ...src } = await lendingSourceCheck(deps, markets);
-        const r = await riskCounts(db, { markets: markets.map((m) => m.id), maxHfWad: maxHf, minDebtBase: minDebt });
-        return atRiskAnswer.parse({
-          count: r.count,
-          total_debt_usd: baseToUsd(r.debtBase),
-          liquidatable_count: r.liquidatable,
-          universe_size: r.universe,
-          max_hf: p.max_hf ?? "1.05",
-          min_debt_usd: p.min_debt_usd ?? "0",
-          protocol: choice(p.protocol),
-          ...src,
-        });
-      },
+    available: () => deps.rpc.configured,
+    check: (p) => void parseSinceMin(p.since_min),
+    answerQuestion: async (p) => {
+      const since = parseSinceMin(p.since_min);
+      const markets = marketsFor(deps.markets, p.protocol);
+      const { nowS, cursors: _c, ...src } = await lendingSourceCheck(deps, markets);
+      const rows = await liquidationsSince(db, markets.map((m) => m.id), nowS - since * 60);
+      const priced = rows.filter((r) => r.debtBase !== null);
+      const n = rows[0];
+      return recentLiquidationsAnswer.parse({
+        count: rows.length,
+        total_debt_usd: baseToUsd(priced.reduce((a, r) => a + r.debtBase!, 0n)),
+        unpriced: rows.length - priced.length,
+        distinct_borrowers: new Set(rows.map((r) => r.borrower)).size,
+        distinct_liquidators: new Set(rows.map((r) => r.liquidator)).size,
+        since_min: since,
+        protocol: choice(p.protocol),
+        newest: n
+          ? {
+              market: n.market,
+              block: Number(n.blockNumber),
+              block_time_s: n.blockTimeS,
+              tx_hash: n.txHash,
+              borrower: n.borrower,
+              liquidator: n.liquidator,
+              debt_usd: n.debtBase === null ? null : baseToUsd(n.debtBase),
+            }
+          : null,
+        ...src,
+      });
     },
-    {
-      path: "recent-liquidations",
-      summary: "Liquidations in the last minutes: count, debt repaid in USD, distinct liquidators, the newest one (Aave V3, SparkLend, Compound V3, Morpho Blue)",
-      source: "lending",
-      params: [
-        { name: "since_min", required: false, description: `look-back by block time, 1 to ${SINCE_MIN_MAX}`, default: "60", format: "minutes" },
-        protocolParam,
-      ],
-      answer: recentLiquidationsAnswer,
-      example: {
-        params: { since_min: "60", protocol: "all" },
-        answer: {
-          count: 4,
-          total_debt_usd: "212883.41",
-          unpriced: 0,
-          distinct_borrowers: 4,
-          distinct_liquidators: 2,
-          since_min: 60,
-          protocol: "all",
-          newest: {
-            market: "aave-v3-core",
-            block: 24_149_871,
-            block_time_s: 1_767_224_051,
-            tx_hash: "0xe8ebc75ff577d7ebc046b18f3fb05d6051c6fa78c1e96d4b330a3078a0449b42",
-            borrower: "0xea08b2a450c5c1468ceb6d399f14ae6a52074de6",
-            liquidator: "0x6451df811448636c054e6119d71f974249ee9699",
-            debt_usd: "58012.77",
-          },
-          source_age_s: 12,
-          indexed_block: 24_149_999,
-        } satisfies z.input<typeof recentLiquidationsAnswer>,
-      },
-      available,
-      check: (p) => void parseSinceMin(p.since_min),
-      answerQuestion: async (p) => {
-        const since = parseSinceMin(p.since_min);
-        const markets = marketsFor(deps.markets, p.protocol);
-        const { nowS, cursors: _c, ...src } = await lendingSourceCheck(deps, markets);
-        const rows = await liquidationsSince(db, markets.map((m) => m.id), nowS - since * 60);
-        const priced = rows.filter((r) => r.debtBase !== null);
-        const n = rows[0];
-        return recentLiquidationsAnswer.parse({
-          count: rows.length,
-          total_debt_usd: baseToUsd(priced.reduce((a, r) => a + r.debtBase!, 0n)),
-          unpriced: rows.length - priced.length,
-          distinct_borrowers: new Set(rows.map((r) => r.borrower)).size,
-          distinct_liquidators: new Set(rows.map((r) => r.liquidator)).size,
-          since_min: since,
-          protocol: choice(p.protocol),
-          newest: n
-            ? {
-                market: n.market,
-                block: Number(n.blockNumber),
-                block_time_s: n.blockTimeS,
-                tx_hash: n.txHash,
-                borrower: n.borrower,
-                liquidator: n.liquidator,
-                debt_usd: n.debtBase === null ? null : baseToUsd(n.debtBase),
-              }
-            : null,
-          ...src,
-        });
-      },
-    },
-  ];
+  };
 }
 
 /** The lending indexer as a data-freshness source ("lending"). */
@@ -397,7 +335,7 @@ export function combineFreshnessSources(...sources: ExtraFreshnessSources[]): Ex
     ids: sources.flatMap((s) => [...s.ids]),
     freshness: async (id) => {
       const s = sources.find((x) => x.ids.includes(id));
-      if (!s) throw invalid("source", `unknown source ${id}`);
+      if (!s) throw invalidParam("source", `unknown source ${id}`);
       return s.freshness(id);
     },
   };

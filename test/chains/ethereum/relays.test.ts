@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { parseDelivered, parseReceived, parseRelayUrls, RelayGarbage, slotAt, slotTime } from "../../../src/chains/ethereum/relays.js";
 import { builderFromExtraData, builderKeyNames, builderName, matchBuilder, parseBuilderPubkeys, PUBKEY_RE } from "../../../src/chains/ethereum/builders.js";
 import { DEFAULT_BUILDER_KEYS } from "../../../src/chains/ethereum/builder-keys.js";
-import { nearestRankIndex } from "../../../src/oracle/relay-store.js";
+import { nearestRankIndex } from "../../../src/ingest/relay-store.js";
 import { auctionAt, DEVNET_BUILDERS } from "../../../src/devnet/relays.js";
 
 const key = (c: string) => `0x${c.repeat(96)}`;

@@ -54,7 +54,7 @@ import {
   type RawLog,
   type SubCall,
 } from "../chains/ethereum/lending.js";
-import { venueFor, type PositionKey, type TokenFacts, type VenueContext } from "./lending-venues.js";
+import { venueFor, type FoundLiquidation, type LendingVenue, type PositionKey, type TokenFacts, type VenueContext } from "./lending-venues.js";
 import {
   advanceCursor,
   cursors,
@@ -151,28 +151,41 @@ async function tokenFacts(rpc: EthRpc, oracle: string, tokens: readonly string[]
   return facts;
 }
 
-export async function indexLendingOnce(deps: LendingIndexerDeps, signal?: AbortSignal): Promise<LendingRunResult> {
-  const { db, rpc, clock } = deps;
-  const state = new Map((await cursors(db)).map((c) => [c.market, c]));
-  let chainId: number;
-  let nodeHead: bigint;
+type MarketLine = LendingRunResult["markets"][number];
+type ReadTerms = Awaited<ReturnType<NonNullable<LendingVenue["terms"]>>>;
+interface BlockRange {
+  from: bigint;
+  to: bigint;
+}
+
+/** What every market of one run shares: the chain, the block the indexer stops at, and the block times read so far. */
+interface MarketRun {
+  deps: LendingIndexerDeps;
+  chainId: number;
+  target: bigint;
+  blockTime: (n: bigint) => Promise<number>;
+  signal?: AbortSignal;
+}
+
+/** The node's chain id and head; when the node is down every market says so (data-freshness reports it) and the error goes on to the job runner. */
+async function readHead(deps: LendingIndexerDeps, state: ReadonlyMap<string, { chainId: number }>, signal?: AbortSignal) {
   try {
-    chainId = await rpc.chainId(signal);
-    nodeHead = await rpc.blockNumber(signal);
+    const chainId = await deps.rpc.chainId(signal);
+    const nodeHead = await deps.rpc.blockNumber(signal);
+    return { chainId, nodeHead };
   } catch (e) {
-    // The node is down: every market says so (data-freshness reports it), and the job runner logs the error.
     if (!signal?.aborted) {
       const message = e instanceof Error ? e.message : String(e);
-      for (const m of deps.markets) await recordCursorError(db, m.id, state.get(m.id)?.chainId ?? 0, message, clock.now());
+      for (const m of deps.markets) await recordCursorError(deps.db, m.id, state.get(m.id)?.chainId ?? 0, message, deps.clock.now());
     }
     throw e;
   }
-  const target = nodeHead - BigInt(deps.confirmations);
-  const result: LendingRunResult = { nodeHead, markets: [], more: false };
-  if (target < 0n) return result;
-  const weth = ASSETS.WETH!.address;
+}
+
+/** A block's timestamp, each block asked of the node once per run. */
+function blockTimes(rpc: EthRpc, signal?: AbortSignal): (n: bigint) => Promise<number> {
   const headers = new Map<bigint, number>();
-  const blockTime = async (n: bigint) => {
+  return async (n) => {
     if (!headers.has(n)) {
       const h = await rpc.header(n, signal);
       if (!h) throw new Error(`the node has no block ${n}`);
@@ -180,90 +193,129 @@ export async function indexLendingOnce(deps: LendingIndexerDeps, signal?: AbortS
     }
     return headers.get(n)!;
   };
+}
 
+/** The blocks a market reads this run: from after its cursor (a new market: `backfillBlocks` below the target), at most `batchBlocks`; null when it is at the target. */
+function marketRange(deps: LendingIndexerDeps, lastBlock: bigint | null | undefined, target: bigint): BlockRange | null {
+  const from = lastBlock != null ? lastBlock + 1n : target - BigInt(deps.backfillBlocks) + 1n > 0n ? target - BigInt(deps.backfillBlocks) + 1n : 0n;
+  if (from > target) return null;
+  const to = from + BigInt(deps.batchBlocks) - 1n < target ? from + BigInt(deps.batchBlocks) - 1n : target;
+  return { from, to };
+}
+
+/** The venue's view of the node for one market: Multicall3 in the configured batches, token facts read once per run of the market. */
+function venueContext(deps: LendingIndexerDeps, market: LendingMarket, signal?: AbortSignal): VenueContext {
+  const { rpc } = deps;
+  const factsMemo = new Map<string, TokenFacts>();
+  return {
+    rpc,
+    market,
+    multicall: (calls) => multicall(rpc, calls, deps.multicallBatch, signal),
+    signal,
+    tokenFacts: async (tokens) => {
+      const missing = [...new Set(tokens)].filter((t) => !factsMemo.has(t));
+      if (missing.length) for (const [t, f] of await tokenFacts(rpc, deps.oracle, missing, deps.multicallBatch, signal)) factsMemo.set(t, f);
+      return new Map(tokens.map((t) => [t, factsMemo.get(t)!]));
+    },
+  };
+}
+
+/** At the head every tracked position is refreshed; while catching up only those the range touched. */
+async function positionsToRead(db: Queryable, market: string, caughtUp: boolean, touched: readonly PositionKey[]): Promise<PositionKey[]> {
+  const keys = new Map<string, PositionKey>();
+  for (const k of [...(caughtUp ? await trackedPositions(db, market) : []), ...touched]) keys.set(`${k.borrower}:${k.subMarket}`, k);
+  return [...keys.values()];
+}
+
+/** The range's liquidations as stored: block time, and the debt in USD at the oracle's price (null without a price or decimals). */
+async function valueLiquidations(run: MarketRun, market: string, found: readonly FoundLiquidation[], facts: ReadonlyMap<string, TokenFacts>): Promise<StoredLiquidation[]> {
+  const liquidations: StoredLiquidation[] = [];
+  for (const l of found) {
+    const f = facts.get(l.debtAsset);
+    liquidations.push({
+      market,
+      blockNumber: l.log.blockNumber,
+      logIndex: l.log.logIndex,
+      blockHash: l.log.blockHash,
+      txHash: l.log.transactionHash,
+      blockTimeS: await run.blockTime(l.log.blockNumber),
+      borrower: l.borrower,
+      liquidator: l.liquidator,
+      collateralAsset: l.collateralAsset,
+      debtAsset: l.debtAsset,
+      debtToCover: l.debtToCover,
+      collateralAmount: l.collateralAmount,
+      debtBase: f?.price != null && f.decimals != null ? toBase(l.debtToCover, f.decimals, f.price) : null,
+      subMarket: l.subMarket,
+    });
+  }
+  return liquidations;
+}
+
+/** The market's liquidation terms, or why they could not be read (which does not hold up the positions). */
+async function readTerms(venue: LendingVenue, ctx: VenueContext, signal?: AbortSignal): Promise<{ terms: ReadTerms | null; termsError: string | null }> {
+  if (!venue.terms) return { terms: null, termsError: null };
+  try {
+    return { terms: await venue.terms(ctx), termsError: null };
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    return { terms: null, termsError: `liquidation terms: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+/** Indexes one market over its range and fills its line; true when the range reached the target. */
+async function indexMarket(run: MarketRun, market: LendingMarket, { from, to }: BlockRange, line: MarketLine): Promise<boolean> {
+  const { deps, signal } = run;
+  const weth = ASSETS.WETH!.address;
+  const venue = venueFor(market);
+  const ctx = venueContext(deps, market, signal);
+  const logs = await marketLogs(deps.rpc, market.pool, venue.topics, from, to, signal);
+  line.logs = logs.length;
+  const found = await venue.scan(ctx, logs);
+  const caughtUp = to === run.target;
+  const accounts = await venue.read(ctx, await positionsToRead(deps.db, market.id, caughtUp, found.touched));
+  const facts = await ctx.tokenFacts([weth, ...found.liquidations.map((l) => l.debtAsset)]);
+  const liquidations = await valueLiquidations(run, market.id, found.liquidations, facts);
+  const { terms, termsError } = await readTerms(venue, ctx, signal);
+  const toTime = await run.blockTime(to);
+  const nowMs = deps.clock.now();
+  await withTransaction(deps.db, async (trx) => {
+    await storeAccounts(trx, market.id, to, nowMs, accounts);
+    await storeLiquidations(trx, liquidations);
+    if (terms) await storeMarketTerms(trx, { market: market.id, ...terms.terms, readBlock: terms.block, readMs: nowMs });
+    await advanceCursor(trx, { market: market.id, chainId: run.chainId, lastBlock: to, lastBlockTimeS: toTime, nowMs, refreshed: caughtUp, ethPriceBase: facts.get(weth)?.price ?? null });
+    await pruneLiquidations(trx, Math.floor(nowMs / 1000) - deps.retentionSeconds);
+  });
+  line.refreshed = accounts.length;
+  line.liquidations = liquidations.length;
+  if (termsError) {
+    // After the cursor moved (which clears the error): the positions are current, the terms are not.
+    line.error = termsError;
+    await recordCursorError(deps.db, market.id, run.chainId, termsError, nowMs);
+  }
+  return caughtUp;
+}
+
+export async function indexLendingOnce(deps: LendingIndexerDeps, signal?: AbortSignal): Promise<LendingRunResult> {
+  const state = new Map((await cursors(deps.db)).map((c) => [c.market, c]));
+  const { chainId, nodeHead } = await readHead(deps, state, signal);
+  const target = nodeHead - BigInt(deps.confirmations);
+  const result: LendingRunResult = { nodeHead, markets: [], more: false };
+  if (target < 0n) return result;
+  const run: MarketRun = { deps, chainId, target, blockTime: blockTimes(deps.rpc, signal), signal };
   for (const market of deps.markets) {
-    const cursor = state.get(market.id);
-    const from = cursor?.lastBlock != null ? cursor.lastBlock + 1n : target - BigInt(deps.backfillBlocks) + 1n > 0n ? target - BigInt(deps.backfillBlocks) + 1n : 0n;
-    const line = { market: market.id, from: null as bigint | null, to: null as bigint | null, logs: 0, refreshed: 0, liquidations: 0, error: null as string | null };
+    const line: MarketLine = { market: market.id, from: null, to: null, logs: 0, refreshed: 0, liquidations: 0, error: null };
     result.markets.push(line);
-    if (from > target) continue;
-    const to = from + BigInt(deps.batchBlocks) - 1n < target ? from + BigInt(deps.batchBlocks) - 1n : target;
-    line.from = from;
-    line.to = to;
+    const range = marketRange(deps, state.get(market.id)?.lastBlock, target);
+    if (!range) continue;
+    line.from = range.from;
+    line.to = range.to;
     try {
-      const venue = venueFor(market);
-      const factsMemo = new Map<string, TokenFacts>();
-      const ctx: VenueContext = {
-        rpc,
-        market,
-        multicall: (calls) => multicall(rpc, calls, deps.multicallBatch, signal),
-        signal,
-        tokenFacts: async (tokens) => {
-          const missing = [...new Set(tokens)].filter((t) => !factsMemo.has(t));
-          if (missing.length) for (const [t, f] of await tokenFacts(rpc, deps.oracle, missing, deps.multicallBatch, signal)) factsMemo.set(t, f);
-          return new Map(tokens.map((t) => [t, factsMemo.get(t)!]));
-        },
-      };
-      const logs = await marketLogs(rpc, market.pool, venue.topics, from, to, signal);
-      line.logs = logs.length;
-      const found = await venue.scan(ctx, logs);
-      const caughtUp = to === target;
-      // At the head every tracked position is refreshed; while catching up only those the range touched.
-      const keys = new Map<string, PositionKey>();
-      for (const k of [...(caughtUp ? await trackedPositions(db, market.id) : []), ...found.touched]) keys.set(`${k.borrower}:${k.subMarket}`, k);
-      const accounts = await venue.read(ctx, [...keys.values()]);
-      const facts = await ctx.tokenFacts([weth, ...found.liquidations.map((l) => l.debtAsset)]);
-      const liquidations: StoredLiquidation[] = [];
-      for (const l of found.liquidations) {
-        const f = facts.get(l.debtAsset);
-        liquidations.push({
-          market: market.id,
-          blockNumber: l.log.blockNumber,
-          logIndex: l.log.logIndex,
-          blockHash: l.log.blockHash,
-          txHash: l.log.transactionHash,
-          blockTimeS: await blockTime(l.log.blockNumber),
-          borrower: l.borrower,
-          liquidator: l.liquidator,
-          collateralAsset: l.collateralAsset,
-          debtAsset: l.debtAsset,
-          debtToCover: l.debtToCover,
-          collateralAmount: l.collateralAmount,
-          debtBase: f?.price != null && f.decimals != null ? toBase(l.debtToCover, f.decimals, f.price) : null,
-          subMarket: l.subMarket,
-        });
-      }
-      let terms: Awaited<ReturnType<NonNullable<typeof venue.terms>>> | null = null;
-      let termsError: string | null = null;
-      if (venue.terms) {
-        try {
-          terms = await venue.terms(ctx);
-        } catch (e) {
-          if (signal?.aborted) throw e;
-          termsError = `liquidation terms: ${e instanceof Error ? e.message : String(e)}`;
-        }
-      }
-      const toTime = await blockTime(to);
-      const nowMs = clock.now();
-      await withTransaction(db, async (trx) => {
-        await storeAccounts(trx, market.id, to, nowMs, accounts);
-        await storeLiquidations(trx, liquidations);
-        if (terms) await storeMarketTerms(trx, { market: market.id, ...terms.terms, readBlock: terms.block, readMs: nowMs });
-        await advanceCursor(trx, { market: market.id, chainId, lastBlock: to, lastBlockTimeS: toTime, nowMs, refreshed: caughtUp, ethPriceBase: facts.get(weth)?.price ?? null });
-        await pruneLiquidations(trx, Math.floor(nowMs / 1000) - deps.retentionSeconds);
-      });
-      line.refreshed = accounts.length;
-      line.liquidations = liquidations.length;
-      if (termsError) {
-        // After the cursor moved (which clears the error): the positions are current, the terms are not.
-        line.error = termsError;
-        await recordCursorError(db, market.id, chainId, termsError, nowMs);
-      }
-      if (!caughtUp) result.more = true;
+      if (!(await indexMarket(run, market, range, line))) result.more = true;
     } catch (e) {
       if (signal?.aborted) throw e;
       line.error = e instanceof Error ? e.message : String(e);
-      await recordCursorError(db, market.id, chainId, line.error, clock.now());
+      await recordCursorError(deps.db, market.id, chainId, line.error, deps.clock.now());
     }
   }
   const attempted = result.markets.filter((m) => m.from !== null);
