@@ -1,8 +1,29 @@
-import { defineConfig } from "vitest/config";
+import fs from "node:fs";
+import path from "node:path";
+import { configDefaults, defineConfig } from "vitest/config";
+
+/**
+ * VIGIL_STORELESS_TESTS=skip leaves out the tests that never open a store: the
+ * chain tests (test/chains/: keys, scanning, codecs, vectors; the chains
+ * import no database), but for the files there that start the app. `.ci/run`
+ * sets it for the PostgreSQL pass only: the PGlite pass runs them, and running
+ * them a second time on the other store would test nothing new.
+ */
+function storelessTests(): string[] {
+  if (process.env.VIGIL_STORELESS_TESTS !== "skip") return [];
+  const startsTheApp = /openTestDatabase|startTestApp|startWatchStack|startWatchHarness|createApp\(|helpers\/(lending-devnet|monero-regtest)/;
+  const walk = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+      const p = path.join(dir, e.name);
+      return e.isDirectory() ? walk(p) : e.name.endsWith(".test.ts") ? [p] : [];
+    });
+  return walk("test/chains").filter((f) => !startsTheApp.test(fs.readFileSync(f, "utf8")));
+}
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    exclude: [...configDefaults.exclude, ...storelessTests()],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",

@@ -25,6 +25,9 @@ export default class SummaryReporter implements Reporter {
     if (modules.length > 12) {
       process.stdout.write(`\nslowest files:\n${slowest.map((f) => `  ${(f.ms / 1000).toFixed(1).padStart(6)} s  ${f.file}`).join("\n")}\n`);
     }
+    if (process.env.VIGIL_STORELESS_TESTS === "skip") {
+      process.stdout.write("\nleft out on purpose: the chain tests that open no store (VIGIL_STORELESS_TESTS=skip; the PGlite pass runs them)\n");
+    }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }
