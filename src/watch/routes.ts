@@ -147,11 +147,37 @@ export interface WatchRouteOptions {
   checkout?: { available: boolean; events: string[]; note: string };
 }
 
+/** Turns a request into the watch operations' context (the x402 nonce is the payment's reference). */
+type WatchCtxOf = (ctx: RequestContext) => WatchCtx;
+
+function watchCtxOf(deps: WatchDeps): WatchCtxOf {
+  return (ctx) => ({ deps, db: ctx.db, paymentRef: ctx.payment?.nonce ?? null, callId: ctx.requestId });
+}
+
 /** Every /v1/private route: watch operations, the historical scan and the Zcash key derivation. */
 export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteDef[] {
-  const ctxOf = (ctx: RequestContext): WatchCtx => ({ deps, db: ctx.db, paymentRef: ctx.payment?.nonce ?? null, callId: ctx.requestId });
+  const ctxOf = watchCtxOf(deps);
+  const createRoute = watchCreateRoute(ctxOf);
+  const topupRoutes: AnyRouteDef[] = [...FIXED_TOPUPS.map((offer) => fixedTopupRoute(ctxOf, offer)), customTopupRoute(ctxOf)];
+  const historical = historicalRoute(opts.historical);
+  const prices = guidePrices(createRoute, topupRoutes, historical);
 
-  const createRoute = defineRoute({
+  return [
+    createRoute,
+    ...topupRoutes,
+    statusRoute(ctxOf),
+    cancelRoute(ctxOf),
+    testRoute(ctxOf),
+    infoRoute(deps, opts, prices, topupRoutes),
+    healthRoute(ctxOf),
+    snippetsRoute(opts),
+    historical,
+    deriveViewkeyRouteFor(opts.zcashNetwork),
+  ];
+}
+
+function watchCreateRoute(ctxOf: WatchCtxOf) {
+  return defineRoute({
     method: "POST",
     path: "/v1/private/watch",
     operationId: "privateWatchCreate",
@@ -167,24 +193,27 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
     precheck: async (input, ctx) => void (await checkCreateWatch({ ctx: ctxOf(ctx), input })),
     handler: (input, ctx) => createWatch({ ctx: ctxOf(ctx), input, opening: USDC_OPENING }),
   });
+}
 
-  const fixedTopup = (offer: FixedTopupOffer) =>
-    defineRoute({
-      method: "POST",
-      path: offer.path,
-      operationId: offer.operationId,
-      summary: `Add ${formatUsd(usdCents(offer.cents))} of credit to a watch (about ${offer.idleDays} idle days)`,
-      tags: ["private-watch"],
-      ...(offer.mcpTool ? { mcpTool: offer.mcpTool } : {}),
-      input: WatchAuthInput,
-      output: TopupOutput,
-      price: usdCents(offer.cents),
-      example: topupExample(usdCents(offer.cents)),
-      precheck: (input, ctx) => checkTopup({ ctx: ctxOf(ctx), input }),
-      handler: (input, ctx) => topupWatch({ ctx: ctxOf(ctx), input: { ...input, amountAtomic: usdCents(offer.cents) } }),
-    });
+function fixedTopupRoute(ctxOf: WatchCtxOf, offer: FixedTopupOffer) {
+  return defineRoute({
+    method: "POST",
+    path: offer.path,
+    operationId: offer.operationId,
+    summary: `Add ${formatUsd(usdCents(offer.cents))} of credit to a watch (about ${offer.idleDays} idle days)`,
+    tags: ["private-watch"],
+    ...(offer.mcpTool ? { mcpTool: offer.mcpTool } : {}),
+    input: WatchAuthInput,
+    output: TopupOutput,
+    price: usdCents(offer.cents),
+    example: topupExample(usdCents(offer.cents)),
+    precheck: (input, ctx) => checkTopup({ ctx: ctxOf(ctx), input }),
+    handler: (input, ctx) => topupWatch({ ctx: ctxOf(ctx), input: { ...input, amountAtomic: usdCents(offer.cents) } }),
+  });
+}
 
-  const customTopup = defineRoute({
+function customTopupRoute(ctxOf: WatchCtxOf) {
+  return defineRoute({
     method: "POST",
     path: CUSTOM_TOPUP_PATH,
     operationId: "privateTopupCustom",
@@ -206,94 +235,102 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
     precheck: (input, ctx) => checkTopup({ ctx: ctxOf(ctx), input }),
     handler: (input, ctx) => topupWatch({ ctx: ctxOf(ctx), input }),
   });
+}
 
-  const topupRoutes: AnyRouteDef[] = [...FIXED_TOPUPS.map(fixedTopup), customTopup];
-  const historical = historicalRoute(opts.historical);
-  const prices = guidePrices(createRoute, topupRoutes, historical);
+function statusRoute(ctxOf: WatchCtxOf) {
+  return defineRoute({
+    method: "GET",
+    path: "/v1/private/watch/:id",
+    operationId: "privateWatchStatus",
+    summary: "Watch status: credit block, last poll, deliveries, last event, last balance snapshot, time to next poll",
+    tags: ["private-watch"],
+    mcpTool: "service_private_watch_status",
+    input: WatchIdToken,
+    headerInputs: { "x-watch-token": "watchToken" },
+    output: StatusOutput,
+    handler: (input, ctx) => getWatchStatus({ ctx: ctxOf(ctx), input }),
+  });
+}
 
-  return [
-    createRoute,
-    ...topupRoutes,
-    defineRoute({
-      method: "GET",
-      path: "/v1/private/watch/:id",
-      operationId: "privateWatchStatus",
-      summary: "Watch status: credit block, last poll, deliveries, last event, last balance snapshot, time to next poll",
-      tags: ["private-watch"],
-      mcpTool: "service_private_watch_status",
-      input: WatchIdToken,
-      headerInputs: { "x-watch-token": "watchToken" },
-      output: StatusOutput,
-      handler: (input, ctx) => getWatchStatus({ ctx: ctxOf(ctx), input }),
-    }),
-    defineRoute({
-      method: "DELETE",
-      path: "/v1/private/watch/:id",
-      operationId: "privateWatchCancel",
-      summary: "Cancel a watch; the remaining credit is forfeited",
-      tags: ["private-watch"],
-      mcpTool: "service_private_watch_cancel",
-      input: WatchIdToken,
-      headerInputs: { "x-watch-token": "watchToken" },
-      output: z.object({ watchId: z.string(), status: z.literal("cancelled"), forfeitedAtomic: z.string() }),
-      handler: (input, ctx) => cancelWatch({ ctx: ctxOf(ctx), input }),
-    }),
-    defineRoute({
-      method: "POST",
-      path: "/v1/private/watch/:id/test",
-      operationId: "privateWatchTest",
-      summary: "Send one synthetic signed webhook (event synthetic_test, not billed) now and report how the receiver answered",
-      description:
-        "Attempted exactly once, synchronously: the answer carries the receiver's status, the latency and the error. A test event is never retried, never billed and never counted toward the 50 consecutive failures that retire a watch.",
-      tags: ["private-watch"],
-      mcpTool: "service_private_watch_test",
-      input: WatchIdToken,
-      headerInputs: { "x-watch-token": "watchToken" },
-      rateLimit: { points: 10, windowSeconds: 60 },
-      output: TestOutput,
-      handler: (input, ctx) => sendTestEvent({ ctx: ctxOf(ctx), input }),
-    }),
-    defineRoute({
-      method: "GET",
-      path: "/v1/private/info",
-      operationId: "privateWatchInfo",
-      summary: "Private Watch product guide: prices, webhook signatures, top-ups, lifecycle",
-      tags: ["private-watch"],
-      mcpTool: "service_private_watch_info",
-      input: z.object({}),
-      output: WatchGuideSchema,
-      handler: async () => describeWatchProduct(deps, { prices, topupPaths: topupRoutes.map((r) => r.path), cryptoTopup: opts.cryptoTopup }),
-    }),
-    defineRoute({
-      method: "GET",
-      path: "/v1/private/health",
-      operationId: "privateWatchHealth",
-      summary: "Private Watch counters: watches by state, credit aggregates, deliveries",
-      tags: ["private-watch"],
-      input: z.object({}),
-      output: HealthOutput,
-      handler: (_input, ctx) => countWatches({ ctx: ctxOf(ctx) }),
-    }),
-    defineRoute({
-      method: "GET",
-      path: "/v1/private/snippets",
-      operationId: "privateWatchSnippets",
-      summary: "Webhook receiver snippets (Node, Python, PHP) that verify the signature, plus create/test instructions",
-      tags: ["private-watch"],
-      input: z.object({ lang: z.enum(SNIPPET_LANGUAGES).optional() }),
-      output: SnippetsGuideSchema,
-      handler: async (input, ctx) =>
-        snippetsGuide(
-          ctx.baseUrl,
-          input.lang,
-          opts.cryptoTopup?.available ? { available: true, note: opts.cryptoTopup.note } : undefined,
-          opts.checkout,
-          opts.paymentNetwork,
-        ),
-    }),
-    historical,
-    deriveViewkeyRouteFor(opts.zcashNetwork),
-  ];
+function cancelRoute(ctxOf: WatchCtxOf) {
+  return defineRoute({
+    method: "DELETE",
+    path: "/v1/private/watch/:id",
+    operationId: "privateWatchCancel",
+    summary: "Cancel a watch; the remaining credit is forfeited",
+    tags: ["private-watch"],
+    mcpTool: "service_private_watch_cancel",
+    input: WatchIdToken,
+    headerInputs: { "x-watch-token": "watchToken" },
+    output: z.object({ watchId: z.string(), status: z.literal("cancelled"), forfeitedAtomic: z.string() }),
+    handler: (input, ctx) => cancelWatch({ ctx: ctxOf(ctx), input }),
+  });
+}
+
+function testRoute(ctxOf: WatchCtxOf) {
+  return defineRoute({
+    method: "POST",
+    path: "/v1/private/watch/:id/test",
+    operationId: "privateWatchTest",
+    summary: "Send one synthetic signed webhook (event synthetic_test, not billed) now and report how the receiver answered",
+    description:
+      "Attempted exactly once, synchronously: the answer carries the receiver's status, the latency and the error. A test event is never retried, never billed and never counted toward the 50 consecutive failures that retire a watch.",
+    tags: ["private-watch"],
+    mcpTool: "service_private_watch_test",
+    input: WatchIdToken,
+    headerInputs: { "x-watch-token": "watchToken" },
+    rateLimit: { points: 10, windowSeconds: 60 },
+    output: TestOutput,
+    handler: (input, ctx) => sendTestEvent({ ctx: ctxOf(ctx), input }),
+  });
+}
+
+/** The product guide: its prices and top-up list come from the routes themselves. */
+function infoRoute(deps: WatchDeps, opts: WatchRouteOptions, prices: WatchGuidePrices, topupRoutes: readonly AnyRouteDef[]) {
+  return defineRoute({
+    method: "GET",
+    path: "/v1/private/info",
+    operationId: "privateWatchInfo",
+    summary: "Private Watch product guide: prices, webhook signatures, top-ups, lifecycle",
+    tags: ["private-watch"],
+    mcpTool: "service_private_watch_info",
+    input: z.object({}),
+    output: WatchGuideSchema,
+    handler: async () => describeWatchProduct(deps, { prices, topupPaths: topupRoutes.map((r) => r.path), cryptoTopup: opts.cryptoTopup }),
+  });
+}
+
+function healthRoute(ctxOf: WatchCtxOf) {
+  return defineRoute({
+    method: "GET",
+    path: "/v1/private/health",
+    operationId: "privateWatchHealth",
+    summary: "Private Watch counters: watches by state, credit aggregates, deliveries",
+    tags: ["private-watch"],
+    input: z.object({}),
+    output: HealthOutput,
+    handler: (_input, ctx) => countWatches({ ctx: ctxOf(ctx) }),
+  });
+}
+
+function snippetsRoute(opts: WatchRouteOptions) {
+  return defineRoute({
+    method: "GET",
+    path: "/v1/private/snippets",
+    operationId: "privateWatchSnippets",
+    summary: "Webhook receiver snippets (Node, Python, PHP) that verify the signature, plus create/test instructions",
+    tags: ["private-watch"],
+    input: z.object({ lang: z.enum(SNIPPET_LANGUAGES).optional() }),
+    output: SnippetsGuideSchema,
+    handler: async (input, ctx) =>
+      snippetsGuide(
+        ctx.baseUrl,
+        input.lang,
+        opts.cryptoTopup?.available ? { available: true, note: opts.cryptoTopup.note } : undefined,
+        opts.checkout,
+        opts.paymentNetwork,
+      ),
+  });
 }
 
 /** The guide's price list, read off the routes: a price changes in one place. */
