@@ -216,11 +216,32 @@ function productModules(ctx: ModuleContext, opts: AppOptions) {
   return { modules, watchDeps, checkout, ingest, feeds, oracle };
 }
 
+/** What the meta routes (health, paywall, discovery, OpenAPI) are told about this process. */
+function metaSettings(ctx: ModuleContext, payments: Payments, allowListSettings: ReturnType<typeof allowList>): Omit<Parameters<typeof metaRoutes>[1], "healthChecks"> {
+  const { config, database, clock } = ctx;
+  return {
+    site: ctx.site,
+    paywall: payments.paywall,
+    facilitatorMode: config.FACILITATOR_MODE,
+    facilitatorUrl: payments.facilitatorLabel,
+    db: database.db,
+    dbKind: database.kind,
+    ...(database.storage ? { dbStorage: database.storage } : {}),
+    devnet: config.devnet,
+    sources: Object.fromEntries(upstreamSources(config).map((u) => [u.key, u.source])),
+    startedAt: clock.now(),
+    now: () => clock.now(),
+    version: VERSION,
+    generalPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    allowList: allowListSettings ? { enabled: true, perMinute: allowListSettings.perMinute } : { enabled: false, perMinute: undefined },
+  };
+}
+
 /** The one table: the meta routes, every module's routes, the MCP server card, the caller's extra routes; then the tool-only entries. */
 function joinTable(
   ctx: ModuleContext,
   modules: readonly ServiceModule[],
-  meta: Omit<Parameters<typeof metaRoutes>[1], "healthChecks">,
+  meta: ReturnType<typeof metaSettings>,
   extra: { mcp: () => McpService; extraRoutes?: AnyRouteDef[] },
 ) {
   const routes: AnyRouteDef[] = [];
@@ -258,27 +279,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   // Built from the whole table below; the server card route reads it per request.
   let mcp: McpService | undefined;
-  const { routes, table } = joinTable(
-    ctx,
-    modules,
-    {
-      site,
-      paywall: payments.paywall,
-      facilitatorMode: config.FACILITATOR_MODE,
-      facilitatorUrl: payments.facilitatorLabel,
-      db: database.db,
-      dbKind: database.kind,
-      ...(database.storage ? { dbStorage: database.storage } : {}),
-      devnet: config.devnet,
-      sources: Object.fromEntries(upstreamSources(config).map((u) => [u.key, u.source])),
-      startedAt: clock.now(),
-      now: () => clock.now(),
-      version: VERSION,
-      generalPerMinute: config.RATE_LIMIT_PER_MINUTE,
-      allowList: allowListSettings ? { enabled: true, perMinute: allowListSettings.perMinute } : { enabled: false, perMinute: undefined },
-    },
-    { mcp: () => mcp!, extraRoutes: opts.extraRoutes },
-  );
+  const { routes, table } = joinTable(ctx, modules, metaSettings(ctx, payments, allowListSettings), { mcp: () => mcp!, extraRoutes: opts.extraRoutes });
 
   const paywall = payments.paywall;
   const store: RateLimitStore = database.kind === "postgres" ? { kind: "postgres", pool: database.pool, schema: config.DATABASE_SCHEMA } : { kind: "memory" };
