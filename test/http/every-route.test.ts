@@ -2,11 +2,14 @@
  * The shared checks every route gets for free, driven by the route table on
  * the real app over the devnet: OpenAPI has the operation; bad input (invalid
  * JSON, a wrong-typed field) is a 400 error envelope, never a 500 or a stack;
- * paid routes answer 402 with a decodable PAYMENT-REQUIRED header for valid
- * input without payment; free rate-limited routes answer 429 with Retry-After
- * after `points` calls; free GET routes answer 2xx with a body their own
- * output schema accepts. Valid inputs come from FIXTURES, keyed by
- * operationId: a route without one fails here, so a new route comes with one.
+ * each refusal a route can make from its input (a wrong credential, an id
+ * that names nothing, keys that do not fit) is the one error envelope with its
+ * code and the status the registry gives it, before any payment; paid routes
+ * answer 402 with a decodable PAYMENT-REQUIRED header for valid input without
+ * payment; free rate-limited routes answer 429 with Retry-After after `points`
+ * calls; free GET routes answer 2xx with a body their own output schema
+ * accepts. Inputs come from FIXTURES (test/helpers/route-fixtures.ts), keyed
+ * by operationId: a route without one fails here, so a new route comes with one.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
@@ -19,183 +22,8 @@ import { MAX_PAYMENT_HEADER_BYTES } from "../../src/x402/paywall.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { boardCatalogue } from "../../src/board/boards.js";
 import { postNotice } from "../../src/board/service.js";
-
-/** A route's input as one object, as the router assembles it (path params, header fields and body/query). */
-type Input = Record<string, unknown>;
-
-interface State {
-  alice: { address: string; viewKey: string };
-  hookUrl: string;
-  watchId: string;
-  watchToken: string;
-  quoteId: string;
-  /** A checkout invoice of the watch, and a checkout key of it. */
-  invoiceId: string;
-  keyId: string;
-  /** A live notice on the `bounties` board and its owner token. */
-  noticeId: string;
-  noticeToken: string;
-}
-
-interface Fixture {
-  valid(st: State): Input;
-  /** Input with one wrong-typed or out-of-range field; null when the route takes no input to get wrong. */
-  invalid: ((st: State) => Input) | null;
-}
-
-/** The EIP-155 example transaction (chain 1): inspect decodes it and says the devnet (1337) would refuse it. */
-const EIP155_VECTOR =
-  "0xf86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83";
-/** An EIP-1559 transfer signed for the devnet L1 (1337) by the key 0x46…46, nonce 0: the relay's precheck passes it. */
-const DEVNET_TX =
-  "0x02f86d8205398084773594008502540be4008252089435353535353535353535353535353535353535358080c001a09f3daf6852efcd47c006b03716bfcfd7cbf41ab28b1c2b7e678f11c8108869dda055ad095ee7456263e934defdccc7224453cec0f51be5e0ca58eab977484dfd39";
-const PHRASE12 = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
-// Unknown names are ignored (request-input.ts), so a route without input has nothing to get wrong.
-const noInput: Fixture = { valid: () => ({}), invalid: null };
-const topup: Fixture = {
-  valid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken }),
-  invalid: (st) => ({ watchId: 42, watchToken: st.watchToken }),
-};
-const watchById: Fixture = {
-  valid: (st) => ({ id: st.watchId, watchToken: st.watchToken }),
-  invalid: (st) => ({ id: "not-a-uuid", watchToken: st.watchToken }),
-};
-
-const FIXTURES: Record<string, Fixture> = {
-  index: noInput,
-  paywallInfo: noInput,
-  openapi: noInput,
-  openapiRoot: noInput,
-  llmsTxt: noInput,
-  x402Discovery: noInput,
-  mcpServerCard: noInput,
-  health: noInput,
-  oracleCatalogue: noInput,
-  q_xmr_height: noInput,
-  q_xmr_mempool: noInput,
-  q_xmr_fee: noInput,
-  q_xmr_fee_estimate: noInput,
-  q_xmr_last_block: noInput,
-  q_zec_height: noInput,
-  q_zec_mempool: noInput,
-  q_zec_last_block: noInput,
-  q_zec_pools: noInput,
-  q_base_fee: noInput,
-  q_cheapest_flashloan: { valid: () => ({ asset: "WETH" }), invalid: () => ({ asset: "WETH", chain: "base" }) },
-  q_data_freshness: { valid: () => ({ source: "eth_rpc" }), invalid: () => ({ source: "tea_leaves" }) },
-  q_top_builder: { valid: () => ({ window: "7d" }), invalid: () => ({ window: "1y" }) },
-  q_builder_share: { valid: () => ({ builder: "Titan" }), invalid: () => ({ builder: "Titan", window: "2d" }) },
-  q_builder_bid: { valid: () => ({ builder: "Titan", pct: "90" }), invalid: () => ({ builder: "Titan", pct: "42" }) },
-  q_block_value: { valid: () => ({ pct: "50", window: "1h" }), invalid: () => ({ pct: "101" }) },
-  q_proposer_payment: noInput,
-  q_liquidatable: { valid: () => ({ addr: "0x00000000000000000000000000000000000a11ce" }), invalid: () => ({ addr: "0x00000000000000000000000000000000000a11ce", protocol: "euler" }) },
-  q_at_risk_count: { valid: () => ({ max_hf: "1.05", min_debt_usd: "1000" }), invalid: () => ({ protocol: "maker" }) },
-  q_address_risk: { valid: () => ({ addr: "0x00000000000000000000000000000000000a11ce" }), invalid: () => ({ addr: "" }) },
-  q_recent_liquidations: { valid: () => ({ since_min: "60", protocol: "aave" }), invalid: () => ({ since_min: "60", protocol: "euler" }) },
-  zecIronwood: noInput,
-  zecIronwoodHistory: { valid: () => ({ window_ms: "86400000", max_points: "100" }), invalid: () => ({ window_ms: "60000" }) },
-  premiumBuilderStats: { valid: () => ({ window: "6h" }), invalid: () => ({ window: "1y" }) },
-  premiumBuilderStatsSample: noInput,
-  premiumOpportunities: { valid: () => ({ max_hf: "1.1", limit: "10" }), invalid: () => ({ limit: "9999" }) },
-  premiumOpportunitiesSample: noInput,
-  premiumFeeHistoryCsv: { valid: () => ({ limit: "10" }), invalid: () => ({ from_block: "abc" }) },
-  premiumBuilderBidsCsv: { valid: () => ({ window: "1h", limit: "10" }), invalid: () => ({ limit: "ten" }) },
-  premiumCounterMev: { valid: () => ({ min_band: "high" }), invalid: () => ({ min_band: "severe" }) },
-  counterMevSummary: noInput,
-  premiumPuzzleRisk: noInput,
-  puzzleRiskSummary: noInput,
-  puzzleRiskLookup: { valid: () => ({ address: `0x${"12".repeat(20)}` }), invalid: () => ({ address: "0x12" }) },
-  privateRelayInfo: noInput,
-  privateRelayInspect: {
-    valid: () => ({ raw_tx: EIP155_VECTOR }),
-    invalid: () => ({ raw_tx: "not hex" }),
-  },
-  premiumPrivateRelay: { valid: () => ({ raw_tx: DEVNET_TX }), invalid: () => ({ raw_tx: 42 }) },
-  flashloanProviders: { valid: () => ({ multi_asset: "true" }), invalid: () => ({ max_fee_bps: "cheap" }) },
-  privateWatchInfo: noInput,
-  privateWatchHealth: noInput,
-  privateWatchSnippets: { valid: () => ({ lang: "python" }), invalid: () => ({ lang: "cobol" }) },
-  privateWatchCreate: {
-    valid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey, webhookUrl: st.hookUrl }),
-    invalid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey, webhookUrl: st.hookUrl, birthdayHeight: "soon" }),
-  },
-  privateTopup: topup,
-  privateTopup1: topup,
-  privateTopup5: topup,
-  privateTopupCustom: {
-    valid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, amountAtomic: "250000" }),
-    invalid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, amountAtomic: true }),
-  },
-  privateWatchStatus: watchById,
-  privateWatchCancel: watchById,
-  privateWatchTest: watchById,
-  privateHistorical: {
-    valid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey }),
-    invalid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey, birthdayHeight: "genesis" }),
-  },
-  coinTopupQuote: {
-    valid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, chain: "monero", amountUsdCents: 200 }),
-    invalid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, chain: "monero", amountUsdCents: 199 }),
-  },
-  coinTopupQuoteStatus: {
-    valid: (st) => ({ quoteId: st.quoteId, watchToken: st.watchToken }),
-    invalid: (st) => ({ quoteId: "not-a-uuid", watchToken: st.watchToken }),
-  },
-  coinWatchCreate: {
-    valid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey, webhookUrl: st.hookUrl }),
-    invalid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey, webhookUrl: st.hookUrl, amountUsdCents: "lots" }),
-  },
-  coinWalletEvents: noInput,
-  checkoutSummary: noInput,
-  checkoutPayPage: noInput,
-  favicon: noInput,
-  checkoutInvoiceCreate: {
-    valid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, amountUsdCents: 100 }),
-    invalid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, amountUsdCents: "ten" }),
-  },
-  checkoutInvoiceList: {
-    valid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken }),
-    invalid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, status: "lost" }),
-  },
-  checkoutInvoiceStatus: { valid: (st) => ({ invoiceId: st.invoiceId }), invalid: () => ({ invoiceId: "not-a-uuid" }) },
-  checkoutInvoiceQr: { valid: (st) => ({ invoiceId: st.invoiceId }), invalid: () => ({ invoiceId: "not-a-uuid" }) },
-  checkoutInvoiceCancel: { valid: (st) => ({ invoiceId: st.invoiceId, watchToken: st.watchToken }), invalid: (st) => ({ invoiceId: "not-a-uuid", watchToken: st.watchToken }) },
-  checkoutKeyCreate: {
-    valid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, label: "every route" }),
-    invalid: (st) => ({ watchId: st.watchId, watchToken: st.watchToken, maxAmountUsdCents: "many" }),
-  },
-  checkoutKeyRevoke: { valid: (st) => ({ keyId: st.keyId, watchToken: st.watchToken }), invalid: (st) => ({ keyId: "not-a-uuid", watchToken: st.watchToken }) },
-  deriveViewkey: {
-    valid: () => ({ chain: "zcash", seed: PHRASE12 }),
-    invalid: () => ({ chain: "zcash", seed: PHRASE12, account: "one" }),
-  },
-  boardList: noInput,
-  boardLeaderboard: { valid: () => ({ limit: "5" }), invalid: () => ({ limit: "0" }) },
-  boardFeedRss: { valid: () => ({ board: "bounties" }), invalid: () => ({ board: "b".repeat(65) }) },
-  boardFeedJson: { valid: () => ({ board: "bounties" }), invalid: () => ({ board: "b".repeat(65) }) },
-  boardRead: { valid: () => ({ board: "bounties" }), invalid: () => ({ board: "bounties", limit: "1000" }) },
-  boardPost: {
-    valid: () => ({ board: "bounties", title: "Every route", body: "A notice from the shared checks." }),
-    invalid: () => ({ board: "bounties", title: 42, body: "x" }),
-  },
-  boardNotice: {
-    valid: (st) => ({ board: "bounties", id: st.noticeId }),
-    invalid: () => ({ board: "bounties", id: "not-a-uuid" }),
-  },
-  boardEdit: {
-    valid: (st) => ({ board: "bounties", id: st.noticeId, ownerToken: st.noticeToken, title: "Edited by the shared checks" }),
-    invalid: (st) => ({ board: "bounties", id: st.noticeId, ownerToken: st.noticeToken, title: 42 }),
-  },
-  boardRemove: {
-    valid: (st) => ({ board: "bounties", id: st.noticeId, ownerToken: st.noticeToken }),
-    invalid: (st) => ({ board: "bounties", id: "not-a-uuid", ownerToken: st.noticeToken }),
-  },
-  boardBoost: {
-    valid: (st) => ({ board: "bounties", id: st.noticeId, amountAtomic: "150000" }),
-    invalid: (st) => ({ board: "bounties", id: st.noticeId, amountAtomic: true }),
-  },
-};
-
+import { statusOf } from "../../src/core/errors.js";
+import { FIXTURES, type Fixture, type Input, type State } from "../helpers/route-fixtures.js";
 
 function fixtureOf(route: AnyRouteDef): Fixture {
   const f = FIXTURES[route.operationId];
@@ -209,14 +37,14 @@ describe("every route in the table gets the shared checks", () => {
   let routes: readonly AnyRouteDef[];
 
   /** Sends a route's input the way a client would: path params in the URL, mapped headers, the rest as JSON body or query. */
-  async function send(route: AnyRouteDef, input: Input, opts: { rawBody?: string } = {}): Promise<Response> {
+  async function send(route: AnyRouteDef, input: Input, opts: { rawBody?: string; clientIp?: string } = {}): Promise<Response> {
     const rest: Input = { ...input };
     const path = route.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => {
       const v = rest[name];
       delete rest[name];
       return encodeURIComponent(String(v));
     });
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = opts.clientIp ? { "x-forwarded-for": opts.clientIp } : {};
     for (const [header, field] of Object.entries(route.headerInputs ?? {})) {
       if (rest[field] !== undefined) headers[header] = String(rest[field]);
       delete rest[field];
@@ -240,7 +68,9 @@ describe("every route in the table gets the shared checks", () => {
   }
 
   beforeAll(async () => {
-    s = await startWatchStack({ https: false, env: { RATE_LIMIT_PER_MINUTE: "100000" } });
+    // One trusted proxy hop: a request with X-Forwarded-For counts as that client's, so the refusals
+    // (each from its own address) leave the per-IP route limits whole for the 429 check.
+    s = await startWatchStack({ https: false, env: { RATE_LIMIT_PER_MINUTE: "100000", TRUST_PROXY_HOPS: "1" } });
     routes = s.t.app.routes;
     const alice = s.wallets[0]!;
     const hookUrl = s.receiver.hookUrl("/every-route");
@@ -258,8 +88,11 @@ describe("every route in the table gets the shared checks", () => {
       ctx: { deps: { clock: s.clock, boards: boardCatalogue(s.t.app.config.BOARDS) }, db: s.t.db.db },
       input: { board: "bounties", title: "Fixture notice", body: "For the shared checks." },
     });
+    const zcash = s.devnet.zcashWallets()[0]!;
     st = {
       alice: { address: alice.address, viewKey: alice.viewKey! },
+      otherViewKey: s.wallets[1]!.viewKey!,
+      zcash: { address: zcash.address, ufvk: zcash.ufvk, uivk: zcash.uivk },
       hookUrl,
       watchId: created.json.watchId,
       watchToken: created.json.watchToken,
@@ -276,10 +109,11 @@ describe("every route in the table gets the shared checks", () => {
     const ops = routes.map((r) => r.operationId);
     expect(ops.filter((op) => !FIXTURES[op]), "routes without a fixture in FIXTURES").toEqual([]);
     expect(Object.keys(FIXTURES).filter((op) => !ops.includes(op)), "fixtures without a route").toEqual([]);
-    // The fixtures are valid inputs by the route's own schema, and the invalid ones are not.
+    // The fixtures are valid inputs by the route's own schema, and the invalid ones are not; a refusal passes the schema.
     for (const r of routes) {
       const f = fixtureOf(r);
       expect(r.input.safeParse(f.valid(st)).success, `${r.operationId} valid fixture`).toBe(true);
+      for (const x of f.refusals) expect(r.input.safeParse(x.input(st)).success, `${r.operationId} refusal ${x.code}`).toBe(true);
       if (f.invalid) expect(r.input.safeParse(f.invalid(st)).success, `${r.operationId} invalid fixture`).toBe(false);
       else expect(r.input.safeParse({}).success, `${r.operationId} takes no required input`).toBe(true);
     }
@@ -304,6 +138,19 @@ describe("every route in the table gets the shared checks", () => {
         expect(body.error.code).toBe("invalid_input");
       }
     }
+  });
+
+  it("each refusal a route makes from its input is the error envelope with its code and registered status, before any payment", async () => {
+    let client = 0;
+    for (const r of routes) {
+      for (const x of fixtureOf(r).refusals) {
+        const res = await send(r, x.input(st), { clientIp: `198.51.100.${++client}` });
+        const body = await expectEnvelope(res, statusOf(x.code), `${r.operationId} refusal ${x.code}`);
+        expect(body.error.code, r.operationId).toBe(x.code);
+        expect(res.headers.get("payment-required"), `${r.operationId} refusal ${x.code}`).toBeNull();
+      }
+    }
+    expect(client, "every fixture's refusals were sent").toBe(Object.values(FIXTURES).flatMap((f) => f.refusals).length);
   });
 
   it("paid routes answer valid input without payment with 402 and a decodable PAYMENT-REQUIRED", async () => {

@@ -156,6 +156,7 @@ describe("prepareDelivery and headers", () => {
     } catch (e) {
       expect(e).toBeInstanceOf(ServiceError);
       expect((e as ServiceError).status).toBe(413);
+      expect((e as ServiceError).code).toBe("webhook_body_too_large");
     }
   });
 });
