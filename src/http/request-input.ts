@@ -1,8 +1,9 @@
 /**
  * A route's input, as one object: the query string (GET/DELETE) or the JSON
- * body (POST/PATCH), then path params and mapped headers on top; validated with the
- * route's schema. Anything wrong is a 400 (`invalid_json`, `invalid_input`)
- * naming each issue, before any rate limit, precheck or payment.
+ * body (POST/PATCH), then path params and mapped headers on top; validated
+ * with the route's schema by the call pipeline (pipeline.ts). Anything wrong
+ * is a 400 (`invalid_json` here, `invalid_input` there) naming each issue,
+ * before any rate limit, precheck or payment.
  *
  * One rule for names the route does not know, in the query string and in the
  * body alike: they are ignored (a cache-buster `?_=123` or an extra field an
@@ -11,7 +12,7 @@
  * (docs/api.md, "Unknown parameters").
  */
 import type { Context } from "hono";
-import { inputIssues, ServiceError } from "../core/errors.js";
+import { ServiceError } from "../core/errors.js";
 import type { AnyRouteDef } from "./route-table.js";
 
 export async function readRawInput(c: Context, route: AnyRouteDef): Promise<Record<string, unknown>> {
@@ -102,22 +103,13 @@ export function dropUnknownKeys(schema: unknown, raw: Record<string, unknown>): 
   return ignored;
 }
 
-/** The route's validated input: what its schema outputs, which is what its handler takes. */
-export function validateInput(route: AnyRouteDef, raw: Record<string, unknown>): unknown {
-  const parsed = route.input.safeParse(raw);
-  if (!parsed.success) {
-    throw new ServiceError("invalid_input", "The request input is invalid.", { issues: inputIssues(parsed.error) });
-  }
-  return parsed.data;
-}
-
 /**
- * Reads and validates in one step, as the router does for every route:
- * unknown names are dropped first and listed in the `Vigil-Ignored-Input` header.
+ * What the request sent, as the router reads it for every route: unknown
+ * names are dropped and listed in the `Vigil-Ignored-Input` header.
  */
-export async function requestInput(c: Context, route: AnyRouteDef): Promise<unknown> {
+export async function sentInput(c: Context, route: AnyRouteDef): Promise<Record<string, unknown>> {
   const raw = await readRawInput(c, route);
   const ignored = dropUnknownInput(route, raw);
   if (ignored.length > 0) c.header(IGNORED_INPUT_HEADER, ignored.map((k) => encodeURIComponent(k)).join(", ").slice(0, 1024));
-  return validateInput(route, raw);
+  return raw;
 }

@@ -1,26 +1,30 @@
 /**
  * Turns the route table into a Hono app. Each HTTP route is mounted as one
- * flow: input (request-input.ts) → route rate limit → precheck → price →
- * free: handler; paid: the x402 paywall runs the handler inside its flow →
- * render. One exception to "input first": the probe of a paid route (no
- * payment header and no input at all) whose input is required answers the
- * paywall's 402 instead of the 400 (`probeOf`, x402/paywall.ts). Around it: the shared middleware (middleware.ts: request id, CORS,
- * general limit, body limit) and the fallbacks (fallbacks.ts: 404, 405, the
- * one error envelope). Tool-only table entries never reach this module.
+ * call of the shared pipeline (pipeline.ts: input → route rate limit →
+ * precheck → price → free: handler; paid: the x402 paywall runs the handler
+ * inside its flow); this file keeps HTTP's part: reading the input
+ * (request-input.ts), the payment header and the resource URL, what a probe
+ * is, and the answer (render, the 402 and its headers). The probe of a paid
+ * route (no payment header and no input at all) whose input is required
+ * answers the paywall's 402 instead of the 400 (`probeOf`, x402/paywall.ts).
+ * Around it: the shared middleware (middleware.ts: request id, CORS, general
+ * limit, body limit) and the fallbacks (fallbacks.ts: 404, 405, the one error
+ * envelope). Tool-only table entries never reach this module.
  */
 import { Hono, type Context } from "hono";
 import type { Logger } from "pino";
 import type { Database } from "../db/types.js";
 import type { Paywall, PaymentRequiredOutcome } from "../x402/paywall.js";
-import { ServiceError } from "../core/errors.js";
+import type { ServiceError } from "../core/errors.js";
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
-import type { AnyRouteDef, RequestContext } from "./route-table.js";
+import type { AnyRouteDef } from "./route-table.js";
 import { installMiddleware } from "./middleware.js";
 import { installFallbacks } from "./fallbacks.js";
-import { requestInput } from "./request-input.js";
-import { createRateLimiters, enforceRouteLimit, type RateLimiters, type RateLimitSettings } from "./rate-limits.js";
-import { render, storedAnswer, type HttpEnv } from "./respond.js";
+import { sentInput } from "./request-input.js";
+import { createRateLimiters, type RateLimitSettings } from "./rate-limits.js";
+import { render, type HttpEnv } from "./respond.js";
 import { bazaarForHttp } from "./discovery.js";
+import { callRoute, type PaymentSide, type PipelineDeps } from "./pipeline.js";
 
 export { MAX_BODY_BYTES } from "./middleware.js";
 
@@ -36,12 +40,6 @@ export interface RouterDeps {
   rateLimits: RateLimitSettings;
 }
 
-/** Resolves a route's price for an already-validated input. */
-export function priceOf(route: AnyRouteDef, input: unknown): bigint | undefined {
-  if (route.price === undefined) return undefined;
-  return typeof route.price === "function" ? route.price(input as never) : route.price;
-}
-
 export function buildRouter(deps: RouterDeps): Hono<HttpEnv> {
   // strict: false — a trailing slash names the same route (`/v1/q/xmr/height/` is `/v1/q/xmr/height`).
   const app = new Hono<HttpEnv>({ strict: false });
@@ -52,10 +50,11 @@ export function buildRouter(deps: RouterDeps): Hono<HttpEnv> {
     generalLimiter: limiters.general,
     allowed: { limiter: limiters.allowed, list: limiters.allowList },
   });
+  const pipeline: PipelineDeps = { paywall: deps.paywall, db: deps.db, site: deps.site, limiters };
   for (const route of deps.routes) {
     // Without strict matching Hono drops a request's trailing slash, so a path declared with one is mounted without it.
     const mounted = route.path.length > 1 ? route.path.replace(/\/+$/, "") : route.path;
-    app.on(route.method, mounted, (c) => serveRoute(c, route, deps, limiters));
+    app.on(route.method, mounted, (c) => serveRoute(c, route, pipeline));
   }
   installFallbacks(app, deps.routes);
   return app;
@@ -84,68 +83,42 @@ async function sentNoInput(c: Context<HttpEnv>, route: AnyRouteDef): Promise<boo
  * and is wrong is still a 400). Returns the price to quote, or undefined when
  * the request is not a probe and its 400 stands.
  */
-async function probeOf(c: Context<HttpEnv>, route: AnyRouteDef, refusal: unknown): Promise<bigint | undefined> {
+async function probeOf(c: Context<HttpEnv>, route: AnyRouteDef, refusal: ServiceError): Promise<bigint | undefined> {
   const price = probePrice(route);
   if (price === undefined || paymentHeader(c)) return undefined;
-  if (!(refusal instanceof ServiceError) || refusal.code !== "invalid_input") return undefined;
+  if (refusal.code !== "invalid_input") return undefined;
   if (!(await sentNoInput(c, route))) return undefined;
   const params = c.req.param() as Record<string, string>;
   const issues = (refusal.details?.issues ?? []) as { path: string }[];
   return issues.every((i) => !(i.path.split(".")[0]! in params)) ? price : undefined;
 }
 
-async function serveRoute(c: Context<HttpEnv>, route: AnyRouteDef, deps: RouterDeps, limiters: RateLimiters): Promise<Response> {
-  let input: unknown;
-  let probe: bigint | undefined;
-  try {
-    input = await requestInput(c, route);
-  } catch (e) {
-    probe = await probeOf(c, route, e);
-    if (probe === undefined) throw e;
-  }
-  await enforceRouteLimit(limiters, route, c.get("ip"));
+/** What a paid call names over HTTP: the request's URL, the bazaar declaration of its path, its payment header. */
+function paymentSide(c: Context<HttpEnv>, route: AnyRouteDef, baseUrl: string): PaymentSide {
   const url = new URL(c.req.url);
-  const resource = {
-    url: `${deps.site.baseUrl}${url.pathname}${url.search}`,
-    description: route.summary,
-    mimeType: route.mimeType ?? "application/json",
-  };
-  // Nothing was sent, so nothing is checked or done: the 402 tells the caller what to pay and what to send.
-  if (probe !== undefined) return paymentRequired(c, deps.paywall.probe({ resource, amount: probe, extensions: bazaarForHttp(route, url.pathname) }));
-
-  const ctx: RequestContext = {
-    requestId: c.get("requestId"),
-    ip: c.get("ip"),
-    db: deps.db,
-    log: c.get("log"),
-    baseUrl: deps.site.baseUrl,
-    surface: "http",
-  };
-  const status = route.successStatus ?? 200;
-  if (route.precheck) await route.precheck(input, ctx);
-  const price = priceOf(route, input);
-  if (price === undefined) {
-    const conditional = route.etag ? { ifNoneMatch: c.req.header("if-none-match") } : undefined;
-    return render(c, await route.handler(input, ctx), status, {}, conditional);
-  }
-
-  const outcome = await deps.paywall.run({
-    route: `${route.method} ${route.path}`,
-    resource,
-    amount: price,
-    header: paymentHeader(c),
-    input,
-    work: (trx, payment) => route.handler(input, { ...ctx, db: trx, payment }),
-    codec: storedAnswer,
-    successStatus: status,
-    readOnly: route.readOnly,
-    minValiditySeconds: route.minValiditySeconds,
-    settleBeforeWork: route.settleBeforeWork,
+  return {
+    resource: { url: `${baseUrl}${url.pathname}${url.search}`, description: route.summary, mimeType: route.mimeType ?? "application/json" },
     extensions: bazaarForHttp(route, url.pathname),
+    header: paymentHeader(c),
+  };
+}
+
+async function serveRoute(c: Context<HttpEnv>, route: AnyRouteDef, deps: PipelineDeps): Promise<Response> {
+  const outcome = await callRoute(deps, {
+    route,
+    schema: route.input,
+    raw: await sentInput(c, route),
+    caller: { requestId: c.get("requestId"), ip: c.get("ip"), log: c.get("log"), surface: "http" },
+    payment: () => paymentSide(c, route, deps.site.baseUrl),
+    probe: (refusal) => probeOf(c, route, refusal),
   });
   if (outcome.kind === "payment_required") return paymentRequired(c, outcome);
+  if (outcome.kind === "free") {
+    const conditional = route.etag ? { ifNoneMatch: c.req.header("if-none-match") } : undefined;
+    return render(c, outcome.result, outcome.status, {}, conditional);
+  }
   // no-store: a paid answer may carry secrets shown once (a new watch's token and webhook secret).
-  return render(c, outcome.result, status, { ...outcome.headers, "Cache-Control": "no-store" });
+  return render(c, outcome.result, outcome.status, { ...outcome.headers, "Cache-Control": "no-store" });
 }
 
 /** The 402: the requirements in the body and in PAYMENT-REQUIRED, and the settlement's answer when one failed. */

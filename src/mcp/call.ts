@@ -1,11 +1,13 @@
 /**
- * One MCP tool call, the way the router serves one HTTP request:
- *   drop the argument names the tool does not read (listed in the result's
- *   `_meta["vigil/ignored_input"]`, as HTTP lists them in `Vigil-Ignored-Input`)
- *   → validate the arguments with the route's input schema → rate limit (the
- *   route's own limit; the free dispatcher's per-client limit) → precheck →
- *   free: run; paid: the same paywall as HTTP, with the x402 payload taken
- *   from the request's `_meta["x402/payment"]` → the tool result.
+ * One MCP tool call, through the same pipeline as one HTTP request
+ * (http/pipeline.ts): drop the argument names the tool does not read (listed
+ * in the result's `_meta["vigil/ignored_input"]`, as HTTP lists them in
+ * `Vigil-Ignored-Input`) → validate the arguments with the tool's input
+ * schema → rate limit (the route's own limit; the free dispatcher's
+ * per-client limit) → precheck → free: run; paid: the same paywall as HTTP,
+ * with the x402 payload taken from the request's `_meta["x402/payment"]` →
+ * the tool result. This file keeps MCP's part: the arguments and `_meta`,
+ * the tool-only dispatcher, and the shape of results.
  *
  * Results: the REST answer as structured content (and as JSON text);
  * errors as `isError` with the REST error envelope as JSON text (no
@@ -20,16 +22,13 @@ import type { Logger } from "pino";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ServiceError, errorBody, inputIssues } from "../core/errors.js";
+import { ServiceError, errorBody } from "../core/errors.js";
 import { databaseOutageAnswer } from "../db/unavailable.js";
 import type { RateLimiter } from "../core/rate-limit.js";
-import type { Database } from "../db/types.js";
-import type { Paywall } from "../x402/paywall.js";
-import { isToolOnly, RawBody, StreamBody, type RequestContext } from "../http/route-table.js";
-import { enforceRouteLimit, type RateLimiters } from "../http/rate-limits.js";
-import { priceOf } from "../http/router.js";
+import type { PaymentRequiredOutcome } from "../x402/paywall.js";
+import { isToolOnly, RawBody, StreamBody, type AnyRouteDef, type AnyToolOnlyDef, type RequestContext } from "../http/route-table.js";
+import { callRoute, validateInput, type PaymentSide, type PipelineDeps } from "../http/pipeline.js";
 import { bazaarForMcp } from "../http/discovery.js";
-import { storedAnswer } from "../http/respond.js";
 import { dropUnknownKeys } from "../http/request-input.js";
 import type { PublishedTool } from "./tools.js";
 
@@ -40,11 +39,7 @@ export const IGNORED_INPUT_META_KEY = "vigil/ignored_input";
 /** `_meta` key of the settlement answer on a paid result. */
 export const PAYMENT_RESPONSE_META_KEY = "x402/payment-response";
 
-export interface CallDeps {
-  paywall: Paywall;
-  db: Database;
-  site: { baseUrl: string };
-  limiters: RateLimiters;
+export interface CallDeps extends PipelineDeps {
   /** Per-client limit of the free dispatcher (tool-only entries). */
   dispatchLimiter: RateLimiter;
   dispatchPerMinute: number;
@@ -107,65 +102,21 @@ async function runTool(
   meta: Record<string, unknown> | undefined,
   caller: CallerInfo,
 ): Promise<CallToolResult> {
-  const ctx: RequestContext = {
-    requestId: caller.requestId,
-    ip: caller.ip,
-    db: deps.db,
-    log: caller.log,
-    baseUrl: deps.site.baseUrl,
-    surface: "mcp",
-  };
   try {
     const entry = published.entry;
     // The tool's input: the route's, with header-borne credentials required (mcp-tools.ts).
     const schema = published.descriptor.input;
-    if (isToolOnly(entry)) {
-      const input = parseArguments(schema, args);
-      await limitDispatch(deps, caller.ip);
-      return await okResult(await entry.handler(input, ctx));
-    }
-    const input = parseArguments(schema, args);
-    await enforceRouteLimit(deps.limiters, entry, caller.ip);
-    if (entry.precheck) await entry.precheck(input, ctx);
-    const price = published.paid ? priceOf(entry, input) : undefined;
-    if (price === undefined) return await okResult(await entry.handler(input, ctx));
-
-    const name = published.tool.name;
-    const outcome = await deps.paywall.run({
-      route: `${entry.method} ${entry.path}`,
-      resource: { url: `mcp://tool/${name}`, description: entry.summary, mimeType: entry.mimeType ?? "application/json" },
-      amount: price,
-      header: paymentHeader(meta),
-      input,
-      work: (trx, payment) => entry.handler(input, { ...ctx, db: trx, payment }),
-      codec: storedAnswer,
-      successStatus: entry.successStatus ?? 200,
-      readOnly: entry.readOnly,
-      minValiditySeconds: entry.minValiditySeconds,
-      settleBeforeWork: entry.settleBeforeWork,
-      extensions: bazaarForMcp(entry, name),
+    if (isToolOnly(entry)) return await dispatch(deps, entry, schema, args, caller);
+    const outcome = await callRoute(deps, {
+      route: entry,
+      schema,
+      raw: args,
+      caller: { requestId: caller.requestId, ip: caller.ip, log: caller.log, surface: "mcp" },
+      payment: () => paymentSide(entry, published.tool.name, meta),
+      free: !published.paid,
     });
-    if (outcome.kind === "payment_required") {
-      const path = entry.path.replace(/:([A-Za-z_]+)/g, (_m: string, k: string) => encodeURIComponent(String((input as Record<string, unknown>)[k] ?? `:${k}`)));
-      const rest = { method: entry.method, url: `${deps.site.baseUrl}${path}` };
-      return {
-        isError: true,
-        structuredContent: outcome.paymentRequired as unknown as Record<string, unknown>,
-        content: [
-          { type: "text", text: JSON.stringify(outcome.paymentRequired) },
-          {
-            type: "text",
-            text: `Payment required (${outcome.paymentRequired.error ?? "payment_required"}): sign the terms above and call again with the payload in _meta["${PAYMENT_META_KEY}"], or use the REST endpoint ${rest.method} ${rest.url} with x402.`,
-          },
-        ],
-        _meta: {
-          "vigil/status": 402,
-          "vigil/rest": rest,
-          ...(outcome.settleResponse ? { [PAYMENT_RESPONSE_META_KEY]: outcome.settleResponse } : {}),
-        },
-      };
-    }
-    return await okResult(outcome.result, { [PAYMENT_RESPONSE_META_KEY]: outcome.settleResponse });
+    if (outcome.kind === "payment_required") return paymentRequiredResult(deps, entry, outcome);
+    return await okResult(outcome.result, outcome.kind === "paid" ? { [PAYMENT_RESPONSE_META_KEY]: outcome.settleResponse } : undefined);
   } catch (e) {
     if (e instanceof ServiceError) return errorResult(e);
     const outage = databaseOutageAnswer(e);
@@ -175,11 +126,44 @@ async function runTool(
   }
 }
 
-/** The tool's arguments through its REST input schema: the same 400 `invalid_input` and issues as HTTP. */
-function parseArguments(schema: z.ZodType, args: Record<string, unknown>): unknown {
-  const parsed = schema.safeParse(args);
-  if (parsed.success) return parsed.data;
-  throw new ServiceError("invalid_input", "The tool arguments are invalid.", { issues: inputIssues(parsed.error) });
+/** A tool-only entry (the free dispatcher): its arguments, the per-client limit, its handler; no precheck, no price. */
+async function dispatch(deps: CallDeps, entry: AnyToolOnlyDef, schema: z.ZodType, args: Record<string, unknown>, caller: CallerInfo): Promise<CallToolResult> {
+  const ctx: RequestContext = { requestId: caller.requestId, ip: caller.ip, db: deps.db, log: caller.log, baseUrl: deps.site.baseUrl, surface: "mcp" };
+  const input = validateInput(schema, args, "mcp");
+  await limitDispatch(deps, caller.ip);
+  return okResult(await entry.handler(input, ctx));
+}
+
+/** What a paid call names over MCP: the tool, the bazaar declaration in its MCP form, the payload from `_meta`. */
+function paymentSide(entry: AnyRouteDef, name: string, meta: Record<string, unknown> | undefined): PaymentSide {
+  return {
+    resource: { url: `mcp://tool/${name}`, description: entry.summary, mimeType: entry.mimeType ?? "application/json" },
+    extensions: bazaarForMcp(entry, name),
+    header: paymentHeader(meta),
+  };
+}
+
+/** The unpaid result: the terms as structured content, how to pay over MCP, and the REST endpoint to pay at instead. */
+function paymentRequiredResult(deps: CallDeps, entry: AnyRouteDef, outcome: PaymentRequiredOutcome & { input: unknown }): CallToolResult {
+  const input = outcome.input as Record<string, unknown>;
+  const path = entry.path.replace(/:([A-Za-z_]+)/g, (_m: string, k: string) => encodeURIComponent(String(input[k] ?? `:${k}`)));
+  const rest = { method: entry.method, url: `${deps.site.baseUrl}${path}` };
+  return {
+    isError: true,
+    structuredContent: outcome.paymentRequired as unknown as Record<string, unknown>,
+    content: [
+      { type: "text", text: JSON.stringify(outcome.paymentRequired) },
+      {
+        type: "text",
+        text: `Payment required (${outcome.paymentRequired.error ?? "payment_required"}): sign the terms above and call again with the payload in _meta["${PAYMENT_META_KEY}"], or use the REST endpoint ${rest.method} ${rest.url} with x402.`,
+      },
+    ],
+    _meta: {
+      "vigil/status": 402,
+      "vigil/rest": rest,
+      ...(outcome.settleResponse ? { [PAYMENT_RESPONSE_META_KEY]: outcome.settleResponse } : {}),
+    },
+  };
 }
 
 async function limitDispatch(deps: CallDeps, ip: string): Promise<void> {

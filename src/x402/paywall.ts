@@ -1,9 +1,12 @@
 /**
- * The x402 flow around one paid call, framework-free:
- *   decode → check terms → take the once-ever nonce row → facilitator verify →
- *   run the work inside a DB transaction → settle → store the answer → commit.
+ * The x402 flow around one paid call, framework-free, in named steps:
+ *   decode (the payload, our terms) → the payment identifier → reserve (the
+ *   once-ever nonce row, the time window) → verify (facilitator) → the work
+ *   inside a DB transaction → settle → store the answer → commit.
  * A failed settlement rolls the work back; a nonce is accepted once, ever, and
  * the pending row is the cross-process lock from verify until settle ends.
+ * The checks on the payload are exact-payload.ts's; every statement on the
+ * `payments` table is payment-store.ts's.
  *
  * Paid work is idempotent (docs/idempotency.md):
  * - the same signed authorisation presented again for the same request gets
@@ -35,30 +38,37 @@
  * row settled without work (resumed once on the chain's word, as above); a
  * retry never does the work again, stored answer or not.
  */
-import { createHash, randomUUID } from "node:crypto";
-import { z } from "zod";
+import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { sql, type Selectable, type Transaction } from "kysely";
-import { verifyTypedData } from "viem";
-import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from "@x402/core/http";
+import type { Transaction } from "kysely";
+import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { FacilitatorClient } from "@x402/core/http";
-import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
-import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension, isValidPaymentId } from "@x402/extensions/payment-identifier";
+import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension } from "@x402/extensions/payment-identifier";
 import type { Database } from "../db/types.js";
-import type { DB, PaymentsTable } from "../db/schema.js";
+import type { DB } from "../db/schema.js";
 import type { Clock } from "../core/clock.js";
 import type { SecretBox } from "../core/secretbox.js";
 import { ServiceError, unavailable, upstreamFailed } from "../core/errors.js";
 import type { UsdcAsset } from "./networks.js";
 import type { AuthorizationReader } from "./authorization-state.js";
 import { isDatabaseOutage } from "../db/unavailable.js";
+import * as store from "./payment-store.js";
+import type { PaymentRow, SealedAnswer } from "./payment-store.js";
+import {
+  VALID_BEFORE_SLACK_SECONDS,
+  decodeExactPayload,
+  nonceKeyOf,
+  paymentIdentifierOf,
+  requestHash,
+  signedByPayer,
+  termsRefusal,
+  windowRefusal,
+  type DecodedPayment,
+} from "./exact-payload.js";
 
 /** Largest payment header we decode (a real v2 payload is about 1 KB of base64). */
 export const MAX_PAYMENT_HEADER_BYTES = 8192;
-/** Seconds an authorisation must still be valid for when it reaches us (the reference facilitator uses 6). */
-const MIN_VALIDITY_SECONDS = 6n;
-/** Extra seconds of validBefore we tolerate beyond maxTimeoutSeconds (client clock skew). */
-export const VALID_BEFORE_SLACK_SECONDS = 600n;
 
 /** A settled (or being-settled) x402 payment attached to the request. */
 export interface PaymentInfo {
@@ -134,77 +144,13 @@ export type PaidOutcome<T> =
 /** The 402 outcome, the only one a probe has. */
 export type PaymentRequiredOutcome = Extract<PaidOutcome<never>, { kind: "payment_required" }>;
 
-// The exact-EVM (EIP-3009) payload we accept; anything else is refused with a reason.
-const hex = (bytes: number) => z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`));
-const uintString = z.string().regex(/^\d{1,78}$/);
-const ExactEvmPayload = z.object({
-  x402Version: z.literal(2),
-  accepted: z.object({
-    scheme: z.string(),
-    network: z.string(),
-    amount: z.string(),
-    asset: z.string(),
-    payTo: z.string(),
-    maxTimeoutSeconds: z.number(),
-    extra: z.record(z.string(), z.unknown()).optional(),
-  }),
-  payload: z.object({
-    authorization: z.object({
-      from: hex(20),
-      to: hex(20),
-      value: uintString,
-      validAfter: uintString,
-      validBefore: uintString,
-      nonce: hex(32),
-    }),
-    signature: z.string().regex(/^0x[0-9a-fA-F]+$/),
-  }),
-  extensions: z.record(z.string(), z.unknown()).optional(),
-});
-type ExactEvmPayload = z.infer<typeof ExactEvmPayload>;
-
-class Refusal extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-  }
-}
 class SettlementFailed extends Error {
   constructor(readonly response: SettleResponse) {
     super(response.errorReason ?? "settlement failed");
   }
 }
 
-/** JSON with sorted keys and bigints as decimal strings: one text per value, whatever the key order. */
-function canonicalJson(v: unknown): string {
-  if (typeof v === "bigint") return JSON.stringify(v.toString());
-  if (v === undefined) return "null";
-  if (v === null || typeof v !== "object") return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
-  const entries = Object.entries(v as Record<string, unknown>)
-    .filter(([, x]) => x !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(",")}}`;
-}
-
-/** What a stored answer belongs to: the route and its validated input. */
-export function requestHash(route: string, input: unknown): string {
-  return createHash("sha256").update(`${route}\n${canonicalJson(input)}`).digest("hex");
-}
-
-const TRANSFER_WITH_AUTHORIZATION = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
-
-type PaymentRow = Selectable<PaymentsTable>;
-
-export function createPaywall(deps: {
+interface PaywallDeps {
   db: Database;
   facilitator: FacilitatorClient;
   terms: PaymentTerms | null;
@@ -214,399 +160,392 @@ export function createPaywall(deps: {
   secretBox?: SecretBox | null;
   /** Reads authorisations on chain, to resume work whose settlement outlived its process. */
   chain?: AuthorizationReader | null;
-}): Paywall {
-  const { db, facilitator, terms, clock, log } = deps;
+}
+
+/** What the steps of a paid call share: the paywall's collaborators, fixed when it is created. */
+interface PaywallContext extends PaywallDeps {
+  secretBox: SecretBox | null;
+  chain: AuthorizationReader | null;
+  /** Seconds a stored answer is kept. */
+  responseTtlSeconds: number;
+}
+
+/** Builds the 402 of a call for a reason (and the failed settlement's answer, when there is one). */
+type Refuse<T> = (reason: string, settleResponse?: SettleResponse) => PaidOutcome<T>;
+
+/** One presented payment, decoded and within our terms: what every step after decoding reads. */
+interface Presented<T> extends DecodedPayment {
+  call: PaidCall<T>;
+  req: PaymentRequirements;
+  /** The authorisation's `from`, lower case. */
+  payer: string;
+  /** What a stored answer belongs to (requestHash). */
+  hash: string;
+  refuse: Refuse<T>;
+}
+
+const isOutcome = <T>(v: unknown): v is PaidOutcome<T> => typeof v === "object" && v !== null && "kind" in v;
+
+const inProgress = () => new ServiceError("payment_in_progress", "This payment authorisation is being processed by another request.");
+
+export function createPaywall(deps: PaywallDeps): Paywall {
+  const { terms } = deps;
   const secretBox = deps.secretBox ?? null;
   const responseTtlSeconds = (terms?.maxTimeoutSeconds ?? 300) + Number(VALID_BEFORE_SLACK_SECONDS);
+  const ctx: PaywallContext = { ...deps, secretBox, chain: deps.chain ?? null, responseTtlSeconds };
+  return {
+    terms,
+    idempotent: secretBox !== null,
+    responseTtlSeconds,
+    requirementsFor: (amount) => requirementsFor(terms, amount),
+    paymentRequired: (resource, amount, error, extensions) => paymentRequired(terms, resource, amount, error, extensions),
+    probe: (call) => ({ kind: "payment_required", paymentRequired: paymentRequired(terms, call.resource, call.amount, "payment_required", declaredExtensions(ctx, call)) }),
+    run: (call) => run(ctx, call),
+  };
+}
 
-  function requirementsFor(amount: bigint): PaymentRequirements {
-    if (!terms) throw unavailable("paywall_not_configured", "This service has no PAY_TO address configured; paid routes are disabled.");
-    return {
-      scheme: "exact",
-      network: terms.usdc.network,
-      amount: amount.toString(),
-      asset: terms.usdc.asset,
-      payTo: terms.payTo,
-      maxTimeoutSeconds: terms.maxTimeoutSeconds,
-      extra: { name: terms.usdc.name, version: terms.usdc.version },
-    };
-  }
+function requirementsFor(terms: PaymentTerms | null, amount: bigint): PaymentRequirements {
+  if (!terms) throw unavailable("paywall_not_configured", "This service has no PAY_TO address configured; paid routes are disabled.");
+  return {
+    scheme: "exact",
+    network: terms.usdc.network,
+    amount: amount.toString(),
+    asset: terms.usdc.asset,
+    payTo: terms.payTo,
+    maxTimeoutSeconds: terms.maxTimeoutSeconds,
+    extra: { name: terms.usdc.name, version: terms.usdc.version },
+  };
+}
 
-  function paymentRequired(resource: ResourceDescription, amount: bigint, error: string, extensions?: Record<string, unknown>): PaymentRequired {
-    return { x402Version: 2, error, resource, accepts: [requirementsFor(amount)], ...(extensions ? { extensions } : {}) };
-  }
+function paymentRequired(terms: PaymentTerms | null, resource: ResourceDescription, amount: bigint, error: string, extensions?: Record<string, unknown>): PaymentRequired {
+  return { x402Version: 2, error, resource, accepts: [requirementsFor(terms, amount)], ...(extensions ? { extensions } : {}) };
+}
 
-  /** Checks the decoded payload against our terms before anything leaves the process. */
-  function checkTerms(p: ExactEvmPayload, req: PaymentRequirements): void {
-    const a = p.accepted;
-    const auth = p.payload.authorization;
-    if (a.scheme !== "exact") throw new Refusal("unsupported_scheme");
-    if (a.network !== req.network) throw new Refusal("network_mismatch");
-    if (a.asset.toLowerCase() !== req.asset.toLowerCase()) throw new Refusal("asset_mismatch");
-    if (a.payTo.toLowerCase() !== req.payTo.toLowerCase() || auth.to.toLowerCase() !== req.payTo.toLowerCase())
-      throw new Refusal("recipient_mismatch");
-    if (a.amount !== req.amount || auth.value !== req.amount) throw new Refusal("amount_mismatch");
-  }
+/** The extensions every 402 of a call declares: the route's, plus payment-identifier when answers are stored. */
+function declaredExtensions(ctx: PaywallContext, call: ProbeCall): Record<string, unknown> | undefined {
+  return ctx.secretBox ? { ...(call.extensions ?? {}), [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) } : call.extensions;
+}
 
-  /** The time window, checked only before a fresh settlement (a retry of settled work may come later). */
-  function checkWindow(p: ExactEvmPayload, req: PaymentRequirements, minValidity: bigint): void {
-    const auth = p.payload.authorization;
-    const now = BigInt(Math.floor(clock.now() / 1000));
-    if (BigInt(auth.validAfter) > now) throw new Refusal("authorization_not_yet_valid");
-    if (BigInt(auth.validBefore) < now + MIN_VALIDITY_SECONDS) throw new Refusal("authorization_expired");
-    if (BigInt(auth.validBefore) < now + minValidity) throw new Refusal("authorization_expires_too_soon");
-    if (BigInt(auth.validBefore) > now + BigInt(req.maxTimeoutSeconds) + VALID_BEFORE_SLACK_SECONDS)
-      throw new Refusal("authorization_validity_too_long");
-  }
+/** The paid answer, with the settlement's answer in PAYMENT-RESPONSE (and its v1 name). */
+function paidOutcome<T>(result: T, settleResponse: SettleResponse, replayed = false): PaidOutcome<T> {
+  const header = encodePaymentResponseHeader(settleResponse);
+  return { kind: "paid", result, settleResponse, headers: { "PAYMENT-RESPONSE": header, "X-PAYMENT-RESPONSE": header }, ...(replayed ? { replayed } : {}) };
+}
 
-  /**
-   * The caller holds the payer's key: the EIP-712 signature recovers to `from`.
-   * Asked before a stored answer is handed out (it may hold secrets) or
-   * settled work is resumed, when the facilitator cannot vouch any more.
-   */
-  async function signedByPayer(p: ExactEvmPayload): Promise<boolean> {
-    if (!terms) return false;
-    const auth = p.payload.authorization;
-    try {
-      return await verifyTypedData({
-        address: auth.from as `0x${string}`,
-        domain: { name: terms.usdc.name, version: terms.usdc.version, chainId: terms.usdc.chainId, verifyingContract: terms.usdc.asset },
-        types: TRANSFER_WITH_AUTHORIZATION,
-        primaryType: "TransferWithAuthorization",
-        message: {
-          from: auth.from as `0x${string}`,
-          to: auth.to as `0x${string}`,
-          value: BigInt(auth.value),
-          validAfter: BigInt(auth.validAfter),
-          validBefore: BigInt(auth.validBefore),
-          nonce: auth.nonce as `0x${string}`,
-        },
-        signature: p.payload.signature as `0x${string}`,
-      });
-    } catch {
-      return false;
-    }
-  }
+/** The settlement's answer as a settled row remembers it. */
+const settledResponse = (row: Pick<PaymentRow, "tx_hash" | "network" | "payer">): SettleResponse => ({
+  success: true,
+  transaction: row.tx_hash ?? "",
+  network: row.network as SettleResponse["network"],
+  payer: row.payer,
+});
 
-  function seal<T>(call: PaidCall<T>, rowId: string, result: T): { response_status: number; response_sealed: Buffer; response_expires_at: Date } | Record<string, never> {
-    if (!secretBox || !call.codec) return {};
-    const text = call.codec.encode(result);
-    if (text === undefined) return {};
-    return {
-      response_status: call.successStatus ?? 200,
-      response_sealed: secretBox.seal(text, `payment-response:${rowId}`),
-      response_expires_at: new Date(clock.now() + responseTtlSeconds * 1000),
-    };
-  }
+/** The answer sealed for retries under the row's id, or nothing (no master key, no codec, a streamed answer). */
+function sealAnswer<T>(ctx: PaywallContext, call: PaidCall<T>, rowId: string, result: T): SealedAnswer | undefined {
+  if (!ctx.secretBox || !call.codec) return undefined;
+  const text = call.codec.encode(result);
+  if (text === undefined) return undefined;
+  return {
+    status: call.successStatus ?? 200,
+    sealed: ctx.secretBox.seal(text, `payment-response:${rowId}`),
+    expiresAt: new Date(ctx.clock.now() + ctx.responseTtlSeconds * 1000),
+  };
+}
 
-  function paidOutcome<T>(result: T, settleResponse: SettleResponse, replayed = false): PaidOutcome<T> {
-    const header = encodePaymentResponseHeader(settleResponse);
-    return { kind: "paid", result, settleResponse, headers: { "PAYMENT-RESPONSE": header, "X-PAYMENT-RESPONSE": header }, ...(replayed ? { replayed } : {}) };
-  }
+// ---------------------------------------------------------------------------
+// The flow of one paid call, step by step.
 
-  const settledResponse = (row: Pick<PaymentRow, "tx_hash" | "network" | "payer">): SettleResponse => ({
-    success: true,
-    transaction: row.tx_hash ?? "",
-    network: row.network as SettleResponse["network"],
-    payer: row.payer,
+async function run<T>(ctx: PaywallContext, call: PaidCall<T>): Promise<PaidOutcome<T>> {
+  const req = requirementsFor(ctx.terms, call.amount);
+  const extensions = declaredExtensions(ctx, call);
+  const refuse: Refuse<T> = (reason, settleResponse) => ({
+    kind: "payment_required",
+    paymentRequired: paymentRequired(ctx.terms, call.resource, call.amount, reason, extensions),
+    ...(settleResponse ? { settleResponse } : {}),
   });
+  if (call.header === undefined || call.header === "") return refuse("payment_required");
+  const presented = decode(call, call.header, req, refuse);
+  if (isOutcome<T>(presented)) return presented;
+  const identified = await byIdentifier(ctx, presented);
+  if (isOutcome<T>(identified)) return identified;
+  const reserved = await reserve(ctx, presented, identified.identifier);
+  if (isOutcome<T>(reserved)) return reserved;
+  const refused = await verify(ctx, presented, reserved.paymentId);
+  return refused ?? (await workAndSettle(ctx, presented, reserved.paymentId));
+}
 
-  /**
-   * A payment row seen before for this request: its stored answer, or the
-   * work done now when the chain shows the authorisation paid us and no work
-   * committed; otherwise a refusal. `refuse` builds the 402.
-   */
-  async function resume<T>(row: PaymentRow, call: PaidCall<T>, refuse: (reason: string) => PaidOutcome<T>): Promise<PaidOutcome<T>> {
-    if (row.status === "failed") return refuse("authorization_already_used");
-    if (row.status === "settled" && row.work_done) {
-      if (row.response_sealed && secretBox && call.codec) {
-        const text = secretBox.open(row.response_sealed, `payment-response:${row.id}`);
-        log.info({ route: call.route, payment: row.id }, "paid request retried: the stored answer is returned");
-        return paidOutcome(call.codec.decode(text), settledResponse(row), true);
-      }
-      // Nothing stored (expired, a streamed answer, no master key): work that writes nothing is simply done again,
-      // unless it cannot be undone (a second send is a second side effect nobody paid for).
-      if (call.readOnly && !call.settleBeforeWork) {
-        const result = await call.work(db, { payer: row.payer, amountAtomic: call.amount, nonce: row.nonce });
-        return paidOutcome(result, settledResponse(row), true);
-      }
-      return refuse("authorization_already_used");
-    }
-    // Pending, or settled without its work: resumed only on the chain's word, under the row's lock.
-    if (!deps.chain) {
-      if (row.status === "pending") throw new ServiceError("payment_in_progress", "This payment authorisation is being processed by another request.");
-      return refuse("authorization_already_used");
-    }
-    const chain = deps.chain;
-    let resumed: { result: T; txHash: string } | "busy" | "unused" | "unattributed" | "elsewhere" | "answered";
-    try {
-      resumed = await db.transaction().execute(async (trx) => {
-        const locked = await trx
-          .selectFrom("payments")
-          .selectAll()
-          .where("id", "=", row.id)
-          .forUpdate()
-          .skipLocked()
-          .executeTakeFirst();
-        if (!locked) return "busy" as const;
-        if (locked.status === "settled" && locked.work_done) return "answered" as const;
-        if (locked.status !== "pending" && locked.status !== "settled") return "elsewhere" as const;
-        const finding = await chain.check(locked.payer, locked.nonce, BigInt(locked.amount_atomic), { txHash: locked.tx_hash });
-        if (finding.state === "unused") return "unused" as const;
-        // Used, but the chain has not (yet) said by whom: no verdict, the row stays as it is.
-        if (finding.state === "used_unattributed") return "unattributed" as const;
-        if (finding.state === "used_elsewhere") {
-          await trx.updateTable("payments").set({ status: "failed", error: "authorization_used_elsewhere", checked_at: new Date(clock.now()) }).where("id", "=", row.id).execute();
-          return "elsewhere" as const;
-        }
-        const handle = call.readOnly && !call.settleBeforeWork ? db : trx;
-        const result = await call.work(handle, { payer: locked.payer, amountAtomic: call.amount, nonce: locked.nonce });
-        await trx
-          .updateTable("payments")
-          .set({
-            status: "settled",
-            tx_hash: finding.txHash,
-            error: null,
-            work_done: true,
-            settled_at: locked.settled_at ?? new Date(clock.now()),
-            checked_at: new Date(clock.now()),
-            ...seal(call, row.id, result),
-          })
-          .where("id", "=", row.id)
-          .execute();
-        return { result, txHash: finding.txHash };
-      });
-    } catch (e) {
-      // A database outage (or full disk) is not the chain's: it answers 503 and the retry resumes.
-      if (e instanceof ServiceError || isDatabaseOutage(e)) throw e;
-      log.warn({ route: call.route, payment: row.id, err: (e as Error).message }, "resuming a settled payment failed");
-      throw upstreamFailed("facilitator_unavailable", "The payment's state on chain could not be read; try again shortly.");
-    }
-    if (resumed === "busy" || resumed === "unused")
-      throw new ServiceError("payment_in_progress", "This payment authorisation is being processed by another request.");
-    if (resumed === "unattributed") {
-      log.warn({ route: call.route, payment: row.id, tx: row.tx_hash }, "resuming a payment: the chain marks the authorisation used but its transaction was not found; left as it is");
-      // Not "facilitator_unavailable" (whose promise is "nothing was charged"): here money may have moved.
-      throw upstreamFailed(
-        "payment_unresolved",
-        "The chain marks this payment authorisation as used but its transaction was not found yet; the payment stays pending and the work is not done. Retry later with the same payment: it is never charged twice.",
-      );
-    }
-    if (resumed === "answered") {
-      const fresh = await db.selectFrom("payments").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
-      return resume(fresh, call, refuse);
-    }
-    if (resumed === "elsewhere") return refuse("authorization_already_used");
-    log.warn({ route: call.route, payment: row.id, tx: resumed.txHash }, "settled payment without work: the work was done on the client's retry");
-    return paidOutcome(resumed.result, { ...settledResponse(row), transaction: resumed.txHash });
+/** Decode: the header's payload, of the shape we accept and within our terms, or the 402 saying why not. */
+function decode<T>(call: PaidCall<T>, header: string, req: PaymentRequirements, refuse: Refuse<T>): Presented<T> | PaidOutcome<T> {
+  if (header.length > MAX_PAYMENT_HEADER_BYTES)
+    throw new ServiceError("payment_header_too_large", `The payment header is over ${MAX_PAYMENT_HEADER_BYTES} bytes; it was not decoded.`, { max_bytes: MAX_PAYMENT_HEADER_BYTES });
+  const decoded = decodeExactPayload(header);
+  if (typeof decoded === "string") return refuse(decoded);
+  const refusal = termsRefusal(decoded.payload, req);
+  if (refusal) return refuse(refusal);
+  const payer = decoded.payload.payload.authorization.from.toLowerCase();
+  return { ...decoded, call, req, payer, hash: requestHash(call.route, call.input), refuse };
+}
+
+/**
+ * The payment-identifier extension: an identifier seen before with the same
+ * request gets that purchase's answer (nothing charged again), with another
+ * request a 409; one left by a failed attempt is freed for this one.
+ */
+async function byIdentifier<T>(ctx: PaywallContext, p: Presented<T>): Promise<{ identifier: string | undefined } | PaidOutcome<T>> {
+  const identified = paymentIdentifierOf(p.payload, ctx.secretBox !== null);
+  if (typeof identified === "string") return p.refuse(identified);
+  const { identifier } = identified;
+  if (!identifier) return identified;
+  const seen = await store.findByIdentifier(ctx.db, p.payer, identifier);
+  if (seen && seen.status !== "failed") {
+    if (seen.request_hash !== p.hash)
+      throw new ServiceError("payment_identifier_conflict", "This payment identifier was used for a different request; use a new identifier for a new purchase.");
+    if (!(await signedByPayer(ctx.terms?.usdc, p.payload))) return p.refuse("invalid_exact_evm_payload_signature");
+    return resume(ctx, seen, p.call, p.refuse);
   }
+  // A failed attempt charged nothing: the identifier is free for this one.
+  if (seen) await store.releaseIdentifier(ctx.db, seen.id);
+  return identified;
+}
 
-  /** The extensions every 402 of a call declares: the route's, plus payment-identifier when answers are stored. */
-  function declaredExtensions(call: ProbeCall): Record<string, unknown> | undefined {
-    return secretBox ? { ...(call.extensions ?? {}), [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) } : call.extensions;
+/**
+ * Reserve: the once-ever nonce row, taken before verify; it doubles as the
+ * cross-process lock from verify until settle ends. An authorisation seen
+ * before is a retry; a fresh one must be inside its time window.
+ */
+async function reserve<T>(ctx: PaywallContext, p: Presented<T>, identifier: string | undefined): Promise<{ paymentId: string } | PaidOutcome<T>> {
+  const nonceKey = nonceKeyOf(p.req, p.payload);
+  const earlier = await store.findByNonceKey(ctx.db, nonceKey);
+  if (earlier) return retryOf(ctx, p, earlier);
+  const late = windowRefusal(p.payload, p.req, ctx.clock.now(), BigInt(p.call.minValiditySeconds ?? 0));
+  if (late) return p.refuse(late);
+
+  const paymentId = randomUUID();
+  const auth = p.payload.payload.authorization;
+  const taken = await store.insertPending(ctx.db, {
+    id: paymentId,
+    nonce_key: nonceKey,
+    payer: p.payer,
+    route: p.call.route,
+    amount_atomic: p.call.amount.toString(),
+    network: p.req.network,
+    nonce: auth.nonce.toLowerCase(),
+    request_hash: p.hash,
+    valid_before: auth.validBefore,
+    payment_identifier: identifier ?? null,
+  });
+  // The identifier's unique index: another request with the same identifier got there first.
+  if (taken === "identifier_taken") throw new ServiceError("payment_in_progress", "A payment with this identifier is being processed by another request.");
+  if (taken === "inserted") return { paymentId };
+  const existing = await store.findByNonceKey(ctx.db, nonceKey);
+  if (!existing) throw inProgress();
+  return retryOf(ctx, p, existing);
+}
+
+/** An authorisation presented again: only the same request may have its answer back. */
+async function retryOf<T>(ctx: PaywallContext, p: Presented<T>, row: PaymentRow): Promise<PaidOutcome<T>> {
+  // Another request never reuses an authorisation.
+  if (row.request_hash !== p.hash || row.route !== p.call.route || BigInt(row.amount_atomic) !== p.call.amount) return p.refuse("authorization_already_used");
+  // A pending row is either in flight (its work transaction holds the row's lock, or the chain shows it
+  // unused: 409) or was left by a process that died after settling (the chain shows it paid: resumed).
+  if (!(await signedByPayer(ctx.terms?.usdc, p.payload))) return p.refuse("invalid_exact_evm_payload_signature");
+  return resume(ctx, row, p.call, p.refuse);
+}
+
+/** Verify: the facilitator's word on the authorisation; a refusal or an outage frees the nonce row. */
+async function verify<T>(ctx: PaywallContext, p: Presented<T>, paymentId: string): Promise<PaidOutcome<T> | undefined> {
+  let verified;
+  try {
+    verified = await ctx.facilitator.verify(p.decoded, p.req);
+  } catch (e) {
+    await store.deleteRow(ctx.db, paymentId);
+    ctx.log.warn({ err: (e as Error).message }, "facilitator verify failed");
+    throw upstreamFailed("facilitator_unavailable", "The payment facilitator could not be reached; nothing was charged.");
   }
+  if (verified.isValid) return undefined;
+  await store.deleteRow(ctx.db, paymentId);
+  return p.refuse(verified.invalidReason ?? "payment_invalid");
+}
 
-  function probe(call: ProbeCall): PaymentRequiredOutcome {
-    return { kind: "payment_required", paymentRequired: paymentRequired(call.resource, call.amount, "payment_required", declaredExtensions(call)) };
-  }
-
-  async function run<T>(call: PaidCall<T>): Promise<PaidOutcome<T>> {
-    const req = requirementsFor(call.amount);
-    const extensions = declaredExtensions(call);
-    const refuse = (reason: string, settleResponse?: SettleResponse): PaidOutcome<T> => ({
-      kind: "payment_required",
-      paymentRequired: paymentRequired(call.resource, call.amount, reason, extensions),
-      ...(settleResponse ? { settleResponse } : {}),
-    });
-    if (call.header === undefined || call.header === "") return refuse("payment_required");
-    if (call.header.length > MAX_PAYMENT_HEADER_BYTES)
-      throw new ServiceError("payment_header_too_large", `The payment header is over ${MAX_PAYMENT_HEADER_BYTES} bytes; it was not decoded.`, { max_bytes: MAX_PAYMENT_HEADER_BYTES });
-
-    let decoded: PaymentPayload;
-    let payload: ExactEvmPayload;
-    try {
-      decoded = decodePaymentSignatureHeader(call.header.trim());
-      const parsed = ExactEvmPayload.safeParse(decoded);
-      if (!parsed.success) return refuse("invalid_payment_payload");
-      payload = parsed.data;
-    } catch {
-      return refuse("invalid_payment_header");
-    }
-    try {
-      checkTerms(payload, req);
-    } catch (e) {
-      if (e instanceof Refusal) return refuse(e.reason);
-      throw e;
-    }
-
-    const auth = payload.payload.authorization;
-    const payer = auth.from.toLowerCase();
-    const hash = requestHash(call.route, call.input);
-
-    // The payment-identifier extension: the client's id for this purchase, across new authorisations.
-    let identifier: string | undefined;
-    const pidExt = payload.extensions?.[PAYMENT_IDENTIFIER] as { info?: { id?: unknown } } | undefined;
-    if (secretBox && pidExt !== undefined) {
-      const id = pidExt?.info?.id;
-      if (id !== undefined && (typeof id !== "string" || !isValidPaymentId(id))) return refuse("invalid_payment_identifier");
-      identifier = id as string | undefined;
-    }
-    if (identifier) {
-      const seen = await db.selectFrom("payments").selectAll().where("payer", "=", payer).where("payment_identifier", "=", identifier).executeTakeFirst();
-      if (seen && seen.status !== "failed") {
-        if (seen.request_hash !== hash)
-          throw new ServiceError("payment_identifier_conflict", "This payment identifier was used for a different request; use a new identifier for a new purchase.");
-        if (!(await signedByPayer(payload))) return refuse("invalid_exact_evm_payload_signature");
-        return resume(seen, call, refuse);
-      }
-      // A failed attempt charged nothing: the identifier is free for this one.
-      if (seen) await db.updateTable("payments").set({ payment_identifier: null }).where("id", "=", seen.id).execute();
-    }
-
-    const nonceKey = [req.network, req.asset, auth.from, auth.nonce].join(":").toLowerCase();
-    const earlier = await db.selectFrom("payments").selectAll().where("nonce_key", "=", nonceKey).executeTakeFirst();
-    if (earlier) return retryOf(earlier);
-
-    try {
-      checkWindow(payload, req, BigInt(call.minValiditySeconds ?? 0));
-    } catch (e) {
-      if (e instanceof Refusal) return refuse(e.reason);
-      throw e;
-    }
-
-    const paymentId = randomUUID();
-    // The once-ever nonce row doubles as the cross-process lock from verify until settle ends.
-    let inserted: { id: string } | undefined;
-    try {
-      inserted = await db
-        .insertInto("payments")
-        .values({
-          id: paymentId,
-          nonce_key: nonceKey,
-          status: "pending",
-          payer,
-          route: call.route,
-          amount_atomic: call.amount.toString(),
-          network: req.network,
-          nonce: auth.nonce.toLowerCase(),
-          request_hash: hash,
-          valid_before: auth.validBefore,
-          payment_identifier: identifier ?? null,
-          work_done: false,
-        })
-        .onConflict((oc) => oc.column("nonce_key").doNothing())
-        .returning("id")
-        .executeTakeFirst();
-    } catch (e) {
-      // The identifier's unique index: another request with the same identifier got there first.
-      if (identifier && /payments_identifier_idx|unique/i.test((e as Error).message))
-        throw new ServiceError("payment_in_progress", "A payment with this identifier is being processed by another request.");
-      throw e;
-    }
-    if (!inserted) {
-      const existing = await db.selectFrom("payments").selectAll().where("nonce_key", "=", nonceKey).executeTakeFirst();
-      if (!existing) throw new ServiceError("payment_in_progress", "This payment authorisation is being processed by another request.");
-      return retryOf(existing);
-    }
-
-    async function retryOf(row: PaymentRow): Promise<PaidOutcome<T>> {
-      // Only the same request may have its answer back; another request never reuses an authorisation.
-      if (row.request_hash !== hash || row.route !== call.route || BigInt(row.amount_atomic) !== call.amount) return refuse("authorization_already_used");
-      // A pending row is either in flight (its work transaction holds the row's lock, or the chain shows it
-      // unused: 409) or was left by a process that died after settling (the chain shows it paid: resumed).
-      if (!(await signedByPayer(payload))) return refuse("invalid_exact_evm_payload_signature");
-      return resume(row, call, refuse);
-    }
-
-    const release = () => db.deleteFrom("payments").where("id", "=", paymentId).execute();
-
-    let verified;
-    try {
-      verified = await facilitator.verify(decoded, req);
-    } catch (e) {
-      await release();
-      log.warn({ err: (e as Error).message }, "facilitator verify failed");
-      throw upstreamFailed("facilitator_unavailable", "The payment facilitator could not be reached; nothing was charged.");
-    }
-    if (!verified.isValid) {
-      await release();
-      return refuse(verified.invalidReason ?? "payment_invalid");
-    }
-
-    const payment: PaymentInfo = { payer, amountAtomic: call.amount, nonce: auth.nonce };
-    let settledTx: string | undefined;
-    const settle = async (): Promise<SettleResponse> => {
-      let settleResponse: SettleResponse;
-      try {
-        settleResponse = await facilitator.settle(decoded, req);
-      } catch (e) {
-        settleResponse = {
-          success: false,
-          errorReason: "settlement_error",
-          errorMessage: (e as Error).message,
-          transaction: "",
-          network: req.network as SettleResponse["network"],
-        };
-      }
-      // A settle answer with success:false is a failure even when nothing threw.
-      if (!settleResponse.success) throw new SettlementFailed(settleResponse);
-      settledTx = settleResponse.transaction;
-      return settleResponse;
+/** Settle: the facilitator moves the money; a failure (thrown, or success:false) is a SettlementFailed. */
+async function settle<T>(ctx: PaywallContext, p: Presented<T>): Promise<SettleResponse> {
+  let settleResponse: SettleResponse;
+  try {
+    settleResponse = await ctx.facilitator.settle(p.decoded, p.req);
+  } catch (e) {
+    settleResponse = {
+      success: false,
+      errorReason: "settlement_error",
+      errorMessage: (e as Error).message,
+      transaction: "",
+      network: p.req.network as SettleResponse["network"],
     };
-    // Irreversible work runs under the row's lock too, read-only or not: a concurrent retry must not do it a second time.
-    const locked = !call.readOnly || call.settleBeforeWork === true;
-    try {
-      const runAndSettle = async (handle: Transaction<DB> | Database) => {
-        // The row stays locked until the work commits: a retry never resumes work that is still in flight.
-        if (locked) await sql`select id from payments where id = ${paymentId} for update`.execute(handle);
-        let result: T;
-        let settleResponse: SettleResponse;
-        if (call.settleBeforeWork) {
-          settleResponse = await settle();
-          result = await call.work(handle, payment);
-        } else {
-          result = await call.work(handle, payment);
-          settleResponse = await settle();
-        }
-        await handle
-          .updateTable("payments")
-          .set({ status: "settled", tx_hash: settleResponse.transaction, settled_at: new Date(clock.now()), work_done: true, ...seal(call, paymentId, result) })
-          .where("id", "=", paymentId)
-          .execute();
-        return { result, settleResponse };
-      };
-      const { result, settleResponse } = locked ? await db.transaction().execute((trx) => runAndSettle(trx)) : await runAndSettle(db);
-      return paidOutcome(result, settleResponse);
-    } catch (e) {
-      if (e instanceof SettlementFailed) {
-        const indeterminate = e.response.errorReason === "settlement_error" || e.response.errorReason === "settlement_pending";
-        // A settlement whose outcome is unknown stays pending: the reconciler asks the chain. Otherwise nothing moved.
-        await db
-          .updateTable("payments")
-          .set(indeterminate ? { error: e.response.errorReason ?? "settlement_error" } : { status: "failed", error: e.response.errorReason ?? "settlement_failed" })
-          .where("id", "=", paymentId)
-          .execute();
-        log.warn({ reason: e.response.errorReason, route: call.route }, call.settleBeforeWork ? "settlement failed; the work was not done" : "settlement failed; work rolled back");
-        return refuse(`settlement_failed: ${e.response.errorReason ?? "unknown"}`, e.response);
-      }
-      if (settledTx !== undefined) {
-        // Money moved but the commit failed: keep the nonce burnt; the client's retry (or the operator) resumes the work.
-        // Only a row still pending: a commit whose answer was lost may have landed (settled, work done), and a
-        // concurrent retry may have resumed the work meanwhile; neither is undone here.
-        log.error({ route: call.route, tx: settledTx, err: (e as Error).message }, "payment settled but the work did not commit");
-        await db
-          .updateTable("payments")
-          .set({ status: "settled", tx_hash: settledTx, error: "work_not_committed", work_done: false, settled_at: new Date(clock.now()) })
-          .where("id", "=", paymentId)
-          .where("status", "=", "pending")
-          .execute();
-        throw e;
-      }
-      // The work failed: nothing was settled, so the authorisation may be used again.
-      await release();
-      throw e;
-    }
   }
+  // A settle answer with success:false is a failure even when nothing threw.
+  if (!settleResponse.success) throw new SettlementFailed(settleResponse);
+  return settleResponse;
+}
 
-  return { terms, idempotent: secretBox !== null, responseTtlSeconds, requirementsFor, paymentRequired, probe, run };
+/** What a failure after verify needs to know: the transaction, once money moved. */
+interface Progress {
+  settledTx?: string;
+}
+
+/**
+ * Do the work and settle, in the order the route needs, then store the
+ * answer; all in one transaction that holds the row's lock, except for
+ * reversible work that writes nothing.
+ */
+async function workAndSettle<T>(ctx: PaywallContext, p: Presented<T>, paymentId: string): Promise<PaidOutcome<T>> {
+  const progress: Progress = {};
+  // Irreversible work runs under the row's lock too, read-only or not: a concurrent retry must not do it a second time.
+  const locked = !p.call.readOnly || p.call.settleBeforeWork === true;
+  try {
+    const { result, settleResponse } = locked
+      ? await ctx.db.transaction().execute(async (trx) => {
+          // The row stays locked until the work commits: a retry never resumes work that is still in flight.
+          await store.lockRow(trx, paymentId);
+          return workSettleStore(ctx, p, paymentId, trx, progress);
+        })
+      : await workSettleStore(ctx, p, paymentId, ctx.db, progress);
+    return paidOutcome(result, settleResponse);
+  } catch (e) {
+    return afterFailure(ctx, p, paymentId, e, progress);
+  }
+}
+
+/** The work and the settlement in the route's order, then the row settled with its (sealed) answer. */
+async function workSettleStore<T>(ctx: PaywallContext, p: Presented<T>, paymentId: string, handle: Transaction<DB> | Database, progress: Progress): Promise<{ result: T; settleResponse: SettleResponse }> {
+  const { call } = p;
+  const payment: PaymentInfo = { payer: p.payer, amountAtomic: call.amount, nonce: p.payload.payload.authorization.nonce };
+  const settled = async () => {
+    const response = await settle(ctx, p);
+    progress.settledTx = response.transaction;
+    return response;
+  };
+  let result: T;
+  let settleResponse: SettleResponse;
+  if (call.settleBeforeWork) {
+    settleResponse = await settled();
+    result = await call.work(handle, payment);
+  } else {
+    result = await call.work(handle, payment);
+    settleResponse = await settled();
+  }
+  await store.recordWorkDone(handle, paymentId, { txHash: settleResponse.transaction, settledAt: new Date(ctx.clock.now()), answer: sealAnswer(ctx, call, paymentId, result) });
+  return { result, settleResponse };
+}
+
+/**
+ * A failure after verify: a failed settlement is the 402 with its answer
+ * (the work rolled back, or never done); work that failed after the money
+ * moved leaves the row settled without work; any other failure frees the row.
+ */
+async function afterFailure<T>(ctx: PaywallContext, p: Presented<T>, paymentId: string, e: unknown, progress: Progress): Promise<PaidOutcome<T>> {
+  const { call } = p;
+  if (e instanceof SettlementFailed) {
+    const reason = e.response.errorReason;
+    // A settlement whose outcome is unknown stays pending: the reconciler asks the chain. Otherwise nothing moved.
+    if (reason === "settlement_error" || reason === "settlement_pending") await store.noteSettlementError(ctx.db, paymentId, reason);
+    else await store.markFailed(ctx.db, paymentId, reason ?? "settlement_failed");
+    ctx.log.warn({ reason, route: call.route }, call.settleBeforeWork ? "settlement failed; the work was not done" : "settlement failed; work rolled back");
+    return p.refuse(`settlement_failed: ${reason ?? "unknown"}`, e.response);
+  }
+  if (progress.settledTx !== undefined) {
+    // Money moved but the commit failed: keep the nonce burnt; the client's retry (or the operator) resumes the work.
+    // Only a row still pending: a commit whose answer was lost may have landed (settled, work done), and a
+    // concurrent retry may have resumed the work meanwhile; neither is undone here.
+    ctx.log.error({ route: call.route, tx: progress.settledTx, err: (e as Error).message }, "payment settled but the work did not commit");
+    await store.markSettledWithoutWork(ctx.db, paymentId, { txHash: progress.settledTx, settledAt: new Date(ctx.clock.now()) });
+    throw e;
+  }
+  // The work failed: nothing was settled, so the authorisation may be used again.
+  await store.deleteRow(ctx.db, paymentId);
+  throw e;
+}
+
+// ---------------------------------------------------------------------------
+// A payment row seen before for this request.
+
+/**
+ * Its stored answer, or the work done now when the chain shows the
+ * authorisation paid us and no work committed; otherwise a refusal.
+ */
+async function resume<T>(ctx: PaywallContext, row: PaymentRow, call: PaidCall<T>, refuse: Refuse<T>): Promise<PaidOutcome<T>> {
+  if (row.status === "failed") return refuse("authorization_already_used");
+  if (row.status === "settled" && row.work_done) return answerAgain(ctx, row, call, refuse);
+  // Pending, or settled without its work: resumed only on the chain's word, under the row's lock.
+  if (!ctx.chain) {
+    if (row.status === "pending") throw inProgress();
+    return refuse("authorization_already_used");
+  }
+  const resumed = await resumeOnChain(ctx, ctx.chain, row, call);
+  if (resumed === "busy" || resumed === "unused") throw inProgress();
+  if (resumed === "unattributed") {
+    ctx.log.warn({ route: call.route, payment: row.id, tx: row.tx_hash }, "resuming a payment: the chain marks the authorisation used but its transaction was not found; left as it is");
+    // Not "facilitator_unavailable" (whose promise is "nothing was charged"): here money may have moved.
+    throw upstreamFailed(
+      "payment_unresolved",
+      "The chain marks this payment authorisation as used but its transaction was not found yet; the payment stays pending and the work is not done. Retry later with the same payment: it is never charged twice.",
+    );
+  }
+  if (resumed === "answered") return resume(ctx, await store.findById(ctx.db, row.id), call, refuse);
+  if (resumed === "elsewhere") return refuse("authorization_already_used");
+  ctx.log.warn({ route: call.route, payment: row.id, tx: resumed.txHash }, "settled payment without work: the work was done on the client's retry");
+  return paidOutcome(resumed.result, { ...settledResponse(row), transaction: resumed.txHash });
+}
+
+/** Settled work answered again: its stored answer, or read-only work simply done again; never a second irreversible act. */
+async function answerAgain<T>(ctx: PaywallContext, row: PaymentRow, call: PaidCall<T>, refuse: Refuse<T>): Promise<PaidOutcome<T>> {
+  if (row.response_sealed && ctx.secretBox && call.codec) {
+    const text = ctx.secretBox.open(row.response_sealed, `payment-response:${row.id}`);
+    ctx.log.info({ route: call.route, payment: row.id }, "paid request retried: the stored answer is returned");
+    return paidOutcome(call.codec.decode(text), settledResponse(row), true);
+  }
+  // Nothing stored (expired, a streamed answer, no master key): work that writes nothing is simply done again,
+  // unless it cannot be undone (a second send is a second side effect nobody paid for).
+  if (call.readOnly && !call.settleBeforeWork) {
+    const result = await call.work(ctx.db, { payer: row.payer, amountAtomic: call.amount, nonce: row.nonce });
+    return paidOutcome(result, settledResponse(row), true);
+  }
+  return refuse("authorization_already_used");
+}
+
+/** The chain's verdict on a row left without its work, and the work when the chain shows we were paid. */
+type Resumed<T> = { result: T; txHash: string } | "busy" | "unused" | "unattributed" | "elsewhere" | "answered";
+
+async function resumeOnChain<T>(ctx: PaywallContext, chain: AuthorizationReader, row: PaymentRow, call: PaidCall<T>): Promise<Resumed<T>> {
+  try {
+    return await ctx.db.transaction().execute((trx) => resumeLocked(ctx, chain, trx, row.id, call));
+  } catch (e) {
+    // A database outage (or full disk) is not the chain's: it answers 503 and the retry resumes.
+    if (e instanceof ServiceError || isDatabaseOutage(e)) throw e;
+    ctx.log.warn({ route: call.route, payment: row.id, err: (e as Error).message }, "resuming a settled payment failed");
+    throw upstreamFailed("facilitator_unavailable", "The payment's state on chain could not be read; try again shortly.");
+  }
+}
+
+/** Under the row's lock (skipped when another request holds it): ask the chain, then do the work once, or record the verdict. */
+async function resumeLocked<T>(ctx: PaywallContext, chain: AuthorizationReader, trx: Transaction<DB>, rowId: string, call: PaidCall<T>): Promise<Resumed<T>> {
+  const locked = await store.lockUnlessBusy(trx, rowId);
+  if (!locked) return "busy";
+  if (locked.status === "settled" && locked.work_done) return "answered";
+  if (locked.status !== "pending" && locked.status !== "settled") return "elsewhere";
+  const finding = await chain.check(locked.payer, locked.nonce, BigInt(locked.amount_atomic), { txHash: locked.tx_hash });
+  if (finding.state === "unused") return "unused";
+  // Used, but the chain has not (yet) said by whom: no verdict, the row stays as it is.
+  if (finding.state === "used_unattributed") return "unattributed";
+  if (finding.state === "used_elsewhere") {
+    await store.markFailed(trx, rowId, "authorization_used_elsewhere", new Date(ctx.clock.now()));
+    return "elsewhere";
+  }
+  const handle = call.readOnly && !call.settleBeforeWork ? ctx.db : trx;
+  const result = await call.work(handle, { payer: locked.payer, amountAtomic: call.amount, nonce: locked.nonce });
+  await store.recordResumedWork(trx, rowId, {
+    txHash: finding.txHash,
+    settledAt: locked.settled_at ?? new Date(ctx.clock.now()),
+    checkedAt: new Date(ctx.clock.now()),
+    answer: sealAnswer(ctx, call, rowId, result),
+  });
+  return { result, txHash: finding.txHash };
 }

@@ -20,12 +20,12 @@
  * It also purges stored answers whose time is up (docs/idempotency.md).
  */
 import type { Logger } from "pino";
-import type { Selectable } from "kysely";
 import type { Database } from "../db/types.js";
-import type { PaymentsTable } from "../db/schema.js";
 import type { Clock } from "../core/clock.js";
 import type { Job } from "../core/jobs.js";
-import type { AuthorizationReader } from "./authorization-state.js";
+import type { AuthorizationFinding, AuthorizationReader } from "./authorization-state.js";
+import * as store from "./payment-store.js";
+import type { PaymentRow } from "./payment-store.js";
 
 /** A pending row younger than this may still be in flight (verify, work, settle with its receipt wait). */
 export const RECONCILE_GRACE_SECONDS = 120;
@@ -68,17 +68,10 @@ export interface ReconcileResult {
 
 /** Rows that need a person or a client retry: pending ones, and settled ones whose work never committed. */
 export async function openPayments(db: Database): Promise<OpenPayment[]> {
-  const rows = await db
-    .selectFrom("payments")
-    .selectAll()
-    .where((eb) => eb.or([eb("status", "=", "pending"), eb.and([eb("status", "=", "settled"), eb("work_done", "=", false)])]))
-    .orderBy("created_at")
-    .limit(1000)
-    .execute();
-  return rows.map(describe);
+  return (await store.openRows(db)).map(describe);
 }
 
-function describe(r: Selectable<PaymentsTable>): OpenPayment {
+function describe(r: PaymentRow): OpenPayment {
   return {
     id: r.id,
     status: r.status,
@@ -96,57 +89,16 @@ function describe(r: Selectable<PaymentsTable>): OpenPayment {
 
 export async function reconcilePayments(deps: ReconcileDeps): Promise<ReconcileResult> {
   const { db, chain, clock, log } = deps;
-  const now = new Date(clock.now());
-  const purged = await db
-    .updateTable("payments")
-    .set({ response_sealed: null, response_status: null, payment_identifier: null })
-    .where("response_sealed", "is not", null)
-    .where("response_expires_at", "<=", now)
-    .executeTakeFirst();
+  const purged = await store.purgeExpiredAnswers(db, new Date(clock.now()));
   const cutoff = new Date(clock.now() - (deps.graceSeconds ?? RECONCILE_GRACE_SECONDS) * 1000);
-  const pending = await db.selectFrom("payments").selectAll().where("status", "=", "pending").where("created_at", "<", cutoff).orderBy("created_at").limit(BATCH).execute();
+  const pending = await store.pendingBefore(db, cutoff, BATCH);
   let failed = 0;
   let orphaned = 0;
   for (const row of pending) {
     if (!chain) continue;
-    let finding;
-    try {
-      finding = await chain.check(row.payer, row.nonce, BigInt(row.amount_atomic), { txHash: row.tx_hash });
-    } catch (e) {
-      log.warn({ payment: row.id, err: (e as Error).message }, "payment reconciler: the chain could not be read");
-      deps.onFinding?.("chain_unreadable");
-      continue;
-    }
-    const at = new Date(clock.now());
-    // Conditional on `pending`: a client's retry that resumed the work meanwhile wins.
-    const update = db.updateTable("payments").where("id", "=", row.id).where("status", "=", "pending");
-    if (finding.state === "unused") {
-      const expired = row.valid_before !== null && BigInt(row.valid_before) * 1000n < BigInt(clock.now());
-      if (expired) {
-        await update.set({ status: "failed", error: "expired_unsettled", checked_at: at }).execute();
-        failed++;
-        deps.onFinding?.("expired_unsettled");
-      } else {
-        await update.set({ checked_at: at }).execute();
-        deps.onFinding?.("still_pending");
-      }
-    } else if (finding.state === "used_unattributed") {
-      // Marked used, but no log says by whom (outside the search window, a lagging node): no verdict; listed.
-      await update.set({ checked_at: at }).execute();
-      deps.onFinding?.("used_unattributed");
-      log.warn({ payment: row.id, route: row.route, payer: row.payer }, "payment reconciler: the authorisation is used on chain but its transaction was not found; left pending");
-    } else if (finding.state === "used_elsewhere") {
-      await update.set({ status: "failed", error: "authorization_used_elsewhere", checked_at: at }).execute();
-      failed++;
-      deps.onFinding?.("used_elsewhere");
-    } else {
-      await update
-        .set({ status: "settled", tx_hash: finding.txHash, error: "work_not_committed", work_done: false, settled_at: at, checked_at: at })
-        .execute();
-      orphaned++;
-      deps.onFinding?.("settled_without_work");
-      log.error({ payment: row.id, route: row.route, payer: row.payer, tx: finding.txHash }, "payment settled on chain without its work: the client's retry with the same authorisation gets the work");
-    }
+    const verdict = await settleByChain(deps, chain, row);
+    if (verdict === "failed") failed++;
+    if (verdict === "orphaned") orphaned++;
   }
   const open = await openPayments(db);
   // A pending row inside the grace period is a payment in flight, not one that needs a person:
@@ -158,7 +110,49 @@ export async function reconcilePayments(deps: ReconcileDeps): Promise<ReconcileR
       `payment reconciler: ${attention.length} payment(s) need attention (vigil payments pending)`,
     );
   }
-  return { checked: pending.length, failed, orphaned, purged: Number(purged.numUpdatedRows ?? 0n), open };
+  return { checked: pending.length, failed, orphaned, purged, open };
+}
+
+/** One pending row past the grace period, by the chain's word: failed, settled without its work, or left pending. */
+async function settleByChain(deps: ReconcileDeps, chain: AuthorizationReader, row: PaymentRow): Promise<"failed" | "orphaned" | "left"> {
+  const { db, clock, log } = deps;
+  let finding: AuthorizationFinding;
+  try {
+    finding = await chain.check(row.payer, row.nonce, BigInt(row.amount_atomic), { txHash: row.tx_hash });
+  } catch (e) {
+    log.warn({ payment: row.id, err: (e as Error).message }, "payment reconciler: the chain could not be read");
+    deps.onFinding?.("chain_unreadable");
+    return "left";
+  }
+  const at = new Date(clock.now());
+  // Each write is conditional on `pending`: a client's retry that resumed the work meanwhile wins.
+  if (finding.state === "unused") {
+    const expired = row.valid_before !== null && BigInt(row.valid_before) * 1000n < BigInt(clock.now());
+    if (expired) {
+      await store.failPending(db, row.id, "expired_unsettled", at);
+      deps.onFinding?.("expired_unsettled");
+      return "failed";
+    }
+    await store.notePendingChecked(db, row.id, at);
+    deps.onFinding?.("still_pending");
+    return "left";
+  }
+  if (finding.state === "used_unattributed") {
+    // Marked used, but no log says by whom (outside the search window, a lagging node): no verdict; listed.
+    await store.notePendingChecked(db, row.id, at);
+    deps.onFinding?.("used_unattributed");
+    log.warn({ payment: row.id, route: row.route, payer: row.payer }, "payment reconciler: the authorisation is used on chain but its transaction was not found; left pending");
+    return "left";
+  }
+  if (finding.state === "used_elsewhere") {
+    await store.failPending(db, row.id, "authorization_used_elsewhere", at);
+    deps.onFinding?.("used_elsewhere");
+    return "failed";
+  }
+  await store.markSettledWithoutWork(db, row.id, { txHash: finding.txHash, settledAt: at, checkedAt: at });
+  deps.onFinding?.("settled_without_work");
+  log.error({ payment: row.id, route: row.route, payer: row.payer, tx: finding.txHash }, "payment settled on chain without its work: the client's retry with the same authorisation gets the work");
+  return "orphaned";
 }
 
 /** The reconciler as a background job: at start-up, then every minute. */

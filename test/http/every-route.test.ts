@@ -16,7 +16,7 @@ import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { validateDiscoveryExtension, validateDiscoveryExtensionSpec, type DiscoveryExtension } from "@x402/extensions/bazaar";
 import type { AnyRouteDef } from "../../src/http/route-table.js";
-import { priceOf } from "../../src/http/router.js";
+import { priceOf } from "../../src/http/pipeline.js";
 import { openApiPath } from "../../src/http/openapi.js";
 import { MAX_PAYMENT_HEADER_BYTES } from "../../src/x402/paywall.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";

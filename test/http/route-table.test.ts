@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { priceOf } from "../../src/http/router.js";
+import { priceOf } from "../../src/http/pipeline.js";
 import { openApiPath } from "../../src/http/openapi.js";
 import { MCP_PATH } from "../../src/mcp/http.js";
 
