@@ -65,7 +65,8 @@ let packageCache: grpc.GrpcObject | undefined;
 export function lightwalletdPackage(): grpc.GrpcObject {
   if (!packageCache) {
     const def = protoLoader.loadSync(LIGHTWALLETD_PROTO, { keepCase: true, longs: String, enums: String, defaults: true, arrays: true });
-    packageCache = (grpc.loadPackageDefinition(def) as any).cash.z.wallet.sdk.rpc as grpc.GrpcObject;
+    const root = grpc.loadPackageDefinition(def) as { cash: { z: { wallet: { sdk: { rpc: grpc.GrpcObject } } } } };
+    packageCache = root.cash.z.wallet.sdk.rpc;
   }
   return packageCache;
 }
@@ -105,25 +106,78 @@ const num = (v: unknown): number => {
   return Number.isFinite(n) ? n : 0;
 };
 
-function action(a: any): CompactOrchardAction {
+/**
+ * Messages as proto-loader hands them over (keepCase, longs as decimal
+ * strings, bytes as Buffers, enums as names, defaults on): every field may be
+ * missing from a server that does not send it, so each is optional and read
+ * through `u8`/`num`/`String`.
+ */
+type WireLong = string | number;
+interface WireAction {
+  nullifier?: Uint8Array;
+  cmx?: Uint8Array;
+  ephemeralKey?: Uint8Array;
+  ciphertext?: Uint8Array;
+}
+interface WireCompactTx {
+  index?: WireLong;
+  txid?: Uint8Array;
+  fee?: WireLong;
+  spends?: { nf?: Uint8Array }[];
+  outputs?: { cmu?: Uint8Array; ephemeralKey?: Uint8Array; ciphertext?: Uint8Array }[];
+  actions?: WireAction[];
+  ironwoodActions?: WireAction[];
+  vin?: { prevoutTxid?: Uint8Array; prevoutIndex?: WireLong }[];
+  vout?: { value?: WireLong; scriptPubKey?: Uint8Array }[];
+}
+interface WireCompactBlock {
+  height?: WireLong;
+  hash?: Uint8Array;
+  prevHash?: Uint8Array;
+  time?: WireLong;
+  vtx?: WireCompactTx[];
+  chainMetadata?: { saplingCommitmentTreeSize?: WireLong; orchardCommitmentTreeSize?: WireLong; ironwoodCommitmentTreeSize?: WireLong };
+}
+interface WireLightdInfo {
+  version?: string;
+  vendor?: string;
+  chainName?: string;
+  saplingActivationHeight?: WireLong;
+  consensusBranchId?: string;
+  blockHeight?: WireLong;
+  upgradeName?: string;
+  upgradeHeight?: WireLong;
+  lightwalletProtocolVersion?: string;
+}
+interface WireTreeState {
+  network?: string;
+  height?: WireLong;
+  hash?: string;
+  time?: WireLong;
+  saplingTree?: string;
+  orchardTree?: string;
+  ironwoodTree?: string;
+}
+
+function action(a: WireAction): CompactOrchardAction {
   return { nullifier: u8(a.nullifier), cmx: u8(a.cmx), ephemeralKey: u8(a.ephemeralKey), ciphertext: u8(a.ciphertext) };
 }
 
-export function decodeCompactTx(t: any): CompactTx {
+export function decodeCompactTx(t: WireCompactTx): CompactTx {
   return {
     index: num(t.index),
     txid: u8(t.txid),
     fee: num(t.fee),
-    spends: (t.spends ?? []).map((s: any) => ({ nf: u8(s.nf) })),
-    outputs: (t.outputs ?? []).map((o: any) => ({ cmu: u8(o.cmu), ephemeralKey: u8(o.ephemeralKey), ciphertext: u8(o.ciphertext) })),
+    spends: (t.spends ?? []).map((s) => ({ nf: u8(s.nf) })),
+    outputs: (t.outputs ?? []).map((o) => ({ cmu: u8(o.cmu), ephemeralKey: u8(o.ephemeralKey), ciphertext: u8(o.ciphertext) })),
     actions: (t.actions ?? []).map(action),
     ironwoodActions: (t.ironwoodActions ?? []).map(action),
-    vin: (t.vin ?? []).map((i: any) => ({ prevoutTxid: u8(i.prevoutTxid), prevoutIndex: num(i.prevoutIndex) })),
-    vout: (t.vout ?? []).map((o: any) => ({ value: BigInt(o.value ?? "0"), scriptPubKey: u8(o.scriptPubKey) })),
+    vin: (t.vin ?? []).map((i) => ({ prevoutTxid: u8(i.prevoutTxid), prevoutIndex: num(i.prevoutIndex) })),
+    vout: (t.vout ?? []).map((o) => ({ value: BigInt(o.value ?? "0"), scriptPubKey: u8(o.scriptPubKey) })),
   };
 }
 
-export function decodeCompactBlock(b: any): CompactBlock {
+export function decodeCompactBlock(b: WireCompactBlock): CompactBlock {
   const m = b.chainMetadata ?? {};
   return {
     height: num(b.height),
@@ -139,7 +193,7 @@ export function decodeCompactBlock(b: any): CompactBlock {
   };
 }
 
-function decodeInfo(i: any): LightdInfo {
+function decodeInfo(i: WireLightdInfo): LightdInfo {
   return {
     version: String(i.version ?? ""),
     vendor: String(i.vendor ?? ""),
@@ -153,7 +207,7 @@ function decodeInfo(i: any): LightdInfo {
   };
 }
 
-function decodeTreeState(t: any): TreeState {
+function decodeTreeState(t: WireTreeState): TreeState {
   return {
     network: String(t.network ?? ""),
     height: num(t.height),
@@ -284,7 +338,7 @@ export class Lightwalletd implements CompactBlockSource {
   }
 
   /** Reads a server stream; the stream is cancelled after timeoutMs without a message. */
-  private async *stream(method: string, req: unknown, signal?: AbortSignal): AsyncGenerator<any> {
+  private async *stream<T>(method: string, req: unknown, signal?: AbortSignal): AsyncGenerator<T> {
     const stub = this.stub();
     if (signal?.aborted) throw abortReason(signal);
     const call = (stub[method] as Streaming).call(stub, req, {});
@@ -303,7 +357,7 @@ export class Lightwalletd implements CompactBlockSource {
     try {
       for await (const msg of call) {
         arm();
-        yield msg;
+        yield msg as T;
       }
     } catch (e) {
       if (signal?.aborted) throw abortReason(signal);
@@ -318,7 +372,7 @@ export class Lightwalletd implements CompactBlockSource {
 
   /** GetLightdInfo, unchecked (the checks themselves use it). */
   async rawInfo(signal?: AbortSignal): Promise<LightdInfo> {
-    return decodeInfo(await this.unary("GetLightdInfo", {}, signal));
+    return decodeInfo(await this.unary<WireLightdInfo>("GetLightdInfo", {}, signal));
   }
 
   /** GetLightdInfo, with the network and Ironwood checks. */
@@ -352,13 +406,13 @@ export class Lightwalletd implements CompactBlockSource {
 
   async latestBlock(signal?: AbortSignal): Promise<BlockId> {
     await this.ensureChecked(signal);
-    const r = await this.unary<any>("GetLatestBlock", {}, signal);
+    const r = await this.unary<{ height?: WireLong; hash?: Uint8Array }>("GetLatestBlock", {}, signal);
     return { height: num(r.height), hash: u8(r.hash) };
   }
 
   async block(height: number, signal?: AbortSignal): Promise<CompactBlock> {
     await this.ensureChecked(signal);
-    return decodeCompactBlock(await this.unary("GetBlock", { height: String(height) }, signal));
+    return decodeCompactBlock(await this.unary<WireCompactBlock>("GetBlock", { height: String(height) }, signal));
   }
 
   async *blockRange(start: number, end: number, pools?: PoolType[], signal?: AbortSignal): AsyncIterable<CompactBlock> {
@@ -367,7 +421,7 @@ export class Lightwalletd implements CompactBlockSource {
     const req = { start: { height: String(start) }, end: { height: String(end) }, poolTypes: (pools ?? []).map((p) => POOL_ENUM[p]) };
     let expect = start;
     const step = end >= start ? 1 : -1;
-    for await (const b of this.stream("GetBlockRange", req, signal)) {
+    for await (const b of this.stream<WireCompactBlock>("GetBlockRange", req, signal)) {
       const block = decodeCompactBlock(b);
       if (block.height !== expect) throw this.fail("GetBlockRange", new Error(`expected block ${expect}, got ${block.height}`));
       expect += step;
@@ -379,7 +433,7 @@ export class Lightwalletd implements CompactBlockSource {
   async transaction(txid: Uint8Array, signal?: AbortSignal): Promise<RawTransaction> {
     if (txid.length !== 32) throw new RangeError("a txid is 32 bytes");
     await this.ensureChecked(signal);
-    const r = await this.unary<any>("GetTransaction", { hash: Buffer.from(txid) }, signal);
+    const r = await this.unary<{ data?: Uint8Array; height?: WireLong }>("GetTransaction", { hash: Buffer.from(txid) }, signal);
     const h = String(r.height ?? "0");
     return { data: u8(r.data), height: h === FORK_HEIGHT ? null : num(h) };
   }
@@ -387,24 +441,24 @@ export class Lightwalletd implements CompactBlockSource {
   async mempool(pools?: PoolType[], signal?: AbortSignal): Promise<CompactTx[]> {
     await this.ensureChecked(signal);
     const out: CompactTx[] = [];
-    for await (const t of this.stream("GetMempoolTx", { exclude_txid_suffixes: [], poolTypes: (pools ?? []).map((p) => POOL_ENUM[p]) }, signal)) out.push(decodeCompactTx(t));
+    for await (const t of this.stream<WireCompactTx>("GetMempoolTx", { exclude_txid_suffixes: [], poolTypes: (pools ?? []).map((p) => POOL_ENUM[p]) }, signal)) out.push(decodeCompactTx(t));
     return out;
   }
 
   async treeState(height: number, signal?: AbortSignal): Promise<TreeState> {
     await this.ensureChecked(signal);
-    return decodeTreeState(await this.unary("GetTreeState", { height: String(height) }, signal));
+    return decodeTreeState(await this.unary<WireTreeState>("GetTreeState", { height: String(height) }, signal));
   }
 
   async latestTreeState(signal?: AbortSignal): Promise<TreeState> {
     await this.ensureChecked(signal);
-    return decodeTreeState(await this.unary("GetLatestTreeState", {}, signal));
+    return decodeTreeState(await this.unary<WireTreeState>("GetLatestTreeState", {}, signal));
   }
 
   /** SendTransaction: the server's own error code and message come back as they are (0 = accepted). */
   async sendTransaction(data: Uint8Array, signal?: AbortSignal): Promise<{ errorCode: number; errorMessage: string }> {
     await this.ensureChecked(signal);
-    const r = await this.unary<any>("SendTransaction", { data: Buffer.from(data), height: "0" }, signal);
+    const r = await this.unary<{ errorCode?: WireLong; errorMessage?: string }>("SendTransaction", { data: Buffer.from(data), height: "0" }, signal);
     return { errorCode: num(r.errorCode), errorMessage: String(r.errorMessage ?? "") };
   }
 }
