@@ -581,8 +581,12 @@ async function main(): Promise<void> {
       HOST: "127.0.0.1",
       LOG_LEVEL: "warn",
       RATE_LIMIT_PER_MINUTE: "100000000",
+      DEVNET_STATE_FILE: path.join(dir, "devnet.json"),
     };
     const common = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP };
+    // `vigil api` joins a running devnet (it starts none of its own): `vigil devnet` runs beside it, as an operator runs them.
+    const devnet = await spawnAndWait(["--import", "tsx", path.join(root, "src", "cli.ts"), "devnet"], env, /Recorded in (\S+):/, 180_000);
+    children.push(devnet);
 
     if (want("baseline")) {
       const baseline = await spawnAndWait(["--import", "tsx", path.join(root, "bench", "load.ts"), "baseline-server"], env, /baseline listening on (http:\/\/\S+)/);

@@ -162,6 +162,9 @@ async function startRemoteReceiver(useTls: boolean, certFile?: string) {
     child.once("exit", (code) => reject(new Error(`receiver exited with ${code}`)));
   });
   const base = `${useTls ? "https" : "http"}://127.0.0.1:${port}`;
+  // The benchmark may end on an error: the receiver goes with it.
+  const killOnExit = () => child.kill("SIGTERM");
+  process.once("exit", killOnExit);
   return {
     url: `${base}/deliver`,
     count: async () => {
@@ -169,6 +172,8 @@ async function startRemoteReceiver(useTls: boolean, certFile?: string) {
       return useTls ? "(see in-process check)" : r ? await r.json() : null;
     },
     close: async () => {
+      process.off("exit", killOnExit);
+      if (child.exitCode !== null) return;
       child.kill("SIGTERM");
       await new Promise((r) => child.once("exit", r));
     },
@@ -382,52 +387,55 @@ async function run(handle: DatabaseHandle) {
     return { ok, elapsed, rate: (ok / elapsed) * 1000 };
   };
 
-  console.log(`\nwebhook delivery (${DELIVERIES} billable events, one per watch; tick concurrency 16)`);
-  const concurrency = 16; // the tick's deliveryConcurrency default
-  const remoteHttp = await startRemoteReceiver(false);
-  const remoteHttps = await startRemoteReceiver(true, receiverHttps.caFile!);
-  const outboxRun = async (label: string, url: string, sender?: WebhookSender) => {
-    const saved = app.watch.sender;
-    if (sender) app.watch.sender = sender;
-    const chosen = await queueEvents(url);
-    const cpu0 = process.cpuUsage();
-    const r = await deliverAll(chosen, concurrency);
-    const cpu = process.cpuUsage(cpu0);
-    const cpuPer = (cpu.user + cpu.system) / 1000 / Math.max(1, r.ok);
-    if (sender) {
-      await sender.close();
-      app.watch.sender = saved;
+  if (DELIVERIES === 0) console.log("\nwebhook delivery: skipped (DELIVERIES=0)");
+  else {
+    console.log(`\nwebhook delivery (${DELIVERIES} billable events, one per watch; tick concurrency 16)`);
+    const concurrency = 16; // the tick's deliveryConcurrency default
+    const remoteHttp = await startRemoteReceiver(false);
+    const remoteHttps = await startRemoteReceiver(true, receiverHttps.caFile!);
+    const outboxRun = async (label: string, url: string, sender?: WebhookSender) => {
+      const saved = app.watch.sender;
+      if (sender) app.watch.sender = sender;
+      const chosen = await queueEvents(url);
+      const cpu0 = process.cpuUsage();
+      const r = await deliverAll(chosen, concurrency);
+      const cpu = process.cpuUsage(cpu0);
+      const cpuPer = (cpu.user + cpu.system) / 1000 / Math.max(1, r.ok);
+      if (sender) {
+        await sender.close();
+        app.watch.sender = saved;
+      }
+      console.log(`  outbox → ${label}: ${r.ok} delivered, ${r.failed} failed in ${ms(r.elapsed)} → ${r.rate.toFixed(0)} deliveries/s; this process used ${cpuPer.toFixed(2)} ms CPU per delivery`);
+      return r.rate;
+    };
+    results["outbox HTTP, receiver in this process"] = await outboxRun("HTTP (dev switch), receiver in this process (verifies signatures)", receiverHttp.hookUrl("/deliver"));
+    results["outbox HTTP"] = await outboxRun("HTTP (dev switch), receiver in its own process", remoteHttp.url);
+    results["outbox HTTPS, per attempt"] = await outboxRun(
+      "HTTPS (self-signed CA), receiver in its own process, baseline: a new TLS connection per attempt",
+      remoteHttps.url,
+      createWebhookSender({ policy: app.watch.urlPolicy, clock, tlsCa: receiverHttps.ca, reuseConnections: false }),
+    );
+    results["outbox HTTPS"] = await outboxRun(
+      "HTTPS (self-signed CA), receiver in its own process, connections kept alive per vetted address",
+      remoteHttps.url,
+      createWebhookSender({ policy: app.watch.urlPolicy, clock, tlsCa: receiverHttps.ca }),
+    );
+    const instant: WebhookSender = { send: async () => ({ ok: true, status: 200, durationMs: 0 }), close: async () => {} };
+    results["outbox bookkeeping only"] = await outboxRun("no HTTP at all (sender answers ok at once: the database bookkeeping ceiling)", remoteHttp.url, instant);
+    for (const [name, url, ca] of [
+      ["HTTP ", remoteHttp.url, undefined],
+      ["HTTPS", remoteHttps.url, receiverHttps.ca],
+    ] as const) {
+      const base = await sendOnly(url, ca, DELIVERIES, concurrency, false);
+      const r = await sendOnly(url, ca, DELIVERIES, concurrency);
+      console.log(`  sender only (sign + POST, no database) ${name} → receiver in its own process: ${r.rate.toFixed(0)}/s kept alive, ${base.rate.toFixed(0)}/s one connection per attempt`);
     }
-    console.log(`  outbox → ${label}: ${r.ok} delivered, ${r.failed} failed in ${ms(r.elapsed)} → ${r.rate.toFixed(0)} deliveries/s; this process used ${cpuPer.toFixed(2)} ms CPU per delivery`);
-    return r.rate;
-  };
-  results["outbox HTTP, receiver in this process"] = await outboxRun("HTTP (dev switch), receiver in this process (verifies signatures)", receiverHttp.hookUrl("/deliver"));
-  results["outbox HTTP"] = await outboxRun("HTTP (dev switch), receiver in its own process", remoteHttp.url);
-  results["outbox HTTPS, per attempt"] = await outboxRun(
-    "HTTPS (self-signed CA), receiver in its own process, baseline: a new TLS connection per attempt",
-    remoteHttps.url,
-    createWebhookSender({ policy: app.watch.urlPolicy, clock, tlsCa: receiverHttps.ca, reuseConnections: false }),
-  );
-  results["outbox HTTPS"] = await outboxRun(
-    "HTTPS (self-signed CA), receiver in its own process, connections kept alive per vetted address",
-    remoteHttps.url,
-    createWebhookSender({ policy: app.watch.urlPolicy, clock, tlsCa: receiverHttps.ca }),
-  );
-  const instant: WebhookSender = { send: async () => ({ ok: true, status: 200, durationMs: 0 }), close: async () => {} };
-  results["outbox bookkeeping only"] = await outboxRun("no HTTP at all (sender answers ok at once: the database bookkeeping ceiling)", remoteHttp.url, instant);
-  for (const [name, url, ca] of [
-    ["HTTP ", remoteHttp.url, undefined],
-    ["HTTPS", remoteHttps.url, receiverHttps.ca],
-  ] as const) {
-    const base = await sendOnly(url, ca, DELIVERIES, concurrency, false);
-    const r = await sendOnly(url, ca, DELIVERIES, concurrency);
-    console.log(`  sender only (sign + POST, no database) ${name} → receiver in its own process: ${r.rate.toFixed(0)}/s kept alive, ${base.rate.toFixed(0)}/s one connection per attempt`);
+    const inProc = receiverHttp.attempts.filter((a) => a.path === "/deliver");
+    console.log(`  in-process receiver: ${inProc.length} deliveries, ${new Set(inProc.map((a) => a.nonce)).size} distinct nonces, signatures valid: ${inProc.every((a) => a.signatureValid !== false)}`);
+    console.log(`  own-process receivers: ${JSON.stringify(await remoteHttp.count())} HTTP, ${JSON.stringify(await remoteHttps.count())} HTTPS`);
+    await remoteHttp.close();
+    await remoteHttps.close();
   }
-  const inProc = receiverHttp.attempts.filter((a) => a.path === "/deliver");
-  console.log(`  in-process receiver: ${inProc.length} deliveries, ${new Set(inProc.map((a) => a.nonce)).size} distinct nonces, signatures valid: ${inProc.every((a) => a.signatureValid !== false)}`);
-  console.log(`  own-process receivers: ${JSON.stringify(await remoteHttp.count())} HTTP, ${JSON.stringify(await remoteHttps.count())} HTTPS`);
-  await remoteHttp.close();
-  await remoteHttps.close();
 
   const pollSeconds = Number(process.env.LEDGER_POLL_SECONDS ?? 180);
   const lt = performance.now();
@@ -443,7 +451,7 @@ async function run(handle: DatabaseHandle) {
   if (!skipTick) console.log(`  full pass as the worker loop runs it (batch ${config.WORKER_BATCH_SIZE}): ${ms(loopMs)}   target < 10000 ms: ${loopMs < 10_000 ? "met" : "MISSED"}`);
   const rate = results["outbox HTTP"]!;
   const https = results["outbox HTTPS"]!;
-  console.log(`  signed deliveries through the outbox: ${rate.toFixed(0)}/s HTTP, ${https.toFixed(0)}/s HTTPS kept alive (baseline, a connection per attempt: ${results["outbox HTTPS, per attempt"]!.toFixed(0)}/s; bookkeeping ceiling ${results["outbox bookkeeping only"]!.toFixed(0)}/s)   target ≥ 500/s: HTTP ${rate >= 500 ? "met" : "MISSED"}, HTTPS ${https >= 500 ? "met" : "MISSED"}`);
+  if (DELIVERIES > 0) console.log(`  signed deliveries through the outbox: ${rate.toFixed(0)}/s HTTP, ${https.toFixed(0)}/s HTTPS kept alive (baseline, a connection per attempt: ${results["outbox HTTPS, per attempt"]!.toFixed(0)}/s; bookkeeping ceiling ${results["outbox bookkeeping only"]!.toFixed(0)}/s)   target ≥ 500/s: HTTP ${rate >= 500 ? "met" : "MISSED"}, HTTPS ${https >= 500 ? "met" : "MISSED"}`);
 
   await app.close();
   await receiverHttp.close();
