@@ -18,7 +18,7 @@ import {
 } from "viem";
 import { type Clock, systemClock } from "../core/clock.js";
 import { JsonRpcError } from "./jsonrpc-server.js";
-import { type CallFrame, ExecutionReverted, type SimLog, type SimulatedContract, lower } from "./evm-contract.js";
+import { type CallFrame, type ContractHost, ExecutionReverted, type SimLog, type SimulatedContract, lower } from "./evm-contract.js";
 import { DEVNET_CHAIN_ID, DEVNET_DEFAULT_ETH_BALANCE } from "./evm-network.js";
 import { checkEnvelope, decodeSignedTransaction, priceTransaction, yParityOf } from "./evm-tx.js";
 
@@ -92,7 +92,7 @@ export interface SimulatedChainOptions {
 }
 
 /** The chain state machine, independent of the HTTP transport. */
-export class SimulatedChain {
+export class SimulatedChain implements ContractHost {
   readonly chainId: number;
   readonly clock: Clock;
   readonly blockTimeSeconds: bigint;

@@ -10,7 +10,7 @@ import { parseJsonLossless } from "../chains/monero/daemon-client.js";
 import { parseBlockBlob } from "../chains/monero/tx-binary.js";
 import { hexToBytesStrict } from "../chains/monero/encoding.js";
 import type { BuiltMoneroBlock, BuiltMoneroTx } from "./monero-sender.js";
-import { type ChainBlock, ZERO_HASH } from "./monerod-chain.js";
+import { type ChainBlock, ZERO_HASH } from "./monerod-block.js";
 
 interface SavedTx {
   txid: string;

@@ -11,7 +11,8 @@
 import type { BuiltMoneroTx } from "./monero-sender.js";
 import { JsonRpcError, type PlainRoute } from "./jsonrpc-server.js";
 import { stringifyJsonLossless } from "../chains/monero/daemon-client.js";
-import { type ChainBlock, type DevnetMoneroChain, DEVNET_DIFFICULTY, DEVNET_FEES, DEVNET_QUANTIZATION_MASK, ZERO_HASH } from "./monerod-chain.js";
+import { type ChainBlock, ZERO_HASH } from "./monerod-block.js";
+import { type DevnetMoneroChain, DEVNET_DIFFICULTY, DEVNET_FEES, DEVNET_QUANTIZATION_MASK } from "./monerod-chain.js";
 
 export interface MonerodProtocol {
   /** JSON-RPC methods of /json_rpc (named params). */
