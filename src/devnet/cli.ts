@@ -9,7 +9,7 @@
  * Zcash: send zcash <address> <ZEC> [--memo text], mine zcash [n],
  * reorg zcash <depth> [--drop txid,…], spend zcash <wallet> <txid> [--pool p] [--index i].
  */
-import { DEVNET_ETH_CHAIN_ID } from "./ethereum.js";
+import { DEVNET_ETH_CHAIN_ID } from "./ethereum-blocks.js";
 import type { Config } from "../config.js";
 import { createLogger } from "../core/logger.js";
 import { formatAtomic, UNITS } from "../core/money.js";
