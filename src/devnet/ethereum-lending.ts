@@ -43,7 +43,7 @@
  * catches up a jump in time only the newest 300 blocks carry lending
  * activity (devnet liberties).
  */
-import { type Hex, encodeAbiParameters, encodeEventTopics, encodeFunctionResult, keccak256, concat, decodeFunctionData } from "viem";
+import { type DecodeFunctionDataReturnType, type Hex, encodeAbiParameters, encodeEventTopics, encodeFunctionResult, keccak256, concat, decodeFunctionData } from "viem";
 import {
   AAVE_V3_CORE_ORACLE,
   encodeReserveConfigurationMap,
@@ -158,271 +158,357 @@ export interface DevnetLending {
   failEModeViews(pool: string, fail: boolean): void;
 }
 
+/** The markets' state: every Pool's reserves, prices, positions, the simulation's counters and the tests' switches. */
+interface LendingState {
+  random: () => number;
+  logs: LogSink;
+  /** Pools with simulated borrowers. */
+  pools: readonly string[];
+  /** Every Aave-family Pool with its reserves configured (Prime's too, though it has no positions here). */
+  configured: readonly string[];
+  reserves: Map<string, Map<string, SimReserve>>;
+  prices: Map<string, bigint>;
+  /** Keyed by `positionKey`. */
+  positions: Map<string, SimPosition>;
+  userCounter: number;
+  interestClock: number;
+  frozen: boolean;
+  liquidatorsPaused: boolean;
+  failingUserConfig: Set<string>;
+  legacyEMode: Set<string>;
+  failingEMode: Set<string>;
+  /** Dropped reserves per Pool; a dropped one keeps its id, left empty, as Aave leaves it. */
+  dropped: Map<string, Set<string>>;
+}
+
+type AccountData = { c: bigint; d: bigint; avail: bigint; lt: bigint; ltv: bigint; hf: bigint };
+
+/** The Pools' reserves by id (the same order in every Pool). */
+const SYMBOLS = Object.keys(RESERVES);
+const SCALE = new Map(Object.entries(ASSETS).map(([sym, a]) => [sym, 10n ** BigInt(a.decimals)]));
+const NO_DEBT_HF = 2n ** 256n - 1n;
+
+const positionKey = (pool: string, user: string) => `${pool}:${user}`;
+const reserveOf = (s: LendingState, pool: string, symbol: string) => s.reserves.get(pool)!.get(symbol)!;
+const droppedIn = (s: LendingState, pool: string) => s.dropped.get(pool) ?? new Set<string>();
+const symbolOf = (address: string) => Object.entries(ASSETS).find(([, a]) => a.address === lower(address))?.[0];
+
 export function createDevnetLending(opts: { seed: number; logs: LogSink; pools?: readonly string[] }): DevnetLending {
-  const random = seededRandom(opts.seed ^ 0x1e4d1);
   const pools = opts.pools ?? LENDING_MARKETS.filter((m) => (m.protocol === "aave" || m.protocol === "spark") && m.id !== "aave-v3-prime").map((m) => m.pool);
-  // Every Aave-family Pool has its reserves configured (Prime's too, though it has no positions here).
   const configured = [...new Set([...pools, ...LENDING_MARKETS.filter((m) => m.protocol === "aave" || m.protocol === "spark").map((m) => m.pool)])];
-  const reserves = new Map(configured.map((pool) => [pool, new Map(Object.entries(RESERVES).map(([sym, r]) => [sym, { ...r }]))]));
-  const reserveOf = (pool: string, symbol: string) => reserves.get(pool)!.get(symbol)!;
-  const prices = new Map<string, bigint>(Object.entries(START_PRICES));
-  const positions = new Map<string, SimPosition>();
-  const key = (pool: string, user: string) => `${pool}:${user}`;
-  let userCounter = 0;
-  let interestClock = 0;
-  let frozen = false;
-  let liquidatorsPaused = false;
-  const failingUserConfig = new Set<string>();
-  const legacyEMode = new Set<string>();
-  const failingEMode = new Set<string>();
-  /** The Pools' reserves by id (the same order in every Pool); a dropped one keeps its id, left empty, as Aave leaves it. */
-  const SYMBOLS = Object.keys(RESERVES);
-  const dropped = new Map<string, Set<string>>();
-  const droppedIn = (pool: string) => dropped.get(pool) ?? new Set<string>();
-
-  const priceOf = (symbol: string): bigint => {
-    if (symbol === "WSTETH") return (prices.get("WETH")! * 12n) / 10n;
-    // The other liquid-staking tokens (Compound V3's cWETHv3 collateral) at fixed ratios to ETH too.
-    if (symbol === "RETH") return (prices.get("WETH")! * 113n) / 100n;
-    if (symbol === "CBETH") return (prices.get("WETH")! * 109n) / 100n;
-    return prices.get(symbol) ?? 10n ** 8n;
+  const s: LendingState = {
+    random: seededRandom(opts.seed ^ 0x1e4d1),
+    logs: opts.logs,
+    pools,
+    configured,
+    reserves: new Map(configured.map((pool) => [pool, new Map(Object.entries(RESERVES).map(([sym, r]) => [sym, { ...r }]))])),
+    prices: new Map<string, bigint>(Object.entries(START_PRICES)),
+    positions: new Map(),
+    userCounter: 0,
+    interestClock: 0,
+    frozen: false,
+    liquidatorsPaused: false,
+    failingUserConfig: new Set(),
+    legacyEMode: new Set(),
+    failingEMode: new Set(),
+    dropped: new Map(),
   };
-  const symbolOf = (address: string) => Object.entries(ASSETS).find(([, a]) => a.address === lower(address))?.[0];
-  const scale = new Map(Object.entries(ASSETS).map(([sym, a]) => [sym, 10n ** BigInt(a.decimals)]));
-  const valueBase = (symbol: string, amount: bigint) => (amount * priceOf(symbol)) / scale.get(symbol)!;
-  const fromBase = (symbol: string, base: bigint) => (base * scale.get(symbol)!) / priceOf(symbol);
-  /**
-   * The terms the simulation runs a position with: its collateral reserve's, in eMode too (a devnet liberty: applying
-   * the category's threshold and bonus would change which positions are liquidated when, hence every later random
-   * draw, and with them the seeded histories other tests rely on). Only the Pool's views report the category.
-   */
-  const termsOf = (p: Pick<SimPosition, "pool" | "collateral">): { ltv: bigint; lt: bigint; lb: bigint } => reserveOf(p.pool, p.collateral);
-  /** Whether a position is under HF 1, without building its account (the per-block check). */
-  const underwater = (p: SimPosition) => {
-    const r = termsOf(p);
-    return p.debtAmount > 0n && valueBase(p.collateral, p.collateralAmount) * r.lt < valueBase(p.debt, p.debtAmount) * 10_000n;
-  };
+  return { ...lendingControls(s), ...reserveControls(s) };
+}
 
-  function account(p: SimPosition | undefined) {
-    if (!p || p.debtAmount === 0n) {
-      const c = p ? valueBase(p.collateral, p.collateralAmount) : 0n;
-      const r = p ? termsOf(p) : { lt: 0n, ltv: 0n };
-      return { c, d: 0n, avail: (c * r.ltv) / 10_000n, lt: r.lt, ltv: r.ltv, hf: 2n ** 256n - 1n };
-    }
-    const r = termsOf(p);
-    const c = valueBase(p.collateral, p.collateralAmount);
-    const d = valueBase(p.debt, p.debtAmount);
-    const maxBorrow = (c * r.ltv) / 10_000n;
-    return { c, d, avail: maxBorrow > d ? maxBorrow - d : 0n, lt: r.lt, ltv: r.ltv, hf: d === 0n ? 2n ** 256n - 1n : (c * r.lt * WAD) / 10_000n / d };
-  }
-
-  const emit = (address: string, eventName: "Supply" | "Borrow" | "Repay" | "LiquidationCall", args: Record<string, unknown>, data: Hex) => {
-    const topics = encodeEventTopics({ abi: poolAbi, eventName, args } as never) as Hex[];
-    opts.logs({ address, topics, data });
-  };
-
-  function open(p: SimPosition) {
-    positions.set(key(p.pool, p.user), { ...p });
-    const coll = ASSETS[p.collateral]!.address as Hex;
-    const debt = ASSETS[p.debt]!.address as Hex;
-    emit(p.pool, "Supply", { reserve: coll, onBehalfOf: p.user, referralCode: 0 }, encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [p.user as Hex, p.collateralAmount]));
-    emit(
-      p.pool,
-      "Borrow",
-      { reserve: debt, onBehalfOf: p.user, referralCode: 0 },
-      encodeAbiParameters([{ type: "address" }, { type: "uint256" }, { type: "uint8" }, { type: "uint256" }], [p.user as Hex, p.debtAmount, 2, 5n * 10n ** 25n]),
-    );
-  }
-
-  function arrive(pool: string) {
-    const collateral = (["WETH", "WETH", "WSTETH", "WBTC"] as const)[Math.floor(random() * 4)]!;
-    const debt = pool === LENDING_MARKETS.find((m) => m.id === "sparklend")!.pool ? "DAI" : (["USDC", "USDT"] as const)[Math.floor(random() * 2)]!;
-    // Sizes from $1,500 to about $1.5M of collateral, log-uniform.
-    const collBase = BigInt(Math.floor(1_500 * Math.pow(1_000, random()))) * 10n ** 8n;
-    const targetHf = 1.02 + random() * 0.38;
-    userCounter++;
-    // Every third arrival backed by an ETH-correlated asset borrows in eMode 1 (by order: the random draws stay the same).
-    const eMode = collateral !== "WBTC" && userCounter % 3 === 0 ? 1 : 0;
-    const debtBase = (collBase * termsOf({ pool, collateral }).lt * 10_000n) / 10_000n / BigInt(Math.round(targetHf * 10_000));
-    const user = lower(`0x${keccak256(concat([pool as Hex, `0x${userCounter.toString(16).padStart(8, "0")}`])).slice(26)}`);
-    open({ pool, user, collateral, collateralAmount: fromBase(collateral, collBase), debt, debtAmount: fromBase(debt, debtBase), eMode });
-  }
-
-  function liquidate(p: SimPosition) {
-    const a = account(p);
-    const r = termsOf(p);
-    const full = a.hf <= (95n * WAD) / 100n || a.c < 2_000n * 10n ** 8n || a.d < 2_000n * 10n ** 8n;
-    let debtToCover = full ? p.debtAmount : p.debtAmount / 2n;
-    let seizeBase = (valueBase(p.debt, debtToCover) * r.lb) / 10_000n;
-    if (seizeBase > a.c) {
-      // Not enough collateral for the bonus: take it all and cover what it pays for.
-      seizeBase = a.c;
-      debtToCover = fromBase(p.debt, (a.c * 10_000n) / r.lb);
-    }
-    const seized = seizeBase >= a.c ? p.collateralAmount : fromBase(p.collateral, seizeBase);
-    const liquidator = LIQUIDATORS[Math.floor(random() * LIQUIDATORS.length)]!;
-    emit(
-      p.pool,
-      "LiquidationCall",
-      { collateralAsset: ASSETS[p.collateral]!.address as Hex, debtAsset: ASSETS[p.debt]!.address as Hex, user: p.user as Hex },
-      encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }, { type: "address" }, { type: "bool" }], [debtToCover, seized, liquidator as Hex, false]),
-    );
-    p.debtAmount -= debtToCover;
-    p.collateralAmount -= seized;
-    // Dust left after the collateral is gone is written off (Aave v3.3 deficit): the position is closed.
-    if (p.debtAmount === 0n || p.collateralAmount === 0n) positions.delete(key(p.pool, p.user));
-  }
-
-  function step() {
-    if (!frozen) {
-      for (const [sym, start] of Object.entries(START_PRICES)) {
-        const cur = prices.get(sym)!;
-        // ±0.35 % noise per block with a pull of 0.5 % of the gap back to the start price.
-        const noise = BigInt(Math.round((random() - 0.5) * 70));
-        const pull = ((start - cur) * 5n) / 1000n;
-        prices.set(sym, cur + (cur * noise) / 10_000n + pull);
-      }
-      // Interest: every 8th block, 8 blocks' worth (0.025 % a block), so the per-block cost stays small.
-      if (++interestClock % 8 === 0) for (const p of positions.values()) p.debtAmount += p.debtAmount / 500n;
-      const live = new Map<string, number>();
-      for (const p of positions.values()) live.set(p.pool, (live.get(p.pool) ?? 0) + 1);
-      for (const pool of pools) {
-        if ((live.get(pool) ?? 0) < MAX_PER_POOL && random() < 0.45) arrive(pool);
-      }
-      if (positions.size > 0 && random() < 0.08) {
-        const all = [...positions.values()];
-        const p = all[Math.floor(random() * all.length)]!;
-        const amount = p.debtAmount / 5n;
-        p.debtAmount -= amount;
-        emit(p.pool, "Repay", { reserve: ASSETS[p.debt]!.address as Hex, user: p.user as Hex, repayer: p.user as Hex }, encodeAbiParameters([{ type: "uint256" }, { type: "bool" }], [amount, false]));
-      }
-    }
-    if (!liquidatorsPaused) {
-      for (const p of [...positions.values()]) {
-        if (random() < 0.5 && underwater(p)) liquidate(p);
-      }
-    }
-  }
-
-  /** Aave V3's ReserveConfigurationMap of a reserve (chains/ethereum/lending.ts has the layout): active, borrowing enabled, not frozen or paused. */
-  function configuration(pool: string, asset: string): bigint {
-    const symbol = symbolOf(asset);
-    const r = symbol && !droppedIn(pool).has(symbol) ? reserves.get(pool)?.get(symbol) : undefined;
-    if (!symbol || !r) return 0n;
-    return encodeReserveConfigurationMap({
-      ltvBps: r.ltv,
-      liquidationThresholdBps: r.lt,
-      liquidationBonusBps: r.lb,
-      decimals: BigInt(ASSETS[symbol]!.decimals),
-      active: 1n,
-      borrowingEnabled: 1n,
-      reserveFactorBps: r.reserveFactor,
-      borrowCap: r.borrowCap,
-      supplyCap: r.supplyCap,
-      liquidationProtocolFeeBps: r.fee,
-      eModeCategory: r.eMode,
-    });
-  }
-
-  /** Aave V3's UserConfigurationMap of an account (chains/ethereum/lending.ts has the layout): one collateral and, while it owes, one debt reserve. */
-  function userConfiguration(pool: string, user: string): bigint {
-    const p = positions.get(key(pool, user));
-    if (!p) return 0n;
-    return encodeUserConfigurationMap({ collateral: [SYMBOLS.indexOf(p.collateral)], borrowing: p.debtAmount > 0n ? [SYMBOLS.indexOf(p.debt)] : [] });
-  }
-
+/** The markets' block step, their eth_call answers, positions, prices and the simulation's switches. */
+function lendingControls(s: LendingState): Pick<DevnetLending, "onBlock" | "call" | "positions" | "open" | "shock" | "price" | "freeze" | "pauseLiquidators" | "userConfiguration" | "failUserConfiguration"> {
   return {
-    onBlock: step,
-    call(to, data) {
-      const target = lower(to);
-      if (target === AAVE_V3_CORE_ORACLE) {
-        try {
-          const d = decodeFunctionData({ abi: oracleAbi, data: data as Hex });
-          const sym = symbolOf(d.args[0]);
-          return encodeFunctionResult({ abi: oracleAbi, functionName: "getAssetPrice", result: sym ? priceOf(sym) : 0n });
-        } catch {
-          return undefined;
-        }
-      }
-      if (!configured.includes(target)) return undefined;
-      let d;
-      try {
-        d = decodeFunctionData({ abi: poolAbi, data: data as Hex });
-      } catch {
-        // Another function of the Pool (the flash-loan premium): the L1's own table answers it.
-        return undefined;
-      }
-      if (d.functionName === "getConfiguration") return encodeFunctionResult({ abi: poolAbi, functionName: "getConfiguration", result: { data: configuration(target, d.args[0]) } });
-      if (d.functionName === "getReservesList") {
-        return encodeFunctionResult({ abi: poolAbi, functionName: "getReservesList", result: SYMBOLS.filter((sym) => !droppedIn(target).has(sym)).map((sym) => ASSETS[sym]!.address as Hex) });
-      }
-      if (d.functionName === "getReserveAddressById") {
-        const sym = SYMBOLS[d.args[0]] !== undefined && !droppedIn(target).has(SYMBOLS[d.args[0]]!) ? SYMBOLS[d.args[0]] : undefined;
-        return encodeFunctionResult({ abi: poolAbi, functionName: "getReserveAddressById", result: (sym ? ASSETS[sym]!.address : "0x0000000000000000000000000000000000000000") as Hex });
-      }
-      if (d.functionName === "getUserConfiguration") {
-        const user = lower(d.args[0]);
-        if (failingUserConfig.has(key(target, user))) return "0x";
-        return encodeFunctionResult({ abi: poolAbi, functionName: "getUserConfiguration", result: { data: userConfiguration(target, user) } });
-      }
-      if (d.functionName === "getUserEMode") return encodeFunctionResult({ abi: poolAbi, functionName: "getUserEMode", result: BigInt(positions.get(key(target, lower(d.args[0])))?.eMode ?? 0) });
-      if (d.functionName === "getEModeCategoryCollateralConfig" || d.functionName === "getEModeCategoryCollateralBitmap" || d.functionName === "getEModeCategoryData") {
-        // A V3.0/3.1 Pool has no V3.2+ views: the call reverts (read as empty return data).
-        if (failingEMode.has(target) || (legacyEMode.has(target) && d.functionName !== "getEModeCategoryData")) return "0x";
-        const c = EMODE_CATEGORIES[d.args[0]];
-        const ltv = Number(c?.ltv ?? 0n), liquidationThreshold = Number(c?.lt ?? 0n), liquidationBonus = Number(c?.lb ?? 0n);
-        if (d.functionName === "getEModeCategoryCollateralConfig") return encodeFunctionResult({ abi: poolAbi, functionName: d.functionName, result: { ltv, liquidationThreshold, liquidationBonus } });
-        if (d.functionName === "getEModeCategoryData") {
-          return encodeFunctionResult({ abi: poolAbi, functionName: d.functionName, result: { ltv, liquidationThreshold, liquidationBonus, priceSource: "0x0000000000000000000000000000000000000000", label: c?.label ?? "" } });
-        }
-        const bitmap = (c?.collateral ?? []).reduce((b, sym) => b | (1n << BigInt(SYMBOLS.indexOf(sym))), 0n);
-        return encodeFunctionResult({ abi: poolAbi, functionName: d.functionName, result: bitmap });
-      }
-      if (d.functionName !== "getUserAccountData") return undefined;
-      const a = account(positions.get(key(target, lower(d.args[0]))));
-      return encodeFunctionResult({ abi: poolAbi, functionName: "getUserAccountData", result: [a.c, a.d, a.avail, a.lt, a.ltv, a.hf] });
-    },
-    positions: (pool) => [...positions.values()].filter((p) => !pool || p.pool === lower(pool)).map((p) => ({ ...p })),
-    open: (p) => open({ ...p, pool: lower(p.pool), user: lower(p.user), eMode: p.eMode ?? 0 }),
-    shock: (symbol, bps) => prices.set(symbol, (prices.get(symbol)! * BigInt(10_000 + bps)) / 10_000n),
-    price: priceOf,
+    onBlock: () => step(s),
+    call: (to, data) => lendingCall(s, to, data),
+    positions: (pool) => [...s.positions.values()].filter((p) => !pool || p.pool === lower(pool)).map((p) => ({ ...p })),
+    open: (p) => openPosition(s, { ...p, pool: lower(p.pool), user: lower(p.user), eMode: p.eMode ?? 0 }),
+    shock: (symbol, bps) => s.prices.set(symbol, (s.prices.get(symbol)! * BigInt(10_000 + bps)) / 10_000n),
+    price: (symbol) => priceOf(s, symbol),
     freeze: (f) => {
-      frozen = f;
+      s.frozen = f;
     },
     pauseLiquidators: (p) => {
-      liquidatorsPaused = p;
+      s.liquidatorsPaused = p;
     },
+    userConfiguration: (pool, user) => userConfiguration(s, lower(pool), lower(user)),
+    failUserConfiguration: (pool, user, fail) => {
+      if (fail) s.failingUserConfig.add(positionKey(lower(pool), lower(user)));
+      else s.failingUserConfig.delete(positionKey(lower(pool), lower(user)));
+    },
+  };
+}
+
+/** The Pools' reserve parameters and eMode views, as governance and the tests change them. */
+function reserveControls(s: LendingState): Omit<DevnetLending, keyof ReturnType<typeof lendingControls>> {
+  return {
     reserve: (pool, symbol) => {
-      const r = reserves.get(lower(pool))?.get(symbol);
+      const r = s.reserves.get(lower(pool))?.get(symbol);
       return r ? { ...r } : undefined;
     },
     setReserveTerms: (pool, symbol, t) => {
-      const r = reserves.get(lower(pool))?.get(symbol);
+      const r = s.reserves.get(lower(pool))?.get(symbol);
       if (!r) throw new Error(`no ${symbol} reserve on the devnet Pool ${pool}`);
       if (t.lb !== undefined) r.lb = t.lb;
       if (t.fee !== undefined) r.fee = t.fee;
     },
-    configuration: (pool, asset) => configuration(lower(pool), asset),
+    configuration: (pool, asset) => configuration(s, lower(pool), asset),
     reserveSymbols: () => [...SYMBOLS],
-    userConfiguration: (pool, user) => userConfiguration(lower(pool), lower(user)),
-    dropReserve: (pool, symbol) => {
-      const target = lower(pool);
-      if (!reserves.get(target)?.has(symbol)) throw new Error(`no ${symbol} reserve on the devnet Pool ${pool}`);
-      if ([...positions.values()].some((p) => p.pool === target && (p.collateral === symbol || p.debt === symbol))) throw new Error(`the ${symbol} reserve is in use`);
-      dropped.set(target, new Set([...droppedIn(target), symbol]));
-    },
+    dropReserve: (pool, symbol) => dropReserve(s, pool, symbol),
     eModeCategory: (id) => (EMODE_CATEGORIES[id] ? { ...EMODE_CATEGORIES[id]!, collateral: [...EMODE_CATEGORIES[id]!.collateral] } : undefined),
     legacyEModeViews: (pool, legacy) => {
-      if (legacy) legacyEMode.add(lower(pool));
-      else legacyEMode.delete(lower(pool));
+      if (legacy) s.legacyEMode.add(lower(pool));
+      else s.legacyEMode.delete(lower(pool));
     },
     failEModeViews: (pool, fail) => {
-      if (fail) failingEMode.add(lower(pool));
-      else failingEMode.delete(lower(pool));
-    },
-    failUserConfiguration: (pool, user, fail) => {
-      if (fail) failingUserConfig.add(key(lower(pool), lower(user)));
-      else failingUserConfig.delete(key(lower(pool), lower(user)));
+      if (fail) s.failingEMode.add(lower(pool));
+      else s.failingEMode.delete(lower(pool));
     },
   };
+}
+
+/** PoolConfigurator.dropReserve: only a reserve no position uses. */
+function dropReserve(s: LendingState, pool: string, symbol: string): void {
+  const target = lower(pool);
+  if (!s.reserves.get(target)?.has(symbol)) throw new Error(`no ${symbol} reserve on the devnet Pool ${pool}`);
+  if ([...s.positions.values()].some((p) => p.pool === target && (p.collateral === symbol || p.debt === symbol))) throw new Error(`the ${symbol} reserve is in use`);
+  s.dropped.set(target, new Set([...droppedIn(s, target), symbol]));
+}
+
+function priceOf(s: LendingState, symbol: string): bigint {
+  if (symbol === "WSTETH") return (s.prices.get("WETH")! * 12n) / 10n;
+  // The other liquid-staking tokens (Compound V3's cWETHv3 collateral) at fixed ratios to ETH too.
+  if (symbol === "RETH") return (s.prices.get("WETH")! * 113n) / 100n;
+  if (symbol === "CBETH") return (s.prices.get("WETH")! * 109n) / 100n;
+  return s.prices.get(symbol) ?? 10n ** 8n;
+}
+
+const valueBase = (s: LendingState, symbol: string, amount: bigint) => (amount * priceOf(s, symbol)) / SCALE.get(symbol)!;
+const fromBase = (s: LendingState, symbol: string, base: bigint) => (base * SCALE.get(symbol)!) / priceOf(s, symbol);
+
+/**
+ * The terms the simulation runs a position with: its collateral reserve's, in eMode too (a devnet liberty: applying
+ * the category's threshold and bonus would change which positions are liquidated when, hence every later random
+ * draw, and with them the seeded histories other tests rely on). Only the Pool's views report the category.
+ */
+const termsOf = (s: LendingState, p: Pick<SimPosition, "pool" | "collateral">): { ltv: bigint; lt: bigint; lb: bigint } => reserveOf(s, p.pool, p.collateral);
+
+/** Whether a position is under HF 1, without building its account (the per-block check). */
+function underwater(s: LendingState, p: SimPosition): boolean {
+  const r = termsOf(s, p);
+  return p.debtAmount > 0n && valueBase(s, p.collateral, p.collateralAmount) * r.lt < valueBase(s, p.debt, p.debtAmount) * 10_000n;
+}
+
+/** getUserAccountData's figures of a position (all zero but the HF without one). */
+function account(s: LendingState, p: SimPosition | undefined): AccountData {
+  if (!p || p.debtAmount === 0n) {
+    const c = p ? valueBase(s, p.collateral, p.collateralAmount) : 0n;
+    const r = p ? termsOf(s, p) : { lt: 0n, ltv: 0n };
+    return { c, d: 0n, avail: (c * r.ltv) / 10_000n, lt: r.lt, ltv: r.ltv, hf: NO_DEBT_HF };
+  }
+  const r = termsOf(s, p);
+  const c = valueBase(s, p.collateral, p.collateralAmount);
+  const d = valueBase(s, p.debt, p.debtAmount);
+  const maxBorrow = (c * r.ltv) / 10_000n;
+  return { c, d, avail: maxBorrow > d ? maxBorrow - d : 0n, lt: r.lt, ltv: r.ltv, hf: d === 0n ? NO_DEBT_HF : (c * r.lt * WAD) / 10_000n / d };
+}
+
+function emit(s: LendingState, address: string, eventName: "Supply" | "Borrow" | "Repay" | "LiquidationCall", args: Record<string, unknown>, data: Hex): void {
+  const topics = encodeEventTopics({ abi: poolAbi, eventName, args } as never) as Hex[];
+  s.logs({ address, topics, data });
+}
+
+/** A Supply of the collateral and a Borrow of the debt. */
+function openPosition(s: LendingState, p: SimPosition): void {
+  s.positions.set(positionKey(p.pool, p.user), { ...p });
+  const coll = ASSETS[p.collateral]!.address as Hex;
+  const debt = ASSETS[p.debt]!.address as Hex;
+  emit(s, p.pool, "Supply", { reserve: coll, onBehalfOf: p.user, referralCode: 0 }, encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [p.user as Hex, p.collateralAmount]));
+  emit(
+    s,
+    p.pool,
+    "Borrow",
+    { reserve: debt, onBehalfOf: p.user, referralCode: 0 },
+    encodeAbiParameters([{ type: "address" }, { type: "uint256" }, { type: "uint8" }, { type: "uint256" }], [p.user as Hex, p.debtAmount, 2, 5n * 10n ** 25n]),
+  );
+}
+
+/** A new borrower on a Pool: random collateral, size and target health factor. */
+function arrive(s: LendingState, pool: string): void {
+  const random = s.random;
+  const collateral = (["WETH", "WETH", "WSTETH", "WBTC"] as const)[Math.floor(random() * 4)]!;
+  const debt = pool === LENDING_MARKETS.find((m) => m.id === "sparklend")!.pool ? "DAI" : (["USDC", "USDT"] as const)[Math.floor(random() * 2)]!;
+  // Sizes from $1,500 to about $1.5M of collateral, log-uniform.
+  const collBase = BigInt(Math.floor(1_500 * Math.pow(1_000, random()))) * 10n ** 8n;
+  const targetHf = 1.02 + random() * 0.38;
+  s.userCounter++;
+  // Every third arrival backed by an ETH-correlated asset borrows in eMode 1 (by order: the random draws stay the same).
+  const eMode = collateral !== "WBTC" && s.userCounter % 3 === 0 ? 1 : 0;
+  const debtBase = (collBase * termsOf(s, { pool, collateral }).lt * 10_000n) / 10_000n / BigInt(Math.round(targetHf * 10_000));
+  const user = lower(`0x${keccak256(concat([pool as Hex, `0x${s.userCounter.toString(16).padStart(8, "0")}`])).slice(26)}`);
+  openPosition(s, { pool, user, collateral, collateralAmount: fromBase(s, collateral, collBase), debt, debtAmount: fromBase(s, debt, debtBase), eMode });
+}
+
+/** A LiquidationCall by a random liquidator: half the debt, or all of it when the position is deep under or small. */
+function liquidate(s: LendingState, p: SimPosition): void {
+  const a = account(s, p);
+  const r = termsOf(s, p);
+  const full = a.hf <= (95n * WAD) / 100n || a.c < 2_000n * 10n ** 8n || a.d < 2_000n * 10n ** 8n;
+  let debtToCover = full ? p.debtAmount : p.debtAmount / 2n;
+  let seizeBase = (valueBase(s, p.debt, debtToCover) * r.lb) / 10_000n;
+  if (seizeBase > a.c) {
+    // Not enough collateral for the bonus: take it all and cover what it pays for.
+    seizeBase = a.c;
+    debtToCover = fromBase(s, p.debt, (a.c * 10_000n) / r.lb);
+  }
+  const seized = seizeBase >= a.c ? p.collateralAmount : fromBase(s, p.collateral, seizeBase);
+  const liquidator = LIQUIDATORS[Math.floor(s.random() * LIQUIDATORS.length)]!;
+  emit(
+    s,
+    p.pool,
+    "LiquidationCall",
+    { collateralAsset: ASSETS[p.collateral]!.address as Hex, debtAsset: ASSETS[p.debt]!.address as Hex, user: p.user as Hex },
+    encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }, { type: "address" }, { type: "bool" }], [debtToCover, seized, liquidator as Hex, false]),
+  );
+  p.debtAmount -= debtToCover;
+  p.collateralAmount -= seized;
+  // Dust left after the collateral is gone is written off (Aave v3.3 deficit): the position is closed.
+  if (p.debtAmount === 0n || p.collateralAmount === 0n) s.positions.delete(positionKey(p.pool, p.user));
+}
+
+/** One block of the markets: prices, interest, arrivals and a repayment (unless frozen), then liquidations (unless paused). */
+function step(s: LendingState): void {
+  if (!s.frozen) {
+    movePrices(s);
+    // Interest: every 8th block, 8 blocks' worth (0.025 % a block), so the per-block cost stays small.
+    if (++s.interestClock % 8 === 0) for (const p of s.positions.values()) p.debtAmount += p.debtAmount / 500n;
+    const live = new Map<string, number>();
+    for (const p of s.positions.values()) live.set(p.pool, (live.get(p.pool) ?? 0) + 1);
+    for (const pool of s.pools) {
+      if ((live.get(pool) ?? 0) < MAX_PER_POOL && s.random() < 0.45) arrive(s, pool);
+    }
+    if (s.positions.size > 0 && s.random() < 0.08) repayPart(s);
+  }
+  if (!s.liquidatorsPaused) {
+    for (const p of [...s.positions.values()]) {
+      if (s.random() < 0.5 && underwater(s, p)) liquidate(s, p);
+    }
+  }
+}
+
+/** ±0.35 % noise per block with a pull of 0.5 % of the gap back to the start price. */
+function movePrices(s: LendingState): void {
+  for (const [sym, start] of Object.entries(START_PRICES)) {
+    const cur = s.prices.get(sym)!;
+    const noise = BigInt(Math.round((s.random() - 0.5) * 70));
+    const pull = ((start - cur) * 5n) / 1000n;
+    s.prices.set(sym, cur + (cur * noise) / 10_000n + pull);
+  }
+}
+
+/** A random borrower repays a fifth of its debt. */
+function repayPart(s: LendingState): void {
+  const all = [...s.positions.values()];
+  const p = all[Math.floor(s.random() * all.length)]!;
+  const amount = p.debtAmount / 5n;
+  p.debtAmount -= amount;
+  emit(s, p.pool, "Repay", { reserve: ASSETS[p.debt]!.address as Hex, user: p.user as Hex, repayer: p.user as Hex }, encodeAbiParameters([{ type: "uint256" }, { type: "bool" }], [amount, false]));
+}
+
+/** Aave V3's ReserveConfigurationMap of a reserve (chains/ethereum/lending.ts has the layout): active, borrowing enabled, not frozen or paused. */
+function configuration(s: LendingState, pool: string, asset: string): bigint {
+  const symbol = symbolOf(asset);
+  const r = symbol && !droppedIn(s, pool).has(symbol) ? s.reserves.get(pool)?.get(symbol) : undefined;
+  if (!symbol || !r) return 0n;
+  return encodeReserveConfigurationMap({
+    ltvBps: r.ltv,
+    liquidationThresholdBps: r.lt,
+    liquidationBonusBps: r.lb,
+    decimals: BigInt(ASSETS[symbol]!.decimals),
+    active: 1n,
+    borrowingEnabled: 1n,
+    reserveFactorBps: r.reserveFactor,
+    borrowCap: r.borrowCap,
+    supplyCap: r.supplyCap,
+    liquidationProtocolFeeBps: r.fee,
+    eModeCategory: r.eMode,
+  });
+}
+
+/** Aave V3's UserConfigurationMap of an account (chains/ethereum/lending.ts has the layout): one collateral and, while it owes, one debt reserve. */
+function userConfiguration(s: LendingState, pool: string, user: string): bigint {
+  const p = s.positions.get(positionKey(pool, user));
+  if (!p) return 0n;
+  return encodeUserConfigurationMap({ collateral: [SYMBOLS.indexOf(p.collateral)], borrowing: p.debtAmount > 0n ? [SYMBOLS.indexOf(p.debt)] : [] });
+}
+
+/** An eth_call to the oracle or a Pool; undefined for another target or a function the L1's own table answers. */
+function lendingCall(s: LendingState, to: string, data: string): Hex | undefined {
+  const target = lower(to);
+  if (target === AAVE_V3_CORE_ORACLE) return oracleCall(s, data);
+  if (!s.configured.includes(target)) return undefined;
+  let d: PoolCall;
+  try {
+    d = decodeFunctionData({ abi: poolAbi, data: data as Hex });
+  } catch {
+    // Another function of the Pool (the flash-loan premium): the L1's own table answers it.
+    return undefined;
+  }
+  switch (d.functionName) {
+    case "getConfiguration":
+      return encodeFunctionResult({ abi: poolAbi, functionName: "getConfiguration", result: { data: configuration(s, target, d.args[0]) } });
+    case "getReservesList":
+      return encodeFunctionResult({ abi: poolAbi, functionName: "getReservesList", result: SYMBOLS.filter((sym) => !droppedIn(s, target).has(sym)).map((sym) => ASSETS[sym]!.address as Hex) });
+    case "getReserveAddressById": {
+      const sym = SYMBOLS[d.args[0]] !== undefined && !droppedIn(s, target).has(SYMBOLS[d.args[0]]!) ? SYMBOLS[d.args[0]] : undefined;
+      return encodeFunctionResult({ abi: poolAbi, functionName: "getReserveAddressById", result: (sym ? ASSETS[sym]!.address : "0x0000000000000000000000000000000000000000") as Hex });
+    }
+    case "getUserConfiguration": {
+      const user = lower(d.args[0]);
+      if (s.failingUserConfig.has(positionKey(target, user))) return "0x";
+      return encodeFunctionResult({ abi: poolAbi, functionName: "getUserConfiguration", result: { data: userConfiguration(s, target, user) } });
+    }
+    case "getUserEMode":
+      return encodeFunctionResult({ abi: poolAbi, functionName: "getUserEMode", result: BigInt(s.positions.get(positionKey(target, lower(d.args[0])))?.eMode ?? 0) });
+    case "getEModeCategoryCollateralConfig":
+    case "getEModeCategoryCollateralBitmap":
+    case "getEModeCategoryData":
+      return eModeView(s, target, d);
+    case "getUserAccountData": {
+      const a = account(s, s.positions.get(positionKey(target, lower(d.args[0]))));
+      return encodeFunctionResult({ abi: poolAbi, functionName: "getUserAccountData", result: [a.c, a.d, a.avail, a.lt, a.ltv, a.hf] });
+    }
+    default:
+      return undefined;
+  }
+}
+
+type PoolCall = DecodeFunctionDataReturnType<typeof poolAbi>;
+
+/** The oracle's getAssetPrice (0 for an unknown asset); undefined for anything else. */
+function oracleCall(s: LendingState, data: string): Hex | undefined {
+  try {
+    const d = decodeFunctionData({ abi: oracleAbi, data: data as Hex });
+    const sym = symbolOf(d.args[0]);
+    return encodeFunctionResult({ abi: oracleAbi, functionName: "getAssetPrice", result: sym ? priceOf(s, sym) : 0n });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The eMode category views; a V3.0/3.1 Pool has no V3.2+ views: the call reverts (read as empty return data). */
+function eModeView(
+  s: LendingState,
+  target: string,
+  d: Extract<PoolCall, { functionName: "getEModeCategoryCollateralConfig" | "getEModeCategoryCollateralBitmap" | "getEModeCategoryData" }>,
+): Hex {
+  if (s.failingEMode.has(target) || (s.legacyEMode.has(target) && d.functionName !== "getEModeCategoryData")) return "0x";
+  const c = EMODE_CATEGORIES[d.args[0]];
+  const ltv = Number(c?.ltv ?? 0n), liquidationThreshold = Number(c?.lt ?? 0n), liquidationBonus = Number(c?.lb ?? 0n);
+  if (d.functionName === "getEModeCategoryCollateralConfig") return encodeFunctionResult({ abi: poolAbi, functionName: d.functionName, result: { ltv, liquidationThreshold, liquidationBonus } });
+  if (d.functionName === "getEModeCategoryData") {
+    return encodeFunctionResult({ abi: poolAbi, functionName: d.functionName, result: { ltv, liquidationThreshold, liquidationBonus, priceSource: "0x0000000000000000000000000000000000000000", label: c?.label ?? "" } });
+  }
+  const bitmap = (c?.collateral ?? []).reduce((b, sym) => b | (1n << BigInt(SYMBOLS.indexOf(sym))), 0n);
+  return encodeFunctionResult({ abi: poolAbi, functionName: d.functionName, result: bitmap });
 }
