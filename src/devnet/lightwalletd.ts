@@ -93,169 +93,49 @@ function poolsOf(raw: unknown): PoolType[] {
   });
 }
 
+/** The simulator's state: the chain it serves, what it reports, its request counts and the tests' injected failures and delays. */
+interface LightwalletdState {
+  chain: DevnetZcashChain;
+  chainName: string;
+  protocolVersion: string;
+  counts: Record<string, number>;
+  failures: { count: number; code: grpc.status };
+  delays: { count: number; ms: number };
+  log: Logger | undefined;
+}
+
+type BlockId = { height?: unknown; hash?: unknown } | undefined;
+
 export async function startDevnetLightwalletd(opts: StartDevnetLightwalletdOptions): Promise<DevnetLightwalletd> {
-  const chain = opts.chain;
-  const chainName = opts.chainName ?? "test";
-  const protocolVersion = opts.protocolVersion ?? IRONWOOD_PROTOCOL_VERSION;
-  const counts: Record<string, number> = {};
-  let failures = { count: 0, code: grpc.status.UNAVAILABLE };
-  let delays = { count: 0, ms: 0 };
-
-  const blockAt = (id: { height?: unknown; hash?: unknown } | undefined): DevnetZcashBlock => {
-    const hash = id?.hash instanceof Uint8Array && id.hash.length > 0 ? bytesToHex(Uint8Array.from(id.hash).reverse()) : undefined;
-    if (hash) {
-      const b = chain.byHash(hash);
-      if (!b) throw new CallError(grpc.status.NOT_FOUND, `block ${hash} is not in the best chain`);
-      return b;
-    }
-    const h = Number(id?.height ?? 0);
-    if (h > chain.tip().height) throw new CallError(grpc.status.OUT_OF_RANGE, `height ${h} is greater than the best chain tip ${chain.tip().height}`);
-    const b = chain.byHeight(h);
-    if (!b) throw new CallError(grpc.status.NOT_FOUND, `height ${h} is below the first block ${chain.blocks[0]!.height}`);
-    return b;
+  const s: LightwalletdState = {
+    chain: opts.chain,
+    chainName: opts.chainName ?? "test",
+    protocolVersion: opts.protocolVersion ?? IRONWOOD_PROTOCOL_VERSION,
+    counts: {},
+    failures: { count: 0, code: grpc.status.UNAVAILABLE },
+    delays: { count: 0, ms: 0 },
+    log: opts.log,
   };
-
-  const treeState = (id: { height?: unknown; hash?: unknown } | undefined) => {
-    const hash = id?.hash instanceof Uint8Array && id.hash.length > 0 ? bytesToHex(Uint8Array.from(id.hash).reverse()) : undefined;
-    const before = chain.treeStateAt(chain.blocks[0]!.height - 1)!;
-    const s = hash === before.hash || (!hash && Number(id?.height ?? 0) === before.height) ? before : chain.treeStateAt(blockAt(id).height)!;
-    return {
-      network: chainName,
-      height: String(s.height),
-      hash: s.hash,
-      time: s.time,
-      saplingTree: s.trees.sapling.toHex(),
-      orchardTree: s.trees.orchard.toHex(),
-      ironwoodTree: s.trees.ironwood.toHex(),
-    };
-  };
-
-  /** Counting, injected failures and delays, then the handler; errors become gRPC statuses. */
-  const before = async (method: string): Promise<void> => {
-    counts[method] = (counts[method] ?? 0) + 1;
-    if (delays.count > 0) {
-      delays.count--;
-      await new Promise((r) => setTimeout(r, delays.ms));
-    }
-    if (failures.count > 0) {
-      failures.count--;
-      throw new CallError(failures.code, "injected failure");
-    }
-  };
-  const status = (e: unknown): grpc.ServiceError => {
-    if (e instanceof CallError) return Object.assign(new Error(e.details), { code: e.code, details: e.details, metadata: new grpc.Metadata() });
-    opts.log?.error({ err: e }, "devnet lightwalletd call failed");
-    return Object.assign(new Error("internal error"), { code: grpc.status.INTERNAL, details: "internal error", metadata: new grpc.Metadata() });
-  };
-  const unary =
-    (method: string, f: (req: any) => unknown): grpc.handleUnaryCall<any, any> =>
-    (call, callback) => {
-      before(method)
-        .then(() => f(call.request))
-        .then(
-          (r) => callback(null, r),
-          (e) => callback(status(e)),
-        );
-    };
-  const streaming =
-    (method: string, f: (req: any) => unknown[]): grpc.handleServerStreamingCall<any, any> =>
-    (call) => {
-      before(method)
-        .then(() => f(call.request))
-        .then(
-          (items) => {
-            for (const item of items) call.write(item);
-            call.end();
-          },
-          (e) => call.emit("error", status(e)),
-        );
-    };
-
-  const impl: grpc.UntypedServiceImplementation = {
-    GetLatestBlock: unary("GetLatestBlock", () => ({ height: String(chain.tip().height), hash: Buffer.from(chain.tip().hash, "hex").reverse() })),
-    GetBlock: unary("GetBlock", (req) => wireBlock(compactBlock(blockAt(req), ["transparent", "sapling", "orchard", "ironwood"]))),
-    GetBlockRange: streaming("GetBlockRange", (req) => {
-      const pools = poolsOf(req.poolTypes);
-      const start = blockAt({ height: req.start?.height }).height;
-      const end = blockAt({ height: req.end?.height }).height;
-      const step = end >= start ? 1 : -1;
-      const out: unknown[] = [];
-      for (let h = start; h !== end + step; h += step) out.push(wireBlock(compactBlock(chain.byHeight(h)!, pools)));
-      return out;
-    }),
-    GetTransaction: unary("GetTransaction", (req) => {
-      const hash = req.hash instanceof Uint8Array ? req.hash : new Uint8Array(0);
-      if (hash.length !== 32) throw new CallError(grpc.status.INVALID_ARGUMENT, "GetTransaction needs the 32-byte txid in hash");
-      const found = chain.findTx(bytesToHex(Uint8Array.from(hash).reverse()));
-      if (!found) throw new CallError(grpc.status.NOT_FOUND, "transaction not found");
-      return { data: Buffer.from(found.tx.raw), height: found.block ? String(found.block.height) : found.orphaned ? FORK_HEIGHT : "0" };
-    }),
-    SendTransaction: unary("SendTransaction", (req) => {
-      const data = req.data instanceof Uint8Array ? new Uint8Array(req.data) : new Uint8Array(0);
-      try {
-        return { errorCode: 0, errorMessage: chain.submit(data).txid };
-      } catch (e) {
-        const known = e instanceof Error && /already known/.test(e.message);
-        return { errorCode: known ? -27 : -22, errorMessage: known ? "transaction already in the chain or the mempool" : `TX decode failed: ${e instanceof Error ? e.message : String(e)}` };
-      }
-    }),
-    GetMempoolTx: streaming("GetMempoolTx", (req) => {
-      const pools = poolsOf(req.poolTypes);
-      const exclude: Uint8Array[] = Array.isArray(req.exclude_txid_suffixes) ? req.exclude_txid_suffixes : [];
-      return chain.mempool
-        .map((t, i) => compactTx(t, i, pools))
-        .filter((t): t is CompactTx => t !== null && !exclude.some((s) => s.length > 0 && Buffer.from(t.txid).subarray(32 - s.length).equals(Buffer.from(s))))
-        .map(wireTx);
-    }),
-    GetTreeState: unary("GetTreeState", (req) => treeState(req)),
-    GetLatestTreeState: unary("GetLatestTreeState", () => treeState({ height: chain.tip().height })),
-    GetLightdInfo: unary("GetLightdInfo", () => {
-      const tip = chain.tip();
-      const next = tip.height + 1;
-      const upgrade = [...DEVNET_ZCASH_UPGRADES].reverse().find(([, , at]) => at <= next)!;
-      return {
-        version: "v0.4.18",
-        vendor: "Vigil devnet",
-        taddrSupport: true,
-        chainName,
-        saplingActivationHeight: "280000",
-        consensusBranchId: next >= DEVNET_ZCASH_NU63_HEIGHT ? NU6_3_BRANCH_ID : upgrade[0],
-        blockHeight: String(tip.height),
-        gitCommit: "",
-        branch: "devnet",
-        buildDate: "",
-        buildUser: "",
-        estimatedHeight: String(tip.height),
-        zcashdBuild: "v6.0.0",
-        zcashdSubversion: "/Zebra:6.0.0/",
-        donationAddress: "",
-        upgradeName: upgrade[1],
-        upgradeHeight: String(upgrade[2]),
-        lightwalletProtocolVersion: protocolVersion,
-      };
-    }),
-  };
-
   const server = new grpc.Server();
-  server.addService(compactTxStreamerService(), impl);
+  server.addService(compactTxStreamerService(), lightwalletdService(s));
   const host = opts.host ?? "127.0.0.1";
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host.includes(":") ? `[${host}]` : host}:${opts.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  opts.log?.info({ url, chainName, protocolVersion }, "devnet lightwalletd listening");
+  opts.log?.info({ url, chainName: s.chainName, protocolVersion: s.protocolVersion }, "devnet lightwalletd listening");
   let closed = false;
 
   return {
     url,
-    chain,
+    chain: s.chain,
     failNext: (n, code = grpc.status.UNAVAILABLE) => {
-      failures = { count: n, code };
+      s.failures = { count: n, code };
     },
     delayNext: (n, ms) => {
-      delays = { count: n, ms };
+      s.delays = { count: n, ms };
     },
-    requestCounts: () => ({ ...counts }),
+    requestCounts: () => ({ ...s.counts }),
     close: async () => {
       if (closed) return;
       closed = true;
@@ -267,5 +147,166 @@ export async function startDevnetLightwalletd(opts: StartDevnetLightwalletdOptio
         }, 2_000).unref();
       });
     },
+  };
+}
+
+/** The CompactTxStreamer methods, each counted and open to injected failures and delays. */
+function lightwalletdService(s: LightwalletdState): grpc.UntypedServiceImplementation {
+  const { chain } = s;
+  return {
+    GetLatestBlock: unary(s, "GetLatestBlock", () => ({ height: String(chain.tip().height), hash: Buffer.from(chain.tip().hash, "hex").reverse() })),
+    GetBlock: unary(s, "GetBlock", (req) => wireBlock(compactBlock(blockAt(chain, req), ["transparent", "sapling", "orchard", "ironwood"]))),
+    GetBlockRange: streaming(s, "GetBlockRange", (req) => blockRange(chain, req)),
+    GetTransaction: unary(s, "GetTransaction", (req) => getTransaction(chain, req)),
+    SendTransaction: unary(s, "SendTransaction", (req) => sendTransaction(chain, req)),
+    GetMempoolTx: streaming(s, "GetMempoolTx", (req) => mempoolTxs(chain, req)),
+    GetTreeState: unary(s, "GetTreeState", (req) => treeState(s, req)),
+    GetLatestTreeState: unary(s, "GetLatestTreeState", () => treeState(s, { height: chain.tip().height })),
+    GetLightdInfo: unary(s, "GetLightdInfo", () => lightdInfo(s)),
+  };
+}
+
+/** Counting, then an injected delay, then an injected failure. */
+async function beforeCall(s: LightwalletdState, method: string): Promise<void> {
+  s.counts[method] = (s.counts[method] ?? 0) + 1;
+  if (s.delays.count > 0) {
+    s.delays.count--;
+    await new Promise((r) => setTimeout(r, s.delays.ms));
+  }
+  if (s.failures.count > 0) {
+    s.failures.count--;
+    throw new CallError(s.failures.code, "injected failure");
+  }
+}
+
+/** A handler's error as a gRPC status: a CallError as it says, anything else INTERNAL (and logged). */
+function grpcStatus(s: LightwalletdState, e: unknown): grpc.ServiceError {
+  if (e instanceof CallError) return Object.assign(new Error(e.details), { code: e.code, details: e.details, metadata: new grpc.Metadata() });
+  s.log?.error({ err: e }, "devnet lightwalletd call failed");
+  return Object.assign(new Error("internal error"), { code: grpc.status.INTERNAL, details: "internal error", metadata: new grpc.Metadata() });
+}
+
+function unary(s: LightwalletdState, method: string, f: (req: any) => unknown): grpc.handleUnaryCall<any, any> {
+  return (call, callback) => {
+    beforeCall(s, method)
+      .then(() => f(call.request))
+      .then(
+        (r) => callback(null, r),
+        (e) => callback(grpcStatus(s, e)),
+      );
+  };
+}
+
+function streaming(s: LightwalletdState, method: string, f: (req: any) => unknown[]): grpc.handleServerStreamingCall<any, any> {
+  return (call) => {
+    beforeCall(s, method)
+      .then(() => f(call.request))
+      .then(
+        (items) => {
+          for (const item of items) call.write(item);
+          call.end();
+        },
+        (e) => call.emit("error", grpcStatus(s, e)),
+      );
+  };
+}
+
+/** A block by its id: the hash (byte-reversed on the wire) when given, else the height. */
+function blockAt(chain: DevnetZcashChain, id: BlockId): DevnetZcashBlock {
+  const hash = id?.hash instanceof Uint8Array && id.hash.length > 0 ? bytesToHex(Uint8Array.from(id.hash).reverse()) : undefined;
+  if (hash) {
+    const b = chain.byHash(hash);
+    if (!b) throw new CallError(grpc.status.NOT_FOUND, `block ${hash} is not in the best chain`);
+    return b;
+  }
+  const h = Number(id?.height ?? 0);
+  if (h > chain.tip().height) throw new CallError(grpc.status.OUT_OF_RANGE, `height ${h} is greater than the best chain tip ${chain.tip().height}`);
+  const b = chain.byHeight(h);
+  if (!b) throw new CallError(grpc.status.NOT_FOUND, `height ${h} is below the first block ${chain.blocks[0]!.height}`);
+  return b;
+}
+
+/** GetBlockRange: inclusive, descending when start > end, filtered to the asked pools. */
+function blockRange(chain: DevnetZcashChain, req: { poolTypes?: unknown; start?: BlockId; end?: BlockId }): unknown[] {
+  const pools = poolsOf(req.poolTypes);
+  const start = blockAt(chain, { height: req.start?.height }).height;
+  const end = blockAt(chain, { height: req.end?.height }).height;
+  const step = end >= start ? 1 : -1;
+  const out: unknown[] = [];
+  for (let h = start; h !== end + step; h += step) out.push(wireBlock(compactBlock(chain.byHeight(h)!, pools)));
+  return out;
+}
+
+/** GetTransaction: height 0 in the mempool, 2^64−1 for a transaction a reorg left out. */
+function getTransaction(chain: DevnetZcashChain, req: { hash?: unknown }) {
+  const hash = req.hash instanceof Uint8Array ? req.hash : new Uint8Array(0);
+  if (hash.length !== 32) throw new CallError(grpc.status.INVALID_ARGUMENT, "GetTransaction needs the 32-byte txid in hash");
+  const found = chain.findTx(bytesToHex(Uint8Array.from(hash).reverse()));
+  if (!found) throw new CallError(grpc.status.NOT_FOUND, "transaction not found");
+  return { data: Buffer.from(found.tx.raw), height: found.block ? String(found.block.height) : found.orphaned ? FORK_HEIGHT : "0" };
+}
+
+/** SendTransaction into the mempool; a refusal is an error code in the answer, as lightwalletd relays zebrad's. */
+function sendTransaction(chain: DevnetZcashChain, req: { data?: unknown }) {
+  const data = req.data instanceof Uint8Array ? new Uint8Array(req.data) : new Uint8Array(0);
+  try {
+    return { errorCode: 0, errorMessage: chain.submit(data).txid };
+  } catch (e) {
+    const known = e instanceof Error && /already known/.test(e.message);
+    return { errorCode: known ? -27 : -22, errorMessage: known ? "transaction already in the chain or the mempool" : `TX decode failed: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+/** GetMempoolTx: the mempool's transactions in the asked pools, less those whose txid ends in an excluded suffix. */
+function mempoolTxs(chain: DevnetZcashChain, req: { poolTypes?: unknown; exclude_txid_suffixes?: unknown }): unknown[] {
+  const pools = poolsOf(req.poolTypes);
+  const exclude: Uint8Array[] = Array.isArray(req.exclude_txid_suffixes) ? req.exclude_txid_suffixes : [];
+  return chain.mempool
+    .map((t, i) => compactTx(t, i, pools))
+    .filter((t): t is CompactTx => t !== null && !exclude.some((s) => s.length > 0 && Buffer.from(t.txid).subarray(32 - s.length).equals(Buffer.from(s))))
+    .map(wireTx);
+}
+
+/** The tree states at the end of a block, or of the state before the first block. */
+function treeState(s: LightwalletdState, id: BlockId) {
+  const { chain } = s;
+  const hash = id?.hash instanceof Uint8Array && id.hash.length > 0 ? bytesToHex(Uint8Array.from(id.hash).reverse()) : undefined;
+  const before = chain.treeStateAt(chain.blocks[0]!.height - 1)!;
+  const state = hash === before.hash || (!hash && Number(id?.height ?? 0) === before.height) ? before : chain.treeStateAt(blockAt(chain, id).height)!;
+  return {
+    network: s.chainName,
+    height: String(state.height),
+    hash: state.hash,
+    time: state.time,
+    saplingTree: state.trees.sapling.toHex(),
+    orchardTree: state.trees.orchard.toHex(),
+    ironwoodTree: state.trees.ironwood.toHex(),
+  };
+}
+
+/** GetLightdInfo: the tip, the next block's consensus branch and upgrade, the protocol version. */
+function lightdInfo(s: LightwalletdState) {
+  const tip = s.chain.tip();
+  const next = tip.height + 1;
+  const upgrade = [...DEVNET_ZCASH_UPGRADES].reverse().find(([, , at]) => at <= next)!;
+  return {
+    version: "v0.4.18",
+    vendor: "Vigil devnet",
+    taddrSupport: true,
+    chainName: s.chainName,
+    saplingActivationHeight: "280000",
+    consensusBranchId: next >= DEVNET_ZCASH_NU63_HEIGHT ? NU6_3_BRANCH_ID : upgrade[0],
+    blockHeight: String(tip.height),
+    gitCommit: "",
+    branch: "devnet",
+    buildDate: "",
+    buildUser: "",
+    estimatedHeight: String(tip.height),
+    zcashdBuild: "v6.0.0",
+    zcashdSubversion: "/Zebra:6.0.0/",
+    donationAddress: "",
+    upgradeName: upgrade[1],
+    upgradeHeight: String(upgrade[2]),
+    lightwalletProtocolVersion: s.protocolVersion,
   };
 }
