@@ -139,209 +139,249 @@ export interface DevnetComet {
   setStoreFrontPriceFactor(comet: string, factor: bigint): void;
 }
 
+/** The Comets' state: positions, the simulation's counters, the current storefront factors and the tests' switches. */
+interface CometState {
+  random: () => number;
+  logs: LogSink;
+  usdPrice: (symbol: string) => bigint;
+  /** Keyed by `positionKey`. */
+  positions: Map<string, SimCometPosition>;
+  txCounter: number;
+  userCounter: number;
+  interestClock: number;
+  frozen: boolean;
+  absorbersPaused: boolean;
+  /** Per devnet (DEVNET_COMETS is shared by every devnet in the process): the current storefront factors. */
+  storeFront: Map<string, bigint>;
+}
+
+type TermsOnlyComet = (typeof DEVNET_COMET_TERMS_ONLY)[number];
+
+const BY_ADDRESS = new Map(DEVNET_COMETS.map((c) => [c.address, c]));
+const TERMS_ONLY = new Map(DEVNET_COMET_TERMS_ONLY.map((c) => [c.address, c]));
+
+const positionKey = (comet: string, user: string) => `${comet}:${user}`;
+const scale = (symbol: string) => 10n ** BigInt(ASSETS[symbol]!.decimals);
+const amount = (v: bigint) => encodeAbiParameters([{ type: "uint256" }], [v]);
+const result = (functionName: string, value: unknown) => encodeFunctionResult({ abi: cometAbi, functionName, result: value } as never);
+
 /** `usdPrice(symbol)`: USD with 8 decimals (the lending simulation's prices, the ones its Aave oracle answers). */
 export function createDevnetComet(opts: { seed: number; logs: LogSink; usdPrice: (symbol: string) => bigint }): DevnetComet {
-  const random = seededRandom(opts.seed ^ 0xc0e7);
-  const positions = new Map<string, SimCometPosition>();
-  const key = (comet: string, user: string) => `${comet}:${user}`;
-  let txCounter = 0;
-  let userCounter = 0;
-  let interestClock = 0;
-  let frozen = false;
-  let absorbersPaused = false;
-  const byAddress = new Map(DEVNET_COMETS.map((c) => [c.address, c]));
-  const termsOnly = new Map(DEVNET_COMET_TERMS_ONLY.map((c) => [c.address, c]));
-  // Per devnet (DEVNET_COMETS is shared by every devnet in the process): the current storefront factors.
-  const storeFront = new Map([...DEVNET_COMETS, ...DEVNET_COMET_TERMS_ONLY].map((c) => [c.address, c.storeFrontPriceFactor]));
-  const scale = (symbol: string) => 10n ** BigInt(ASSETS[symbol]!.decimals);
-
-  /** getPrice of an asset's (or the base's) feed: USD, or units of the base (exactly 1e8 for the base itself). */
-  const feedPrice = (c: SimComet, symbol: string): bigint => {
-    if (c.unit === "USD") return opts.usdPrice(symbol);
-    return symbol === c.base ? 10n ** 8n : (opts.usdPrice(symbol) * 10n ** 8n) / opts.usdPrice(c.base);
+  const s: CometState = {
+    random: seededRandom(opts.seed ^ 0xc0e7),
+    logs: opts.logs,
+    usdPrice: opts.usdPrice,
+    positions: new Map(),
+    txCounter: 0,
+    userCounter: 0,
+    interestClock: 0,
+    frozen: false,
+    absorbersPaused: false,
+    storeFront: new Map([...DEVNET_COMETS, ...DEVNET_COMET_TERMS_ONLY].map((c) => [c.address, c.storeFrontPriceFactor])),
   };
-  /** Comet's liquidity: −debt value + Σ collateral value × liquidateCF (feed units, 8 decimals). */
-  const liquidity = (c: SimComet, p: SimCometPosition) => {
-    let l = -((p.borrow * feedPrice(c, c.base)) / scale(c.base));
-    for (const a of c.assets) l += ((((p.collateral[a.symbol] ?? 0n) * feedPrice(c, a.symbol)) / scale(a.symbol)) * a.liquidateCF) / WAD;
-    return l;
-  };
-  const liquidatable = (c: SimComet, p: SimCometPosition | undefined) => !!p && p.borrow > 0n && liquidity(c, p) < 0n;
-
-  const emit = (address: string, eventName: string, args: Record<string, unknown>, data: Hex, tx: number) => {
-    const topics = encodeEventTopics({ abi: cometAbi, eventName, args } as never) as Hex[];
-    opts.logs({ address, topics, data, tx: toHex(`comet tx ${tx}`) });
-  };
-  const amount = (v: bigint) => encodeAbiParameters([{ type: "uint256" }], [v]);
-
-  function open(c: SimComet, user: string, symbol: string, collateralAmount: bigint, borrow: bigint) {
-    const p = positions.get(key(c.address, user)) ?? { comet: c.address, user, collateral: {}, borrow: 0n };
-    p.collateral[symbol] = (p.collateral[symbol] ?? 0n) + collateralAmount;
-    p.borrow += borrow;
-    positions.set(key(c.address, user), p);
-    const tx = txCounter++;
-    emit(c.address, "SupplyCollateral", { from: user, dst: user, asset: ASSETS[symbol]!.address }, amount(collateralAmount), tx);
-    emit(c.address, "Withdraw", { src: user, to: user }, amount(borrow), tx);
-  }
-
-  function arrive(c: SimComet) {
-    const a = c.assets[Math.floor(random() * c.assets.length)]!;
-    // $2,000 to about $600,000 of collateral, log-uniform.
-    const collUsd = BigInt(Math.floor(2_000 * Math.pow(300, random()))) * 10n ** 8n;
-    const hfBps = BigInt(Math.round((1.04 + random() * 0.36) * 10_000));
-    const collAmount = (collUsd * scale(a.symbol)) / opts.usdPrice(a.symbol);
-    const debtUsd = (collUsd * a.liquidateCF * 10_000n) / WAD / hfBps;
-    const borrow = (debtUsd * scale(c.base)) / opts.usdPrice(c.base);
-    userCounter++;
-    const user = lower(`0x${keccak256(concat([c.address as Hex, toHex(`comet ${userCounter}`)])).slice(26)}`);
-    open(c, user, a.symbol, collAmount, borrow);
-  }
-
-  function absorb(c: SimComet, p: SimCometPosition) {
-    const absorber = ABSORBERS[Math.floor(random() * ABSORBERS.length)]!;
-    const tx = txCounter++;
-    const basePrice = feedPrice(c, c.base);
-    let delta = 0n;
-    for (const a of c.assets) {
-      const bal = p.collateral[a.symbol] ?? 0n;
-      if (bal === 0n) continue;
-      const value = (bal * feedPrice(c, a.symbol)) / scale(a.symbol);
-      delta += (value * a.liquidationFactor) / WAD;
-      emit(c.address, "AbsorbCollateral", { absorber, borrower: p.user, asset: ASSETS[a.symbol]!.address }, encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }], [bal, value]), tx);
-    }
-    const deltaBase = (delta * scale(c.base)) / basePrice;
-    // absorbInternal: the new balance is −debt + delta, floored at 0; what the protocol paid out is the difference.
-    const basePaidOut = deltaBase > p.borrow ? deltaBase : p.borrow;
-    emit(
-      c.address,
-      "AbsorbDebt",
-      { absorber, borrower: p.user },
-      encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }], [basePaidOut, (basePaidOut * basePrice) / scale(c.base)]),
-      tx,
-    );
-    positions.delete(key(c.address, p.user));
-  }
-
-  function step() {
-    if (!frozen) {
-      if (++interestClock % 8 === 0) for (const p of positions.values()) p.borrow += p.borrow / 500n;
-      for (const c of DEVNET_COMETS) {
-        const live = [...positions.values()].filter((p) => p.comet === c.address).length;
-        if (live < MAX_PER_COMET && random() < 0.3) arrive(c);
-      }
-      if (positions.size > 0 && random() < 0.06) {
-        const all = [...positions.values()];
-        const p = all[Math.floor(random() * all.length)]!;
-        const repay = p.borrow / 5n;
-        p.borrow -= repay;
-        emit(p.comet, "Supply", { from: p.user, dst: p.user }, amount(repay), txCounter++);
-      }
-    }
-    if (!absorbersPaused) {
-      for (const p of [...positions.values()]) {
-        const c = byAddress.get(p.comet)!;
-        if (random() < 0.5 && liquidatable(c, p)) absorb(c, p);
-      }
-    }
-  }
-
-  const result = (functionName: string, value: unknown) => encodeFunctionResult({ abi: cometAbi, functionName, result: value } as never);
-
-  const assetInfo = (a: SimAsset, i: number) =>
-    result("getAssetInfo", {
-      offset: i,
-      asset: ASSETS[a.symbol]!.address,
-      priceFeed: a.feed,
-      scale: BigInt(scale(a.symbol)),
-      borrowCollateralFactor: a.borrowCF,
-      liquidateCollateralFactor: a.liquidateCF,
-      liquidationFactor: a.liquidationFactor,
-      supplyCap: 10n ** 30n,
-    });
-
-  /** cUSDSv3: its terms only (see DEVNET_COMET_TERMS_ONLY); anything else has no answer. */
-  function termsOnlyCall(c: (typeof DEVNET_COMET_TERMS_ONLY)[number], functionName: string, args: readonly unknown[]): Hex | undefined {
-    if (functionName === "storeFrontPriceFactor") return result("storeFrontPriceFactor", storeFront.get(c.address)!);
-    if (functionName === "numAssets") return result("numAssets", c.assets.length);
-    if (functionName === "getAssetInfo") {
-      const a = c.assets[Number(args[0])];
-      return a ? assetInfo(a, Number(args[0])) : undefined;
-    }
-    return undefined;
-  }
-
   return {
-    onBlock: step,
-    call(to, data) {
-      const c = byAddress.get(lower(to));
-      const t = c ? undefined : termsOnly.get(lower(to));
-      if (!c && !t) return undefined;
-      let d;
-      try {
-        d = decodeFunctionData({ abi: cometAbi, data: data as Hex });
-      } catch {
-        return undefined;
-      }
-      const args = (d.args ?? []) as readonly unknown[];
-      if (!c) return termsOnlyCall(t!, d.functionName, args);
-      const account = () => positions.get(key(c.address, lower(String(args[0]))));
-      switch (d.functionName) {
-        case "baseToken":
-          return result("baseToken", ASSETS[c.base]!.address);
-        case "baseTokenPriceFeed":
-          return result("baseTokenPriceFeed", c.baseFeed);
-        case "baseScale":
-          return result("baseScale", scale(c.base));
-        case "numAssets":
-          return result("numAssets", c.assets.length);
-        case "getAssetInfo": {
-          const i = Number(args[0]);
-          const a = c.assets[i];
-          // Comet reverts BadAsset() for an index out of range: no answer.
-          if (!a) return undefined;
-          return assetInfo(a, i);
-        }
-        case "storeFrontPriceFactor":
-          return result("storeFrontPriceFactor", storeFront.get(c.address)!);
-        case "getPrice": {
-          const feed = lower(String(args[0]));
-          if (feed === c.baseFeed) return result("getPrice", feedPrice(c, c.base));
-          const a = c.assets.find((x) => x.feed === feed);
-          return a ? result("getPrice", feedPrice(c, a.symbol)) : undefined;
-        }
-        case "borrowBalanceOf":
-          return result("borrowBalanceOf", account()?.borrow ?? 0n);
-        case "collateralBalanceOf": {
-          const a = c.assets.find((x) => ASSETS[x.symbol]!.address === lower(String(args[1])));
-          return result("collateralBalanceOf", a ? (account()?.collateral[a.symbol] ?? 0n) : 0n);
-        }
-        case "isLiquidatable":
-          return result("isLiquidatable", liquidatable(c, account()));
-        default:
-          return undefined;
-      }
-    },
-    positions: (comet) => [...positions.values()].filter((p) => !comet || p.comet === lower(comet)).map((p) => ({ ...p, collateral: { ...p.collateral } })),
-    open: (p) => open(byAddress.get(lower(p.comet))!, lower(p.user), p.collateral, p.collateralAmount, p.borrow),
-    feedPrice: (comet, symbol) => feedPrice(byAddress.get(lower(comet))!, symbol),
+    onBlock: () => step(s),
+    call: (to, data) => cometCall(s, to, data),
+    positions: (comet) => [...s.positions.values()].filter((p) => !comet || p.comet === lower(comet)).map((p) => ({ ...p, collateral: { ...p.collateral } })),
+    open: (p) => openPosition(s, BY_ADDRESS.get(lower(p.comet))!, lower(p.user), p.collateral, p.collateralAmount, p.borrow),
+    feedPrice: (comet, symbol) => feedPrice(s, BY_ADDRESS.get(lower(comet))!, symbol),
     isLiquidatable: (comet, user) => {
-      const c = byAddress.get(lower(comet))!;
-      return liquidatable(c, positions.get(key(c.address, lower(user))));
+      const c = BY_ADDRESS.get(lower(comet))!;
+      return liquidatable(s, c, s.positions.get(positionKey(c.address, lower(user))));
     },
     freeze: (x) => {
-      frozen = x;
+      s.frozen = x;
     },
     pauseAbsorbers: (x) => {
-      absorbersPaused = x;
+      s.absorbersPaused = x;
     },
     liquidationTerms: (comet) => {
-      const c = byAddress.get(lower(comet)) ?? termsOnly.get(lower(comet));
+      const c = BY_ADDRESS.get(lower(comet)) ?? TERMS_ONLY.get(lower(comet));
       if (!c) throw new Error(`no devnet Comet at ${comet}`);
-      return { storeFrontPriceFactor: storeFront.get(c.address)!, liquidationFactors: Object.fromEntries(c.assets.map((a) => [a.symbol, a.liquidationFactor])) };
+      return { storeFrontPriceFactor: s.storeFront.get(c.address)!, liquidationFactors: Object.fromEntries(c.assets.map((a) => [a.symbol, a.liquidationFactor])) };
     },
     setStoreFrontPriceFactor: (comet, factor) => {
-      if (!storeFront.has(lower(comet))) throw new Error(`no devnet Comet at ${comet}`);
-      storeFront.set(lower(comet), factor);
+      if (!s.storeFront.has(lower(comet))) throw new Error(`no devnet Comet at ${comet}`);
+      s.storeFront.set(lower(comet), factor);
     },
   };
+}
+
+/** getPrice of an asset's (or the base's) feed: USD, or units of the base (exactly 1e8 for the base itself). */
+function feedPrice(s: CometState, c: SimComet, symbol: string): bigint {
+  if (c.unit === "USD") return s.usdPrice(symbol);
+  return symbol === c.base ? 10n ** 8n : (s.usdPrice(symbol) * 10n ** 8n) / s.usdPrice(c.base);
+}
+
+/** Comet's liquidity: −debt value + Σ collateral value × liquidateCF (feed units, 8 decimals). */
+function liquidity(s: CometState, c: SimComet, p: SimCometPosition): bigint {
+  let l = -((p.borrow * feedPrice(s, c, c.base)) / scale(c.base));
+  for (const a of c.assets) l += ((((p.collateral[a.symbol] ?? 0n) * feedPrice(s, c, a.symbol)) / scale(a.symbol)) * a.liquidateCF) / WAD;
+  return l;
+}
+
+const liquidatable = (s: CometState, c: SimComet, p: SimCometPosition | undefined) => !!p && p.borrow > 0n && liquidity(s, c, p) < 0n;
+
+function emit(s: CometState, address: string, eventName: string, args: Record<string, unknown>, data: Hex, tx: number): void {
+  const topics = encodeEventTopics({ abi: cometAbi, eventName, args } as never) as Hex[];
+  s.logs({ address, topics, data, tx: toHex(`comet tx ${tx}`) });
+}
+
+/** SupplyCollateral and Withdraw (the borrow) in one transaction, onto the account's position. */
+function openPosition(s: CometState, c: SimComet, user: string, symbol: string, collateralAmount: bigint, borrow: bigint): void {
+  const p = s.positions.get(positionKey(c.address, user)) ?? { comet: c.address, user, collateral: {}, borrow: 0n };
+  p.collateral[symbol] = (p.collateral[symbol] ?? 0n) + collateralAmount;
+  p.borrow += borrow;
+  s.positions.set(positionKey(c.address, user), p);
+  const tx = s.txCounter++;
+  emit(s, c.address, "SupplyCollateral", { from: user, dst: user, asset: ASSETS[symbol]!.address }, amount(collateralAmount), tx);
+  emit(s, c.address, "Withdraw", { src: user, to: user }, amount(borrow), tx);
+}
+
+/** A new borrower: random collateral, size and health. */
+function arrive(s: CometState, c: SimComet): void {
+  const random = s.random;
+  const a = c.assets[Math.floor(random() * c.assets.length)]!;
+  // $2,000 to about $600,000 of collateral, log-uniform.
+  const collUsd = BigInt(Math.floor(2_000 * Math.pow(300, random()))) * 10n ** 8n;
+  const hfBps = BigInt(Math.round((1.04 + random() * 0.36) * 10_000));
+  const collAmount = (collUsd * scale(a.symbol)) / s.usdPrice(a.symbol);
+  const debtUsd = (collUsd * a.liquidateCF * 10_000n) / WAD / hfBps;
+  const borrow = (debtUsd * scale(c.base)) / s.usdPrice(c.base);
+  s.userCounter++;
+  const user = lower(`0x${keccak256(concat([c.address as Hex, toHex(`comet ${s.userCounter}`)])).slice(26)}`);
+  openPosition(s, c, user, a.symbol, collAmount, borrow);
+}
+
+/** absorb by a random absorber: every collateral seized at its liquidation factor, the debt written off. */
+function absorb(s: CometState, c: SimComet, p: SimCometPosition): void {
+  const absorber = ABSORBERS[Math.floor(s.random() * ABSORBERS.length)]!;
+  const tx = s.txCounter++;
+  const basePrice = feedPrice(s, c, c.base);
+  let delta = 0n;
+  for (const a of c.assets) {
+    const bal = p.collateral[a.symbol] ?? 0n;
+    if (bal === 0n) continue;
+    const value = (bal * feedPrice(s, c, a.symbol)) / scale(a.symbol);
+    delta += (value * a.liquidationFactor) / WAD;
+    emit(s, c.address, "AbsorbCollateral", { absorber, borrower: p.user, asset: ASSETS[a.symbol]!.address }, encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }], [bal, value]), tx);
+  }
+  const deltaBase = (delta * scale(c.base)) / basePrice;
+  // absorbInternal: the new balance is −debt + delta, floored at 0; what the protocol paid out is the difference.
+  const basePaidOut = deltaBase > p.borrow ? deltaBase : p.borrow;
+  emit(
+    s,
+    c.address,
+    "AbsorbDebt",
+    { absorber, borrower: p.user },
+    encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }], [basePaidOut, (basePaidOut * basePrice) / scale(c.base)]),
+    tx,
+  );
+  s.positions.delete(positionKey(c.address, p.user));
+}
+
+/** One block: interest, arrivals and a repayment (unless frozen), then absorptions (unless paused). */
+function step(s: CometState): void {
+  if (!s.frozen) {
+    if (++s.interestClock % 8 === 0) for (const p of s.positions.values()) p.borrow += p.borrow / 500n;
+    for (const c of DEVNET_COMETS) {
+      const live = [...s.positions.values()].filter((p) => p.comet === c.address).length;
+      if (live < MAX_PER_COMET && s.random() < 0.3) arrive(s, c);
+    }
+    if (s.positions.size > 0 && s.random() < 0.06) repayPart(s);
+  }
+  if (!s.absorbersPaused) {
+    for (const p of [...s.positions.values()]) {
+      const c = BY_ADDRESS.get(p.comet)!;
+      if (s.random() < 0.5 && liquidatable(s, c, p)) absorb(s, c, p);
+    }
+  }
+}
+
+/** A random borrower supplies back a fifth of its debt. */
+function repayPart(s: CometState): void {
+  const all = [...s.positions.values()];
+  const p = all[Math.floor(s.random() * all.length)]!;
+  const repay = p.borrow / 5n;
+  p.borrow -= repay;
+  emit(s, p.comet, "Supply", { from: p.user, dst: p.user }, amount(repay), s.txCounter++);
+}
+
+function assetInfo(a: SimAsset, i: number): Hex {
+  return result("getAssetInfo", {
+    offset: i,
+    asset: ASSETS[a.symbol]!.address,
+    priceFeed: a.feed,
+    scale: BigInt(scale(a.symbol)),
+    borrowCollateralFactor: a.borrowCF,
+    liquidateCollateralFactor: a.liquidateCF,
+    liquidationFactor: a.liquidationFactor,
+    supplyCap: 10n ** 30n,
+  });
+}
+
+/** An eth_call to a Comet; undefined for another target or a function it does not answer. */
+function cometCall(s: CometState, to: string, data: string): Hex | undefined {
+  const c = BY_ADDRESS.get(lower(to));
+  const t = c ? undefined : TERMS_ONLY.get(lower(to));
+  if (!c && !t) return undefined;
+  let d;
+  try {
+    d = decodeFunctionData({ abi: cometAbi, data: data as Hex });
+  } catch {
+    return undefined;
+  }
+  const args = (d.args ?? []) as readonly unknown[];
+  return c ? cometView(s, c, d.functionName, args) : termsOnlyCall(s, t!, d.functionName, args);
+}
+
+/** cUSDSv3: its terms only (see DEVNET_COMET_TERMS_ONLY); anything else has no answer. */
+function termsOnlyCall(s: CometState, c: TermsOnlyComet, functionName: string, args: readonly unknown[]): Hex | undefined {
+  if (functionName === "storeFrontPriceFactor") return result("storeFrontPriceFactor", s.storeFront.get(c.address)!);
+  if (functionName === "numAssets") return result("numAssets", c.assets.length);
+  if (functionName === "getAssetInfo") {
+    const a = c.assets[Number(args[0])];
+    return a ? assetInfo(a, Number(args[0])) : undefined;
+  }
+  return undefined;
+}
+
+/** A simulated Comet's views: base, assets, storefront factor, prices, balances, liquidatability. */
+function cometView(s: CometState, c: SimComet, functionName: string, args: readonly unknown[]): Hex | undefined {
+  const account = () => s.positions.get(positionKey(c.address, lower(String(args[0]))));
+  switch (functionName) {
+    case "baseToken":
+      return result("baseToken", ASSETS[c.base]!.address);
+    case "baseTokenPriceFeed":
+      return result("baseTokenPriceFeed", c.baseFeed);
+    case "baseScale":
+      return result("baseScale", scale(c.base));
+    case "numAssets":
+      return result("numAssets", c.assets.length);
+    case "getAssetInfo": {
+      const i = Number(args[0]);
+      const a = c.assets[i];
+      // Comet reverts BadAsset() for an index out of range: no answer.
+      if (!a) return undefined;
+      return assetInfo(a, i);
+    }
+    case "storeFrontPriceFactor":
+      return result("storeFrontPriceFactor", s.storeFront.get(c.address)!);
+    case "getPrice": {
+      const feed = lower(String(args[0]));
+      if (feed === c.baseFeed) return result("getPrice", feedPrice(s, c, c.base));
+      const a = c.assets.find((x) => x.feed === feed);
+      return a ? result("getPrice", feedPrice(s, c, a.symbol)) : undefined;
+    }
+    case "borrowBalanceOf":
+      return result("borrowBalanceOf", account()?.borrow ?? 0n);
+    case "collateralBalanceOf": {
+      const a = c.assets.find((x) => ASSETS[x.symbol]!.address === lower(String(args[1])));
+      return result("collateralBalanceOf", a ? (account()?.collateral[a.symbol] ?? 0n) : 0n);
+    }
+    case "isLiquidatable":
+      return result("isLiquidatable", liquidatable(s, c, account()));
+    default:
+      return undefined;
+  }
 }
