@@ -18,9 +18,9 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import type { Logger } from "pino";
-import { bytesToHex } from "../chains/zcash/bytes.js";
-import type { CompactBlock, CompactTx, PoolType } from "../chains/zcash/compact.js";
-import { compactTxStreamerService, IRONWOOD_PROTOCOL_VERSION, NU6_3_BRANCH_ID } from "../chains/zcash/lightwalletd.js";
+import { bytesToHex } from "../src/chains/zcash/bytes.js";
+import type { CompactBlock, CompactTx, PoolType } from "../src/chains/zcash/compact.js";
+import { compactTxStreamerService, IRONWOOD_PROTOCOL_VERSION, NU6_3_BRANCH_ID } from "../src/chains/zcash/lightwalletd.js";
 import { compactBlock, compactTx, DEVNET_ZCASH_NU63_HEIGHT, DEVNET_ZCASH_UPGRADES, type DevnetZcashBlock, type DevnetZcashChain } from "./zcash-chain.js";
 
 export interface DevnetLightwalletd {

@@ -36,9 +36,9 @@ import {
   toAssetsUp,
   toSharesUp,
   type MarketParams,
-} from "../chains/ethereum/morpho.js";
-import { WAD } from "../chains/ethereum/lending.js";
-import { ASSETS } from "../chains/ethereum/flashloans.js";
+} from "../src/chains/ethereum/morpho.js";
+import { WAD } from "../src/chains/ethereum/lending.js";
+import { ASSETS } from "../src/chains/ethereum/flashloans.js";
 import { seededRandom } from "./seeded-random.js";
 import type { LogSink } from "./ethereum-logs.js";
 import { devnetAddress } from "./ethereum-comet.js";

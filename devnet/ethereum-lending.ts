@@ -52,8 +52,8 @@ import {
   oracleAbi,
   poolAbi,
   WAD,
-} from "../chains/ethereum/lending.js";
-import { ASSETS } from "../chains/ethereum/flashloans.js";
+} from "../src/chains/ethereum/lending.js";
+import { ASSETS } from "../src/chains/ethereum/flashloans.js";
 import { seededRandom } from "./seeded-random.js";
 import type { LogSink } from "./ethereum-logs.js";
 

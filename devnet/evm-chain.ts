@@ -16,7 +16,7 @@ import {
   keccak256,
   bytesToHex,
 } from "viem";
-import { type Clock, systemClock } from "../core/clock.js";
+import { type Clock, systemClock } from "../src/core/clock.js";
 import { JsonRpcError } from "./jsonrpc-server.js";
 import { type CallFrame, type ContractHost, ExecutionReverted, type SimLog, type SimulatedContract, lower } from "./evm-contract.js";
 import { DEVNET_CHAIN_ID, DEVNET_DEFAULT_ETH_BALANCE } from "./evm-network.js";

@@ -24,10 +24,10 @@
  */
 import path from "node:path";
 import type { Logger } from "pino";
-import { systemClock, type Clock } from "../core/clock.js";
-import { formatXmr } from "../core/money.js";
-import { stringifyJsonLossless } from "../chains/monero/daemon-client.js";
-import type { MoneroNetwork } from "../chains/monero/types.js";
+import { systemClock, type Clock } from "../src/core/clock.js";
+import { formatXmr } from "../src/core/money.js";
+import { stringifyJsonLossless } from "../src/chains/monero/daemon-client.js";
+import type { MoneroNetwork } from "../src/chains/monero/types.js";
 import { HttpReply, startJsonRpcServer, type PlainRoute } from "./jsonrpc-server.js";
 import { DevnetMoneroChain, DEVNET_TX_FEE } from "./monerod-chain.js";
 import { monerodProtocol } from "./monerod-rpc.js";

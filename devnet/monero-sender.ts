@@ -13,8 +13,8 @@
  * both as monerod's binary blob and as its `as_json` JSON.
  */
 import { randomBytes } from "node:crypto";
-import { decodeAddress } from "../chains/monero/address.js";
-import { commit, commitmentMask, encryptAmountV2 } from "../chains/monero/amount.js";
+import { decodeAddress } from "../src/chains/monero/address.js";
+import { commit, commitmentMask, encryptAmountV2 } from "../src/chains/monero/amount.js";
 import {
   L,
   decodePoint,
@@ -25,12 +25,12 @@ import {
   mulPoint,
   scalarFromBytes,
   scalarToBytes,
-} from "../chains/monero/crypto.js";
-import { bytesToHex, concatBytes, encodeVarint } from "../chains/monero/encoding.js";
-import { extraAdditionalKeysField, extraNonceField, extraPubkeyField, NONCE_ENCRYPTED_PAYMENT_ID } from "../chains/monero/extra.js";
-import { cryptPaymentId } from "../chains/monero/scan.js";
-import { blockHash } from "../chains/monero/tx-binary.js";
-import type { DaemonTxJson, DecodedAddress } from "../chains/monero/types.js";
+} from "../src/chains/monero/crypto.js";
+import { bytesToHex, concatBytes, encodeVarint } from "../src/chains/monero/encoding.js";
+import { extraAdditionalKeysField, extraNonceField, extraPubkeyField, NONCE_ENCRYPTED_PAYMENT_ID } from "../src/chains/monero/extra.js";
+import { cryptPaymentId } from "../src/chains/monero/scan.js";
+import { blockHash } from "../src/chains/monero/tx-binary.js";
+import type { DaemonTxJson, DecodedAddress } from "../src/chains/monero/types.js";
 
 export type RandomSource = (n: number) => Uint8Array;
 

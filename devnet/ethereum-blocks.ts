@@ -22,8 +22,8 @@
  * the node does with a new block is its `onBlock` hook.
  */
 import { keccak256, toHex } from "viem";
-import { blobParamsAt, FORK_SCHEDULES, GAS_PER_BLOB, nextBaseFee, nextExcessBlobGas, type BlobParams } from "../chains/ethereum/fees.js";
-import { BEACON_GENESIS_S, SLOT_SECONDS } from "../chains/ethereum/relays.js";
+import { blobParamsAt, FORK_SCHEDULES, GAS_PER_BLOB, nextBaseFee, nextExcessBlobGas, type BlobParams } from "../src/chains/ethereum/fees.js";
+import { BEACON_GENESIS_S, SLOT_SECONDS } from "../src/chains/ethereum/relays.js";
 import { JsonRpcError } from "./jsonrpc-server.js";
 import { auctionAt, type SlotAuction } from "./relays.js";
 import { seededRandom } from "./seeded-random.js";

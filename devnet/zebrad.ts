@@ -19,11 +19,11 @@
  * with the controls.
  */
 import type { Logger } from "pino";
-import { systemClock, type Clock } from "../core/clock.js";
-import { ServiceError } from "../core/errors.js";
-import type { ZcashNetwork } from "../chains/zcash/network.js";
+import { systemClock, type Clock } from "../src/core/clock.js";
+import { ServiceError } from "../src/core/errors.js";
+import type { ZcashNetwork } from "../src/chains/zcash/network.js";
 import { HttpReply, startJsonRpcServer, type PlainRoute } from "./jsonrpc-server.js";
-import { parseZec } from "../core/money.js";
+import { parseZec } from "../src/core/money.js";
 import { DEVNET_ZCASH_NETWORK, DevnetZcashChain, DevnetZcashError } from "./zcash-chain.js";
 import { zebradMethods } from "./zebrad-rpc.js";
 import { deriveDevnetZcashWallets, walletUfvk, type DevnetZcashWallet } from "./zcash-wallets.js";

@@ -5,11 +5,11 @@
  * tree states.
  */
 import { createHash } from "node:crypto";
-import { formatZec } from "../core/money.js";
-import { bytesToHex } from "../chains/zcash/bytes.js";
-import type { CommitmentTree } from "../chains/zcash/merkle.js";
-import type { ZcashNetwork } from "../chains/zcash/network.js";
-import { ZCASH_POOLS, ZEBRAD_CHAIN } from "../chains/zcash/zebrad.js";
+import { formatZec } from "../src/core/money.js";
+import { bytesToHex } from "../src/chains/zcash/bytes.js";
+import type { CommitmentTree } from "../src/chains/zcash/merkle.js";
+import type { ZcashNetwork } from "../src/chains/zcash/network.js";
+import { ZCASH_POOLS, ZEBRAD_CHAIN } from "../src/chains/zcash/zebrad.js";
 import { JsonRpcError } from "./jsonrpc-server.js";
 import {
   DEVNET_ZCASH_DIFFICULTY,

@@ -10,9 +10,9 @@
  * reorg zcash <depth> [--drop txid,…], spend zcash <wallet> <txid> [--pool p] [--index i].
  */
 import { DEVNET_ETH_CHAIN_ID } from "./ethereum-blocks.js";
-import type { Config } from "../config.js";
-import { createLogger } from "../core/logger.js";
-import { formatAtomic, UNITS } from "../core/money.js";
+import type { Config } from "../src/config.js";
+import { createLogger } from "../src/core/logger.js";
+import { formatAtomic, UNITS } from "../src/core/money.js";
 import { devnetMoneroMine, devnetMoneroSend, devnetMoneroWallets, deriveDevnetWallets } from "./monerod.js";
 import { devnetOptions, devnetStateFile, readDevnetState, readPublishedDevnet, startDevnet, type DevnetHandle } from "./index.js";
 import { devnetZcashMine, devnetZcashReorg, devnetZcashSend, devnetZcashSpend, devnetZcashWallets } from "./zcash-client.js";

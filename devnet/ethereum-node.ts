@@ -14,7 +14,7 @@
  * for only the newest n blocks, as a pruned node does.
  */
 import { decodeFunctionData, encodeFunctionResult, keccak256, parseAbi, toHex, type Hex } from "viem";
-import { blobBaseFee, blobParamsAt, GAS_PER_BLOB, nextBaseFee, nextExcessBlobGas } from "../chains/ethereum/fees.js";
+import { blobBaseFee, blobParamsAt, GAS_PER_BLOB, nextBaseFee, nextExcessBlobGas } from "../src/chains/ethereum/fees.js";
 import {
   AAVE_V3_CORE_DATA_PROVIDER,
   ASSETS,
@@ -25,8 +25,8 @@ import {
   SELECTOR_FLASHLOAN_PREMIUM_TOTAL,
   SELECTOR_GET_FLASHLOAN_ENABLED,
   SELECTOR_GET_PAUSED,
-} from "../chains/ethereum/flashloans.js";
-import { MULTICALL3 } from "../chains/ethereum/lending.js";
+} from "../src/chains/ethereum/flashloans.js";
+import { MULTICALL3 } from "../src/chains/ethereum/lending.js";
 import { createDevnetAccounts, type DevnetAccounts } from "./ethereum-accounts.js";
 import { createDevnetActivity, type DevnetActivity } from "./ethereum-activity.js";
 import {

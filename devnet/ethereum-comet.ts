@@ -32,9 +32,9 @@
  * factor (`setStoreFrontPriceFactor`), as a governance upgrade would.
  */
 import { type Hex, concat, decodeFunctionData, encodeAbiParameters, encodeEventTopics, encodeFunctionResult, keccak256, toHex } from "viem";
-import { cometAbi } from "../chains/ethereum/comet.js";
-import { LENDING_MARKETS, WAD } from "../chains/ethereum/lending.js";
-import { ASSETS } from "../chains/ethereum/flashloans.js";
+import { cometAbi } from "../src/chains/ethereum/comet.js";
+import { LENDING_MARKETS, WAD } from "../src/chains/ethereum/lending.js";
+import { ASSETS } from "../src/chains/ethereum/flashloans.js";
 import { seededRandom } from "./seeded-random.js";
 import type { LogSink } from "./ethereum-logs.js";
 

@@ -10,7 +10,7 @@
  */
 import type { BuiltMoneroTx } from "./monero-sender.js";
 import { JsonRpcError, type PlainRoute } from "./jsonrpc-server.js";
-import { stringifyJsonLossless } from "../chains/monero/daemon-client.js";
+import { stringifyJsonLossless } from "../src/chains/monero/daemon-client.js";
 import { type ChainBlock, ZERO_HASH } from "./monerod-block.js";
 import { type DevnetMoneroChain, DEVNET_DIFFICULTY, DEVNET_FEES, DEVNET_QUANTIZATION_MASK } from "./monerod-chain.js";
 
