@@ -21,7 +21,7 @@ import { openDatabase } from "../src/db/connection.js";
 import { migrateToLatest } from "../src/db/migrate.js";
 import { EthRpc } from "../src/chains/ethereum/rpc.js";
 import { loadRiskLists } from "../src/chains/ethereum/risk-lists.js";
-import { startDevnetEthereum } from "../src/devnet/ethereum.js";
+import { startDevnetEthereum } from "../devnet/ethereum.js";
 import { approvalRiskOf, computeCounterMev, type CounterMevDeps } from "../src/feeds/counter-mev.js";
 
 const APPROVALS = Number(process.env.APPROVALS ?? 50_000);

@@ -258,7 +258,7 @@ async function inProcess(): Promise<InProcess> {
     process.stderr.write(`${s}\n`);
   };
   const { applyConfigOverlay, loadConfig } = await import("../src/config.js");
-  const { startDevnet } = await import("../src/devnet/index.js");
+  const { startDevnet } = await import("../devnet/index.js");
   const { createApp } = await import("../src/app.js");
   const { createPaywall } = await import("../src/x402/paywall.js");
   const { createLocalFacilitator } = await import("../src/x402/local-facilitator.js");
@@ -486,7 +486,7 @@ const INCLUSIVE: [string, RegExp][] = [
   ["paywall (src/x402/paywall.ts)", /paywall\.ts$/],
   ["@x402/core (header encode/decode)", /@x402\/core/],
   ["local facilitator", /local-facilitator\.ts$/],
-  ["devnet EVM node (src/devnet/evm*.ts, jsonrpc-server.ts)", /devnet\/(evm(-[a-z]+)?|jsonrpc-server)\.ts$/],
+  ["devnet EVM node (devnet/evm*.ts, jsonrpc-server.ts)", /devnet\/(evm(-[a-z]+)?|jsonrpc-server)\.ts$/],
   ["viem", /node_modules\/viem\//],
   ["PGlite", /@electric-sql\/pglite/],
   ["garbage collector", /^\(garbage collector\)/],

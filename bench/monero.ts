@@ -23,7 +23,7 @@ import { MoneroScanPool } from "../src/chains/monero/pool.js";
 import { deriveSubaddress } from "../src/chains/monero/subaddress.js";
 import { parseTransactionBlob } from "../src/chains/monero/tx-binary.js";
 import type { OwnedOutput, ScanTx, ViewAccount } from "../src/chains/monero/types.js";
-import { buildTransfer, randomScalar, seededRng } from "../src/devnet/monero-sender.js";
+import { buildTransfer, randomScalar, seededRng } from "../devnet/monero-sender.js";
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
 const WATCH_COUNTS = (args.get("watches") ?? "1,100,10000").split(",").map(Number);

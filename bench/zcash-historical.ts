@@ -27,9 +27,9 @@ import { createLightwalletd } from "../src/chains/zcash/lightwalletd.js";
 import { CommitmentTree } from "../src/chains/zcash/merkle.js";
 import { unspentNotePaths } from "../src/chains/zcash/note-paths.js";
 import type { StoredNote } from "../src/chains/zcash/scan-state.js";
-import { startDevnetLightwalletd } from "../src/devnet/lightwalletd.js";
-import { DevnetZcashChain, devnetInitialTrees } from "../src/devnet/zcash-chain.js";
-import { deriveDevnetZcashWallets } from "../src/devnet/zcash-wallets.js";
+import { startDevnetLightwalletd } from "../devnet/lightwalletd.js";
+import { DevnetZcashChain, devnetInitialTrees } from "../devnet/zcash-chain.js";
+import { deriveDevnetZcashWallets } from "../devnet/zcash-wallets.js";
 
 const BLOCKS = Math.max(20, Number(process.env.BLOCKS ?? 1000));
 

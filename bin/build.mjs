@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 /**
- * Compiles src/ to JavaScript in dist/ (one .js per .ts, same folders, the
- * migrations and the lightwalletd .proto copied beside them), so the service
- * starts without compiling TypeScript on every boot.
+ * Compiles the product (src/) and the devnet's simulators (devnet/) to
+ * JavaScript in dist/ (one .js per .ts, same folders, the migrations and the
+ * lightwalletd .proto copied beside them, the hosted pay page of web/
+ * copied too), so the service starts without compiling TypeScript on every
+ * boot.
  *
  * esbuild transpiles only (about a second for the whole tree); types are
- * checked by `npm run typecheck`. dist/ mirrors src/ one level down from
- * the root, so paths a module reads relative to itself (../../web/pay,
+ * checked by `npm run typecheck`. dist/ mirrors the root one level down
+ * (dist/src, dist/devnet, dist/web), so the imports between src/ and devnet/
+ * and the paths a module reads relative to itself (../../web/pay,
  * ./migrations) resolve the same from both.
  *
- * `node bin/build.mjs` builds when src/ is newer than the last build;
+ * `node bin/build.mjs` builds when a source is newer than the last build;
  * `--force` always builds. `npx vigil` calls ensureBuilt() first, so a
  * fresh clone or an edited source tree never runs stale code. A lock file
  * keeps two processes (CI's two test passes, say) from writing dist/ at once.
@@ -19,12 +22,14 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/** The trees dist/ mirrors: their .ts files compiled, every other file copied. */
+const SOURCE_TREES = ["src", "devnet", "web"].map((d) => path.join(root, d));
 const srcDir = path.join(root, "src");
 const distDir = path.join(root, "dist");
 const stampFile = path.join(distDir, ".build-stamp");
 const lockFile = path.join(root, ".dist.lock");
 
-/** Every file under src/, with the newest modification time among them and the tree's shape. */
+/** Every file of the source trees, with the newest modification time among them and the trees' shape. */
 function scanSources() {
   const files = [];
   let newest = 0;
@@ -38,8 +43,8 @@ function scanSources() {
       }
     }
   };
-  walk(srcDir);
-  return { files, newest, shape: files.map((f) => path.relative(srcDir, f)).sort().join("\n") };
+  for (const tree of SOURCE_TREES) if (fs.existsSync(tree)) walk(tree);
+  return { files, newest, shape: files.map((f) => path.relative(root, f)).sort().join("\n") };
 }
 
 /** Why dist/ needs building, or null when it is up to date. */
@@ -64,7 +69,7 @@ async function compile(sources) {
   await esbuild.build({
     entryPoints: ts,
     outdir: tmp,
-    outbase: srcDir,
+    outbase: root,
     bundle: false,
     platform: "node",
     format: "esm",
@@ -73,7 +78,7 @@ async function compile(sources) {
     logLevel: "error",
   });
   for (const f of sources.files.filter((f) => !f.endsWith(".ts"))) {
-    const to = path.join(tmp, path.relative(srcDir, f));
+    const to = path.join(tmp, path.relative(root, f));
     fs.mkdirSync(path.dirname(to), { recursive: true });
     fs.copyFileSync(f, to);
   }
@@ -120,7 +125,7 @@ async function withLock(fn) {
 }
 
 /**
- * Builds dist/ when it is missing or older than src/ (or always with force).
+ * Builds dist/ when it is missing or older than its sources (or always with force).
  * Returns what it did, for the caller's log. Without src/ (a deployment that
  * ships dist/ alone) there is nothing to compare, and dist/ is used as it is.
  */
@@ -141,7 +146,7 @@ export async function ensureBuilt({ force = false, quiet = false } = {}) {
   });
 }
 
-export const DIST_CLI = path.join(distDir, "cli.js");
+export const DIST_CLI = path.join(distDir, "src", "cli.js");
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const r = await ensureBuilt({ force: process.argv.includes("--force") });

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Runs the compiled CLI (dist/cli.js), compiling src/ first when dist/ is missing or older
-// than the sources (bin/build.mjs: about a second), so `npx vigil …` never runs stale code.
+// Runs the compiled CLI (dist/src/cli.js), compiling src/ and devnet/ first when dist/ is missing
+// or older than the sources (bin/build.mjs: about a second), so `npx vigil …` never runs stale code.
 import { pathToFileURL } from "node:url";
 import { ensureBuilt, DIST_CLI } from "./build.mjs";
 

@@ -83,8 +83,8 @@ function quietAtInfo<L extends { child(bindings: object, options: { level: strin
 /** VIGIL_PAYER_KEY pays on any network; without it, the first funded devnet account pays on the devnet's. */
 async function payerKey(configured: string | undefined): Promise<PayCliPayer> {
   if (configured) return { privateKey: (configured.startsWith("0x") ? configured : `0x${configured}`) as `0x${string}` };
-  const { devnetPayerKey } = await import("./devnet/index.js");
-  const { DEVNET_NETWORK } = await import("./devnet/evm.js");
+  const { devnetPayerKey } = await import("../devnet/index.js");
+  const { DEVNET_NETWORK } = await import("../devnet/evm.js");
   return { privateKey: devnetPayerKey(0), networks: [DEVNET_NETWORK] };
 }
 
@@ -171,7 +171,7 @@ async function runMcpStdio(args: string[]): Promise<void> {
   }
   const cfg0 = parsed!;
   const { VERSION } = await import("./version.js");
-  const joinable = cfg0.devnet && (await import("./devnet/index.js")).readPublishedDevnet((await import("./devnet/index.js")).devnetStateFile(cfg0));
+  const joinable = cfg0.devnet && (await import("../devnet/index.js")).readPublishedDevnet((await import("../devnet/index.js")).devnetStateFile(cfg0));
   if (joinable) log.info({ pid: joinable.pid }, "MCP on stdio: serving in-process on the running devnet");
   let stopping: (() => Promise<void>) | undefined;
   // The service starts once the client has its `initialize` answer: loading the app is seconds of
@@ -257,7 +257,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case "devnet": {
-      const { runDevnetCli } = await import("./devnet/cli.js");
+      const { runDevnetCli } = await import("../devnet/cli.js");
       // The devnet's own commands need no payment settings: PAY_TO and friends in the
       // environment (for a production API beside it) must not stop `devnet wallets`.
       return runDevnetCli(rest, io, () => config({ DEVNET: "on" }));

@@ -18,7 +18,7 @@
  */
 import { applyConfigOverlay, type Config } from "./config.js";
 import type { Logger } from "pino";
-import type { DevnetHandle, PublishedDevnet } from "./devnet/index.js";
+import type { DevnetHandle, PublishedDevnet } from "../devnet/index.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { evmBalance, evmChainId, readNodeNetworks, x402NetworkOfChain } from "./node-networks.js";
 
@@ -46,7 +46,7 @@ export async function prepareConfig(parsed: Config, o: { devnet: "start" | "join
   let stateFile: string | undefined;
   let cfg = parsed;
   if (parsed.devnet) {
-    const dn = await import("./devnet/index.js");
+    const dn = await import("../devnet/index.js");
     stateFile = dn.devnetStateFile(parsed);
     if (o.devnet === "start") {
       devnet = await dn.startDevnet(dn.devnetOptions(parsed, { log: o.log, ...(o.publish ? { publishTo: stateFile } : {}) }));

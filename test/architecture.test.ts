@@ -1,14 +1,16 @@
 /**
  * The direction of imports (docs/architecture.md), checked on the source
  * text: every static import, re-export and dynamic import() of every file
- * under src/. A module that is not in LAYERS fails the test, so a new module
- * must say where it sits before it can land.
+ * under src/ and under devnet/ (the simulators, beside the product). A
+ * module that is not in LAYERS fails the test, so a new module must say
+ * where it sits before it can land.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 const SRC = path.resolve(import.meta.dirname, "../src");
+const DEVNET = path.resolve(import.meta.dirname, "../devnet");
 
 /**
  * Module (first path segment under src/, or a root file) → the modules it may
@@ -32,8 +34,6 @@ const LAYERS: Record<string, readonly string[]> = {
   board: ["core", "db", "http", "x402", "module.ts"],
   relay: ["core", "db", "http", "x402", "chains", "module.ts"],
   mcp: ["core", "db", "http", "x402"],
-  // The simulators speak the chains' wire formats with the chains' own codecs.
-  devnet: ["core", "chains", "x402", "config.ts"],
   // An operator's check of a configuration: reads every layer's clients as the composition root builds them.
   doctor: ["core", "db", "chains", "x402", "relay", "config.ts"],
   // Root files below the composition roots.
@@ -53,7 +53,9 @@ const LAYERS: Record<string, readonly string[]> = {
 };
 
 /** Only the CLI (with its start-up steps) may start the devnet; everything else gets its settings as configuration. */
-const MAY_IMPORT_DEVNET = new Set(["cli.ts", "startup.ts", "devnet"]);
+const MAY_IMPORT_DEVNET = new Set(["cli.ts", "startup.ts"]);
+/** What devnet/ may import of src/: the simulators speak the chains' wire formats with the chains' own codecs. */
+const DEVNET_MAY_IMPORT = ["core", "chains", "x402", "config.ts"];
 /** Product modules: the chains must not know them. */
 const PRODUCTS = ["watch", "checkout", "oracle", "feeds", "board", "relay", "mcp", "http", "webhooks", "ingest"];
 /** Modules with a face (`index.ts`): any other file reaches them only through it. */
@@ -72,9 +74,12 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+const isUnder = (dir: string, file: string) => !path.relative(dir, file).startsWith("..");
+
+/** The module of a file: "devnet" for one under devnet/, else its first path segment under src/ (a root file's name). */
 function moduleOf(file: string): string {
-  const rel = path.relative(SRC, file).split(path.sep);
-  return rel.length === 1 ? rel[0] : rel[0];
+  if (isUnder(DEVNET, file)) return "devnet";
+  return path.relative(SRC, file).split(path.sep)[0];
 }
 
 /** Relative specifiers imported by a file (static, re-export, dynamic). */
@@ -86,23 +91,60 @@ function importsOf(text: string): string[] {
 }
 
 interface Edge {
+  /** The importing file, relative to its tree (src/ or devnet/). */
   from: string;
   fromModule: string;
+  /** The imported file (absolute, .ts). */
+  to: string;
   toModule: string;
   spec: string;
 }
 
-const edges: Edge[] = sourceFiles(SRC).flatMap((file) =>
-  importsOf(fs.readFileSync(file, "utf8")).map((spec) => {
-    const target = path.resolve(path.dirname(file), spec);
-    return { from: path.relative(SRC, file), fromModule: moduleOf(file), toModule: moduleOf(target.replace(/\.js$/, ".ts")), spec };
-  }),
-);
+function edgesOf(tree: string): Edge[] {
+  return sourceFiles(tree).flatMap((file) =>
+    importsOf(fs.readFileSync(file, "utf8")).map((spec) => {
+      const to = path.resolve(path.dirname(file), spec).replace(/\.js$/, ".ts");
+      return { from: path.relative(tree, file), fromModule: moduleOf(file), to, toModule: moduleOf(to), spec };
+    }),
+  );
+}
+
+const edges = edgesOf(SRC);
+const devnetEdges = edgesOf(DEVNET);
+
+/** The cycles of a directed graph, each as "a → b → … → a". */
+function cyclesOf(graph: Map<string, Set<string>>): string[] {
+  const cycles: string[] = [];
+  const state = new Map<string, "open" | "done">();
+  const visit = (m: string, trail: string[]) => {
+    if (state.get(m) === "done") return;
+    if (state.get(m) === "open") {
+      cycles.push([...trail.slice(trail.indexOf(m)), m].join(" → "));
+      return;
+    }
+    state.set(m, "open");
+    for (const n of graph.get(m) ?? []) visit(n, [...trail, m]);
+    state.set(m, "done");
+  };
+  for (const m of graph.keys()) visit(m, []);
+  return cycles;
+}
+
+function graphOf(pairs: [string, string][]): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const [from, to] of pairs) {
+    if (!graph.has(from)) graph.set(from, new Set());
+    graph.get(from)!.add(to);
+  }
+  return graph;
+}
 
 describe("architecture: the direction of imports", () => {
   it("finds the imports it checks (the parser works)", () => {
     expect(edges.length).toBeGreaterThan(100);
     expect(edges.some((e) => e.from === "app.ts" && e.toModule === "watch")).toBe(true);
+    expect(edges.some((e) => e.from === "startup.ts" && e.toModule === "devnet")).toBe(true);
+    expect(devnetEdges.some((e) => e.from === "index.ts" && e.toModule === "config.ts")).toBe(true);
     expect(importsOf(`import { a } from "./x.js";\nexport { b } from "../y.js";\nconst m = await import("./z.js");`)).toEqual([
       "./x.js",
       "../y.js",
@@ -148,26 +190,21 @@ describe("architecture: the direction of imports", () => {
     for (const m of FACED) expect(fs.existsSync(path.join(SRC, m, "index.ts")), `${m}/index.ts`).toBe(true);
   });
 
+  it("devnet/ imports of src/ only reach the codecs and settings the simulators speak with", () => {
+    const wrong = devnetEdges
+      .filter((e) => e.toModule !== "devnet" && !DEVNET_MAY_IMPORT.includes(e.toModule))
+      .map((e) => `devnet/${e.from} → ${e.spec}`);
+    expect(wrong).toEqual([]);
+  });
+
   it("the modules form no import cycle", () => {
-    const graph = new Map<string, Set<string>>();
-    for (const e of edges) {
-      if (e.toModule === e.fromModule) continue;
-      if (!graph.has(e.fromModule)) graph.set(e.fromModule, new Set());
-      graph.get(e.fromModule)!.add(e.toModule);
-    }
-    const cycles: string[] = [];
-    const state = new Map<string, "open" | "done">();
-    const visit = (m: string, trail: string[]) => {
-      if (state.get(m) === "done") return;
-      if (state.get(m) === "open") {
-        cycles.push([...trail.slice(trail.indexOf(m)), m].join(" → "));
-        return;
-      }
-      state.set(m, "open");
-      for (const n of graph.get(m) ?? []) visit(n, [...trail, m]);
-      state.set(m, "done");
-    };
-    for (const m of graph.keys()) visit(m, []);
-    expect(cycles).toEqual([]);
+    const pairs = [...edges, ...devnetEdges].filter((e) => e.toModule !== e.fromModule).map((e): [string, string] => [e.fromModule, e.toModule]);
+    expect(cyclesOf(graphOf(pairs))).toEqual([]);
+  });
+
+  it("the files of devnet/ form no import circle", () => {
+    const pairs = devnetEdges.filter((e) => e.toModule === "devnet").map((e): [string, string] => [e.from, path.relative(DEVNET, e.to)]);
+    expect(pairs.length).toBeGreaterThan(50);
+    expect(cyclesOf(graphOf(pairs))).toEqual([]);
   });
 });

@@ -33,7 +33,7 @@ describe("the vigil CLI", () => {
     const top = commands("src/cli.ts").filter((c) => c !== "help" && !c.startsWith("-"));
     expect(top.length).toBeGreaterThan(5);
     for (const c of top) expect(usage, `vigil ${c}`).toMatch(new RegExp(`^  ${c}\\b`, "m"));
-    for (const c of commands("src/devnet/cli.ts")) expect(usage, `vigil devnet ${c}`).toMatch(new RegExp(`^  devnet ${c}\\b`, "m"));
+    for (const c of commands("devnet/cli.ts")) expect(usage, `vigil devnet ${c}`).toMatch(new RegExp(`^  devnet ${c}\\b`, "m"));
   });
 
   it("stops on a bad setting with a message naming the variable", () => {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import { createRateSource, formatRate, httpProvider, parsePriceSources } from "../../src/checkout/prices.js";
-import { startDevnetPrices, type DevnetPrices } from "../../src/devnet/prices.js";
+import { startDevnetPrices, type DevnetPrices } from "../../devnet/prices.js";
 import { freePort } from "../helpers/ports.js";
 
 describe("a price provider that fails", () => {

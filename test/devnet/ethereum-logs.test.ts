@@ -1,5 +1,5 @@
 /**
- * The devnet L1's one log book (src/devnet/ethereum-logs.ts), asked over a
+ * The devnet L1's one log book (devnet/ethereum-logs.ts), asked over a
  * real loopback socket with eth_getLogs: every block numbers the logs of all
  * the simulated contracts 0…n−1 in one sequence (Aave Pools, then Comets,
  * then Morpho Blue, then the token approvals of ethereum-activity.ts), and the filter is applied once for all of them — an
@@ -15,8 +15,8 @@ import { COMET_TOPIC_SUPPLY_COLLATERAL, COMET_TOPIC_WITHDRAW } from "../../src/c
 import { MORPHO_BLUE } from "../../src/chains/ethereum/morpho.js";
 import { ASSETS } from "../../src/chains/ethereum/flashloans.js";
 import { APPROVAL_TOPIC } from "../../src/chains/ethereum/approvals.js";
-import { startDevnetEthereum, type DevnetEthereum } from "../../src/devnet/ethereum.js";
-import { createLogBook } from "../../src/devnet/ethereum-logs.js";
+import { startDevnetEthereum, type DevnetEthereum } from "../../devnet/ethereum.js";
+import { createLogBook } from "../../devnet/ethereum-logs.js";
 
 interface Log {
   address: string;

@@ -5,9 +5,9 @@
 import { describe, expect, it } from "vitest";
 import { keccak256, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { checkEnvelope, decodeSignedTransaction, priceTransaction, yParityOf, type ParsedTransaction } from "../../src/devnet/evm-tx.js";
-import { deriveDevnetAccounts, DEVNET_CHAIN_ID } from "../../src/devnet/evm.js";
-import { JsonRpcError } from "../../src/devnet/jsonrpc-server.js";
+import { checkEnvelope, decodeSignedTransaction, priceTransaction, yParityOf, type ParsedTransaction } from "../../devnet/evm-tx.js";
+import { deriveDevnetAccounts, DEVNET_CHAIN_ID } from "../../devnet/evm.js";
+import { JsonRpcError } from "../../devnet/jsonrpc-server.js";
 
 const [payer] = deriveDevnetAccounts(1);
 const account = privateKeyToAccount(payer!.privateKey);

@@ -24,7 +24,7 @@ import {
   startDevnetEvm,
   usdcAbi,
   type DevnetEvm,
-} from "../../src/devnet/evm.js";
+} from "../../devnet/evm.js";
 import { authorizationTypes } from "@x402/evm";
 
 const MAINNET_USDC: Address = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";

@@ -4,7 +4,7 @@
  * object, plain routes, interception, body limits and close().
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HttpReply, JsonRpcError, startJsonRpcServer, type JsonRpcServer } from "../../src/devnet/jsonrpc-server.js";
+import { HttpReply, JsonRpcError, startJsonRpcServer, type JsonRpcServer } from "../../devnet/jsonrpc-server.js";
 
 const post = async (url: string, body: string, path = "/") => {
   const res = await fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body });

@@ -8,9 +8,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
-import { DevnetMoneroChain, DEVNET_BLOCK_REWARD, DEVNET_TX_FEE } from "../../src/devnet/monerod-chain.js";
-import { deriveDevnetWallets } from "../../src/devnet/monerod-wallets.js";
-import { HttpReply } from "../../src/devnet/jsonrpc-server.js";
+import { DevnetMoneroChain, DEVNET_BLOCK_REWARD, DEVNET_TX_FEE } from "../../devnet/monerod-chain.js";
+import { deriveDevnetWallets } from "../../devnet/monerod-wallets.js";
+import { HttpReply } from "../../devnet/jsonrpc-server.js";
 import { tempDir } from "../helpers/app.js";
 
 const [alice, , , miner] = deriveDevnetWallets("11".repeat(32));

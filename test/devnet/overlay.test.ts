@@ -8,7 +8,7 @@ import fs from "node:fs";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/config.js";
-import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet } from "../../devnet/index.js";
 import { startTestApp, tempDir, type TestApp } from "../helpers/app.js";
 
 describe("the devnet configuration overlay", () => {

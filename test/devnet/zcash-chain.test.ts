@@ -26,11 +26,11 @@ import { parseTransaction } from "../../src/chains/zcash/tx-parse.js";
 import { transactionId } from "../../src/chains/zcash/txid.js";
 import { createZebrad, ZCASH_POOLS, type Zebrad } from "../../src/chains/zcash/zebrad.js";
 import { decodeUfvk, decodeUnifiedAddress, encodeUnifiedAddress } from "../../src/chains/zcash/zip316.js";
-import { runDevnetCli } from "../../src/devnet/cli.js";
-import { startDevnetLightwalletd, type DevnetLightwalletd } from "../../src/devnet/lightwalletd.js";
-import { DEVNET_ZCASH_LOCKBOX_SHARE, DEVNET_ZCASH_NU63_HEIGHT, DEVNET_ZCASH_SUBSIDY, type DevnetZcashTx } from "../../src/devnet/zcash-chain.js";
-import type { DevnetZcashWallet } from "../../src/devnet/zcash-wallets.js";
-import { startDevnetZebrad, type DevnetZebrad } from "../../src/devnet/zebrad.js";
+import { runDevnetCli } from "../../devnet/cli.js";
+import { startDevnetLightwalletd, type DevnetLightwalletd } from "../../devnet/lightwalletd.js";
+import { DEVNET_ZCASH_LOCKBOX_SHARE, DEVNET_ZCASH_NU63_HEIGHT, DEVNET_ZCASH_SUBSIDY, type DevnetZcashTx } from "../../devnet/zcash-chain.js";
+import type { DevnetZcashWallet } from "../../devnet/zcash-wallets.js";
+import { startDevnetZebrad, type DevnetZebrad } from "../../devnet/zebrad.js";
 import { runOnStreams } from "../helpers/cli-streams.js";
 
 let zebrad: DevnetZebrad;

@@ -10,8 +10,8 @@ import { loadConfig } from "../../src/config.js";
 import { bytesToHex } from "../../src/chains/zcash/bytes.js";
 import { createLightwalletd } from "../../src/chains/zcash/lightwalletd.js";
 import { createZebrad } from "../../src/chains/zcash/zebrad.js";
-import { runDevnetCli } from "../../src/devnet/cli.js";
-import { readDevnetState, startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
+import { runDevnetCli } from "../../devnet/cli.js";
+import { readDevnetState, startDevnet, type SimulatedDevnet } from "../../devnet/index.js";
 import { tempDir } from "../helpers/app.js";
 import { runOnStreams } from "../helpers/cli-streams.js";
 

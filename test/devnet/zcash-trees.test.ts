@@ -10,10 +10,10 @@ import { systemClock } from "../../src/core/clock.js";
 import { bytesToHex } from "../../src/chains/zcash/bytes.js";
 import { createLightwalletd, type Lightwalletd } from "../../src/chains/zcash/lightwalletd.js";
 import { CommitmentTree, type TreePool } from "../../src/chains/zcash/merkle.js";
-import { startDevnetLightwalletd, type DevnetLightwalletd } from "../../src/devnet/lightwalletd.js";
-import { DEVNET_ZCASH_NU63_HEIGHT, DEVNET_ZCASH_START_HEIGHT, DevnetZcashChain, syntheticTree } from "../../src/devnet/zcash-chain.js";
-import { deriveDevnetZcashWallets, type DevnetZcashWallet } from "../../src/devnet/zcash-wallets.js";
-import { startDevnetZebrad, type DevnetZebrad } from "../../src/devnet/zebrad.js";
+import { startDevnetLightwalletd, type DevnetLightwalletd } from "../../devnet/lightwalletd.js";
+import { DEVNET_ZCASH_NU63_HEIGHT, DEVNET_ZCASH_START_HEIGHT, DevnetZcashChain, syntheticTree } from "../../devnet/zcash-chain.js";
+import { deriveDevnetZcashWallets, type DevnetZcashWallet } from "../../devnet/zcash-wallets.js";
+import { startDevnetZebrad, type DevnetZebrad } from "../../devnet/zebrad.js";
 
 let chain: DevnetZcashChain;
 let sim: DevnetLightwalletd;

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/connection.js";
-import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet } from "../../devnet/index.js";
 import { checkDatabase, checkMasterKey } from "../../src/doctor/database.js";
 import { checkLightwalletd, checkZebrad } from "../../src/doctor/zcash.js";
 import { checkEthereumNode, checkRelay, relayEndpoints } from "../../src/doctor/ethereum.js";

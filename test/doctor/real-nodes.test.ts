@@ -14,7 +14,7 @@
  * refuses what it does not serve (-32601 "Method not found", HTTP 404).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet } from "../../devnet/index.js";
 import { checkMonerod } from "../../src/doctor/monerod.js";
 import { checkFacilitator } from "../../src/doctor/payments.js";
 import { runDoctor, type CheckResult } from "../../src/doctor/index.js";

@@ -12,7 +12,7 @@ import { sql } from "kysely";
 import Parser from "rss-parser";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { ManualClock } from "../../src/core/clock.js";
-import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet } from "../../devnet/index.js";
 import { createPayer, type Payer } from "../../src/x402/payer.js";
 import { NOTICE_TTL_MS } from "../../src/board/service.js";
 import { startTestApp, tempDir, type TestApp } from "../helpers/app.js";

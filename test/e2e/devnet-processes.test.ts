@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
-import { devnetPayerKey } from "../../src/devnet/index.js";
+import { devnetPayerKey } from "../../devnet/index.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { tempDir } from "../helpers/app.js";
 import { openTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db.js";

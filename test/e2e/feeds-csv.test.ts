@@ -13,7 +13,7 @@ import type { PaymentRequired } from "@x402/core/types";
 import { sql } from "kysely";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { readCsv } from "../helpers/csv.js";
-import { DEVNET_BUILDERS } from "../../src/devnet/relays.js";
+import { DEVNET_BUILDERS } from "../../devnet/relays.js";
 import { BUILDER_BIDS_COLUMNS, builderBidsCsv } from "../../src/feeds/csv.js";
 
 const ODD_NAME = 'Quasar, "Q" Ltd';

@@ -23,7 +23,7 @@ import { loadConfig } from "../../src/config.js";
 import { createApp, type App } from "../../src/app.js";
 import { startupBanner } from "../../src/banner.js";
 import { prepareConfig, StartupError, type Prepared } from "../../src/startup.js";
-import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet } from "../../devnet/index.js";
 import { USDC } from "../../src/x402/networks.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { ORACLE_PRICE_ATOMIC } from "../../src/oracle/registry.js";

@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { pollRelaysOnce } from "../../src/ingest/relay-poller.js";
 import { backgroundJobs } from "../../src/workers.js";
-import { auctionAt, DEVNET_BUILDERS } from "../../src/devnet/relays.js";
-import { startDevnet } from "../../src/devnet/index.js";
+import { auctionAt, DEVNET_BUILDERS } from "../../devnet/relays.js";
+import { startDevnet } from "../../devnet/index.js";
 import { loadConfig } from "../../src/config.js";
 import { tempDir } from "../helpers/app.js";
 

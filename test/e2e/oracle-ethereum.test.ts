@@ -12,7 +12,7 @@ import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { baseFeeFacts } from "../../src/chains/ethereum/facts.js";
 import { forkSchedule } from "../../src/chains/ethereum/fees.js";
 import { AAVE_V3_CORE_POOL } from "../../src/chains/ethereum/flashloans.js";
-import { startDevnet } from "../../src/devnet/index.js";
+import { startDevnet } from "../../devnet/index.js";
 import { tempDir } from "../helpers/app.js";
 import { ServiceError } from "../../src/core/errors.js";
 import { backgroundJobs } from "../../src/workers.js";

@@ -19,7 +19,7 @@ import pino from "pino";
 import { openTestDatabase, usingPostgres, type TestDatabase } from "../helpers/db.js";
 import { startCli, type ChildService } from "../helpers/process.js";
 import { tempDir } from "../helpers/app.js";
-import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet } from "../../devnet/index.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { createAuthorizationReader } from "../../src/x402/authorization-state.js";
 import { USDC } from "../../src/x402/networks.js";

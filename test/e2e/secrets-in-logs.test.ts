@@ -4,7 +4,7 @@
  * and a seed phrase is turned into a UFVK (and refused once).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet } from "../../devnet/index.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { startWorkers } from "../../src/workers.js";
 import { startTestApp, tempDir, type TestApp } from "../helpers/app.js";

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { randomUUID } from "node:crypto";
-import { deriveDevnetWallets } from "../../src/devnet/monerod.js";
+import { deriveDevnetWallets } from "../../devnet/monerod.js";
 import { hashToken } from "../../src/core/tokens.js";
 import { haveOpenssl } from "../helpers/receiver.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";

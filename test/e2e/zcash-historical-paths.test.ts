@@ -14,7 +14,7 @@ import { bytesToHex, hexToBytes } from "../../src/chains/zcash/bytes.js";
 import { createLightwalletd, type Lightwalletd } from "../../src/chains/zcash/lightwalletd.js";
 import { CommitmentTree, rootFromPath, type TreePool } from "../../src/chains/zcash/merkle.js";
 import { decodeUfvk } from "../../src/chains/zcash/zip316.js";
-import { DEVNET_ZCASH_NU63_HEIGHT } from "../../src/devnet/zcash-chain.js";
+import { DEVNET_ZCASH_NU63_HEIGHT } from "../../devnet/zcash-chain.js";
 
 let s: WatchStack;
 let client: Lightwalletd;

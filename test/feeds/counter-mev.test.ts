@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { scanApprovalsOnce } from "../../src/feeds/approval-scan.js";
-import { DEVNET_BOTS, DEVNET_ETH_USD, DEVNET_RISKY_TOKEN, DEVNET_SPENDERS } from "../../src/devnet/ethereum-activity.js";
+import { DEVNET_BOTS, DEVNET_ETH_USD, DEVNET_RISKY_TOKEN, DEVNET_SPENDERS } from "../../devnet/ethereum-activity.js";
 import { BOT_MIN_FAILS, scoreSpender, scoreToken, summarizeCounterMev } from "../../src/feeds/counter-mev.js";
 import { bandOf } from "../../src/chains/ethereum/approval-risk.js";
 

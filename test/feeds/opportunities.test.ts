@@ -56,7 +56,7 @@ afterAll(async () => {
 
 /**
  * Each devnet Comet's lowest storefront discount d as d / (1 − d), worked out by hand from its parameters
- * (src/devnet/ethereum-comet.ts): cUSDCv3 0.5 × (1 − 0.9) = 5 % → 5 / 95; cWETHv3 0.5 × (1 − 0.96) = 2 % → 2 / 98;
+ * (devnet/ethereum-comet.ts): cUSDCv3 0.5 × (1 − 0.9) = 5 % → 5 / 95; cWETHv3 0.5 × (1 − 0.96) = 2 % → 2 / 98;
  * cUSDTv3 0.5 × (1 − 0.95) = 2.5 % → 2.5 / 97.5; cUSDSv3 0.6 × (1 − 0.95) = 3 % → 3 / 97;
  * cWstETHv3 0.7 × (1 − 0.96) = 2.8 % → 2.8 / 97.2.
  */

@@ -9,7 +9,7 @@ import { keccak256, toBytes } from "viem";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { classifyPuzzle } from "../../src/feeds/puzzle-classify.js";
 import { summarizePuzzleRisk } from "../../src/feeds/puzzle-risk.js";
-import { assemble, DEVNET_PUZZLES, QUIZ_CODE } from "../../src/devnet/puzzles.js";
+import { assemble, DEVNET_PUZZLES, QUIZ_CODE } from "../../devnet/puzzles.js";
 
 const keys = (o: object) => Object.keys(o).sort();
 

@@ -10,7 +10,7 @@ import { ManualClock } from "../../src/core/clock.js";
 import { createZebrad, ZCASH_POOLS, type Zebrad } from "../../src/chains/zcash/zebrad.js";
 import { poolsReadout } from "../../src/chains/zcash/facts.js";
 import { formatZec } from "../../src/core/money.js";
-import { startDevnetZebrad, type DevnetZebrad } from "../../src/devnet/zebrad.js";
+import { startDevnetZebrad, type DevnetZebrad } from "../../devnet/zebrad.js";
 import {
   readSnapshots,
   readZcashHistory,

@@ -6,7 +6,7 @@
  */
 import { EthRpc } from "../../src/chains/ethereum/rpc.js";
 import { AAVE_V3_CORE_ORACLE, LENDING_MARKETS } from "../../src/chains/ethereum/lending.js";
-import { startDevnetEthereum, type DevnetEthereum } from "../../src/devnet/ethereum.js";
+import { startDevnetEthereum, type DevnetEthereum } from "../../devnet/ethereum.js";
 import { indexLendingOnce, type LendingIndexerDeps, type LendingRunResult } from "../../src/ingest/lending-indexer.js";
 import type { Clock } from "../../src/core/clock.js";
 import { openTestDatabase, type TestDatabase } from "./db.js";

@@ -13,7 +13,7 @@
 import fs from "node:fs";
 import { oneShotFetch } from "./one-shot-fetch.js";
 import { ManualClock } from "../../src/core/clock.js";
-import { startDevnet, type SimulatedDevnet, type DevnetWallet } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet, type DevnetWallet } from "../../devnet/index.js";
 import { createWebhookSender } from "../../src/webhooks/deliver.js";
 import { startWorkers, type Workers } from "../../src/workers.js";
 import type { TickStats } from "../../src/watch/tick.js";

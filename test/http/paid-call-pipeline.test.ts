@@ -18,8 +18,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ServiceError } from "../../src/core/errors.js";
 import { defineRoute } from "../../src/http/route-table.js";
-import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
-import { DEVNET_MNEMONIC } from "../../src/devnet/evm.js";
+import { startDevnet, type SimulatedDevnet } from "../../devnet/index.js";
+import { DEVNET_MNEMONIC } from "../../devnet/evm.js";
 import { createPayer, type Payer } from "../../src/x402/payer.js";
 import { startTestApp, tempDir, type TestApp } from "../helpers/app.js";
 

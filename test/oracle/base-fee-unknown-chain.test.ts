@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EthRpc } from "../../src/chains/ethereum/rpc.js";
 import { forkSchedule } from "../../src/chains/ethereum/fees.js";
-import { startDevnetEvm, type DevnetEvm } from "../../src/devnet/evm.js";
+import { startDevnetEvm, type DevnetEvm } from "../../devnet/evm.js";
 import { ethereumQuestions } from "../../src/oracle/questions/ethereum.js";
 import { createOracleRegistry } from "../../src/oracle/registry.js";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.js";

@@ -14,8 +14,8 @@ import { RelayClient, parseRelayUrls, slotTime } from "../../src/chains/ethereum
 import { builderKeyNames, builderName } from "../../src/chains/ethereum/builders.js";
 import { EthRpc } from "../../src/chains/ethereum/rpc.js";
 import { ManualClock } from "../../src/core/clock.js";
-import { startDevnetEthereum, type DevnetEthereum } from "../../src/devnet/ethereum.js";
-import { startDevnetRelays, auctionAt, DEVNET_BUILDERS, type DevnetRelays } from "../../src/devnet/relays.js";
+import { startDevnetEthereum, type DevnetEthereum } from "../../devnet/ethereum.js";
+import { startDevnetRelays, auctionAt, DEVNET_BUILDERS, type DevnetRelays } from "../../devnet/relays.js";
 import { pollRelaysOnce, type RelayPollerDeps } from "../../src/ingest/relay-poller.js";
 import { extraDataText, learnBuilderNames, namesWithLearned, UNNAMED_RETRY_MS } from "../../src/ingest/builder-names.js";
 import { builderQuestions, type BuilderQuestionDeps } from "../../src/oracle/questions/builders.js";

@@ -10,7 +10,7 @@ import net from "node:net";
 import { EthRpc, splitRpcUrls } from "../../src/chains/ethereum/rpc.js";
 import { forkSchedule } from "../../src/chains/ethereum/fees.js";
 import { baseFeeFacts } from "../../src/chains/ethereum/facts.js";
-import { startDevnetEthereum, type DevnetEthereum } from "../../src/devnet/ethereum.js";
+import { startDevnetEthereum, type DevnetEthereum } from "../../devnet/ethereum.js";
 import { followEthereumOnce } from "../../src/ingest/ethereum-follower.js";
 import { countHeaders, headerAt, latestHeader } from "../../src/ingest/ethereum-store.js";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.js";

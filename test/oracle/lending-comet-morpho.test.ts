@@ -35,8 +35,8 @@ import {
   MORPHO_TOPIC_SUPPLY_COLLATERAL,
   toAssetsUp,
 } from "../../src/chains/ethereum/morpho.js";
-import type { DevnetEthereum } from "../../src/devnet/ethereum.js";
-import { DEVNET_MORPHO_BORROW_RATE } from "../../src/devnet/ethereum-morpho.js";
+import type { DevnetEthereum } from "../../devnet/ethereum.js";
+import { DEVNET_MORPHO_BORROW_RATE } from "../../devnet/ethereum-morpho.js";
 import { indexLendingOnce, type LendingIndexerDeps } from "../../src/ingest/lending-indexer.js";
 import { cursors, liquidationsSince, positionsOf, trackedPositions } from "../../src/ingest/lending-store.js";
 import { lendingQuestions } from "../../src/oracle/questions/lending.js";

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EthRpc } from "../../src/chains/ethereum/rpc.js";
 import { LENDING_MARKETS, WAD } from "../../src/chains/ethereum/lending.js";
 import { ASSETS } from "../../src/chains/ethereum/flashloans.js";
-import type { DevnetEthereum } from "../../src/devnet/ethereum.js";
+import type { DevnetEthereum } from "../../devnet/ethereum.js";
 import { indexLendingOnce, readAccounts, type LendingIndexerDeps } from "../../src/ingest/lending-indexer.js";
 import { cursors, liquidationsSince, positionsOf, trackedBorrowers } from "../../src/ingest/lending-store.js";
 import { ManualClock } from "../../src/core/clock.js";

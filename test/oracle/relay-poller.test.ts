@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { RelayClient, parseRelayUrls, slotTime } from "../../src/chains/ethereum/relays.js";
 import { builderKeyNames, builderName, parseBuilderPubkeys } from "../../src/chains/ethereum/builders.js";
-import { startDevnetRelays, auctionAt, DEVNET_BUILDERS, type DevnetRelays } from "../../src/devnet/relays.js";
+import { startDevnetRelays, auctionAt, DEVNET_BUILDERS, type DevnetRelays } from "../../devnet/relays.js";
 import { pollRelaysOnce, type RelayPollerDeps } from "../../src/ingest/relay-poller.js";
 import { builderQuestions, relayFreshnessSources, type BuilderQuestionDeps } from "../../src/oracle/questions/builders.js";
 import { createOracleRegistry } from "../../src/oracle/registry.js";

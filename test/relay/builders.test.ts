@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { BuilderClient, parsePrivateBuilders } from "../../src/relay/builders.js";
-import { startDevnetPrivateBuilders, type DevnetPrivateBuilders } from "../../src/devnet/private-builders.js";
+import { startDevnetPrivateBuilders, type DevnetPrivateBuilders } from "../../devnet/private-builders.js";
 
 describe("parsePrivateBuilders", () => {
   it("reads name=url entries, #raw for eth_sendRawTransaction, and never shows credentials", () => {

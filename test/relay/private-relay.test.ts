@@ -15,7 +15,7 @@ import { appendPaymentIdentifierToExtensions, generatePaymentId } from "@x402/ex
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { decodeRawTransaction } from "../../src/relay/decode.js";
-import { usdcAbi } from "../../src/devnet/evm.js";
+import { usdcAbi } from "../../devnet/evm.js";
 import { createPayer } from "../../src/x402/payer.js";
 
 let s: WatchStack;

@@ -21,7 +21,7 @@ import { bytesToHex, createWalletClient, http, type Address, type Hex } from "vi
 import { privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import { authorizationTypes } from "@x402/evm";
-import { DEVNET_CHAIN_ID, DEVNET_USDC_ADDRESS, startDevnetEvm, usdcAbi, type DevnetEvm } from "../../src/devnet/evm.js";
+import { DEVNET_CHAIN_ID, DEVNET_USDC_ADDRESS, startDevnetEvm, usdcAbi, type DevnetEvm } from "../../devnet/evm.js";
 import { createAuthorizationReader, type AuthorizationReader } from "../../src/x402/authorization-state.js";
 import { USDC } from "../../src/x402/networks.js";
 

@@ -9,7 +9,7 @@ import { generateKeyPairSync } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { createFacilitator, CDP_FACILITATOR_URL } from "../../src/x402/facilitators.js";
 import { createLocalFacilitator } from "../../src/x402/local-facilitator.js";
-import { startDevnet, type SimulatedDevnet } from "../../src/devnet/index.js";
+import { startDevnet, type SimulatedDevnet } from "../../devnet/index.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { startTestApp, tempDir, type TestApp } from "../helpers/app.js";
 

@@ -6,7 +6,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { FacilitatorResponseError } from "@x402/core/types";
-import { startDevnetEvm, usdcAbi, type DevnetEvm } from "../../src/devnet/evm.js";
+import { startDevnetEvm, usdcAbi, type DevnetEvm } from "../../devnet/evm.js";
 import { createLocalFacilitator, LocalFacilitatorRpcError, type LocalFacilitator } from "../../src/x402/local-facilitator.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { signAuthorization } from "../helpers/x402-sign.js";

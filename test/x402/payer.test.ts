@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Address, recoverTypedDataAddress } from "viem";
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
-import { startDevnetEvm, type DevnetEvm } from "../../src/devnet/evm.js";
+import { startDevnetEvm, type DevnetEvm } from "../../devnet/evm.js";
 import { createLocalFacilitator, type LocalFacilitator } from "../../src/x402/local-facilitator.js";
 import { DEFAULT_MAX_PAYMENT_ATOMIC, createPayer } from "../../src/x402/payer.js";
 import { authorizationTypes } from "@x402/evm";

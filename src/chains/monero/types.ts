@@ -215,7 +215,7 @@ export interface DaemonTxJson {
  * scan-tx-cli.ts
  *   runMoneroCli(args: string[], io: { stdin, stdout, stderr }): Promise<number>
  *
- * src/devnet/monero-sender.ts
+ * devnet/monero-sender.ts
  *   buildTransfer({ destinations: {address, amount}[], rng?, unlockTime?, fee?, inputs?, ringSize? }): BuiltMoneroTx
  *   buildCoinbase({ destinations: {address, amount}[], height, rng?, extraNonce? }): BuiltMoneroTx
  *   buildBlock({ minerTx, txHashes, prevId, timestamp, majorVersion?, minorVersion?, nonce? }): BuiltMoneroBlock

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseRelayUrls, RelayClient } from "../../../src/chains/ethereum/relays.js";
-import { startDevnetRelays, type DevnetRelays } from "../../../src/devnet/relays.js";
+import { startDevnetRelays, type DevnetRelays } from "../../../devnet/relays.js";
 import { freePort } from "../../helpers/ports.js";
 
 describe("a relay's data API that fails", () => {

@@ -9,7 +9,7 @@ import { parseDelivered, parseReceived, parseRelayUrls, RelayGarbage, slotAt, sl
 import { builderFromExtraData, builderKeyNames, builderName, matchBuilder, parseBuilderPubkeys, PUBKEY_RE } from "../../../src/chains/ethereum/builders.js";
 import { DEFAULT_BUILDER_KEYS } from "../../../src/chains/ethereum/builder-keys.js";
 import { nearestRankIndex } from "../../../src/ingest/relay-store.js";
-import { auctionAt, DEVNET_BUILDERS } from "../../../src/devnet/relays.js";
+import { auctionAt, DEVNET_BUILDERS } from "../../../devnet/relays.js";
 
 const key = (c: string) => `0x${c.repeat(96)}`;
 // A row as a mainnet relay serves it (every number a string).

@@ -8,7 +8,7 @@ import { makeViewAccount } from "../../../src/chains/monero/keys.js";
 import { scanTx } from "../../../src/chains/monero/scan.js";
 import { parseTransactionBlob } from "../../../src/chains/monero/tx-binary.js";
 import type { ViewAccount } from "../../../src/chains/monero/types.js";
-import { buildTransfer, seededRng } from "../../../src/devnet/monero-sender.js";
+import { buildTransfer, seededRng } from "../../../devnet/monero-sender.js";
 import { makeWallet } from "./helpers.js";
 import { readVector, vectorsPresent } from "./vectors.js";
 

@@ -3,7 +3,7 @@ import { mulBase, scalarToBytes } from "../../../src/chains/monero/crypto.js";
 import { bytesToHex } from "../../../src/chains/monero/encoding.js";
 import { deriveSubaddress } from "../../../src/chains/monero/subaddress.js";
 import type { MoneroNetwork } from "../../../src/chains/monero/types.js";
-import { randomScalar, seededRng } from "../../../src/devnet/monero-sender.js";
+import { randomScalar, seededRng } from "../../../devnet/monero-sender.js";
 
 export interface TestWallet {
   network: MoneroNetwork;

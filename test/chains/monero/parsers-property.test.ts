@@ -4,7 +4,7 @@ import { parseExtra } from "../../../src/chains/monero/extra.js";
 import { makeViewAccount } from "../../../src/chains/monero/keys.js";
 import { scanTx } from "../../../src/chains/monero/scan.js";
 import { parseBlockBlob, parseTransactionBlob, txFromDaemonJson } from "../../../src/chains/monero/tx-binary.js";
-import { buildCoinbase, buildTransfer, seededRng } from "../../../src/devnet/monero-sender.js";
+import { buildCoinbase, buildTransfer, seededRng } from "../../../devnet/monero-sender.js";
 import { bytesToHex, hexToBytes } from "../../../src/chains/monero/encoding.js";
 import { makeWallet } from "./helpers.js";
 

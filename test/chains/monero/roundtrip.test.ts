@@ -7,7 +7,7 @@ import { makeViewAccount } from "../../../src/chains/monero/keys.js";
 import { scanTx } from "../../../src/chains/monero/scan.js";
 import { parseBlockBlob, parseTransactionBlob, txFromDaemonJson } from "../../../src/chains/monero/tx-binary.js";
 import type { ScanTx, ViewAccount } from "../../../src/chains/monero/types.js";
-import { buildBlock, buildCoinbase, buildTransfer, seededRng, type BuiltMoneroTx } from "../../../src/devnet/monero-sender.js";
+import { buildBlock, buildCoinbase, buildTransfer, seededRng, type BuiltMoneroTx } from "../../../devnet/monero-sender.js";
 import { makeWallet } from "./helpers.js";
 
 const merchant = makeWallet("merchant");

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runMoneroCli } from "../../../src/chains/monero/scan-tx-cli.js";
 import { encodeAddress } from "../../../src/chains/monero/address.js";
 import { hexToBytes } from "../../../src/chains/monero/encoding.js";
-import { buildBlock, buildCoinbase, buildTransfer, seededRng } from "../../../src/devnet/monero-sender.js";
+import { buildBlock, buildCoinbase, buildTransfer, seededRng } from "../../../devnet/monero-sender.js";
 import { makeWallet } from "./helpers.js";
 import { readJsonVector, vectorsPresent, type TxCase } from "./vectors.js";
 import { runOnStreams } from "../../helpers/cli-streams.js";

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { runMoneroCli } from "../../../src/chains/monero/scan-tx-cli.js";
 import { MAX_LOOKAHEAD_KEYS } from "../../../src/chains/monero/keys.js";
-import { buildTransfer, seededRng } from "../../../src/devnet/monero-sender.js";
+import { buildTransfer, seededRng } from "../../../devnet/monero-sender.js";
 import { makeWallet } from "./helpers.js";
 import { runOnStreams } from "../../helpers/cli-streams.js";
 

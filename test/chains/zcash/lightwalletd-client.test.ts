@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../../src/core/clock.js";
 import { bytesToHex } from "../../../src/chains/zcash/bytes.js";
 import { compareVersions, createLightwalletd, IRONWOOD_PROTOCOL_VERSION, type Lightwalletd } from "../../../src/chains/zcash/lightwalletd.js";
-import { startDevnetLightwalletd, type DevnetLightwalletd } from "../../../src/devnet/lightwalletd.js";
-import { DevnetZcashChain, DEVNET_ZCASH_NU63_HEIGHT } from "../../../src/devnet/zcash-chain.js";
-import { deriveDevnetZcashWallets, type DevnetZcashWallet } from "../../../src/devnet/zcash-wallets.js";
-import { buildTx, encryptAction, randomOrchardAddress } from "../../../src/devnet/zcash-sender.js";
+import { startDevnetLightwalletd, type DevnetLightwalletd } from "../../../devnet/lightwalletd.js";
+import { DevnetZcashChain, DEVNET_ZCASH_NU63_HEIGHT } from "../../../devnet/zcash-chain.js";
+import { deriveDevnetZcashWallets, type DevnetZcashWallet } from "../../../devnet/zcash-wallets.js";
+import { buildTx, encryptAction, randomOrchardAddress } from "../../../devnet/zcash-sender.js";
 import { encodeTextMemo } from "../../../src/chains/zcash/note-decrypt.js";
 import { rejectedServiceError } from "./helpers.js";
 

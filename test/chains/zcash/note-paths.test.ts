@@ -12,9 +12,9 @@ import { bytesToHex } from "../../../src/chains/zcash/bytes.js";
 import type { CompactBlock, CompactBlockSource } from "../../../src/chains/zcash/compact.js";
 import { createZcashHistorical } from "../../../src/chains/zcash/historical.js";
 import { createLightwalletd, type Lightwalletd } from "../../../src/chains/zcash/lightwalletd.js";
-import { startDevnetLightwalletd, type DevnetLightwalletd } from "../../../src/devnet/lightwalletd.js";
-import { DevnetZcashChain } from "../../../src/devnet/zcash-chain.js";
-import { deriveDevnetZcashWallets, type DevnetZcashWallet } from "../../../src/devnet/zcash-wallets.js";
+import { startDevnetLightwalletd, type DevnetLightwalletd } from "../../../devnet/lightwalletd.js";
+import { DevnetZcashChain } from "../../../devnet/zcash-chain.js";
+import { deriveDevnetZcashWallets, type DevnetZcashWallet } from "../../../devnet/zcash-wallets.js";
 
 let chain: DevnetZcashChain;
 let sim: DevnetLightwalletd;

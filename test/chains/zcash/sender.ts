@@ -1,2 +1,2 @@
 /** The devnet's sender-side Zcash code, re-exported for the tests that build transactions. */
-export * from "../../../src/devnet/zcash-sender.js";
+export * from "../../../devnet/zcash-sender.js";

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createZebrad, ZCASH_POOLS, type Zebrad } from "../../../src/chains/zcash/zebrad.js";
 import { zcashHealth, zecHeightFacts, zecLastBlockFacts, zecMempoolFacts, zecPoolsFacts } from "../../../src/chains/zcash/facts.js";
 import { ManualClock } from "../../../src/core/clock.js";
-import { startJsonRpcServer } from "../../../src/devnet/jsonrpc-server.js";
-import { DEVNET_ZCASH_NU63_HEIGHT, DEVNET_ZCASH_START_HEIGHT, DEVNET_ZCASH_SUBSIDY, startDevnetZebrad, type DevnetZebrad } from "../../../src/devnet/zebrad.js";
+import { startJsonRpcServer } from "../../../devnet/jsonrpc-server.js";
+import { DEVNET_ZCASH_NU63_HEIGHT, DEVNET_ZCASH_START_HEIGHT, DEVNET_ZCASH_SUBSIDY, startDevnetZebrad, type DevnetZebrad } from "../../../devnet/zebrad.js";
 import { rejectedServiceError } from "./helpers.js";
 
 let sim: DevnetZebrad;

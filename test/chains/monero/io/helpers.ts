@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { startDevnetMonerod, type DevnetMonerod } from "../../../../src/devnet/monerod.js";
+import { startDevnetMonerod, type DevnetMonerod } from "../../../../devnet/monerod.js";
 
 export function tempDataDir(prefix = "vigil-xmr-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));

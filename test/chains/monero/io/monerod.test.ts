@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAddress } from "../../../../src/chains/monero/address.js";
 import { MoneroDaemonClient } from "../../../../src/chains/monero/daemon-client.js";
 import { validateMoneroWatchKey } from "../../../../src/chains/monero/keys.js";
-import { deriveDevnetWallets, devnetMoneroMine, devnetMoneroSend, devnetMoneroWallets } from "../../../../src/devnet/monerod.js";
+import { deriveDevnetWallets, devnetMoneroMine, devnetMoneroSend, devnetMoneroWallets } from "../../../../devnet/monerod.js";
 import { startTestMonerod, tempDataDir } from "./helpers.js";
 
 type Monerod = Awaited<ReturnType<typeof startTestMonerod>>;

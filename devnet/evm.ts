@@ -25,7 +25,7 @@
  */
 import { type Address, type Hex, toHex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
-import { type Clock, systemClock } from "../core/clock.js";
+import { type Clock, systemClock } from "../src/core/clock.js";
 import { startJsonRpcServer } from "./jsonrpc-server.js";
 import { SimulatedChain } from "./evm-chain.js";
 import { SimulatedMulticall3 } from "./evm-multicall.js";

@@ -7,11 +7,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { encodeAddress } from "../chains/monero/address.js";
-import { hashToScalar, mulBase, scalarToBytes } from "../chains/monero/crypto.js";
-import { bytesToHex, concatBytes, encodeVarint, hexToBytesStrict } from "../chains/monero/encoding.js";
-import { deriveSubaddress } from "../chains/monero/subaddress.js";
-import type { MoneroNetwork } from "../chains/monero/types.js";
+import { encodeAddress } from "../src/chains/monero/address.js";
+import { hashToScalar, mulBase, scalarToBytes } from "../src/chains/monero/crypto.js";
+import { bytesToHex, concatBytes, encodeVarint, hexToBytesStrict } from "../src/chains/monero/encoding.js";
+import { deriveSubaddress } from "../src/chains/monero/subaddress.js";
+import type { MoneroNetwork } from "../src/chains/monero/types.js";
 
 /** The devnet runs Monero testnet: its addresses can never be mainnet ones. */
 export const DEVNET_MONERO_NETWORK: MoneroNetwork = "testnet";

@@ -4,7 +4,7 @@
  * and by scripts against a running devnet.
  */
 import { request } from "undici";
-import { formatXmr, parseXmr } from "../core/money.js";
+import { formatXmr, parseXmr } from "../src/core/money.js";
 import type { DevnetMoneroWallet } from "./monerod-wallets.js";
 
 export interface DevnetSendResult {

@@ -4,7 +4,7 @@
  * zcash` and `vigil devnet wallets`, and by scripts against a running devnet.
  */
 import { request } from "undici";
-import { parseZec } from "../core/money.js";
+import { parseZec } from "../src/core/money.js";
 import type { DevnetZcashSendResult, DevnetZcashSpendResult } from "./zcash-chain.js";
 import type { DevnetZcashWallet } from "./zcash-wallets.js";
 

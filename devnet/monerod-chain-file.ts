@@ -6,11 +6,11 @@
  * damaged file is refused rather than served.
  */
 import fs from "node:fs";
-import { parseJsonLossless } from "../chains/monero/daemon-client.js";
-import { parseBlockBlob } from "../chains/monero/tx-binary.js";
-import { hexToBytesStrict } from "../chains/monero/encoding.js";
+import { parseJsonLossless } from "../src/chains/monero/daemon-client.js";
+import { parseBlockBlob } from "../src/chains/monero/tx-binary.js";
+import { hexToBytesStrict } from "../src/chains/monero/encoding.js";
 import type { BuiltMoneroBlock, BuiltMoneroTx } from "./monero-sender.js";
-import { type ChainBlock, ZERO_HASH } from "./monerod-chain.js";
+import { type ChainBlock, ZERO_HASH } from "./monerod-block.js";
 
 interface SavedTx {
   txid: string;

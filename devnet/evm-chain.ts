@@ -16,9 +16,9 @@ import {
   keccak256,
   bytesToHex,
 } from "viem";
-import { type Clock, systemClock } from "../core/clock.js";
+import { type Clock, systemClock } from "../src/core/clock.js";
 import { JsonRpcError } from "./jsonrpc-server.js";
-import { type CallFrame, ExecutionReverted, type SimLog, type SimulatedContract, lower } from "./evm-contract.js";
+import { type CallFrame, type ContractHost, ExecutionReverted, type SimLog, type SimulatedContract, lower } from "./evm-contract.js";
 import { DEVNET_CHAIN_ID, DEVNET_DEFAULT_ETH_BALANCE } from "./evm-network.js";
 import { checkEnvelope, decodeSignedTransaction, priceTransaction, yParityOf } from "./evm-tx.js";
 
@@ -84,6 +84,24 @@ interface ChainState {
   contracts: Map<string, unknown>;
 }
 
+/** A signed transaction's fields once its envelope is checked. */
+interface PendingTx {
+  from: Address;
+  to: Address;
+  nonce: number;
+  gas: bigint;
+  data: Hex;
+  value: bigint;
+}
+
+/** What executing a transaction came to. */
+interface TxOutcome {
+  status: "success" | "reverted";
+  gasUsed: bigint;
+  revertReason?: string;
+  logs: SimLog[];
+}
+
 export interface SimulatedChainOptions {
   chainId?: number;
   clock?: Clock;
@@ -92,7 +110,7 @@ export interface SimulatedChainOptions {
 }
 
 /** The chain state machine, independent of the HTTP transport. */
-export class SimulatedChain {
+export class SimulatedChain implements ContractHost {
   readonly chainId: number;
   readonly clock: Clock;
   readonly blockTimeSeconds: bigint;
@@ -253,62 +271,34 @@ export class SimulatedChain {
     const { hash, from, parsed } = await decodeSignedTransaction(raw);
     if (this.txs.has(hash)) throw new JsonRpcError(-32000, "already known");
     const { type, chainId, to } = checkEnvelope(parsed, this.chainId);
-    const nonce = parsed.nonce ?? 0;
-    const expected = this.transactionCount(from);
-    if (nonce < expected) throw new JsonRpcError(-32000, `nonce too low: next nonce ${expected}, tx nonce ${nonce}`);
-    if (nonce > expected) {
-      throw new JsonRpcError(-32000, `nonce too high: next nonce ${expected}, tx nonce ${nonce} (the devnet has no mempool)`);
-    }
-    const gas = parsed.gas ?? 0n;
-    const data = parsed.data ?? "0x";
-    const value = parsed.value ?? 0n;
-    if (gas < this.intrinsicGas(data)) throw new JsonRpcError(-32000, "intrinsic gas too low");
-    if (gas > BLOCK_GAS_LIMIT) throw new JsonRpcError(-32000, "exceeds block gas limit");
-
+    const tx = { from, to, nonce: parsed.nonce ?? 0, gas: parsed.gas ?? 0n, data: parsed.data ?? "0x", value: parsed.value ?? 0n };
+    this.checkNonceAndGas(tx);
     this.catchUp();
     const env = this.pendingEnv();
     const { feeCap, effectiveGasPrice } = priceTransaction(parsed, type, env.baseFeePerGas);
     const balance = this.ethBalanceOf(from);
-    if (balance < gas * feeCap + value) {
-      throw new JsonRpcError(-32000, `insufficient funds for gas * price + value: balance ${balance}, tx cost ${gas * feeCap + value}`);
+    if (balance < tx.gas * feeCap + tx.value) {
+      throw new JsonRpcError(-32000, `insufficient funds for gas * price + value: balance ${balance}, tx cost ${tx.gas * feeCap + tx.value}`);
     }
 
     // Accepted: the nonce is consumed and gas is paid whether or not the call reverts.
-    this.nonces.set(lower(from), expected + 1);
-    const needed = this.gasFor(to, data);
-    const logs: SimLog[] = [];
-    let status: "success" | "reverted" = "success";
-    let gasUsed = needed;
-    let revertReason: string | undefined;
-    if (gas < needed) {
-      status = "reverted";
-      gasUsed = gas;
-      revertReason = "out of gas";
-    } else {
-      try {
-        await this.execute({ from, to, value, data }, env, logs);
-      } catch (err) {
-        if (!(err instanceof ExecutionReverted)) throw err;
-        status = "reverted";
-        revertReason = err.reason ?? "execution reverted";
-        logs.length = 0;
-      }
-    }
-    this.eth.set(lower(from), this.ethBalanceOf(from) - gasUsed * effectiveGasPrice);
+    this.nonces.set(lower(from), tx.nonce + 1);
+    const outcome = await this.runTransaction(tx, env);
+    this.eth.set(lower(from), this.ethBalanceOf(from) - outcome.gasUsed * effectiveGasPrice);
 
-    const receiptLogs = logs.map((log, i) => ({ ...log, logIndex: i }));
+    const receiptLogs = outcome.logs.map((log, i) => ({ ...log, logIndex: i }));
     const logsBloom = bloomOf(receiptLogs);
-    const block = this.pushBlock({ timestamp: env.timestamp, transactions: [hash], gasUsed, logsBloom });
+    const block = this.pushBlock({ timestamp: env.timestamp, transactions: [hash], gasUsed: outcome.gasUsed, logsBloom });
     const yParity = yParityOf(parsed);
     this.txs.set(hash, {
       hash,
       type,
       from,
       to,
-      nonce,
-      gas,
-      value,
-      input: data,
+      nonce: tx.nonce,
+      gas: tx.gas,
+      value: tx.value,
+      input: tx.data,
       chainId,
       gasPrice: parsed.gasPrice,
       maxFeePerGas: parsed.maxFeePerGas,
@@ -322,14 +312,39 @@ export class SimulatedChain {
       blockHash: block.hash,
       transactionIndex: 0,
       effectiveGasPrice,
-      status,
-      gasUsed,
-      cumulativeGasUsed: gasUsed,
+      status: outcome.status,
+      gasUsed: outcome.gasUsed,
+      cumulativeGasUsed: outcome.gasUsed,
       logs: receiptLogs,
       logsBloom,
-      revertReason,
+      revertReason: outcome.revertReason,
     });
     return hash;
+  }
+
+  /** The nonce must be the sender's next one (no mempool holds later ones) and the gas must fit the data and a block. */
+  private checkNonceAndGas(tx: PendingTx): void {
+    const expected = this.transactionCount(tx.from);
+    if (tx.nonce < expected) throw new JsonRpcError(-32000, `nonce too low: next nonce ${expected}, tx nonce ${tx.nonce}`);
+    if (tx.nonce > expected) {
+      throw new JsonRpcError(-32000, `nonce too high: next nonce ${expected}, tx nonce ${tx.nonce} (the devnet has no mempool)`);
+    }
+    if (tx.gas < this.intrinsicGas(tx.data)) throw new JsonRpcError(-32000, "intrinsic gas too low");
+    if (tx.gas > BLOCK_GAS_LIMIT) throw new JsonRpcError(-32000, "exceeds block gas limit");
+  }
+
+  /** Executes an accepted transaction: out of gas or a revert keeps no logs and no state change but the gas. */
+  private async runTransaction(tx: PendingTx, env: { blockNumber: bigint; timestamp: bigint; baseFeePerGas: bigint }): Promise<TxOutcome> {
+    const needed = this.gasFor(tx.to, tx.data);
+    if (tx.gas < needed) return { status: "reverted", gasUsed: tx.gas, revertReason: "out of gas", logs: [] };
+    const logs: SimLog[] = [];
+    try {
+      await this.execute({ from: tx.from, to: tx.to, value: tx.value, data: tx.data }, env, logs);
+      return { status: "success", gasUsed: needed, logs };
+    } catch (err) {
+      if (!(err instanceof ExecutionReverted)) throw err;
+      return { status: "reverted", gasUsed: needed, revertReason: err.reason ?? "execution reverted", logs: [] };
+    }
   }
 
   /** eth_estimateGas: the gas model's figure, or the revert the call would hit. */

@@ -36,21 +36,21 @@
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { randomBytes } from "@noble/hashes/utils.js";
-import type { Clock } from "../core/clock.js";
-import { decodeZcashAddress } from "../chains/zcash/addresses.js";
-import { bigintToLeBytes, bytesToHex, concatBytes, hexToBytes, leBytesToBigint, u32le } from "../chains/zcash/bytes.js";
-import type { CompactBlock, CompactTx, PoolType } from "../chains/zcash/compact.js";
-import { jubjubMul, saplingDiversifyHash } from "../chains/zcash/jubjub.js";
-import type { ZcashNetwork } from "../chains/zcash/network.js";
-import { decryptTransaction, encodeTextMemo, saplingNoteCommit, scanKeysFromUfvk, type FoundNote } from "../chains/zcash/note-decrypt.js";
-import { saplingNullifier } from "../chains/zcash/nullifier.js";
-import { PALLAS_P, prfExpand, toScalarSapling } from "../chains/zcash/prf.js";
-import { saplingInternalDfvk } from "../chains/zcash/sapling-keys.js";
-import { parseTransaction, type ParsedTx } from "../chains/zcash/tx-parse.js";
-import { transactionId } from "../chains/zcash/txid.js";
-import { ZCASH_POOLS, type ZcashPool } from "../chains/zcash/zebrad.js";
-import { CommitmentTree, SAPLING_NODE_MODULUS, type TreePool } from "../chains/zcash/merkle.js";
-import type { UnifiedFullViewingKey } from "../chains/zcash/zip316.js";
+import type { Clock } from "../src/core/clock.js";
+import { decodeZcashAddress } from "../src/chains/zcash/addresses.js";
+import { bigintToLeBytes, bytesToHex, concatBytes, hexToBytes, leBytesToBigint, u32le } from "../src/chains/zcash/bytes.js";
+import type { CompactBlock, CompactTx, PoolType } from "../src/chains/zcash/compact.js";
+import { jubjubMul, saplingDiversifyHash } from "../src/chains/zcash/jubjub.js";
+import type { ZcashNetwork } from "../src/chains/zcash/network.js";
+import { decryptTransaction, encodeTextMemo, saplingNoteCommit, scanKeysFromUfvk, type FoundNote } from "../src/chains/zcash/note-decrypt.js";
+import { saplingNullifier } from "../src/chains/zcash/nullifier.js";
+import { PALLAS_P, prfExpand, toScalarSapling } from "../src/chains/zcash/prf.js";
+import { saplingInternalDfvk } from "../src/chains/zcash/sapling-keys.js";
+import { parseTransaction, type ParsedTx } from "../src/chains/zcash/tx-parse.js";
+import { transactionId } from "../src/chains/zcash/txid.js";
+import { ZCASH_POOLS, type ZcashPool } from "../src/chains/zcash/zebrad.js";
+import { CommitmentTree, SAPLING_NODE_MODULUS, type TreePool } from "../src/chains/zcash/merkle.js";
+import type { UnifiedFullViewingKey } from "../src/chains/zcash/zip316.js";
 import { seededRandom } from "./seeded-random.js";
 import {
   BRANCH_ID_NU6_2,

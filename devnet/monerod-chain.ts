@@ -13,12 +13,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import type { Clock } from "../core/clock.js";
-import { formatXmr } from "../core/money.js";
-import { decodeAddress } from "../chains/monero/address.js";
-import type { MoneroNetwork } from "../chains/monero/types.js";
+import type { Clock } from "../src/core/clock.js";
+import { formatXmr } from "../src/core/money.js";
+import { decodeAddress } from "../src/chains/monero/address.js";
+import type { MoneroNetwork } from "../src/chains/monero/types.js";
 import { HttpReply } from "./jsonrpc-server.js";
-import { buildBlock, buildCoinbase, buildTransfer, type BuiltMoneroBlock, type BuiltMoneroTx } from "./monero-sender.js";
+import { buildBlock, buildCoinbase, buildTransfer, type BuiltMoneroTx } from "./monero-sender.js";
+import { type ChainBlock, ZERO_HASH } from "./monerod-block.js";
 import { readChainFile, saveBlock } from "./monerod-chain-file.js";
 
 /** Tail emission: 0.6 XMR per block. */
@@ -30,7 +31,6 @@ export const DEVNET_QUANTIZATION_MASK = 10_000n;
 /** Fee of every devnet transfer (the sender has no real inputs to pay from). */
 export const DEVNET_TX_FEE = 30_000_000n;
 const MAX_TXS_PER_BLOCK = 200;
-export const ZERO_HASH = "0".repeat(64);
 
 export interface ChainTx {
   tx: BuiltMoneroTx;
@@ -38,17 +38,6 @@ export interface ChainTx {
   height: number | null;
   receivedAt: number;
   outputIndices: bigint[];
-}
-
-export interface ChainBlock {
-  height: number;
-  built: BuiltMoneroBlock;
-  minerTx: BuiltMoneroTx;
-  txs: BuiltMoneroTx[];
-  timestamp: number;
-  reward: bigint;
-  size: number;
-  cumulativeDifficulty: bigint;
 }
 
 export interface DevnetMoneroChainOptions {

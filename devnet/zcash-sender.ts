@@ -15,14 +15,14 @@
  */
 import { chacha20poly1305 } from "@noble/ciphers/chacha.js";
 import { randomBytes } from "@noble/hashes/utils.js";
-import { bigintToLeBytes, concatBytes, leBytesToBigint, u32le, writeCompactSize } from "../chains/zcash/bytes.js";
-import { jubjubExtract, jubjubFromBytes, jubjubMul, saplingDiversifyHash } from "../chains/zcash/jubjub.js";
-import { orchardNoteCommit, orchardRcm, saplingNoteCommit } from "../chains/zcash/note-decrypt.js";
-import { orchardPkD } from "../chains/zcash/orchard-keys.js";
-import { orchardDiversifyHash, pallasExtract, pallasFromBytes, pallasMul, pallasToBytes } from "../chains/zcash/pallas.js";
-import { blake2bPers, JUBJUB_R, PALLAS_P, prfExpand, toBaseOrchard, toScalarOrchard, toScalarSapling } from "../chains/zcash/prf.js";
-import { saplingPkD } from "../chains/zcash/sapling-keys.js";
-import { V5_VERSION_GROUP_ID, V6_VERSION_GROUP_ID } from "../chains/zcash/tx-parse.js";
+import { bigintToLeBytes, concatBytes, leBytesToBigint, u32le, writeCompactSize } from "../src/chains/zcash/bytes.js";
+import { jubjubExtract, jubjubFromBytes, jubjubMul, saplingDiversifyHash } from "../src/chains/zcash/jubjub.js";
+import { orchardNoteCommit, orchardRcm, saplingNoteCommit } from "../src/chains/zcash/note-decrypt.js";
+import { orchardPkD } from "../src/chains/zcash/orchard-keys.js";
+import { orchardDiversifyHash, pallasExtract, pallasFromBytes, pallasMul, pallasToBytes } from "../src/chains/zcash/pallas.js";
+import { blake2bPers, JUBJUB_R, PALLAS_P, prfExpand, toBaseOrchard, toScalarOrchard, toScalarSapling } from "../src/chains/zcash/prf.js";
+import { saplingPkD } from "../src/chains/zcash/sapling-keys.js";
+import { V5_VERSION_GROUP_ID, V6_VERSION_GROUP_ID } from "../src/chains/zcash/tx-parse.js";
 
 /** Consensus branch ids the devnet builds with (research zcash.md §5.4). */
 export const BRANCH_ID_NU6_2 = 0x5437f330;

@@ -24,10 +24,10 @@
  */
 import path from "node:path";
 import type { Logger } from "pino";
-import { systemClock, type Clock } from "../core/clock.js";
-import { formatXmr } from "../core/money.js";
-import { stringifyJsonLossless } from "../chains/monero/daemon-client.js";
-import type { MoneroNetwork } from "../chains/monero/types.js";
+import { systemClock, type Clock } from "../src/core/clock.js";
+import { formatXmr } from "../src/core/money.js";
+import { stringifyJsonLossless } from "../src/chains/monero/daemon-client.js";
+import type { MoneroNetwork } from "../src/chains/monero/types.js";
 import { HttpReply, startJsonRpcServer, type PlainRoute } from "./jsonrpc-server.js";
 import { DevnetMoneroChain, DEVNET_TX_FEE } from "./monerod-chain.js";
 import { monerodProtocol } from "./monerod-rpc.js";
@@ -100,10 +100,61 @@ export async function startDevnetMonerod(opts: StartDevnetMonerodOptions): Promi
   const count = (key: string) => {
     counts[key] = (counts[key] ?? 0) + 1;
   };
-  let failures = { count: 0, status: 500 };
+  const failures = { count: 0, status: 500 };
+  const protocol = monerodProtocol(chain, { blockSeconds: opts.blockSeconds });
+  const server = await startJsonRpcServer({
+    host: opts.host,
+    port: opts.port,
+    maxBodyBytes: MAX_BODY_BYTES,
+    // monerod writes u64 as bare integers.
+    stringify: stringifyJsonLossless,
+    log: opts.log,
+    intercept: (_req) => {
+      if (failures.count <= 0) return undefined;
+      failures.count--;
+      return { status: failures.status, body: { error: "injected failure" } };
+    },
+    rpc: {
+      path: "/json_rpc",
+      methods: { params: "named", table: protocol.methods },
+      // monerod answers a request without an id as id "0".
+      idWhenMissing: "0",
+      onCall: (method) => count(method),
+    },
+    routes: countedRoutes({ ...protocol.routes, ...devnetControlRoutes(chain, wallets) }, count),
+  });
+  const url = server.url;
+  const timer = opts.blockSeconds > 0 ? mineOnTimer(chain, opts.blockSeconds, opts.log) : undefined;
+  opts.log?.info({ url, network, height: chain.height() }, "devnet monerod listening");
 
-  const devnetRoutes: Record<string, PlainRoute> = {
-    "GET /devnet/wallets": () => ({ network, wallets }),
+  return {
+    url,
+    network,
+    wallets,
+    height: () => chain.height(),
+    mine: (n) => chain.mine(n),
+    send: (address, piconero) => chain.send(address, piconero),
+    reorg: (depth, ropts) => chain.reorg(depth, ropts),
+    requestCounts: () => ({ ...counts }),
+    resetRequestCounts: () => {
+      for (const k of Object.keys(counts)) delete counts[k];
+    },
+    failNext: (n: number, status = 500) => {
+      failures.count = n;
+      failures.status = status;
+    },
+    close: async () => {
+      if (timer) clearInterval(timer);
+      // Closing twice (a test and its teardown) is not an error.
+      await server.close().catch(() => undefined);
+    },
+  };
+}
+
+/** The devnet-only endpoints: the ready wallets, send, mine, reorg. */
+function devnetControlRoutes(chain: DevnetMoneroChain, wallets: DevnetMoneroWallet[]): Record<string, PlainRoute> {
+  return {
+    "GET /devnet/wallets": () => ({ network: chain.network, wallets }),
     "POST /devnet/send": (body) => {
       const address = typeof body.address === "string" ? body.address.trim() : "";
       const raw = body.amount_piconero;
@@ -126,10 +177,12 @@ export async function startDevnetMonerod(opts: StartDevnetMonerodOptions): Promi
       return { height: chain.height(), [keepTxs ? "returned_to_pool_txids" : "dropped_txids"]: moved };
     },
   };
-  const protocol = monerodProtocol(chain, { blockSeconds: opts.blockSeconds });
-  // Every plain endpoint is counted by its path, every JSON-RPC call by its method.
-  const routes = Object.fromEntries(
-    Object.entries({ ...protocol.routes, ...devnetRoutes }).map(([key, route]): [string, PlainRoute] => [
+}
+
+/** Every plain endpoint counted by its path (JSON-RPC calls are counted by method). */
+function countedRoutes(routes: Record<string, PlainRoute>, count: (key: string) => void): Record<string, PlainRoute> {
+  return Object.fromEntries(
+    Object.entries(routes).map(([key, route]): [string, PlainRoute] => [
       key,
       (body, url) => {
         count(url.pathname);
@@ -137,62 +190,17 @@ export async function startDevnetMonerod(opts: StartDevnetMonerodOptions): Promi
       },
     ]),
   );
+}
 
-  const server = await startJsonRpcServer({
-    host: opts.host,
-    port: opts.port,
-    maxBodyBytes: MAX_BODY_BYTES,
-    // monerod writes u64 as bare integers.
-    stringify: stringifyJsonLossless,
-    log: opts.log,
-    intercept: (_req) => {
-      if (failures.count <= 0) return undefined;
-      failures.count--;
-      return { status: failures.status, body: { error: "injected failure" } };
-    },
-    rpc: {
-      path: "/json_rpc",
-      methods: { params: "named", table: protocol.methods },
-      // monerod answers a request without an id as id "0".
-      idWhenMissing: "0",
-      onCall: (method) => count(method),
-    },
-    routes,
-  });
-  const url = server.url;
-
-  let timer: NodeJS.Timeout | undefined;
-  if (opts.blockSeconds > 0) {
-    timer = setInterval(() => {
-      try {
-        chain.mine(1);
-      } catch (e) {
-        opts.log?.error({ err: e }, "devnet monerod could not mine a block");
-      }
-    }, opts.blockSeconds * 1000);
-    timer.unref();
-  }
-  opts.log?.info({ url, network, height: chain.height() }, "devnet monerod listening");
-
-  return {
-    url,
-    network,
-    wallets,
-    height: () => chain.height(),
-    mine: (n) => chain.mine(n),
-    send: (address, piconero) => chain.send(address, piconero),
-    reorg: (depth, ropts) => chain.reorg(depth, ropts),
-    requestCounts: () => ({ ...counts }),
-    resetRequestCounts: () => {
-      for (const k of Object.keys(counts)) delete counts[k];
-    },
-    failNext: (n: number, status = 500) => {
-      failures = { count: n, status };
-    },
-    close: async () => {
-      if (timer) clearInterval(timer);
-      // Closing twice (a test and its teardown) is not an error.
-      await server.close().catch(() => undefined);
-    },
-  };
+/** A block every `blockSeconds` (the timer does not hold the process open); a failure is logged, the timer goes on. */
+function mineOnTimer(chain: DevnetMoneroChain, blockSeconds: number, log: Logger | undefined): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    try {
+      chain.mine(1);
+    } catch (e) {
+      log?.error({ err: e }, "devnet monerod could not mine a block");
+    }
+  }, blockSeconds * 1000);
+  timer.unref();
+  return timer;
 }

@@ -9,6 +9,7 @@
 import {
   type Abi,
   type Address,
+  type DecodeFunctionDataReturnType,
   type Hex,
   concat,
   decodeFunctionData,
@@ -78,6 +79,13 @@ const usdcTypes = {
 } as const;
 
 const typeHash = (s: string) => keccak256(toHex(s));
+
+type UsdcCall = DecodeFunctionDataReturnType<typeof usdcAbi>;
+type CallOf<N extends UsdcCall["functionName"]> = Extract<UsdcCall, { functionName: N }>;
+/** The functions that change the token's state; every other one is a view. */
+type WriteFunction = "transfer" | "approve" | "transferFrom" | "transferWithAuthorization" | "receiveWithAuthorization" | "cancelAuthorization";
+
+const result = (functionName: string, value: unknown): Hex => encodeFunctionResult({ abi: usdcAbi as Abi, functionName, result: value });
 
 interface UsdcState {
   balances: Map<string, bigint>;
@@ -172,16 +180,33 @@ export class SimulatedUsdc implements SimulatedContract {
 
   async call(frame: CallFrame): Promise<Hex> {
     if (frame.value !== 0n) throw new ExecutionReverted("0x");
-    let decoded;
+    let decoded: UsdcCall;
     try {
       decoded = decodeFunctionData({ abi: usdcAbi, data: frame.data });
     } catch {
       // Unknown selector or malformed arguments: FiatToken has no fallback.
       throw new ExecutionReverted("0x");
     }
-    const result = (functionName: string, value: unknown): Hex =>
-      encodeFunctionResult({ abi: usdcAbi as Abi, functionName, result: value });
+    switch (decoded.functionName) {
+      case "transfer":
+        this.transfer(frame, frame.sender, decoded.args[0], decoded.args[1]);
+        return result("transfer", true);
+      case "approve":
+        return this.approve(frame, decoded);
+      case "transferFrom":
+        return this.transferFrom(frame, decoded);
+      case "transferWithAuthorization":
+      case "receiveWithAuthorization":
+        return this.useAuthorization(frame, decoded);
+      case "cancelAuthorization":
+        return this.cancelAuthorization(frame, decoded);
+      default:
+        return this.view(decoded);
+    }
+  }
 
+  /** The read-only functions: metadata, balances and allowances, the EIP-712 domain and type hashes, nonce states. */
+  private view(decoded: Exclude<UsdcCall, CallOf<WriteFunction>>): Hex {
     switch (decoded.functionName) {
       case "name":
         return result("name", this.options.name);
@@ -219,69 +244,68 @@ export class SimulatedUsdc implements SimulatedContract {
         return result("CANCEL_AUTHORIZATION_TYPEHASH", typeHash("CancelAuthorization(address authorizer,bytes32 nonce)"));
       case "authorizationState":
         return result("authorizationState", this.authorizationState(decoded.args[0], decoded.args[1]));
-      case "transfer": {
-        this.transfer(frame, frame.sender, decoded.args[0], decoded.args[1]);
-        return result("transfer", true);
-      }
-      case "approve": {
-        const [spender, value] = decoded.args;
-        if (lower(spender) === lower(ZERO_ADDRESS)) revert("ERC20: approve to the zero address");
-        this.state.allowances.set(`${lower(frame.sender)}:${lower(spender)}`, value);
-        this.emit(frame, "Approval", { owner: frame.sender, spender }, encodeAbiParameters([{ type: "uint256" }], [value]));
-        return result("approve", true);
-      }
-      case "transferFrom": {
-        const [from, to, value] = decoded.args;
-        const key = `${lower(from)}:${lower(frame.sender)}`;
-        const allowed = this.state.allowances.get(key) ?? 0n;
-        if (value > allowed) revert("ERC20: transfer amount exceeds allowance");
-        this.transfer(frame, from, to, value);
-        this.state.allowances.set(key, allowed - value);
-        return result("transferFrom", true);
-      }
-      case "transferWithAuthorization":
-      case "receiveWithAuthorization": {
-        const args = decoded.args;
-        const [from, to, value, validAfter, validBefore, nonce] = args;
-        const signature = args.length === 9 ? packSignature(args[6], args[7], args[8]) : args[6];
-        const primaryType =
-          decoded.functionName === "transferWithAuthorization" ? "TransferWithAuthorization" : "ReceiveWithAuthorization";
-        if (primaryType === "ReceiveWithAuthorization" && lower(to) !== lower(frame.sender)) {
-          revert("FiatTokenV2: caller must be the payee");
-        }
-        // Order and messages as in FiatTokenV2_2._transferWithAuthorization.
-        if (!(frame.timestamp > validAfter)) revert("FiatTokenV2: authorization is not yet valid");
-        if (!(frame.timestamp < validBefore)) revert("FiatTokenV2: authorization is expired");
-        this.requireUnused(from, nonce);
-        const digest = hashTypedData({
-          domain: this.domain,
-          types: usdcTypes,
-          primaryType,
-          message: { from, to, value, validAfter, validBefore, nonce },
-        });
-        await this.requireValidSignature(frame, from, digest, signature);
-        this.state.authorizations.add(`${lower(from)}:${lower(nonce)}`);
-        this.emit(frame, "AuthorizationUsed", { authorizer: from, nonce }, "0x");
-        this.transfer(frame, from, to, value);
-        return "0x";
-      }
-      case "cancelAuthorization": {
-        const args = decoded.args;
-        const [authorizer, nonce] = args;
-        const signature = args.length === 5 ? packSignature(args[2], args[3], args[4]) : args[2];
-        this.requireUnused(authorizer, nonce);
-        const digest = hashTypedData({
-          domain: this.domain,
-          types: usdcTypes,
-          primaryType: "CancelAuthorization",
-          message: { authorizer, nonce },
-        });
-        await this.requireValidSignature(frame, authorizer, digest, signature);
-        this.state.authorizations.add(`${lower(authorizer)}:${lower(nonce)}`);
-        this.emit(frame, "AuthorizationCanceled", { authorizer, nonce }, "0x");
-        return "0x";
-      }
     }
+  }
+
+  private approve(frame: CallFrame, decoded: CallOf<"approve">): Hex {
+    const [spender, value] = decoded.args;
+    if (lower(spender) === lower(ZERO_ADDRESS)) revert("ERC20: approve to the zero address");
+    this.state.allowances.set(`${lower(frame.sender)}:${lower(spender)}`, value);
+    this.emit(frame, "Approval", { owner: frame.sender, spender }, encodeAbiParameters([{ type: "uint256" }], [value]));
+    return result("approve", true);
+  }
+
+  private transferFrom(frame: CallFrame, decoded: CallOf<"transferFrom">): Hex {
+    const [from, to, value] = decoded.args;
+    const key = `${lower(from)}:${lower(frame.sender)}`;
+    const allowed = this.state.allowances.get(key) ?? 0n;
+    if (value > allowed) revert("ERC20: transfer amount exceeds allowance");
+    this.transfer(frame, from, to, value);
+    this.state.allowances.set(key, allowed - value);
+    return result("transferFrom", true);
+  }
+
+  /** transferWithAuthorization / receiveWithAuthorization (EIP-3009), either signature form. */
+  private async useAuthorization(frame: CallFrame, decoded: CallOf<"transferWithAuthorization" | "receiveWithAuthorization">): Promise<Hex> {
+    const args = decoded.args;
+    const [from, to, value, validAfter, validBefore, nonce] = args;
+    const signature = args.length === 9 ? packSignature(args[6], args[7], args[8]) : args[6];
+    const primaryType = decoded.functionName === "transferWithAuthorization" ? "TransferWithAuthorization" : "ReceiveWithAuthorization";
+    if (primaryType === "ReceiveWithAuthorization" && lower(to) !== lower(frame.sender)) {
+      revert("FiatTokenV2: caller must be the payee");
+    }
+    // Order and messages as in FiatTokenV2_2._transferWithAuthorization.
+    if (!(frame.timestamp > validAfter)) revert("FiatTokenV2: authorization is not yet valid");
+    if (!(frame.timestamp < validBefore)) revert("FiatTokenV2: authorization is expired");
+    this.requireUnused(from, nonce);
+    const digest = hashTypedData({
+      domain: this.domain,
+      types: usdcTypes,
+      primaryType,
+      message: { from, to, value, validAfter, validBefore, nonce },
+    });
+    await this.requireValidSignature(frame, from, digest, signature);
+    this.state.authorizations.add(`${lower(from)}:${lower(nonce)}`);
+    this.emit(frame, "AuthorizationUsed", { authorizer: from, nonce }, "0x");
+    this.transfer(frame, from, to, value);
+    return "0x";
+  }
+
+  private async cancelAuthorization(frame: CallFrame, decoded: CallOf<"cancelAuthorization">): Promise<Hex> {
+    const args = decoded.args;
+    const [authorizer, nonce] = args;
+    const signature = args.length === 5 ? packSignature(args[2], args[3], args[4]) : args[2];
+    this.requireUnused(authorizer, nonce);
+    const digest = hashTypedData({
+      domain: this.domain,
+      types: usdcTypes,
+      primaryType: "CancelAuthorization",
+      message: { authorizer, nonce },
+    });
+    await this.requireValidSignature(frame, authorizer, digest, signature);
+    this.state.authorizations.add(`${lower(authorizer)}:${lower(nonce)}`);
+    this.emit(frame, "AuthorizationCanceled", { authorizer, nonce }, "0x");
+    return "0x";
   }
 
   private requireUnused(authorizer: Address, nonce: Hex): void {

@@ -13,8 +13,8 @@
  * both as monerod's binary blob and as its `as_json` JSON.
  */
 import { randomBytes } from "node:crypto";
-import { decodeAddress } from "../chains/monero/address.js";
-import { commit, commitmentMask, encryptAmountV2 } from "../chains/monero/amount.js";
+import { decodeAddress } from "../src/chains/monero/address.js";
+import { commit, commitmentMask, encryptAmountV2 } from "../src/chains/monero/amount.js";
 import {
   L,
   decodePoint,
@@ -25,12 +25,12 @@ import {
   mulPoint,
   scalarFromBytes,
   scalarToBytes,
-} from "../chains/monero/crypto.js";
-import { bytesToHex, concatBytes, encodeVarint } from "../chains/monero/encoding.js";
-import { extraAdditionalKeysField, extraNonceField, extraPubkeyField, NONCE_ENCRYPTED_PAYMENT_ID } from "../chains/monero/extra.js";
-import { cryptPaymentId } from "../chains/monero/scan.js";
-import { blockHash } from "../chains/monero/tx-binary.js";
-import type { DaemonTxJson, DecodedAddress } from "../chains/monero/types.js";
+} from "../src/chains/monero/crypto.js";
+import { bytesToHex, concatBytes, encodeVarint } from "../src/chains/monero/encoding.js";
+import { extraAdditionalKeysField, extraNonceField, extraPubkeyField, NONCE_ENCRYPTED_PAYMENT_ID } from "../src/chains/monero/extra.js";
+import { cryptPaymentId } from "../src/chains/monero/scan.js";
+import { blockHash } from "../src/chains/monero/tx-binary.js";
+import type { DaemonTxJson, DecodedAddress } from "../src/chains/monero/types.js";
 
 export type RandomSource = (n: number) => Uint8Array;
 
@@ -236,19 +236,22 @@ function finishTx(
   };
 }
 
+/** A destination with its decoded address. */
+type Destination = MoneroDestination & { decoded: DecodedAddress };
+
+/** The outputs of a transfer: one-time keys, encrypted amounts, commitments, and the additional keys when needed. */
+interface TransferOutputs {
+  additional: Uint8Array[];
+  vout: TxOut[];
+  ecdh: Uint8Array[];
+  outPk: Uint8Array[];
+  outputs: BuiltOutput[];
+}
+
 /** A RingCT type 6 transfer paying each destination (standard, integrated or subaddress). */
 export function buildTransfer(opts: BuildTransferOptions): BuiltMoneroTx {
   const rng = opts.rng ?? defaultRng;
-  const dests = opts.destinations.map((d) => {
-    if (typeof d.amount !== "bigint" || d.amount < 0n || d.amount >= 1n << 64n) throw new RangeError("amount must be a u64 bigint");
-    return { ...d, decoded: decodeDestination(d.address) };
-  });
-  if (dests.length === 0) throw new RangeError("at least one destination");
-  if (dests.length > 16) throw new RangeError("at most 16 outputs (BULLETPROOF_PLUS_MAX_OUTPUTS)");
-  const network = dests[0]!.decoded.network;
-  if (dests.some((d) => d.decoded.network !== network)) throw new RangeError("destinations on different networks");
-  const integrated = dests.filter((d) => d.decoded.kind === "integrated");
-  if (integrated.length > 1) throw new RangeError("at most one integrated-address destination per transaction");
+  const dests = checkedDestinations(opts.destinations);
   const nSub = dests.filter((d) => d.decoded.kind === "subaddress").length;
   const nStd = dests.length - nSub;
   const needAdditional = opts.forceAdditionalKeys === true || (nSub > 0 && (nStd > 0 || nSub > 1));
@@ -261,18 +264,65 @@ export function buildTransfer(opts: BuildTransferOptions): BuiltMoneroTx {
   const singleSub = nStd === 0 && nSub === 1 ? dests[0]!.decoded : null;
   const R = singleSub ? mulPoint(decodePoint(singleSub.spendPublicKey)!, r) : mulBase(r);
   const RBytes = R.toBytes();
+  const out = transferOutputs(dests, r, needAdditional, rng);
+  const pidField = paymentIdField(dests, r, opts.dummyPaymentId !== false);
+  const extra = concatBytes(
+    extraPubkeyField(RBytes),
+    ...(pidField ? [extraNonceField(pidField)] : []),
+    ...(out.additional.length ? [extraAdditionalKeysField(out.additional)] : []),
+  );
+  const vin = simulateInputs(rng, nInputs, ringSize);
 
-  const additional: Uint8Array[] = [];
-  const vout: TxOut[] = [];
-  const ecdh: Uint8Array[] = [];
-  const outPk: Uint8Array[] = [];
-  const outputs: BuiltOutput[] = [];
+  const prefix = serializePrefix(2, unlockTime, vin, out.vout, extra);
+  const base = concatBytes(Uint8Array.of(6), encodeVarint(fee), ...out.ecdh, ...out.outPk);
+  const prunable = simulatePrunable(rng, nInputs, ringSize, dests.length);
+  const json: DaemonTxJson = {
+    version: 2,
+    unlock_time: unlockTime,
+    vin: vin.map((i) => ({ key: { amount: i.key!.amount, key_offsets: i.key!.keyOffsets, k_image: bytesToHex(i.key!.keyImage) } })),
+    vout: out.vout.map((o) => ({ amount: 0n, target: { tagged_key: { key: bytesToHex(o.key), view_tag: o.viewTag.toString(16).padStart(2, "0") } } })),
+    extra: [...extra],
+    rct_signatures: {
+      type: 6,
+      txnFee: fee,
+      ecdhInfo: out.ecdh.map((e) => ({ amount: bytesToHex(e) })),
+      outPk: out.outPk.map(bytesToHex),
+    },
+    rctsig_prunable: prunableJson(prunable),
+  };
+  return finishTx(
+    prefix,
+    base,
+    serializePrunable(prunable),
+    json,
+    { txPublicKey: bytesToHex(RBytes), additionalPublicKeys: out.additional.map(bytesToHex), outputs: out.outputs, unlockTime, fee },
+    false,
+  );
+}
+
+/** Decodes the destinations, refusing what monerod's wallet refuses: bad amounts, none or over 16, mixed networks, two integrated addresses. */
+function checkedDestinations(destinations: MoneroDestination[]): Destination[] {
+  const dests = destinations.map((d) => {
+    if (typeof d.amount !== "bigint" || d.amount < 0n || d.amount >= 1n << 64n) throw new RangeError("amount must be a u64 bigint");
+    return { ...d, decoded: decodeDestination(d.address) };
+  });
+  if (dests.length === 0) throw new RangeError("at least one destination");
+  if (dests.length > 16) throw new RangeError("at most 16 outputs (BULLETPROOF_PLUS_MAX_OUTPUTS)");
+  const network = dests[0]!.decoded.network;
+  if (dests.some((d) => d.decoded.network !== network)) throw new RangeError("destinations on different networks");
+  if (dests.filter((d) => d.decoded.kind === "integrated").length > 1) throw new RangeError("at most one integrated-address destination per transaction");
+  return dests;
+}
+
+/** Each output's one-time key Hs(8·r·V‖i)·G + B, view tag, encrypted amount and commitment (with r_i per output when additional keys are needed). */
+function transferOutputs(dests: Destination[], r: bigint, needAdditional: boolean, rng: RandomSource): TransferOutputs {
+  const out: TransferOutputs = { additional: [], vout: [], ecdh: [], outPk: [], outputs: [] };
   dests.forEach((d, i) => {
     let derivation: Uint8Array;
     if (needAdditional) {
       const ri = randomScalar(rng);
       const base = d.decoded.kind === "subaddress" ? decodePoint(d.decoded.spendPublicKey)! : null;
-      additional.push((base ? mulPoint(base, ri) : mulBase(ri)).toBytes());
+      out.additional.push((base ? mulPoint(base, ri) : mulBase(ri)).toBytes());
       derivation = d.decoded.kind === "subaddress" ? derivation8(ri, d.decoded.viewPublicKey) : derivation8(r, d.decoded.viewPublicKey);
     } else {
       derivation = derivation8(r, d.decoded.viewPublicKey);
@@ -281,27 +331,27 @@ export function buildTransfer(opts: BuildTransferOptions): BuiltMoneroTx {
     const P = mulBase(s).add(decodePoint(d.decoded.spendPublicKey)!).toBytes();
     const viewTag = deriveViewTag(derivation, i);
     const k = scalarToBytes(s);
-    vout.push({ amount: 0n, key: P, viewTag });
-    ecdh.push(encryptAmountV2(d.amount, k));
-    outPk.push(commit(commitmentMask(k), d.amount).toBytes());
-    outputs.push({ address: d.address, amount: d.amount, outputIndex: i, publicKey: bytesToHex(P), viewTag });
+    out.vout.push({ amount: 0n, key: P, viewTag });
+    out.ecdh.push(encryptAmountV2(d.amount, k));
+    out.outPk.push(commit(commitmentMask(k), d.amount).toBytes());
+    out.outputs.push({ address: d.address, amount: d.amount, outputIndex: i, publicKey: bytesToHex(P), viewTag });
   });
+  return out;
+}
 
-  // Payment id: the integrated destination's, else a dummy zero id for 2-output txs (as wallet2 does).
-  let pidField: Uint8Array | null = null;
-  const pidTarget = integrated[0] ?? (opts.dummyPaymentId !== false && dests.length === 2 ? dests.find((d) => d.decoded.kind !== "subaddress") ?? null : null);
-  if (pidTarget) {
-    const pid = pidTarget.decoded.paymentId ?? new Uint8Array(8);
-    const D = derivation8(r, pidTarget.decoded.viewPublicKey);
-    pidField = concatBytes(Uint8Array.of(NONCE_ENCRYPTED_PAYMENT_ID), cryptPaymentId(pid, D));
-  }
-  const extra = concatBytes(
-    extraPubkeyField(RBytes),
-    ...(pidField ? [extraNonceField(pidField)] : []),
-    ...(additional.length ? [extraAdditionalKeysField(additional)] : []),
-  );
+/** Payment id: the integrated destination's, else a dummy zero id for 2-output txs (as wallet2 does); null for none. */
+function paymentIdField(dests: Destination[], r: bigint, dummy: boolean): Uint8Array | null {
+  const integrated = dests.find((d) => d.decoded.kind === "integrated");
+  const pidTarget = integrated ?? (dummy && dests.length === 2 ? dests.find((d) => d.decoded.kind !== "subaddress") ?? null : null);
+  if (!pidTarget) return null;
+  const pid = pidTarget.decoded.paymentId ?? new Uint8Array(8);
+  const D = derivation8(r, pidTarget.decoded.viewPublicKey);
+  return concatBytes(Uint8Array.of(NONCE_ENCRYPTED_PAYMENT_ID), cryptPaymentId(pid, D));
+}
 
-  const vin: TxIn[] = Array.from({ length: nInputs }, () => {
+/** Inputs of the right shape: random ring offsets (the first one absolute, far up the chain) and a random key image. */
+function simulateInputs(rng: RandomSource, nInputs: number, ringSize: number): TxIn[] {
+  return Array.from({ length: nInputs }, () => {
     const offsets: bigint[] = [];
     for (let j = 0; j < ringSize; j++) {
       const b = rng(4);
@@ -309,49 +359,27 @@ export function buildTransfer(opts: BuildTransferOptions): BuiltMoneroTx {
     }
     return { key: { amount: 0n, keyOffsets: offsets, keyImage: randomPointBytes(rng) } };
   });
+}
 
-  const prefix = serializePrefix(2, unlockTime, vin, vout, extra);
-  const base = concatBytes(Uint8Array.of(6), encodeVarint(fee), ...ecdh, ...outPk);
-  const prunable = simulatePrunable(rng, nInputs, ringSize, dests.length);
-
-  const json: DaemonTxJson = {
-    version: 2,
-    unlock_time: unlockTime,
-    vin: vin.map((i) => ({ key: { amount: i.key!.amount, key_offsets: i.key!.keyOffsets, k_image: bytesToHex(i.key!.keyImage) } })),
-    vout: vout.map((o) => ({ amount: 0n, target: { tagged_key: { key: bytesToHex(o.key), view_tag: o.viewTag.toString(16).padStart(2, "0") } } })),
-    extra: [...extra],
-    rct_signatures: {
-      type: 6,
-      txnFee: fee,
-      ecdhInfo: ecdh.map((e) => ({ amount: bytesToHex(e) })),
-      outPk: outPk.map(bytesToHex),
-    },
-    rctsig_prunable: {
-      nbp: 1,
-      bpp: [
-        {
-          A: bytesToHex(prunable.bpp.A),
-          A1: bytesToHex(prunable.bpp.A1),
-          B: bytesToHex(prunable.bpp.B),
-          r1: bytesToHex(prunable.bpp.r1),
-          s1: bytesToHex(prunable.bpp.s1),
-          d1: bytesToHex(prunable.bpp.d1),
-          L: prunable.bpp.L.map(bytesToHex),
-          R: prunable.bpp.R.map(bytesToHex),
-        },
-      ],
-      CLSAGs: prunable.clsags.map((c) => ({ s: c.s.map(bytesToHex), c1: bytesToHex(c.c1), D: bytesToHex(c.D) })),
-      pseudoOuts: prunable.pseudoOuts.map(bytesToHex),
-    },
+/** The prunable part as monerod's `rctsig_prunable`. */
+function prunableJson(prunable: SimulatedPrunable): DaemonTxJson["rctsig_prunable"] {
+  return {
+    nbp: 1,
+    bpp: [
+      {
+        A: bytesToHex(prunable.bpp.A),
+        A1: bytesToHex(prunable.bpp.A1),
+        B: bytesToHex(prunable.bpp.B),
+        r1: bytesToHex(prunable.bpp.r1),
+        s1: bytesToHex(prunable.bpp.s1),
+        d1: bytesToHex(prunable.bpp.d1),
+        L: prunable.bpp.L.map(bytesToHex),
+        R: prunable.bpp.R.map(bytesToHex),
+      },
+    ],
+    CLSAGs: prunable.clsags.map((c) => ({ s: c.s.map(bytesToHex), c1: bytesToHex(c.c1), D: bytesToHex(c.D) })),
+    pseudoOuts: prunable.pseudoOuts.map(bytesToHex),
   };
-  return finishTx(
-    prefix,
-    base,
-    serializePrunable(prunable),
-    json,
-    { txPublicKey: bytesToHex(RBytes), additionalPublicKeys: additional.map(bytesToHex), outputs, unlockTime, fee },
-    false,
-  );
 }
 
 export interface BuildCoinbaseOptions {

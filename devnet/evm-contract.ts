@@ -11,7 +11,6 @@ import {
   encodeErrorResult,
   parseAbi,
 } from "viem";
-import type { SimulatedChain } from "./evm-chain.js";
 
 /** A contract call reverted; `data` is the revert payload (Error(string) for a reason). */
 export class ExecutionReverted extends Error {
@@ -37,9 +36,21 @@ export interface SimLog {
   data: Hex;
 }
 
+/**
+ * What a contract may ask of the chain it runs on. `SimulatedChain` implements
+ * it; the contract model names only this much, so it does not import the chain.
+ */
+export interface ContractHost {
+  readonly chainId: number;
+  getCode(address: string): Hex;
+  ethBalanceOf(address: string): bigint;
+  /** A CALL from inside a contract; reverts roll back only the sub-call. */
+  innerCall(parent: CallFrame, target: Address, data: Hex): Promise<Hex>;
+}
+
 /** What a simulated contract sees of one call. */
 export interface CallFrame {
-  readonly chain: SimulatedChain;
+  readonly chain: ContractHost;
   /** msg.sender */
   readonly sender: Address;
   /** address(this) */

@@ -28,8 +28,8 @@
  */
 import { createHash } from "node:crypto";
 import { HttpReply, startJsonRpcServer } from "./jsonrpc-server.js";
-import { BEACON_GENESIS_S, SLOT_SECONDS } from "../chains/ethereum/relays.js";
-import { DEFAULT_BUILDER_KEYS } from "../chains/ethereum/builder-keys.js";
+import { BEACON_GENESIS_S, SLOT_SECONDS } from "../src/chains/ethereum/relays.js";
+import { DEFAULT_BUILDER_KEYS } from "../src/chains/ethereum/builder-keys.js";
 
 export type RelayMode = "ok" | "fail" | "timeout" | "garbage";
 

@@ -15,7 +15,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { mnemonicToAccount } from "viem/accounts";
 import { bytesToHex } from "viem";
-import type { Config, ConfigOverlay, SimulatedUpstream } from "../config.js";
+import type { Config, ConfigOverlay, SimulatedUpstream } from "../src/config.js";
 import { DEVNET_MNEMONIC, DEVNET_NETWORK, startDevnetEvm } from "./evm.js";
 import { DEVNET_MONERO_NETWORK, startDevnetMonerod } from "./monerod.js";
 import { deriveDevnetWallets, loadOrCreateSeed, type DevnetMoneroWallet } from "./monerod-wallets.js";
@@ -25,8 +25,8 @@ import { DEVNET_ZCASH_NETWORK, startDevnetZebrad, type DevnetZebrad } from "./ze
 import { startDevnetLightwalletd, type DevnetLightwalletd } from "./lightwalletd.js";
 import { DevnetZcashChain } from "./zcash-chain.js";
 import { deriveDevnetZcashWallets, type DevnetZcashWallet } from "./zcash-wallets.js";
-import { systemClock } from "../core/clock.js";
-import type { ZcashNetwork } from "../chains/zcash/network.js";
+import { systemClock } from "../src/core/clock.js";
+import type { ZcashNetwork } from "../src/chains/zcash/network.js";
 import { startDevnetRelays, type DevnetRelays } from "./relays.js";
 import { startDevnetPrivateBuilders, type DevnetPrivateBuilders } from "./private-builders.js";
 import { DEVNET_RISK_LIST } from "./ethereum-activity.js";
@@ -169,6 +169,34 @@ function persistentSecret(dir: string, name: string): string {
   return v;
 }
 
+/** The simulators a devnet runs; each absent where a configured upstream replaces it. */
+interface Simulators {
+  evm: DevnetEvm | undefined;
+  monerod: DevnetMonerod | undefined;
+  prices: DevnetPrices;
+  ethereum: DevnetEthereum | undefined;
+  zcashChain: DevnetZcashChain | undefined;
+  zebrad: DevnetZebrad | undefined;
+  lightwalletd: DevnetLightwalletd | undefined;
+  relays: DevnetRelays | undefined;
+  privateBuilders: DevnetPrivateBuilders;
+}
+
+/** What the devnet generates for the service: where it is paid, the facilitator's gas key, the master key, its own coin wallets. */
+interface ServiceSecrets {
+  payTo: `0x${string}`;
+  facilitatorKey: `0x${string}`;
+  masterKey: string;
+  serviceWallet: DevnetMoneroWallet | undefined;
+  zcashServiceWallet: DevnetZcashWallet | undefined;
+}
+
+/** The lists the devnet writes for the service to read: the risk list and the puzzle watchlist. */
+interface DevnetLists {
+  riskListFile: string;
+  watchlistFile: string;
+}
+
 /**
  * Starts the simulators of every upstream not given in `opts` (a given URL
  * replaces only its own simulator, and that simulator is not started).
@@ -178,17 +206,43 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle>;
 export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
   const dir = path.join(opts.dataDir, "devnet");
   fs.mkdirSync(dir, { recursive: true });
+  const { sims, walletSeed } = await startSimulators(opts);
+  const lists = writeDevnetLists(dir, sims.ethereum);
+  const secrets = serviceSecrets(dir, walletSeed, sims, opts);
+  const stateFile = path.join(dir, "devnet.json");
+  /** The state files this devnet records itself in; close() removes those still naming this process. */
+  const records = [stateFile];
+  const handle: DevnetHandle = {
+    evmUrl: sims.evm?.url,
+    moneroUrl: sims.monerod?.url,
+    payTo: secrets.payTo,
+    facilitatorKey: secrets.facilitatorKey,
+    masterKey: secrets.masterKey,
+    payers: (sims.evm?.accounts ?? []).map((a) => ({
+      address: a.address,
+      privateKey: a.privateKey as `0x${string}`,
+      usdcAtomic: sims.evm!.usdcBalanceOf(a.address).toString(),
+    })),
+    wallets: (sims.monerod?.wallets ?? []).map((w) => ({ ...w })),
+    serviceWallet: secrets.serviceWallet,
+    zcashServiceWallet: secrets.zcashServiceWallet,
+    stateFile,
+    configOverlay: devnetOverlay(opts, sims, secrets, lists),
+    ...sims,
+    zcashWallets: lazyZcashWallets(sims.zebrad, walletSeed),
+    close: () => closeDevnet(sims, records),
+  };
+  recordDevnet(handle, opts, records);
+  return handle;
+}
+
+/** Starts the simulators in order (the Zcash chain opened and mining before its two servers) and reads the wallets' seed. */
+async function startSimulators(opts: DevnetOptions): Promise<{ sims: Simulators; walletSeed: string }> {
   const host = opts.host ?? "127.0.0.1";
   const evm = opts.evmRpcUrl ? undefined : await startDevnetEvm({ host, port: 0 });
   const monerod = opts.moneroDaemonUrl ? undefined : await startDevnetMonerod({ host, port: 0, dataDir: opts.dataDir, blockSeconds: opts.blockSeconds, log: opts.log });
   const prices = await startDevnetPrices({ host });
-  // The service wallet comes from its own seed, derived from the wallets' seed: not one of the ready wallets.
   const walletSeed = loadOrCreateSeed(opts.dataDir).seed;
-  const serviceSeed = createHash("sha256").update(`${walletSeed}:vigil-service-wallet`).digest("hex");
-  // A devnet wallet receives coin payments only on the devnet's own chain: on a real node nobody could pay it.
-  const serviceWallet = monerod ? { ...deriveDevnetWallets(serviceSeed, DEVNET_MONERO_NETWORK)[0]!, label: "service" } : undefined;
-  // The Zcash receiving wallet: wallet 0 of the same service seed, on the devnet's Zcash network (both Zcash simulators running).
-  const zcashServiceWallet = opts.zebradUrl || opts.lightwalletdUrl ? undefined : deriveDevnetZcashWallets(serviceSeed, DEVNET_ZCASH_NETWORK, ["service"])[0]!;
   const ethereum = opts.ethRpcUrl ? undefined : await startDevnetEthereum({ host });
   // One Zcash chain for both simulators, so chain facts and compact blocks agree; it mines on its own timer.
   const zcashChain = opts.zebradUrl && opts.lightwalletdUrl ? undefined : new DevnetZcashChain(systemClock, opts.blockSeconds);
@@ -196,108 +250,120 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
   zcashChain?.startTimer((e) => opts.log?.error({ err: e }, "devnet Zcash chain could not mine a block"));
   const zebrad = opts.zebradUrl ? undefined : await startDevnetZebrad({ host, blockSeconds: opts.blockSeconds, log: opts.log, chain: zcashChain, walletSeed });
   const lightwalletd = opts.lightwalletdUrl ? undefined : await startDevnetLightwalletd({ host, chain: zcashChain!, log: opts.log });
-  let zcashWallets: DevnetZcashWallet[] | undefined;
   // The relays report the MEV-Boost blocks of the devnet's L1 (a real ETH_RPC_URL: made-up blocks).
   const relays = opts.relayUrls ? undefined : await startDevnetRelays({ host, chain: ethereum?.mevBoost });
   const privateBuilders = await startDevnetPrivateBuilders({ host });
-  // The risk list that flags the devnet L1's risky spenders and token.
+  return { sims: { evm, monerod, prices, ethereum, zcashChain, zebrad, lightwalletd, relays, privateBuilders }, walletSeed };
+}
+
+/** The risk list that flags the devnet L1's risky spenders and token, and the puzzle contracts deployed on it with the watchlist naming them (empty with a real node). */
+function writeDevnetLists(dir: string, ethereum: DevnetEthereum | undefined): DevnetLists {
   const riskListFile = path.join(dir, "risk-list.json");
   fs.writeFileSync(riskListFile, JSON.stringify(DEVNET_RISK_LIST, null, 2));
-  // Puzzle contracts on the simulated L1, and the watchlist naming them (empty with a real node).
   const watchlistFile = path.join(dir, "puzzle-watchlist.json");
   fs.writeFileSync(watchlistFile, JSON.stringify(ethereum ? deployDevnetPuzzles(ethereum.accounts) : [], null, 2));
-  const payTo = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address;
-  const facilitatorKey = keyAt(18);
-  const masterKey = persistentSecret(dir, "master.key");
-  const simulated: SimulatedUpstream[] = [
-    ...(monerod ? (["monerod"] as const) : []),
-    ...(zebrad ? (["zebrad"] as const) : []),
-    ...(lightwalletd ? (["lightwalletd"] as const) : []),
-    ...(ethereum ? (["ethereum"] as const) : []),
-    ...(relays ? (["relays"] as const) : []),
-    ...(evm ? (["payment_chain"] as const) : []),
+  return { riskListFile, watchlistFile };
+}
+
+function serviceSecrets(dir: string, walletSeed: string, sims: Simulators, opts: DevnetOptions): ServiceSecrets {
+  // The service wallet comes from its own seed, derived from the wallets' seed: not one of the ready wallets.
+  const serviceSeed = createHash("sha256").update(`${walletSeed}:vigil-service-wallet`).digest("hex");
+  return {
+    payTo: mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address,
+    facilitatorKey: keyAt(18),
+    masterKey: persistentSecret(dir, "master.key"),
+    // A devnet wallet receives coin payments only on the devnet's own chain: on a real node nobody could pay it.
+    serviceWallet: sims.monerod ? { ...deriveDevnetWallets(serviceSeed, DEVNET_MONERO_NETWORK)[0]!, label: "service" } : undefined,
+    // The Zcash receiving wallet: wallet 0 of the same service seed, on the devnet's Zcash network (both Zcash simulators running).
+    zcashServiceWallet: opts.zebradUrl || opts.lightwalletdUrl ? undefined : deriveDevnetZcashWallets(serviceSeed, DEVNET_ZCASH_NETWORK, ["service"])[0]!,
+  };
+}
+
+/** The upstreams the devnet simulates, for the banner and /v1/health. */
+function simulatedUpstreams(sims: Simulators): SimulatedUpstream[] {
+  return [
+    ...(sims.monerod ? (["monerod"] as const) : []),
+    ...(sims.zebrad ? (["zebrad"] as const) : []),
+    ...(sims.lightwalletd ? (["lightwalletd"] as const) : []),
+    ...(sims.ethereum ? (["ethereum"] as const) : []),
+    ...(sims.relays ? (["relays"] as const) : []),
+    ...(sims.evm ? (["payment_chain"] as const) : []),
     "prices",
     "private_builders",
   ];
-  const handle: DevnetHandle = {
-    evmUrl: evm?.url,
-    moneroUrl: monerod?.url,
-    payTo,
-    facilitatorKey,
-    masterKey,
-    payers: (evm?.accounts ?? []).map((a) => ({
-      address: a.address,
-      privateKey: a.privateKey as `0x${string}`,
-      usdcAtomic: evm!.usdcBalanceOf(a.address).toString(),
-    })),
-    wallets: (monerod?.wallets ?? []).map((w) => ({ ...w })),
-    serviceWallet,
-    zcashServiceWallet,
-    stateFile: path.join(dir, "devnet.json"),
-    configOverlay: {
-      devnet: true,
-      simulatedUpstreams: simulated,
-      MONERO_DAEMON_URL: opts.moneroDaemonUrl ?? monerod!.url,
-      // With a real monerod the CLI reads its network from the node (src/node-networks.ts).
-      ...(monerod ? { MONERO_NETWORK: DEVNET_MONERO_NETWORK } : {}),
-      ETH_RPC_URL: opts.ethRpcUrl ?? ethereum!.url,
-      ZEBRAD_URL: opts.zebradUrl ?? zebrad!.url,
-      LIGHTWALLETD_URL: opts.lightwalletdUrl ?? lightwalletd!.url,
-      ZCASH_NETWORK: zebrad ? DEVNET_ZCASH_NETWORK : (opts.zcashNetwork ?? DEVNET_ZCASH_NETWORK),
-      RELAY_URLS: opts.relayUrls ?? relays!.relayUrls,
-      BUILDER_PUBKEYS: relays ? relays.builderPubkeys : (opts.builderPubkeys ?? ""),
-      PRIVATE_RELAY_BUILDERS: privateBuilders.setting,
-      RISK_LISTS: riskListFile,
-      PUZZLE_WATCHLIST: watchlistFile,
-      // The devnet settles on its own chain, whatever facilitator mode is configured; with a real
-      // EVM_RPC_URL the local facilitator settles there, and these fill only what was not given.
-      FACILITATOR_MODE: "local",
-      ...(evm ? { EVM_RPC_URL: evm.url, X402_NETWORK: DEVNET_NETWORK } : {}),
-      FACILITATOR_PRIVATE_KEY: facilitatorKey,
-      PAY_TO: payTo,
-      MASTER_KEY: masterKey,
-      ...(serviceWallet ? { COIN_XMR_ADDRESS: serviceWallet.address, COIN_XMR_VIEW_KEY: serviceWallet.viewKey } : {}),
-      ...(zcashServiceWallet ? { COIN_ZEC_ADDRESS: zcashServiceWallet.address, COIN_ZEC_VIEW_KEY: zcashServiceWallet.ufvk } : {}),
-      PRICE_SOURCES: prices.sources,
-    },
-    evm,
-    monerod,
-    prices,
-    ethereum,
-    zebrad,
-    lightwalletd,
-    zcashChain,
-    zcashWallets: () => (zcashWallets ??= zebrad ? zebrad.wallets() : deriveDevnetZcashWallets(walletSeed)),
-    relays,
-    privateBuilders,
-    close: async () => {
-      zcashChain?.stopTimer();
-      await Promise.allSettled([
-        ...(evm ? [evm.close()] : []),
-        ...(monerod ? [monerod.close()] : []),
-        prices.close(),
-        ...(ethereum ? [ethereum.close()] : []),
-        ...(zebrad ? [zebrad.close()] : []),
-        ...(lightwalletd ? [lightwalletd.close()] : []),
-        ...(relays ? [relays.close()] : []),
-        privateBuilders.close(),
-      ]);
-      for (const file of [handle.stateFile, ...(published ? [published] : [])]) {
-        try {
-          const cur = JSON.parse(fs.readFileSync(file, "utf8")) as { pid?: number };
-          if (cur.pid === process.pid) fs.unlinkSync(file);
-        } catch {
-          // already gone
-        }
-      }
-    },
+}
+
+/** The settings that point the app at the simulators (a given upstream URL stays as given). */
+function devnetOverlay(opts: DevnetOptions, sims: Simulators, secrets: ServiceSecrets, lists: DevnetLists): DevnetHandle["configOverlay"] {
+  const { evm, monerod, ethereum, zebrad, lightwalletd, relays } = sims;
+  const { serviceWallet, zcashServiceWallet } = secrets;
+  return {
+    devnet: true,
+    simulatedUpstreams: simulatedUpstreams(sims),
+    MONERO_DAEMON_URL: opts.moneroDaemonUrl ?? monerod!.url,
+    // With a real monerod the CLI reads its network from the node (src/node-networks.ts).
+    ...(monerod ? { MONERO_NETWORK: DEVNET_MONERO_NETWORK } : {}),
+    ETH_RPC_URL: opts.ethRpcUrl ?? ethereum!.url,
+    ZEBRAD_URL: opts.zebradUrl ?? zebrad!.url,
+    LIGHTWALLETD_URL: opts.lightwalletdUrl ?? lightwalletd!.url,
+    ZCASH_NETWORK: zebrad ? DEVNET_ZCASH_NETWORK : (opts.zcashNetwork ?? DEVNET_ZCASH_NETWORK),
+    RELAY_URLS: opts.relayUrls ?? relays!.relayUrls,
+    BUILDER_PUBKEYS: relays ? relays.builderPubkeys : (opts.builderPubkeys ?? ""),
+    PRIVATE_RELAY_BUILDERS: sims.privateBuilders.setting,
+    RISK_LISTS: lists.riskListFile,
+    PUZZLE_WATCHLIST: lists.watchlistFile,
+    // The devnet settles on its own chain, whatever facilitator mode is configured; with a real
+    // EVM_RPC_URL the local facilitator settles there, and these fill only what was not given.
+    FACILITATOR_MODE: "local",
+    ...(evm ? { EVM_RPC_URL: evm.url, X402_NETWORK: DEVNET_NETWORK } : {}),
+    FACILITATOR_PRIVATE_KEY: secrets.facilitatorKey,
+    PAY_TO: secrets.payTo,
+    MASTER_KEY: secrets.masterKey,
+    ...(serviceWallet ? { COIN_XMR_ADDRESS: serviceWallet.address, COIN_XMR_VIEW_KEY: serviceWallet.viewKey } : {}),
+    ...(zcashServiceWallet ? { COIN_ZEC_ADDRESS: zcashServiceWallet.address, COIN_ZEC_VIEW_KEY: zcashServiceWallet.ufvk } : {}),
+    PRICE_SOURCES: sims.prices.sources,
   };
-  let published: string | undefined;
-  // The CLI (`vigil devnet send …`) finds the running devnet through this file.
+}
+
+/** The ready-made Zcash wallets, derived on first use (from the zebrad simulator, else from the seed). */
+function lazyZcashWallets(zebrad: DevnetZebrad | undefined, walletSeed: string): () => DevnetZcashWallet[] {
+  let zcashWallets: DevnetZcashWallet[] | undefined;
+  return () => (zcashWallets ??= zebrad ? zebrad.wallets() : deriveDevnetZcashWallets(walletSeed));
+}
+
+/** Stops every simulator and removes the state files that still name this process. */
+async function closeDevnet(sims: Simulators, records: readonly string[]): Promise<void> {
+  sims.zcashChain?.stopTimer();
+  await Promise.allSettled([
+    ...(sims.evm ? [sims.evm.close()] : []),
+    ...(sims.monerod ? [sims.monerod.close()] : []),
+    sims.prices.close(),
+    ...(sims.ethereum ? [sims.ethereum.close()] : []),
+    ...(sims.zebrad ? [sims.zebrad.close()] : []),
+    ...(sims.lightwalletd ? [sims.lightwalletd.close()] : []),
+    ...(sims.relays ? [sims.relays.close()] : []),
+    sims.privateBuilders.close(),
+  ]);
+  for (const file of records) {
+    try {
+      const cur = JSON.parse(fs.readFileSync(file, "utf8")) as { pid?: number };
+      if (cur.pid === process.pid) fs.unlinkSync(file);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
+ * Records the devnet in DATA_DIR/devnet/devnet.json (the CLI's `vigil devnet send …` finds it there) and,
+ * when asked and no live devnet is recorded there, in the shared state file; adds that file to `records`.
+ */
+function recordDevnet(handle: DevnetHandle, opts: DevnetOptions, records: string[]): void {
+  const { evm, monerod, zebrad, lightwalletd } = handle;
   fs.writeFileSync(
     handle.stateFile,
     JSON.stringify(
-      { pid: process.pid, evmUrl: evm?.url, moneroUrl: monerod?.url, ...(zebrad ? { zebradUrl: zebrad.url } : {}), ...(lightwalletd ? { lightwalletdUrl: lightwalletd.url } : {}), payTo, startedAt: new Date().toISOString() },
+      { pid: process.pid, evmUrl: evm?.url, moneroUrl: monerod?.url, ...(zebrad ? { zebradUrl: zebrad.url } : {}), ...(lightwalletd ? { lightwalletdUrl: lightwalletd.url } : {}), payTo: handle.payTo, startedAt: new Date().toISOString() },
       null,
       2,
     ),
@@ -313,9 +379,8 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
       payers: handle.payers.length,
       configOverlay: handle.configOverlay,
     });
-    published = opts.publishTo;
+    records.push(opts.publishTo);
   }
-  return handle;
 }
 
 /**

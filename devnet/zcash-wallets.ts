@@ -10,15 +10,15 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { entropyToMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
-import { bech32Encode } from "../chains/zcash/bech32.js";
-import { concatBytes, hexToBytes } from "../chains/zcash/bytes.js";
-import { describeAccountKeys } from "../chains/zcash/derive.js";
-import { mnemonicToSeed } from "../chains/zcash/mnemonic.js";
-import { NETWORKS, type ZcashNetwork } from "../chains/zcash/network.js";
-import { orchardAddressAt, orchardIvkParts } from "../chains/zcash/orchard-keys.js";
-import { saplingAddressAt, saplingFirstValidIndex, saplingInternalDfvk } from "../chains/zcash/sapling-keys.js";
-import { deriveAccountViewingKeys } from "../chains/zcash/zip32.js";
-import { decodeUfvk, encodeUnifiedAddress, type UnifiedFullViewingKey } from "../chains/zcash/zip316.js";
+import { bech32Encode } from "../src/chains/zcash/bech32.js";
+import { concatBytes, hexToBytes } from "../src/chains/zcash/bytes.js";
+import { describeAccountKeys } from "../src/chains/zcash/derive.js";
+import { mnemonicToSeed } from "../src/chains/zcash/mnemonic.js";
+import { NETWORKS, type ZcashNetwork } from "../src/chains/zcash/network.js";
+import { orchardAddressAt, orchardIvkParts } from "../src/chains/zcash/orchard-keys.js";
+import { saplingAddressAt, saplingFirstValidIndex, saplingInternalDfvk } from "../src/chains/zcash/sapling-keys.js";
+import { deriveAccountViewingKeys } from "../src/chains/zcash/zip32.js";
+import { decodeUfvk, encodeUnifiedAddress, type UnifiedFullViewingKey } from "../src/chains/zcash/zip316.js";
 
 export const DEVNET_ZCASH_WALLET_LABELS = ["alice", "bob", "carol"] as const;
 

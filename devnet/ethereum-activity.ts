@@ -14,8 +14,8 @@
  */
 import { createHash } from "node:crypto";
 import { keccak256, toHex } from "viem";
-import { APPROVAL_TOPIC, CHAINLINK_ETH_USD, SELECTOR_ALLOWANCE, SELECTOR_LATEST_ROUND_DATA } from "../chains/ethereum/approvals.js";
-import { ASSETS } from "../chains/ethereum/flashloans.js";
+import { APPROVAL_TOPIC, CHAINLINK_ETH_USD, SELECTOR_ALLOWANCE, SELECTOR_LATEST_ROUND_DATA } from "../src/chains/ethereum/approvals.js";
+import { ASSETS } from "../src/chains/ethereum/flashloans.js";
 import type { DevnetAccounts } from "./ethereum-accounts.js";
 import { JsonRpcError } from "./jsonrpc-server.js";
 
