@@ -32,7 +32,30 @@ import type { Queryable } from "../db/types.js";
 import { MAX_CONSECUTIVE_FAILURES } from "../webhooks/deliver.js";
 import { applyIdleDrain, applyTopup, chargeDelivery, chargeSettlementFee, forfeitCredit, type LedgerEntry, type MeterResult, type MeterState } from "./meter.js";
 import { eventBody, expiresAtFor, meterColumns, meterOf, serializeEvent, snapshotOf, SQL_ROWS_PER_STATEMENT, type EventBody } from "./model.js";
-import type { LedgerRow, WatchUpdate } from "./tick-plan.js";
+import type { BalanceSnapshot, ScanState } from "../chains/scanner.js";
+
+/** A watch row as the tick writes it back (the tick's plan, tick-plan.ts, makes it). */
+export interface WatchUpdate {
+  id: string;
+  meter: ReturnType<typeof meterColumns>;
+  scanState: ScanState | null;
+  snapshot: BalanceSnapshot | null;
+  initialDone: boolean;
+  expiresAt: Date;
+  polled: boolean;
+  /** Still catching up from the start height, or resumed by a top-up during the tick: due again at once. */
+  dueNow: boolean;
+}
+
+/** A ledger row as the tick books it. */
+export interface LedgerRow {
+  watch_id: string;
+  kind: string;
+  amount_atomic: string;
+  balance_after: string;
+  reason: string;
+  ref: null;
+}
 
 /** The columns of `watches` only this file writes. */
 export const CREDIT_COLUMNS = [

@@ -12,7 +12,7 @@ import type { Clock } from "../core/clock.js";
 import { diffOutputs, readKnownOutputs, type FindingsDiff } from "./findings.js";
 import { applyIdleDrain, isPollable, type LedgerEntry, type MeterState } from "./meter.js";
 import { balanceChanged, eventBody, expiresAtFor, meterColumns, meterOf, snapshotOf, type WatchRow } from "./model.js";
-import type { PendingEvent } from "./account.js";
+import type { LedgerRow, PendingEvent, WatchUpdate } from "./account.js";
 import type { ClaimedWatch } from "./tick-leases.js";
 
 /** A watch's meter after the idle drain up to the tick's instant. */
@@ -36,27 +36,6 @@ export function sameMeter(a: WatchRow, b: WatchRow): boolean {
     String(a.drain_unbooked_atomic) === String(b.drain_unbooked_atomic) &&
     String(a.drain_unbooked_from_ms) === String(b.drain_unbooked_from_ms)
   );
-}
-
-export interface WatchUpdate {
-  id: string;
-  meter: ReturnType<typeof meterColumns>;
-  scanState: ScanState | null;
-  snapshot: BalanceSnapshot | null;
-  initialDone: boolean;
-  expiresAt: Date;
-  polled: boolean;
-  /** Still catching up from the start height, or resumed by a top-up during the tick: due again at once. */
-  dueNow: boolean;
-}
-
-export interface LedgerRow {
-  watch_id: string;
-  kind: string;
-  amount_atomic: string;
-  balance_after: string;
-  reason: string;
-  ref: null;
 }
 
 export interface WatchPlan {

@@ -17,9 +17,9 @@ import type { Clock } from "../core/clock.js";
 import { hasFindings, type KnownOutput, type ScanSubscriber, type WatchFindings } from "./findings.js";
 import { SQL_ROWS_PER_STATEMENT } from "./model.js";
 import { writeKeyMaterial } from "./key-material.js";
-import { writeTickAccounts, type PendingEvent } from "./account.js";
+import { writeTickAccounts, type LedgerRow, type PendingEvent, type WatchUpdate } from "./account.js";
 import type { ClaimedWatch } from "./tick-leases.js";
-import { planWatch, type DrainedMeter, type LedgerRow, type WatchUpdate } from "./tick-plan.js";
+import { planWatch, type DrainedMeter } from "./tick-plan.js";
 import type { WatchScanOutput } from "../chains/scanner.js";
 
 /** Next poll instant with ±10 % jitter so thousands of watches do not align. */
