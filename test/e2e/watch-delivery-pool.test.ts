@@ -7,12 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorkers, type Workers } from "../../src/workers.js";
+import { DELIVERY_TIMEOUT_MS } from "../../src/webhooks/deliver.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
 let s: WatchStack;
 beforeAll(async () => {
   // Poll every second of the stack's clock; leases long enough that the accelerated clock below never runs them out.
-  s = await startWatchStack({ https: false, env: { WATCH_POLL_SECONDS: "1", WATCH_LEASE_SECONDS: "600" } });
+  s = await startWatchStack({ https: false, env: { WATCH_POLL_SECONDS: "1", WATCH_LEASE_SECONDS: "600" }, deliveryTimeoutMs: DELIVERY_TIMEOUT_MS });
 }, 120_000);
 afterAll(async () => {
   await s?.close();
