@@ -27,7 +27,8 @@ export function render(c: Context, result: unknown, status: number, headers: Rec
   const body = raw ? result.body : JSON.stringify(result);
   const contentType = raw ? result.contentType : "application/json";
   if (!conditional) {
-    return raw ? c.body(body, status as 200, { ...headers, "Content-Type": contentType }) : c.json(result as object, status as 200, headers);
+    // The body is serialized once (c.json would serialize it again); a route's own Content-Type wins, as with c.json.
+    return raw ? c.body(body, status as 200, { ...headers, "Content-Type": contentType }) : c.body(body, status as 200, { "Content-Type": "application/json", ...headers });
   }
   const etag = `"${createHash("sha256").update(body, "utf8").digest("base64url").slice(0, 32)}"`;
   const withTag = { ...headers, ETag: etag };
