@@ -26,6 +26,8 @@
  *
  * Env: WATCHES (10000), DELIVERIES (3000), BATCH (default WORKER_BATCH_SIZE 500), SKIP_TICK=1 (deliveries only).
  */
+import { startJobs } from "../src/core/jobs.js";
+import { tableCounts, tableUpkeepJob } from "../src/db/upkeep.js";
 import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import os from "node:os";
@@ -295,9 +297,13 @@ async function run(handle: DatabaseHandle) {
     devnet.monerod.mine(1);
   };
 
-  for (const [name, batch] of skipTick ? [] : [
-    ["one tick, batch = 10,000", Math.min(WATCHES, 10_000)],
-    [`worker loop, batch = ${config.WORKER_BATCH_SIZE} (back-to-back ticks)`, config.WORKER_BATCH_SIZE],
+  // The last pass runs the worker's table upkeep job beside the ticks, as `vigil worker` does (src/db/upkeep.ts);
+  // the passes before it are its baseline: nothing vacuums the watch table while they run, as on a server
+  // with autovacuum off, or on PGlite.
+  for (const [name, batch, upkeep] of skipTick ? [] : [
+    ["one tick, batch = 10,000", Math.min(WATCHES, 10_000), false],
+    [`worker loop, batch = ${config.WORKER_BATCH_SIZE} (back-to-back ticks)`, config.WORKER_BATCH_SIZE, false],
+    [`worker loop, batch = ${config.WORKER_BATCH_SIZE}, with the worker's table upkeep job`, config.WORKER_BATCH_SIZE, true],
   ] as const) {
     // Catch up on any block left over, then prepare a fresh block.
     clock.advance(pollGap);
@@ -309,11 +315,14 @@ async function run(handle: DatabaseHandle) {
     const ledgerBefore = await ledgerCount();
     t = performance.now();
     let stats: TickStats[];
+    const upkeepRunner = upkeep ? startJobs([tableUpkeepJob(app.database, { info: (o, m) => console.log(`  ${m}: ${JSON.stringify(o)}`) })], app.log) : null;
     try {
       stats = await passUntilIdle(batch);
+      await upkeepRunner?.stop();
       const written = (await ledgerCount()) - ledgerBefore;
       console.log(`  ledger rows written by this pass of ${WATCHES} watches: ${written} (the previous rule: one idle-drain row per watch per tick, ${WATCHES})`);
     } catch (e) {
+      await upkeepRunner?.stop();
       console.log(`\n${name}: FAILED — ${(e as Error).message.split("\n")[0]}`);
       results[name] = Number.NaN;
       continue;
@@ -323,6 +332,11 @@ async function run(handle: DatabaseHandle) {
     printBreakdown(`${name}: prepared block (coinbase + 5 transfers) against ${WATCHES} idle watches`, total, stats, inst.phases);
     const stale = await sql<{ n: string }>`SELECT count(*)::text AS n FROM watches WHERE (scan_state->>'scannedHeight')::int < ${devnet.monerod.height()}`.execute(app.database.db);
     console.log(`  watches that did not reach the prepared block: ${stale.rows[0]!.n}`);
+    if (app.database.kind === "postgres") {
+      const c = await tableCounts(app.database, "watches");
+      const size = await sql<{ s: string }>`SELECT pg_size_pretty(pg_relation_size('watches')) AS s`.execute(app.database.db);
+      console.log(`  watch table after the pass: ${c.live} live, ${c.dead} dead row versions, ${size.rows[0]!.s} (autovacuum on this server: ${(await sql<{ autovacuum: string }>`SHOW autovacuum`.execute(app.database.db)).rows[0]!.autovacuum})`);
+    }
   }
 
   // --- 3. Deliveries ----------------------------------------------------------
@@ -449,6 +463,8 @@ async function run(handle: DatabaseHandle) {
   const loopMs = [...Object.entries(results)].find(([k]) => k.startsWith("worker loop"))?.[1] ?? Number.NaN;
   if (!skipTick) console.log(`  one tick of ${WATCHES} idle watches (batch 10,000): ${Number.isNaN(tickMs) ? "FAILED" : ms(tickMs)}   target < 10000 ms: ${tickMs < 10_000 ? "met" : "MISSED"}`);
   if (!skipTick) console.log(`  full pass as the worker loop runs it (batch ${config.WORKER_BATCH_SIZE}): ${ms(loopMs)}   target < 10000 ms: ${loopMs < 10_000 ? "met" : "MISSED"}`);
+  const upkeepMs = [...Object.entries(results)].find(([k]) => k.includes("table upkeep"))?.[1] ?? Number.NaN;
+  if (!skipTick) console.log(`  the same pass with the worker's table upkeep job beside it: ${ms(upkeepMs)} (baseline, the pass before it: ${ms(loopMs)})`);
   const rate = results["outbox HTTP"]!;
   const https = results["outbox HTTPS"]!;
   if (DELIVERIES > 0) console.log(`  signed deliveries through the outbox: ${rate.toFixed(0)}/s HTTP, ${https.toFixed(0)}/s HTTPS kept alive (baseline, a connection per attempt: ${results["outbox HTTPS, per attempt"]!.toFixed(0)}/s; bookkeeping ceiling ${results["outbox bookkeeping only"]!.toFixed(0)}/s)   target ≥ 500/s: HTTP ${rate >= 500 ? "met" : "MISSED"}, HTTPS ${https >= 500 ? "met" : "MISSED"}`);

@@ -19,6 +19,7 @@ import type { RateLimitStore } from "./core/rate-limit.js";
 import { openDatabase, type DatabaseHandle } from "./db/connection.js";
 import { whenDatabaseReachable } from "./db/unavailable.js";
 import { migrateToLatest } from "./db/migrate.js";
+import { tableUpkeepJob } from "./db/upkeep.js";
 import { httpRoutes, type AnyRouteDef, type TableEntry } from "./http/route-table.js";
 import { buildRouter } from "./http/router.js";
 import { metaRoutes } from "./http/meta-routes.js";
@@ -196,6 +197,11 @@ function paymentsModule(ctx: ModuleContext, payments: Payments): ServiceModule {
   };
 }
 
+/** Storage upkeep, a job of the process like a module's: the hot tables vacuumed where nothing else does it (db/upkeep.ts). */
+function storageModule(ctx: ModuleContext): ServiceModule {
+  return { name: "storage", jobs: () => [tableUpkeepJob(ctx.database, ctx.log)] };
+}
+
 /** The operator allow-list (docs/allow-list.md): addresses and tokens with their own, higher general limit. */
 function allowList(config: Config) {
   const splitList = (v: string | undefined) => (v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
@@ -274,7 +280,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const upstreams = createUpstreamClients(config, clock, log, { scanners: opts.scanners, compactBlockSource: opts.compactBlockSource });
   const ctx: ModuleContext = { config, database, clock, log, metrics: createMetrics(), site, upstreams };
   const products = productModules(ctx, opts);
-  const modules = [...products.modules, paymentsModule(ctx, payments)];
+  const modules = [...products.modules, paymentsModule(ctx, payments), storageModule(ctx)];
   const allowListSettings = allowList(config);
 
   // Built from the whole table below; the server card route reads it per request.
