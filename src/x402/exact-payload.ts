@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { verifyTypedData } from "viem";
 import { decodePaymentSignatureHeader } from "@x402/core/http";
+import { authorizationTypes } from "@x402/evm";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { PAYMENT_IDENTIFIER, isValidPaymentId } from "@x402/extensions/payment-identifier";
 import type { UsdcAsset } from "./networks.js";
@@ -106,16 +107,6 @@ export function nonceKeyOf(req: PaymentRequirements, p: ExactEvmPayload): string
   return [req.network, req.asset, auth.from, auth.nonce].join(":").toLowerCase();
 }
 
-const TRANSFER_WITH_AUTHORIZATION = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 /**
  * The caller holds the payer's key: the EIP-712 signature recovers to `from`.
@@ -129,7 +120,7 @@ export async function signedByPayer(usdc: UsdcAsset | undefined, p: ExactEvmPayl
     return await verifyTypedData({
       address: auth.from as `0x${string}`,
       domain: { name: usdc.name, version: usdc.version, chainId: usdc.chainId, verifyingContract: usdc.asset },
-      types: TRANSFER_WITH_AUTHORIZATION,
+      types: authorizationTypes,
       primaryType: "TransferWithAuthorization",
       message: {
         from: auth.from as `0x${string}`,
