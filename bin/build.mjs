@@ -12,6 +12,16 @@
  * and the paths a module reads relative to itself (../../web/pay,
  * ./migrations) resolve the same from both.
  *
+ * Besides that tree, the CLI and everything it imports are bundled into
+ * dist/bundle (one file per entry plus shared chunks for the lazily loaded
+ * parts): Node then loads a few dozen files instead of two thousand, which
+ * is most of a process's start-up (bench:startup). The packages that read
+ * files beside their own modules or load native code stay outside the
+ * bundle (BUNDLE_EXTERNAL). A source that computes a path from
+ * `import.meta.url` gets the URL of its own compiled file in the tree above,
+ * so migrations, the .proto, the pay page and the scan threads' worker file
+ * resolve as they do unbundled.
+ *
  * `node bin/build.mjs` builds when a source is newer than the last build;
  * `--force` always builds. `npx vigil` calls ensureBuilt() first, so a
  * fresh clone or an edited source tree never runs stale code. A lock file
@@ -77,6 +87,7 @@ async function compile(sources) {
     sourcemap: "linked",
     logLevel: "error",
   });
+  await bundleCli(tmp);
   for (const f of sources.files.filter((f) => !f.endsWith(".ts"))) {
     const to = path.join(tmp, path.relative(root, f));
     fs.mkdirSync(path.dirname(to), { recursive: true });
@@ -90,6 +101,52 @@ async function compile(sources) {
   fs.renameSync(tmp, distDir);
   fs.rmSync(old, { recursive: true, force: true });
   return ts.length;
+}
+
+/**
+ * Kept out of the bundle: PGlite (its WebAssembly and data files sit beside its
+ * modules), pg (an optional native binding), gRPC and protobufjs (the .proto
+ * loader's dynamic requires), pino (its transports run files in worker threads).
+ */
+const BUNDLE_EXTERNAL = ["@electric-sql/pglite", "pg", "pg-native", "@grpc/*", "protobufjs", "pino", "pino-*", "thread-stream", "esbuild", "tsx"];
+
+/** An `import.meta.url` in a source becomes its compiled file's URL in the tree, written relative to the bundle. */
+function fileUrlsPlugin(tree) {
+  return {
+    name: "vigil-file-urls",
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, async (args) => {
+        if (!SOURCE_TREES.some((t) => args.path.startsWith(t + path.sep))) return undefined;
+        let text = await fs.promises.readFile(args.path, "utf8");
+        if (text.includes("import.meta.url")) {
+          const compiled = path.join(tree, path.relative(root, args.path)).replace(/\.ts$/, ".js");
+          const rel = path.relative(path.join(tree, "bundle"), compiled).split(path.sep).join("/");
+          text = text.replaceAll("import.meta.url", `new URL(${JSON.stringify(rel)}, import.meta.url).href`);
+        }
+        return { contents: text, loader: "ts" };
+      });
+    },
+  };
+}
+
+async function bundleCli(tree) {
+  const esbuild = await import("esbuild");
+  await esbuild.build({
+    entryPoints: { cli: path.join(srcDir, "cli.ts") },
+    outdir: path.join(tree, "bundle"),
+    bundle: true,
+    splitting: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    external: BUNDLE_EXTERNAL,
+    // CommonJS packages inside an ES module bundle call require(): give them Node's.
+    banner: { js: 'import { createRequire as __vigilCreateRequire } from "node:module"; const require = __vigilCreateRequire(import.meta.url);' },
+    plugins: [fileUrlsPlugin(tree)],
+    sourcemap: "linked",
+    sourcesContent: false,
+    logLevel: "error",
+  });
 }
 
 function alive(pid) {
@@ -146,7 +203,8 @@ export async function ensureBuilt({ force = false, quiet = false } = {}) {
   });
 }
 
-export const DIST_CLI = path.join(distDir, "src", "cli.js");
+/** The bundled CLI that bin/vigil.mjs runs. */
+export const DIST_CLI = path.join(distDir, "bundle", "cli.js");
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const r = await ensureBuilt({ force: process.argv.includes("--force") });

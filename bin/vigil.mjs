@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs the compiled CLI (dist/src/cli.js), compiling src/ and devnet/ first when dist/ is missing
+// Runs the compiled CLI (dist/bundle/cli.js), compiling src/ and devnet/ first when dist/ is missing
 // or older than the sources (bin/build.mjs: about a second), so `npx vigil …` never runs stale code.
 import { pathToFileURL } from "node:url";
 import { ensureBuilt, DIST_CLI } from "./build.mjs";

@@ -64,6 +64,20 @@ export interface AppOptions {
   shutdownDrainMs?: number;
 }
 
+/** How long after the API listens the modules' warm-up runs: past start-up's first requests (health checks, probes). */
+export const WARM_UP_DELAY_MS = 1_000;
+
+/** Each module's warm-up, once; one that throws is logged and the rest still run. */
+function warmUpModules(modules: readonly ServiceModule[], log: Logger): void {
+  for (const m of modules) {
+    try {
+      m.warmUp?.();
+    } catch (e) {
+      log.warn({ module: m.name, err: (e as Error).message }, "warm-up failed; the first request does the work instead");
+    }
+  }
+}
+
 export interface App {
   config: Config;
   hono: Hono<any>;
@@ -310,7 +324,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     access: { listenHost: config.HOST, publicUrls: () => [site.baseUrl, config.MCP_PUBLIC_URL], allowedOrigins: config.MCP_ALLOWED_ORIGINS, allowedHosts: config.MCP_ALLOWED_HOSTS },
   });
   mountMcp(hono, mcp);
-  const servers = appServers(ctx, { hono, mcp, store, routes, shutdownDrainMs: opts.shutdownDrainMs });
+  const servers = appServers(ctx, { hono, mcp, store, routes, shutdownDrainMs: opts.shutdownDrainMs, warmUp: () => warmUpModules(modules, log) });
 
   return {
     config,
@@ -353,6 +367,8 @@ interface ServerParts {
   store: RateLimitStore;
   routes: readonly AnyRouteDef[];
   shutdownDrainMs?: number;
+  /** Run a moment after the API listens (warmUpModules). */
+  warmUp: () => void;
 }
 
 const boundUrl = (info: { family: string; address: string; port: number }) =>
@@ -364,6 +380,7 @@ function appServers(ctx: ModuleContext, parts: ServerParts) {
   let server: ServerType | undefined;
   let mcpServer: ServerType | undefined;
   let metricsServer: ServerType | undefined;
+  let warmUpTimer: NodeJS.Timeout | undefined;
   const mcpSite: { baseUrl: string | undefined } = { baseUrl: undefined };
   const metricsSite: { baseUrl: string | undefined } = { baseUrl: undefined };
   const appFetch = instrumentFetch(parts.hono.fetch, { metrics, routePatterns: parts.routes.map((r) => r.path), token: config.METRICS_TOKEN });
@@ -413,9 +430,11 @@ function appServers(ctx: ModuleContext, parts: ServerParts) {
     }).then(async (url) => {
       if (config.MCP_PORT !== undefined) await listenMcp(config.MCP_PORT);
       await listenMetrics();
+      warmUpTimer ??= setTimeout(parts.warmUp, WARM_UP_DELAY_MS).unref();
       return url;
     });
   const close = async () => {
+    clearTimeout(warmUpTimer);
     const drainMs = parts.shutdownDrainMs;
     if (metricsServer) await closeServer(metricsServer, drainMs);
     if (mcpServer) await closeServer(mcpServer, drainMs);

@@ -40,6 +40,12 @@ export interface ServiceModule {
   jobs?(): Job[];
   /** Entries in /v1/health's upstream list. */
   healthChecks?: readonly HealthCheck[];
+  /**
+   * Work that makes a first request cost what later ones do (tables, JIT), run
+   * once, a moment after the HTTP server listens: off the start-up path, and
+   * never in a process without the API (`vigil worker` serves no requests).
+   */
+  warmUp?(): void;
   /** Called on shutdown, after the HTTP servers stopped, before the upstream clients and the database close. */
   close?(): Promise<void> | void;
 }

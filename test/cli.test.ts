@@ -69,6 +69,14 @@ describe("the vigil CLI", () => {
     try {
       expect(svc.output()).toContain("DEVNET MODE");
       expect(svc.output()).toContain("PGlite");
+      // The bundled CLI (dist/bundle) reads files beside its sources' compiled modules: the pay page
+      // (web/pay), the migrations (run at start) and lightwalletd's .proto (the devnet's gRPC server
+      // loads it to start, and the Zcash watch scans through it).
+      const page = await fetch(`${svc.url}/pay/`);
+      expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(await page.text()).toContain(`<meta name="vigil-api" content="${svc.url}">`);
+      const health = (await (await fetch(`${svc.url}/v1/health`)).json()) as { upstreams: Record<string, { available: boolean }> };
+      expect(health.upstreams.zcash).toMatchObject({ available: true });
       const pay = vigil(["pay", "GET", `${svc.url}/v1/q/xmr/height`], { DATA_DIR: dataDir });
       expect(pay.status, pay.stderr).toBe(0);
       expect(pay.stderr).toMatch(/settled in 0x[0-9a-f]{64}/);

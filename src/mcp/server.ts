@@ -77,8 +77,16 @@ export interface McpService {
 }
 
 export function createMcpService(deps: McpServiceDeps): McpService {
-  const tools = publishedTools(deps.table, { freeDispatchPerMinute: deps.dispatchPerMinute });
-  const byName = new Map(tools.map((t) => [t.tool.name, t]));
+  // The tools' JSON Schemas are built on first use (a tools/list, a call, the server card), not at start-up:
+  // a quarter of a second of zod work that an API process which never sees an MCP client does not pay.
+  let built: { tools: readonly PublishedTool[]; byName: Map<string, PublishedTool> } | undefined;
+  const published = () => {
+    if (!built) {
+      const tools = publishedTools(deps.table, { freeDispatchPerMinute: deps.dispatchPerMinute });
+      built = { tools, byName: new Map(tools.map((t) => [t.tool.name, t])) };
+    }
+    return built;
+  };
   const callDeps: CallDeps = {
     paywall: deps.paywall,
     db: deps.db,
@@ -89,16 +97,19 @@ export function createMcpService(deps: McpServiceDeps): McpService {
   };
 
   async function call(name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, caller: CallerInfo): Promise<CallToolResult> {
-    const published = byName.get(name);
-    if (!published) {
+    const { byName } = published();
+    const tool = byName.get(name);
+    if (!tool) {
       const err = new ServiceError("not_found", `No tool "${name}". tools/list names every tool.`, { tools: [...byName.keys()] });
       return { isError: true, content: [{ type: "text", text: JSON.stringify(errorBody(err)) }], _meta: { "vigil/status": 404 } };
     }
-    return callTool(callDeps, published, args, meta, caller);
+    return callTool(callDeps, tool, args, meta, caller);
   }
 
   const service: McpService = {
-    tools,
+    get tools() {
+      return published().tools;
+    },
     version: deps.version,
     server: (caller) => mcpServerOver(deps.version, service, caller),
     httpAccess: mcpAccessCheck(deps.access),

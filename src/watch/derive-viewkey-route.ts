@@ -55,23 +55,18 @@ export const deriveViewkeyOutput = z.object({
   warning: z.string(),
 });
 
-let warmUpScheduled = false;
-
 /**
- * Builds the Zcash curve tables soon after start-up, off the request path, so
- * the first derive-viewkey call costs what every later one does (see
- * docs/zcash-keys.md, "Performance"). Called by the app; once per process.
+ * Builds the Zcash curve tables so that the first derive-viewkey call costs
+ * what every later one does (see docs/zcash-keys.md, "Performance"): the
+ * watch module's warm-up, run once the API listens. Best effort: a failure
+ * only means the first request builds the tables itself.
  */
-export function scheduleZcashKeyWarmUp(): void {
-  if (warmUpScheduled) return;
-  warmUpScheduled = true;
-  setTimeout(() => {
-    try {
-      warmUpZcashKeys();
-    } catch {
-      // Best effort: a failure here only means the first request builds the tables itself.
-    }
-  }, 0).unref();
+export function warmUpDeriveViewkey(): void {
+  try {
+    warmUpZcashKeys();
+  } catch {
+    // the first request builds them
+  }
 }
 
 /** The route of a service on `serviceNetwork` (the app passes ZCASH_NETWORK). */

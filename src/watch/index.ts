@@ -12,7 +12,7 @@ import type { WatchDeps } from "./deps.js";
 import type { ScanSubscriber } from "./findings.js";
 import { watchRoutes, type WatchRouteOptions } from "./routes.js";
 import { moneroHistoricalScan, zcashHistoricalScan } from "./historical-route.js";
-import { scheduleZcashKeyWarmUp } from "./derive-viewkey-route.js";
+import { warmUpDeriveViewkey } from "./derive-viewkey-route.js";
 
 export type { WatchDeps } from "./deps.js";
 export { readKnownOutputs, type ScanSubscriber, type WatchFindings } from "./findings.js";
@@ -65,8 +65,6 @@ export interface WatchModuleOptions {
 export function createWatchModule(ctx: ModuleContext, deps: WatchDeps, opts: WatchModuleOptions): ServiceModule {
   const { config, upstreams } = ctx;
   deps.scanSubscribers = opts.scanSubscribers;
-  // Off the request path: the first derive-viewkey call then costs what every later one does.
-  scheduleZcashKeyWarmUp();
   const historical = {
     monero: moneroHistoricalScan(upstreams.moneroHistorical),
     ...(upstreams.zcashHistorical ? { zcash: zcashHistoricalScan(upstreams.zcashHistorical) } : {}),
@@ -74,6 +72,8 @@ export function createWatchModule(ctx: ModuleContext, deps: WatchDeps, opts: Wat
   return {
     name: "watch",
     routes: watchRoutes(deps, { historical, ...opts.offers, paymentNetwork: config.X402_NETWORK, zcashNetwork: config.ZCASH_NETWORK }),
+    // The first derive-viewkey call then costs what every later one does.
+    warmUp: warmUpDeriveViewkey,
     close: () => deps.sender.close(),
   };
 }

@@ -83,6 +83,11 @@ let warmed = false;
  * Builds the curve tables and fixed bases a derivation needs (~300 ms once per
  * process) so that the first real request does not pay for them. Idempotent.
  */
+/** Whether this process has built them (warmUpZcashKeys ran). */
+export function zcashKeysWarm(): boolean {
+  return warmed;
+}
+
 export function warmUpZcashKeys(): void {
   if (warmed) return;
   describeAccountKeys(deriveAccountViewingKeys(new Uint8Array(32), "mainnet", 0));
