@@ -6,7 +6,7 @@
  * copied too), so the service starts without compiling TypeScript on every
  * boot.
  *
- * esbuild transpiles only (about a second for the whole tree); types are
+ * esbuild transpiles only (about a second for the whole tree, a few more for the bundle); types are
  * checked by `npm run typecheck`. dist/ mirrors the root one level down
  * (dist/src, dist/devnet, dist/web), so the imports between src/ and devnet/
  * and the paths a module reads relative to itself (../../web/pay,
