@@ -6,8 +6,11 @@
  *
  * Now each given upstream URL replaces only its own simulator: that
  * simulator is not started, the app uses the given node, every other
- * simulator still runs, payments included, and the banner and /v1/health
- * name each upstream's source truthfully. The "real" nodes here are real
+ * simulator still runs, payments included (each is started, the app is
+ * pointed at it, and it answers over its URL with the devnet's network;
+ * /v1/health reaches every node), and the banner and /v1/health name each
+ * upstream's source truthfully. A real node's network is the node's own
+ * (monerod's nettype, the Ethereum node's eth_chainId). The "real" nodes here are real
  * where one installs offline (anvil for the payment chain and the Ethereum
  * L1, with Circle's USDC on the payment chain; Debian's monerod on a regtest
  * chain for Monero); the Zcash nodes and the
@@ -19,11 +22,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig, type Config } from "../../src/config.js";
 import { createApp, type App } from "../../src/app.js";
 import { startupBanner } from "../../src/banner.js";
 import { prepareConfig, StartupError, type Prepared } from "../../src/startup.js";
-import { startDevnet, type SimulatedDevnet } from "../../devnet/index.js";
+import { startDevnet, type DevnetHandle, type SimulatedDevnet } from "../../devnet/index.js";
+import { DEVNET_NETWORK } from "../../devnet/evm-network.js";
+import { DEVNET_MONERO_NETWORK } from "../../devnet/monerod-wallets.js";
+import { DEVNET_ZCASH_NETWORK } from "../../devnet/zcash-chain.js";
+import { DEVNET_ETH_CHAIN_ID } from "../../devnet/ethereum-blocks.js";
+import { DEVNET_RELAYS } from "../../devnet/relays.js";
+import { createLightwalletd } from "../../src/chains/zcash/lightwalletd.js";
 import { USDC } from "../../src/x402/networks.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { ORACLE_PRICE_ATOMIC } from "../../src/oracle/registry.js";
@@ -90,6 +99,115 @@ function bannerLine(banner: string, label: string): string {
 }
 
 const ALL = ["payment_chain", "monerod", "zebrad", "lightwalletd", "ethereum", "relays"] as const;
+type Upstream = (typeof ALL)[number];
+
+async function jsonRpc<T>(url: string, method: string, params: unknown = []): Promise<T> {
+  const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  expect(r.status, `${method} at ${url}`).toBe(200);
+  const body = (await r.json()) as { result?: T; error?: unknown };
+  expect(body.error, `${method} at ${url}`).toBeUndefined();
+  return body.result as T;
+}
+
+/** The `name=url` entries of a RELAY_URLS setting. */
+const relayEntries = (setting: string) => setting.split(",").map((e) => e.trim().split(/=(?=https?:)/) as [string, string]);
+
+/**
+ * Each upstream's simulator: its URL in a devnet handle, the setting that points the app at it, and
+ * one call of the protocol the app speaks to it, whose answer must be the devnet's own network or
+ * names (the constants the simulators are built with, not anything the app says).
+ */
+const SIMULATORS: Record<Upstream, { label: string; handle(d: DevnetHandle): string | undefined; setting(c: Config): string | undefined; answer(url: string): Promise<unknown>; expected: unknown }> = {
+  payment_chain: {
+    label: "payment chain",
+    handle: (d) => d.evm?.url,
+    setting: (c) => c.EVM_RPC_URL,
+    answer: async (url) => `eip155:${Number(BigInt(await jsonRpc<string>(url, "eth_chainId")))}`,
+    expected: DEVNET_NETWORK,
+  },
+  monerod: {
+    label: "monerod",
+    handle: (d) => d.monerod?.url,
+    setting: (c) => c.MONERO_DAEMON_URL,
+    answer: async (url) => (await jsonRpc<{ nettype: string }>(`${url}/json_rpc`, "get_info", {})).nettype,
+    expected: DEVNET_MONERO_NETWORK,
+  },
+  zebrad: {
+    label: "zebrad",
+    handle: (d) => d.zebrad?.url,
+    setting: (c) => c.ZEBRAD_URL,
+    answer: async (url) => (await jsonRpc<{ chain: string }>(url, "getblockchaininfo")).chain,
+    // zebrad's name of the devnet's Zcash network.
+    expected: ({ mainnet: "main", testnet: "test", regtest: "regtest" } as const)[DEVNET_ZCASH_NETWORK],
+  },
+  lightwalletd: {
+    label: "lightwalletd",
+    handle: (d) => d.lightwalletd?.url,
+    setting: (c) => c.LIGHTWALLETD_URL,
+    answer: async (url) => {
+      const l = createLightwalletd({ url, network: DEVNET_ZCASH_NETWORK });
+      try {
+        return (await l.info()).chainName;
+      } finally {
+        l.close();
+      }
+    },
+    expected: ({ mainnet: "main", testnet: "test", regtest: "regtest" } as const)[DEVNET_ZCASH_NETWORK],
+  },
+  ethereum: {
+    label: "Ethereum L1",
+    handle: (d) => d.ethereum?.url,
+    setting: (c) => c.ETH_RPC_URL,
+    answer: async (url) => Number(BigInt(await jsonRpc<string>(url, "eth_chainId"))),
+    expected: DEVNET_ETH_CHAIN_ID,
+  },
+  relays: {
+    label: "MEV-Boost relays",
+    handle: (d) => d.relays?.relayUrls,
+    setting: (c) => c.RELAY_URLS,
+    // Each relay's data API answers its delivered payloads (a list).
+    answer: async (setting) => {
+      const answered: string[] = [];
+      for (const [name, url] of relayEntries(setting)) {
+        const r = await fetch(`${url}/relay/v1/data/bidtraces/proposer_payload_delivered?limit=1`);
+        if (r.status === 200 && Array.isArray(await r.json())) answered.push(name);
+      }
+      return answered;
+    },
+    expected: [...DEVNET_RELAYS],
+  },
+};
+
+/** The banner's URL text of a setting (relay names dropped, as the banner prints them). */
+const bannerUrls = (k: Upstream, setting: string) => (k === "relays" ? relayEntries(setting).map(([, u]) => u).join(", ") : setting);
+
+/** A simulator at `url` is named in the banner and answers over its URL as the devnet's simulator. */
+async function expectSimulatorRuns(k: Upstream, url: string | undefined, banner: string): Promise<void> {
+  const sim = SIMULATORS[k];
+  expect(url, `${k}: simulator started`).toMatch(/^(?:[a-z-]+=)?https?:\/\/127\.0\.0\.1:\d+/);
+  const line = bannerLine(banner, sim.label);
+  expect(line, k).toMatch(/\bsimulated\s+http:\/\/127\.0\.0\.1:\d+/);
+  expect(line, k).toContain(bannerUrls(k, url!));
+  expect(await sim.answer(url!), `${k}: the simulator answers at ${url}`).toEqual(sim.expected);
+}
+
+/** Each node /v1/health checks answers, the real one and the simulated ones alike; a simulated one with the devnet's network. */
+function expectHealthReachesAll(health: Mixed["health"], replaced: Upstream): void {
+  expect(Object.keys(health.upstreams).sort()).toEqual(["ethereum", "monero", "zcash"]);
+  for (const [name, u] of Object.entries(health.upstreams)) expect(u.available, `/v1/health upstreams.${name}`).toBe(true);
+  if (replaced !== "ethereum") expect(health.upstreams.ethereum!.network).toBe(`eip155:${DEVNET_ETH_CHAIN_ID}`);
+  if (replaced !== "monerod") expect(health.upstreams.monero!.network).toBe(DEVNET_MONERO_NETWORK);
+}
+
+/** Every upstream but the replaced one still has its simulator: started, the app pointed at it, named in the banner, answering over its URL. */
+async function expectOtherSimulatorsRun(m: Mixed, replaced: Upstream): Promise<void> {
+  for (const k of ALL.filter((k) => k !== replaced)) {
+    const url = SIMULATORS[k].handle(m.prepared.devnet!);
+    expect(SIMULATORS[k].setting(m.app.config), `${k}: the app uses the simulator`).toBe(url);
+    await expectSimulatorRuns(k, url, m.banner);
+  }
+  expectHealthReachesAll(m.health, replaced);
+}
 
 describe.skipIf(!runs)("a real upstream beside the devnet replaces only its own simulator", () => {
   let other: SimulatedDevnet;
@@ -113,17 +231,20 @@ describe.skipIf(!runs)("a real upstream beside the devnet replaces only its own 
     await base?.close();
   });
 
-  const cases: { key: (typeof ALL)[number]; env: () => Record<string, string>; label: string; simulator: (p: Prepared) => unknown; uses: (m: Mixed) => Promise<void> }[] = [
+  const cases: { key: Upstream; env: () => Record<string, string>; label: string; simulator: (p: Prepared) => unknown; uses: (m: Mixed) => Promise<void> }[] = [
     {
       key: "ethereum",
       label: "Ethereum L1",
       env: () => ({ ETH_RPC_URL: l1.url }),
       simulator: (p) => p.devnet!.ethereum,
       uses: async (m) => {
-        // The follower's head is anvil's (chain 1), not the simulated L1's.
+        // The follower's head is anvil's, and so is the chain: read from the node (eth_chainId), not the simulated L1's.
         expect(m.health.upstreams.ethereum!.available).toBe(true);
         expect(m.app.config.ETH_RPC_URL).toBe(l1.url);
         expect(m.health.upstreams.ethereum!.height).toBe(Number(await l1.client.getBlockNumber()));
+        const nodeChain = Number(BigInt(await l1.rpc<string>("eth_chainId")));
+        expect(nodeChain).not.toBe(DEVNET_ETH_CHAIN_ID);
+        expect(m.health.upstreams.ethereum!.network).toBe(`eip155:${nodeChain}`);
       },
     },
     {
@@ -191,6 +312,7 @@ describe.skipIf(!runs)("a real upstream beside the devnet replaces only its own 
         expect(bannerLine(m.banner, c.label)).toMatch(/\breal\s+http:\/\/127\.0\.0\.1:\d+/);
         for (const k of ALL.filter((k) => k !== c.key)) expect(m.app.config.simulatedUpstreams).toContain(k);
         expect(m.banner).toMatch(new RegExp(`DEVNET MODE: ${ALL.length - 1} of ${ALL.length} upstreams simulated`));
+        await expectOtherSimulatorsRun(m, c.key);
         await c.uses(m);
       } finally {
         await m.close();
@@ -241,15 +363,21 @@ describe.skipIf(!moneroRuns)("my own monerod, everything else simulated: `vigil 
     expect(out).toMatch(/note: coin payments in XMR: off/);
     expect(out).toMatch(/zebrad \(Zcash testnet\)\s+simulated/);
     expect(out).toMatch(/payment chain \(x402 eip155:84532\)\s+simulated/);
-    const health = (await (await fetch(`${svc.url}/v1/health`)).json()) as { devnet: boolean; sources: Record<string, string>; upstreams: { monero: { available: boolean; height: number } } };
+    const health = (await (await fetch(`${svc.url}/v1/health`)).json()) as Mixed["health"] & { devnet: boolean };
     expect(health.devnet).toBe(true);
     expect(health.sources).toEqual({ payment_chain: "simulated", monerod: "real", zebrad: "simulated", lightwalletd: "simulated", ethereum: "simulated", relays: "simulated" });
     // The height is the regtest node's own (its newest block).
-    expect(health.upstreams.monero).toMatchObject({ available: true, height: await daemon.tip() });
+    expect(health.upstreams.monero).toMatchObject({ available: true, height: await daemon.tip(), network: (await daemon.info()).nettype });
     // No simulated monerod was started: the devnet it recorded has none, and lists no Monero wallets.
-    const published = JSON.parse(fs.readFileSync(stateFile, "utf8")) as { moneroUrl?: string; evmUrl?: string };
+    const published = JSON.parse(fs.readFileSync(stateFile, "utf8")) as { moneroUrl?: string; evmUrl?: string; configOverlay: Config };
     expect(published.moneroUrl).toBeUndefined();
     expect(published.evmUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+/);
+    expect(published.configOverlay.MONERO_DAEMON_URL).toBe(daemon.vigilUrl);
+    // The other simulators run: the service's devnet recorded them, the banner names them, and each answers over its URL.
+    expect(published.configOverlay.simulatedUpstreams).toEqual(expect.arrayContaining(ALL.filter((k) => k !== "monerod")));
+    expect(published.configOverlay.simulatedUpstreams).not.toContain("monerod");
+    for (const k of ALL.filter((k) => k !== "monerod")) await expectSimulatorRuns(k, SIMULATORS[k].setting(published.configOverlay), out);
+    expectHealthReachesAll(health, "monerod");
     const wallets = spawnSync(process.execPath, [...VIGIL_CLI, "devnet", "wallets", "--json"], {
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: dir, DEVNET_STATE_FILE: stateFile },
       encoding: "utf8",

@@ -13,13 +13,14 @@
  * (an eth_call of transferWithAuthorization). A refusal must leave the chain
  * exactly as it was: no block, no transaction from the facilitator, no log.
  *
- * The last case is a settlement that outlives its receipt wait: the node stops
- * mining (evm_setAutomine false), so the transaction waits in anvil's pool
- * while the facilitator gives up (confirmationTimeoutMs, 60 s by default,
- * which the app's config does not expose yet: that paywall is built here, on
- * the app's database and chain reader, with a 1.5 s wait). The payment stays pending, the work is rolled back; once
- * the block is mined the reconciler job finds the payment on chain, and the
- * client's retry gets the work done once, with no second transfer.
+ * The last case is a settlement that outlives its receipt wait, on an app
+ * configured as an operator would (FACILITATOR_CONFIRMATION_SECONDS=2, its own
+ * facilitator key): the node stops mining (evm_setAutomine false), so the
+ * transaction waits in anvil's pool while the facilitator gives up and the
+ * client gets 402 settlement_pending. The payment stays pending, the work is
+ * rolled back; once the block is mined the app's own reconciler job finds the
+ * payment on chain, and the client's retry gets the work done once, with no
+ * second transfer.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,18 +33,12 @@ import { realNodesRun, anvilNeeds } from "../helpers/real-nodes.js";
 import { startAnvil, type AnvilNode } from "../helpers/anvil.js";
 import { installCircleUsdc, installMulticall3, type CircleUsdc } from "../helpers/anvil-usdc.js";
 import { signAuthorization } from "../helpers/x402-sign.js";
-import { silentLog, startTestApp, type TestApp } from "../helpers/app.js";
+import { startTestApp, type TestApp } from "../helpers/app.js";
 import { defineRoute } from "../../src/http/route-table.js";
-import { storedAnswer } from "../../src/http/respond.js";
 import { USDC } from "../../src/x402/networks.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { createLocalFacilitator } from "../../src/x402/local-facilitator.js";
-import { createPaywall } from "../../src/x402/paywall.js";
-import { createFacilitator } from "../../src/x402/facilitators.js";
-import { paymentReconcilerJob } from "../../src/x402/reconcile.js";
-import { SecretBox } from "../../src/core/secretbox.js";
-import { systemClock } from "../../src/core/clock.js";
-import { ServiceError } from "../../src/core/errors.js";
+import { RECONCILE_GRACE_SECONDS } from "../../src/x402/reconcile.js";
 import type { Database } from "../../src/db/types.js";
 import { ORACLE_PRICE_ATOMIC } from "../../src/oracle/registry.js";
 
@@ -52,6 +47,8 @@ const runs = realNodesRun("x402 money path against anvil with Circle's USDC", an
 const NETWORK = "eip155:84532";
 const SEPOLIA_USDC = USDC[NETWORK];
 const ROUTE = "POST /v1/test/work";
+/** The receipt wait of the last case's app (FACILITATOR_CONFIRMATION_SECONDS). */
+const WAIT_SECONDS = 2;
 
 /** The paid work: one row per run, so "exactly once" is a count. */
 async function doWork(db: Database, tag: string, payer: string): Promise<{ tag: string }> {
@@ -285,64 +282,82 @@ describe.skipIf(!runs)("x402 on a real EVM: Circle's FiatTokenV2_2 on anvil, loc
     }
   });
 
-  it("a settlement that outlives its receipt wait is finished once: the reconciler finds it on chain, the retry does the work, one transfer", async () => {
-    const box = new SecretBox(masterKey);
-    // The app's paywall waits 60 s for a receipt; this one, on the same database and chain reader, 1.5 s.
-    const impatient = createPaywall({
-      db: t.db.db,
-      facilitator: (await createFacilitator({ mode: "local", rpcUrl: node.url, privateKey: node.keys[5]!, network: NETWORK, confirmationTimeoutMs: 1_500 })).client,
-      terms: t.app.paywall.terms,
-      clock: systemClock,
-      log: silentLog,
-      secretBox: box,
-      chain: t.app.payments.chain,
-    });
-    const sideFacilitator = node.accounts[5]!.address;
+  it("a settlement that outlives its receipt wait (FACILITATOR_CONFIRMATION_SECONDS) is finished once: the app's reconciler finds it on chain, the retry does the work, one transfer", async () => {
+    // The app as an operator configures it: its local facilitator (its own gas key) waits WAIT_SECONDS for a
+    // receipt. Its clock can run ahead, so that its own reconciler job sees the payment past the grace period.
+    let ahead = 0;
+    const impatient = await startTestApp(
+      {
+        FACILITATOR_MODE: "local",
+        EVM_RPC_URL: node.url,
+        FACILITATOR_PRIVATE_KEY: node.keys[5]!,
+        X402_NETWORK: NETWORK,
+        PAY_TO: payTo,
+        MASTER_KEY: masterKey,
+        FACILITATOR_CONFIRMATION_SECONDS: String(WAIT_SECONDS),
+      },
+      { extraRoutes: [workRoute], clock: { now: () => Date.now() + ahead } },
+    );
+    try {
+      await outlivedSettlement(impatient, () => (ahead = (RECONCILE_GRACE_SECONDS + 5) * 1000));
+    } finally {
+      await impatient.close();
+    }
+  });
+
+  /** The steps of the case above, on the app with the short receipt wait; `pastGrace` moves its clock past the reconciler's grace. */
+  async function outlivedSettlement(app: TestApp, pastGrace: () => void) {
+    expect(app.app.config.FACILITATOR_CONFIRMATION_SECONDS).toBe(WAIT_SECONDS);
+    await sql`CREATE TABLE test_paid_work (tag text NOT NULL, payer text NOT NULL)`.execute(app.db.db);
+    const facilitator = node.accounts[5]!.address;
     const payer = createPayer(node.keys[1]!, { networks: [NETWORK] });
     const tag = "outlived";
-    const paymentRequired = await challenge(tag);
-    const signed = await payer.signFor(paymentRequired);
+    const unpaid = await fetch(`${app.url}/v1/test/work`, { method: "POST", body: JSON.stringify({ tag }) });
+    expect(unpaid.status).toBe(402);
+    const signed = await payer.signFor(decodePaymentRequiredHeader(unpaid.headers.get("payment-required")!));
     const auth = authOf(signed.payload).authorization;
-    const call = {
-      route: ROUTE,
-      resource: { url: paymentRequired.resource.url, description: paymentRequired.resource.description ?? "", mimeType: paymentRequired.resource.mimeType ?? "application/json" },
-      amount: price,
-      header: signed.header,
-      input: { tag },
-      work: (db: Parameters<typeof doWork>[0], p: { payer: string }) => doWork(db, tag, p.payer),
-      codec: storedAnswer,
-    };
+    const send = () => fetch(`${app.url}/v1/test/work`, { method: "POST", headers: { "PAYMENT-SIGNATURE": signed.header }, body: JSON.stringify({ tag }) });
     const holders = [payer.address, payTo];
     const balances0 = await Promise.all(holders.map((h) => usdc.balanceOf(h)));
-    const sideNonce0 = await node.client.getTransactionCount({ address: sideFacilitator });
-    const works = async () => Number((await sql<{ n: string }>`SELECT count(*)::text AS n FROM test_paid_work WHERE tag = ${tag}`.execute(t.db.db)).rows[0]!.n);
-    const row = () => t.db.db.selectFrom("payments").selectAll().where("nonce", "=", auth.nonce.toLowerCase()).executeTakeFirstOrThrow();
-    const findings: string[] = [];
-    const reconciler = paymentReconcilerJob({ db: t.db.db, chain: t.app.payments.chain, clock: systemClock, log: silentLog, graceSeconds: 0, onFinding: (f) => findings.push(f) });
+    const nonce0 = await node.client.getTransactionCount({ address: facilitator });
+    const block0 = await node.client.getBlockNumber();
+    const works = async () => Number((await sql<{ n: string }>`SELECT count(*)::text AS n FROM test_paid_work WHERE tag = ${tag}`.execute(app.db.db)).rows[0]!.n);
+    const rows = () => app.db.db.selectFrom("payments").selectAll().execute();
+    // The app's own reconciler job (the payments module's), and what it counted in the app's metrics.
+    const reconciler = app.app.modules.find((m) => m.name === "payments")!.jobs!()[0]!;
+    const findings = async () => Object.fromEntries((await app.app.metrics.reconcilerFindings.get()).values.map((v) => [v.labels.finding, v.value]));
 
+    // The node stops mining: the settlement waits in anvil's pool longer than the facilitator waits for it.
     await node.rpc("evm_setAutomine", [false]);
     let pendingHash: Hex;
     try {
-      const outcome = await impatient.run(call);
-      expect(outcome.kind).toBe("payment_required");
-      if (outcome.kind !== "payment_required") return;
-      expect(outcome.paymentRequired.error).toBe("settlement_failed: settlement_pending");
-      pendingHash = outcome.settleResponse!.transaction as Hex;
+      const started = Date.now();
+      const first = await send();
+      expect(first.status, await first.clone().text()).toBe(402);
+      // It waited its configured time, not the 60 s default.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(WAIT_SECONDS * 1000);
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(decodePaymentRequiredHeader(first.headers.get("payment-required")!).error).toBe("settlement_failed: settlement_pending");
+      const pending = decodePaymentResponseHeader(first.headers.get("payment-response")!);
+      expect(pending).toMatchObject({ success: false, errorReason: "settlement_pending", network: NETWORK });
+      pendingHash = pending.transaction as Hex;
       // Broadcast, not mined: in anvil's pool, no receipt, nothing moved; the work was rolled back.
       const tx = await node.client.getTransaction({ hash: pendingHash });
       expect(tx.blockNumber).toBeNull();
+      expect(tx.from.toLowerCase()).toBe(facilitator.toLowerCase());
       expect(await Promise.all(holders.map((h) => usdc.balanceOf(h)))).toEqual(balances0);
+      expect(await node.client.getBlockNumber()).toBe(block0);
       expect(await works()).toBe(0);
-      expect(await row()).toMatchObject({ status: "pending", error: "settlement_pending", work_done: false });
+      expect(await rows()).toMatchObject([{ nonce: auth.nonce.toLowerCase(), status: "pending", error: "settlement_pending", work_done: false }]);
 
-      // While it waits: the reconciler leaves it pending (unused, still valid), a retry is told it is in progress.
+      // While it waits: the reconciler (past its grace) leaves it pending (unused, still valid), a retry is told it is in progress.
+      pastGrace();
       await reconciler.run(new AbortController().signal);
-      expect(findings).toEqual(["still_pending"]);
-      expect((await row()).status).toBe("pending");
-      const early = await post(tag, signed.header);
+      expect(await findings()).toEqual({ still_pending: 1 });
+      expect(await rows()).toMatchObject([{ status: "pending", work_done: false }]);
+      const early = await send();
       expect(early.status).toBe(409);
       expect(((await early.json()) as { error: { code: string } }).error.code).toBe("payment_in_progress");
-      await expect(impatient.run(call)).rejects.toBeInstanceOf(ServiceError);
 
       // The node mines the block with the one transaction.
       await node.rpc("evm_mine", []);
@@ -358,24 +373,31 @@ describe.skipIf(!runs)("x402 on a real EVM: Circle's FiatTokenV2_2 on anvil, loc
 
     // The reconciler job finds it paid on chain: settled, the work still owed.
     await reconciler.run(new AbortController().signal);
-    expect(findings).toEqual(["still_pending", "settled_without_work"]);
-    expect(await row()).toMatchObject({ status: "settled", work_done: false, error: "work_not_committed", tx_hash: pendingHash });
+    expect(await findings()).toEqual({ still_pending: 1, settled_without_work: 1 });
+    expect(await rows()).toMatchObject([{ status: "settled", work_done: false, error: "work_not_committed", tx_hash: pendingHash }]);
     expect(await works()).toBe(0);
 
-    // The client's retry, to the app over HTTP: the work is done now, once, on the one settlement.
-    const retry = await post(tag, signed.header);
+    // The client's retry: the work is done now, once, on the one settlement; a second retry gets the stored answer.
+    const retry = await send();
     expect(retry.status, await retry.clone().text()).toBe(200);
     expect(await retry.json()).toEqual({ tag });
     expect(decodePaymentResponseHeader(retry.headers.get("payment-response")!)).toMatchObject({ success: true, transaction: pendingHash });
-    const again = await post(tag, signed.header);
+    const again = await send();
     expect(again.status).toBe(200);
+    expect(decodePaymentResponseHeader(again.headers.get("payment-response")!)).toMatchObject({ success: true, transaction: pendingHash });
     expect(await works()).toBe(1);
-    expect(await row()).toMatchObject({ status: "settled", work_done: true, tx_hash: pendingHash });
+    // The store: one payment row for the authorisation, settled with its work, on the one transaction.
+    const [row, ...others] = await rows();
+    expect(others).toEqual([]);
+    expect(row).toMatchObject({ nonce: auth.nonce.toLowerCase(), status: "settled", work_done: true, tx_hash: pendingHash, payer: payer.address.toLowerCase(), route: ROUTE });
+    expect(BigInt(row!.amount_atomic)).toBe(price);
 
-    // One transfer: the balances moved by the price once, the side facilitator sent one transaction, one log pair for the nonce.
+    // The chain: the balances moved by the price once, the facilitator sent one transaction, one Transfer from the payer since.
     expect(await Promise.all(holders.map((h) => usdc.balanceOf(h)))).toEqual([balances0[0]! - price, balances0[1]! + price]);
-    expect(await node.client.getTransactionCount({ address: sideFacilitator })).toBe(sideNonce0 + 1);
+    expect(await node.client.getTransactionCount({ address: facilitator })).toBe(nonce0 + 1);
+    const transfers = await node.client.getContractEvents({ address: usdc.address, abi: usdc.abi, eventName: "Transfer", args: { from: payer.address }, fromBlock: block0 + 1n });
+    expect(transfers.map((l) => ({ tx: l.transactionHash, args: l.args }))).toEqual([{ tx: pendingHash, args: { from: payer.address, to: payTo, value: price } }]);
     const used = await node.client.getContractEvents({ address: usdc.address, abi: usdc.abi, eventName: "AuthorizationUsed", args: { authorizer: payer.address, nonce: auth.nonce }, fromBlock: 0n });
     expect(used.map((l) => l.transactionHash)).toEqual([pendingHash]);
-  });
+  }
 });
