@@ -61,7 +61,8 @@ export function instrumentFetch(fetch: Fetch, opts: { metrics: Metrics; routePat
     opts.metrics.httpRequests.inc({ route, method, status: String(res.status) });
     opts.metrics.httpDuration.observe({ route, method }, (performance.now() - started) / 1000);
     if (res.status === 402) opts.metrics.paymentRequired.inc({ route });
-    if (res.headers.has("payment-response")) opts.metrics.settlements.inc({ outcome: "settled" });
+    // A 402 carries PAYMENT-RESPONSE too when its settlement failed or is still pending: only a success settled.
+    if (res.headers.has("payment-response") && res.status < 400) opts.metrics.settlements.inc({ outcome: "settled" });
     else if (paymentPresented && res.status >= 400) opts.metrics.settlements.inc({ outcome: "failed" });
     return res;
   };

@@ -162,3 +162,22 @@ describe("GET /metrics on METRICS_PORT, and not at all without configuration", (
     expect(plain.app.metricsSite.baseUrl).toBeUndefined();
   });
 });
+
+describe("settlement outcomes", () => {
+  it("a 402 that carries PAYMENT-RESPONSE (a settlement failed or still pending) counts as failed, not settled", async () => {
+    const { createMetrics } = await import("../../src/core/metrics.js");
+    const { instrumentFetch } = await import("../../src/http/metrics-http.js");
+    const metrics = createMetrics();
+    const answers = [
+      new Response("{}", { status: 402, headers: { "payment-response": "e30=" } }),
+      new Response("{}", { status: 200, headers: { "payment-response": "e30=" } }),
+    ];
+    const fetch = instrumentFetch(async () => answers.shift()!, { metrics, routePatterns: ["/v1/q/xmr/height"], token: undefined });
+    const paid = () => new Request("http://127.0.0.1/v1/q/xmr/height", { headers: { "payment-signature": "x" } });
+    await fetch(paid());
+    await fetch(paid());
+    const { samples } = parseExposition(await metrics.registry.metrics());
+    expect(total(samples, "vigil_x402_settlements_total", { outcome: "failed" })).toBe(1);
+    expect(total(samples, "vigil_x402_settlements_total", { outcome: "settled" })).toBe(1);
+  });
+});
