@@ -265,6 +265,9 @@ function noticeRoute(ctxOf: BoardCtxOf) {
   });
 }
 
+/** What an edit may change: a PATCH names at least one of them. */
+const EDITABLE_FIELDS = ["title", "body", "handle", "url", "contact", "tags"] as const;
+
 function editRoute(ctxOf: BoardCtxOf) {
   return defineRoute({
     method: "PATCH",
@@ -283,10 +286,11 @@ function editRoute(ctxOf: BoardCtxOf) {
         ownerToken: z.string().max(256).optional(),
       })
       .strict()
-      .refine((v) => ["title", "body", "handle", "url", "contact", "tags"].some((k) => v[k as keyof typeof v] !== undefined), {
-        message: "give at least one of title, body, handle, url, contact, tags",
+      .refine((v) => EDITABLE_FIELDS.some((k) => v[k] !== undefined), {
+        message: `give at least one of ${EDITABLE_FIELDS.join(", ")}`,
       }),
     headerInputs: { "x-notice-token": "ownerToken" },
+    inputAlternatives: { sets: EDITABLE_FIELDS.map((f) => [f]), exactlyOne: false },
     output: z.object({ notice: NoticeOutput }),
     handler: (input, ctx) => editNotice({ ctx: ctxOf(ctx), input }),
   });

@@ -129,6 +129,7 @@ function invoiceCreateRoute(ctxOf: CheckoutCtxOf) {
     tags: ["checkout"],
     mcpTool: "service_checkout_invoice_create",
     input: CreateInvoiceInput,
+    inputAlternatives: { sets: [["checkoutKey"], ["watchId", "watchToken"]], exactlyOne: true },
     output: PublicInvoiceSchema,
     successStatus: 201,
     handler: (input, ctx) => createInvoice({ ctx: ctxOf(ctx.db), input }),

@@ -11,10 +11,16 @@
  * tool has no headers: the field is an argument the call cannot do without,
  * so the tool lists it as required and a call without it is refused by
  * schema validation (400 invalid_input) before the operation runs.
+ *
+ * And one addition: an input that needs one of several fields (`seed` or
+ * `phrase`; `checkoutKey` or `watchId` with `watchToken`) has none of them in
+ * `required`, and a root `anyOf` of required lists is refused by the tool
+ * APIs of Anthropic and OpenAI; so the route's `inputAlternatives` are
+ * written out in the tool's description and in each named field's.
  */
 import { z } from "zod";
 import { jsonSchemaOf, type JsonSchema } from "./openapi.js";
-import { isToolOnly, priceLabel, type TableEntry } from "./route-table.js";
+import { isToolOnly, priceLabel, type InputAlternatives, type TableEntry } from "./route-table.js";
 
 export interface McpToolDescriptor {
   name: string;
@@ -48,6 +54,26 @@ export function toolInput(entry: TableEntry): z.ZodType {
   return input.safeExtend(required);
 }
 
+/** "Give exactly one of: `seed`, or `phrase`." for the description of a tool and of each field named. */
+export function alternativesSentence(alt: InputAlternatives): string {
+  const sets = alt.sets.map((set) => set.map((f) => `\`${f}\``).join(" with "));
+  return alt.exactlyOne ? `Give exactly one of: ${sets.join(", or ")}.` : `Give at least one of: ${sets.join(", ")}.`;
+}
+
+/** The input schema with the alternatives stated in each field they name; the tool's description gets the same sentence. */
+function withAlternatives(operationId: string, schema: JsonSchema, alt: InputAlternatives | undefined): JsonSchema {
+  if (!alt) return schema;
+  const sentence = alternativesSentence(alt);
+  const properties = { ...(schema.properties ?? {}) };
+  for (const field of new Set(alt.sets.flat())) {
+    const p = properties[field];
+    if (!p) throw new Error(`${operationId}: inputAlternatives names ${field}, which its input does not have`);
+    if (schema.required?.includes(field)) throw new Error(`${operationId}: ${field} is an alternative and required at once`);
+    properties[field] = { ...p, description: typeof p.description === "string" ? `${p.description.replace(/\.?$/, ".")} ${sentence}` : sentence };
+  }
+  return { ...schema, properties };
+}
+
 export function mcpTools(table: readonly TableEntry[]): McpToolDescriptor[] {
   const tools: McpToolDescriptor[] = [];
   for (const entry of table) {
@@ -55,12 +81,14 @@ export function mcpTools(table: readonly TableEntry[]): McpToolDescriptor[] {
     const paid = !isToolOnly(entry) && !entry.mcpFree ? entry : undefined;
     const label = paid ? priceLabel(paid) : undefined;
     const input = toolInput(entry);
+    const alternatives = isToolOnly(entry) ? undefined : entry.inputAlternatives;
+    const text = entry.description ? `${entry.summary}. ${entry.description}` : entry.summary;
     tools.push({
       name: entry.mcpTool,
       operationId: entry.operationId,
-      description: entry.description ? `${entry.summary}. ${entry.description}` : entry.summary,
+      description: alternatives ? `${text.replace(/\.?$/, ".")} ${alternativesSentence(alternatives)}` : text,
       input,
-      inputSchema: jsonSchemaOf(input, "input"),
+      inputSchema: withAlternatives(entry.operationId, jsonSchemaOf(input, "input"), alternatives),
       outputSchema: jsonSchemaOf(entry.output, "output"),
       price: label ?? "free",
       ...(paid && typeof paid.price === "bigint" ? { priceAtomic: paid.price.toString() } : {}),

@@ -121,6 +121,15 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O extends z.ZodType =
   example?: { input?: z.input<S>; output?: z.input<O> };
   /** MCP tool name when the operation is also a tool. */
   mcpTool?: string;
+  /**
+   * Fields of which a call needs one set, when the schema cannot put them in
+   * `required` (either will do): e.g. `seed` or `phrase`. JSON Schema would
+   * say it with an `anyOf` of `required` lists at the root, which the tool
+   * APIs of Anthropic and OpenAI refuse in a tool's input schema, so the MCP
+   * tool says it in words, in its description and in each named field's
+   * (src/http/mcp-tools.ts). The input schema itself enforces it (a 400).
+   */
+  inputAlternatives?: InputAlternatives;
   /** Set when the MCP tool is free even though the HTTP route is paid (a free dispatcher with no route of its own is a ToolOnlyDef instead). */
   mcpFree?: boolean;
   /**
@@ -129,6 +138,12 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O extends z.ZodType =
    */
   precheck?: (input: z.infer<S>, ctx: RequestContext) => Promise<void>;
   handler: (input: z.infer<S>, ctx: RequestContext) => Promise<z.input<O> | RawBody | StreamBody>;
+}
+
+/** Sets of fields of which a call needs one (`exactlyOne`: and no more than one). */
+export interface InputAlternatives {
+  sets: readonly (readonly string[])[];
+  exactlyOne: boolean;
 }
 
 /** Any route, whatever its schemas (the table is a list of these). */

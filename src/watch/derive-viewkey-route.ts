@@ -82,6 +82,7 @@ export function deriveViewkeyRouteFor(serviceNetwork: ZcashNetwork) {
     tags: ["private-watch", "zcash"],
     mcpTool: "service_private_watch_derive_viewkey",
     input: deriveViewkeyInputFor(serviceNetwork),
+    inputAlternatives: { sets: [["seed"], ["phrase"]], exactlyOne: true },
     output: deriveViewkeyOutput,
     rateLimit: { points: 6, windowSeconds: 60 },
     handler: async (input) => deriveViewingKeys({ mnemonic: (input.seed ?? input.phrase)!, account: input.account, network: input.network }),

@@ -13,7 +13,10 @@
  * relays polled, lending indexed, approvals scanned, a watch, a quote, an
  * invoice, a checkout key and a notice made), is validated against the
  * document's own response schema by ajv (JSON Schema 2020-12, strict mode,
- * ajv-formats).
+ * ajv-formats). So is every free POST, PATCH and DELETE (read off the
+ * document, so a new one fails until it is called here): a success and at
+ * least one refusal of each, each against the response the document declares
+ * for its status (the status itself, else its class, 4XX or 5XX).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
@@ -186,4 +189,116 @@ describe("the OpenAPI document passes independent tools", () => {
     const feed = (await (await fetch(`${s.url}/v1/board/bounties/feed.json`)).json()) as { items: unknown[] };
     expect(feed.items.length).toBeGreaterThan(0);
   });
+
+  it("every free POST, PATCH and DELETE answer, successes and errors, is valid against the document's schema for its status (ajv strict)", async () => {
+    const ajv = addFormats(new Ajv2020({ strict: true, allErrors: true }));
+    // The free operations that are no GET, read off the document: a new one fails below until it has its calls here.
+    const freeWrites = new Map<string, { path: string; method: string; op: Operation }>();
+    for (const [path, methods] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(methods)) if (method !== "get" && !op["x-payment-info"]) freeWrites.set(op.operationId, { path, method, op });
+    expect(freeWrites.size).toBeGreaterThan(10);
+    const seen = new Map<string, Set<"success" | "error">>();
+    const send = async (c: WriteCall): Promise<any> => {
+      const declared = freeWrites.get(c.op);
+      if (!declared) throw new Error(`${c.op} is not a free POST/PATCH/DELETE operation of the document`);
+      expect(c.method.toLowerCase(), c.op).toBe(declared.method);
+      const headers: Record<string, string> = { ...c.headers };
+      if (c.body !== undefined) headers["content-type"] = "application/json";
+      const body = c.body === undefined ? undefined : typeof c.body === "string" ? c.body : JSON.stringify(c.body);
+      const res = await fetch(`${s.url}${c.path}`, { method: c.method, headers, body });
+      const text = await res.text();
+      const label = `${c.op} ${c.method} ${c.path} → ${res.status}: ${text.slice(0, 300)}`;
+      expect(res.status, label).toBe(c.status);
+      const json = JSON.parse(text) as { error?: { code: string } };
+      if (c.code !== undefined) expect(json.error?.code, label).toBe(c.code);
+      // The response the document declares for this status: the status itself, else its class (4XX, 5XX).
+      const responses = declared.op.responses;
+      const response = responses[String(res.status)] ?? responses[`${String(res.status)[0]}XX`];
+      expect(response, `${label}: the document declares no ${res.status}`).toBeDefined();
+      expect(res.headers.get("content-type"), label).toContain("application/json");
+      const schema = response!.content?.["application/json"]?.schema;
+      expect(schema, `${label}: the document describes its JSON`).toBeDefined();
+      const validate = ajv.compile(schema!);
+      expect(validate(json), `${label}\n${ajv.errorsText(validate.errors, { separator: "\n" })}`).toBe(true);
+      const kind = res.status < 400 ? "success" : "error";
+      if (!seen.has(c.op)) seen.set(c.op, new Set());
+      seen.get(c.op)!.add(kind);
+      return json;
+    };
+    await callEveryFreeWrite(s, send);
+    const missing = [...freeWrites.keys()].flatMap((op) => (["success", "error"] as const).filter((k) => !seen.get(op)?.has(k)).map((k) => `${op}: no ${k} answer checked`));
+    expect(missing).toEqual([]);
+  });
 });
+
+/** One call of a free write operation, the status it must answer and, for an error, its code. */
+interface WriteCall {
+  op: string;
+  method: "POST" | "PATCH" | "DELETE";
+  path: string;
+  /** A JSON value, or a string sent as is. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  status: number;
+  code?: string;
+}
+
+/** The BIP-39 test mnemonic (all-zero entropy). */
+const TEST_MNEMONIC = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
+
+/** A success and at least one refusal of each free POST, PATCH and DELETE of the devnet service, in an order in which each finds what it needs. */
+async function callEveryFreeWrite(s: WatchStack, send: (c: WriteCall) => Promise<any>): Promise<void> {
+  const bob = s.wallet("bob");
+  const watch = await s.openMoneroWatch(bob, "/openapi-lint-writes");
+  const auth = { watchId: watch.watchId, watchToken: watch.watchToken };
+  const token = { "x-watch-token": watch.watchToken };
+  const wrongToken = { "x-watch-token": "wt_not-this-one" };
+
+  // The watch's own operations.
+  await send({ op: "privateWatchTest", method: "POST", path: `/v1/private/watch/${watch.watchId}/test`, headers: token, status: 200 });
+  await send({ op: "privateWatchTest", method: "POST", path: `/v1/private/watch/${watch.watchId}/test`, headers: wrongToken, status: 401, code: "invalid_watch_token" });
+
+  // Paying in coin.
+  await send({ op: "coinTopupQuote", method: "POST", path: "/v1/private/topup-crypto", body: { ...auth, amountUsdCents: 250 }, status: 201 });
+  await send({ op: "coinTopupQuote", method: "POST", path: "/v1/private/topup-crypto", body: { ...auth, amountUsdCents: 100 }, status: 400, code: "invalid_input" });
+  await send({ op: "coinTopupQuote", method: "POST", path: "/v1/private/topup-crypto", body: { ...auth, watchToken: "wt_not-this-one", amountUsdCents: 250 }, status: 401, code: "invalid_watch_token" });
+  const carol = s.wallet("carol");
+  const coinWatch = { chain: "monero", address: carol.address, viewKey: carol.viewKey, webhookUrl: s.receiver.hookUrl("/openapi-lint-coin") };
+  const coinCreated = await send({ op: "coinWatchCreate", method: "POST", path: "/v1/private/watch-crypto", body: coinWatch, status: 201 });
+  await send({ op: "coinWatchCreate", method: "POST", path: "/v1/private/watch-crypto", body: { ...coinWatch, viewKey: bob.viewKey }, status: 400, code: "view_key_mismatch" });
+  await send({ op: "coinWalletEvents", method: "POST", path: "/v1/private/coin-wallet/events", body: { event: "synthetic_test" }, status: 200 });
+  await send({ op: "coinWalletEvents", method: "POST", path: "/v1/private/coin-wallet/events", body: "[1, 2]", status: 400, code: "invalid_json" });
+
+  // Checkout: a key, an invoice by the watch token and one by the key, their cancellation and revocation.
+  const key = await send({ op: "checkoutKeyCreate", method: "POST", path: "/v1/checkout/keys", body: { ...auth, label: "lint writes", maxAmountUsdCents: 5000 }, status: 201 });
+  await send({ op: "checkoutKeyCreate", method: "POST", path: "/v1/checkout/keys", body: { ...auth, watchToken: "wt_not-this-one" }, status: 401, code: "invalid_watch_token" });
+  const invoice = await send({ op: "checkoutInvoiceCreate", method: "POST", path: "/v1/checkout/invoices", body: { ...auth, amountUsdCents: 125, orderId: "lint-writes-1", description: "Lint" }, status: 201 });
+  await send({ op: "checkoutInvoiceCreate", method: "POST", path: "/v1/checkout/invoices", body: { checkoutKey: key.checkoutKey, amountUsdCents: 300 }, status: 201 });
+  await send({ op: "checkoutInvoiceCreate", method: "POST", path: "/v1/checkout/invoices", body: { checkoutKey: key.checkoutKey, amountUsdCents: 9000 }, status: 403, code: "checkout_key_cap_exceeded" });
+  await send({ op: "checkoutInvoiceCreate", method: "POST", path: "/v1/checkout/invoices", body: { amountUsdCents: 10 }, status: 400, code: "invalid_input" });
+  await send({ op: "checkoutInvoiceCancel", method: "DELETE", path: `/v1/checkout/invoices/${invoice.invoiceId}`, headers: wrongToken, status: 404, code: "invoice_not_found" });
+  await send({ op: "checkoutInvoiceCancel", method: "DELETE", path: `/v1/checkout/invoices/${invoice.invoiceId}`, headers: token, status: 200 });
+  await send({ op: "checkoutInvoiceCancel", method: "DELETE", path: `/v1/checkout/invoices/${invoice.invoiceId}`, headers: token, status: 409, code: "invoice_not_cancellable" });
+  await send({ op: "checkoutKeyRevoke", method: "DELETE", path: `/v1/checkout/keys/${key.keyId}`, headers: token, status: 200 });
+  await send({ op: "checkoutKeyRevoke", method: "DELETE", path: `/v1/checkout/keys/${key.keyId}`, headers: token, status: 404, code: "checkout_key_not_found" });
+
+  // The Zcash key derivation (6 a minute: two calls).
+  await send({ op: "deriveViewkey", method: "POST", path: "/v1/private/derive-viewkey", body: { chain: "zcash", seed: TEST_MNEMONIC }, status: 200 });
+  await send({ op: "deriveViewkey", method: "POST", path: "/v1/private/derive-viewkey", body: { chain: "zcash" }, status: 400, code: "invalid_input" });
+
+  // The board: post, edit, remove, each refused once too.
+  const notice = { title: "Parse Vec<u8> & Map<K, V>", body: "A lint of the write answers.", tags: ["lint"] };
+  const posted = await send({ op: "boardPost", method: "POST", path: "/v1/board/bounties", body: notice, status: 201 });
+  await send({ op: "boardPost", method: "POST", path: "/v1/board/bounties", body: { ...notice, title: "" }, status: 400, code: "invalid_input" });
+  await send({ op: "boardPost", method: "POST", path: "/v1/board/no-such-board", body: notice, status: 404, code: "unknown_board" });
+  const noticePath = `/v1/board/bounties/${posted.id}`;
+  await send({ op: "boardEdit", method: "PATCH", path: noticePath, headers: { "x-notice-token": posted.ownerToken }, body: { title: "Parse Vec<u8>, edited" }, status: 200 });
+  await send({ op: "boardEdit", method: "PATCH", path: noticePath, headers: { "x-notice-token": "not-the-owner" }, body: { title: "Not mine" }, status: 401, code: "invalid_notice_token" });
+  await send({ op: "boardRemove", method: "DELETE", path: noticePath, headers: { "x-notice-token": "not-the-owner" }, status: 401, code: "invalid_notice_token" });
+  await send({ op: "boardRemove", method: "DELETE", path: noticePath, headers: { "x-notice-token": posted.ownerToken }, status: 200 });
+
+  // Last, the cancellation of the coin-created watch.
+  await send({ op: "privateWatchCancel", method: "DELETE", path: `/v1/private/watch/${coinCreated.watchId}`, headers: { "x-watch-token": "wt_not-this-one" }, status: 401, code: "invalid_watch_token" });
+  await send({ op: "privateWatchCancel", method: "DELETE", path: "/v1/private/watch/not-a-uuid", headers: { "x-watch-token": coinCreated.watchToken }, status: 400, code: "invalid_input" });
+  await send({ op: "privateWatchCancel", method: "DELETE", path: `/v1/private/watch/${coinCreated.watchId}`, headers: { "x-watch-token": coinCreated.watchToken }, status: 200 });
+}

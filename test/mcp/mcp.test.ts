@@ -26,6 +26,18 @@ const PHRASE12 = "abandon abandon abandon abandon abandon abandon abandon abando
 
 let s: WatchStack;
 
+/** A tool's input schema without the "Give exactly/at least one of: …." sentences its either/or fields carry. */
+function withoutAlternativeNotes(schema: Tool["inputSchema"]): Tool["inputSchema"] {
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties ?? {}).map(([name, p]) => {
+      const { description, ...rest } = p as { description?: string };
+      const left = description?.replace(/ ?Give (exactly|at least) one of: [^.]*\./, "");
+      return [name, left ? { description: left, ...rest } : rest];
+    }),
+  );
+  return schema.properties ? { ...schema, properties } : schema;
+}
+
 beforeAll(async () => {
   s = await startWatchStack({ env: { MCP_Q_PER_MINUTE: "1000", RATE_LIMIT_PER_MINUTE: "600" } });
 }, 120_000);
@@ -88,8 +100,8 @@ describe.each(transports)("MCP over $name", (transport) => {
     expect(tools.map((t) => t.name).sort()).toEqual(mcpTools(table).map((t) => t.name).sort());
     for (const tool of tools) {
       const entry = table.find((e) => e.mcpTool === tool.name)!;
-      // The route's input, with header-borne credentials required (tool-inputs.test.ts).
-      expect(tool.inputSchema, tool.name).toEqual(jsonSchemaOf(toolInput(entry), "input"));
+      // The route's input, with header-borne credentials required and either/or rules written into the fields they name (tool-inputs.test.ts).
+      expect(withoutAlternativeNotes(tool.inputSchema), tool.name).toEqual(jsonSchemaOf(toolInput(entry), "input"));
       const rest = jsonSchemaOf(entry.output, "output");
       const paid = !isToolOnly(entry) && entry.price !== undefined && !entry.mcpFree;
       if (!isToolOnly(entry) && (entry.mimeType ?? "application/json") !== "application/json") {

@@ -6,8 +6,15 @@
  * was a 400 "expected string" and only "0" worked, though the spec types
  * them number and boolean. And `watchToken` of the status, test and cancel
  * tools (over HTTP the x-watch-token header) was not in `required`, so an
- * agent that read the schema left it out and got a 401. Everything here goes
- * through the official MCP client against the real server.
+ * agent that read the schema left it out and got a 401. And
+ * `service_private_watch_derive_viewkey` with only `{chain}` was a 400: it
+ * needs `seed` or `phrase`, which its schema cannot list in `required`
+ * (either will do), and said nowhere. A root `anyOf` of required lists would
+ * say it in JSON Schema, but Anthropic's and OpenAI's tool APIs refuse
+ * `anyOf`/`oneOf`/`allOf` at the root of a tool's input schema ("input_schema
+ * does not support oneOf, allOf, or anyOf at the top level"), so such a rule
+ * is written out in the tool's description and in each field it names.
+ * Everything here goes through the official MCP client against the real server.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -61,6 +68,23 @@ const SPEC_REQUIRED: Record<string, string[]> = {
   service_q: ["question"],
 };
 
+/**
+ * Tools whose call needs one of several sets of arguments, none of them in `required`: derive-viewkey's `seed`
+ * or its alias `phrase` (spec/api.md), invoice creation's `{watchId, watchToken}` or `{checkoutKey}` (spec/api.md,
+ * Authentication 3), and a notice edit, which must change something. The sentence each tool and each field states.
+ */
+const SPEC_ALTERNATIVES: Record<string, { fields: string[]; sentence: string }> = {
+  service_private_watch_derive_viewkey: { fields: ["seed", "phrase"], sentence: "Give exactly one of: `seed`, or `phrase`." },
+  service_checkout_invoice_create: { fields: ["checkoutKey", "watchId", "watchToken"], sentence: "Give exactly one of: `checkoutKey`, or `watchId` with `watchToken`." },
+  service_board_edit: {
+    fields: ["title", "body", "handle", "url", "contact", "tags"],
+    sentence: "Give at least one of: `title`, `body`, `handle`, `url`, `contact`, `tags`.",
+  },
+};
+
+/** The BIP-39 test mnemonic (all-zero entropy). */
+const PHRASE12 = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
+
 const errorOf = (r: CallToolResult): { code: string; details?: { issues?: { path: string; message: string }[] } } => {
   expect(r.isError).toBe(true);
   return (JSON.parse((r.content[0] as { text: string }).text) as { error: { code: string } }).error;
@@ -106,6 +130,56 @@ describe("MCP tool inputs, through the official client", () => {
       if (!route.mcpTool) continue;
       for (const field of Object.values(route.headerInputs ?? {})) expect(input(route.mcpTool).required, `${route.mcpTool}.${field}`).toContain(field);
     }
+  });
+
+  it("no tool's input schema has anyOf, oneOf or allOf at its root (the tool APIs of Anthropic and OpenAI refuse them)", () => {
+    expect(tools.size).toBeGreaterThan(30);
+    for (const [name, tool] of tools) {
+      expect(tool.inputSchema.type, name).toBe("object");
+      for (const keyword of ["anyOf", "oneOf", "allOf", "not", "if"]) expect(Object.keys(tool.inputSchema), `${name}.${keyword}`).not.toContain(keyword);
+    }
+  });
+
+  it("an either/or input is written out in the tool's description and in each field it names, none of which is in `required`", () => {
+    for (const [name, { fields, sentence }] of Object.entries(SPEC_ALTERNATIVES)) {
+      const tool = tools.get(name)!;
+      expect(tool.description, name).toContain(sentence);
+      const schema = input(name) as Schema & { properties: Record<string, { description?: string }> };
+      for (const field of fields) {
+        expect(schema.properties[field]?.description, `${name}.${field}`).toContain(sentence);
+        expect(schema.required ?? [], `${name}.${field}`).not.toContain(field);
+      }
+    }
+    // No other tool states such a rule: the list above is the whole of it.
+    const stating = [...tools.values()].filter((x) => /Give (exactly|at least) one of/.test(x.description ?? "")).map((x) => x.name);
+    expect(stating.sort()).toEqual(Object.keys(SPEC_ALTERNATIVES).sort());
+  });
+
+  it("the rule the description states is the one the call enforces: none of the alternatives is a 400, each one alone is accepted, two at once are refused", async () => {
+    const derive = (args: Record<string, unknown>) => client.callTool({ name: "service_private_watch_derive_viewkey", arguments: { chain: "zcash", network: "testnet", ...args } }) as Promise<CallToolResult>;
+    const none = await derive({});
+    expect(errorOf(none)).toMatchObject({ code: "invalid_input", details: { issues: [{ path: "seed" }] } });
+    expect(none._meta?.["vigil/status"]).toBe(400);
+    const bySeed = await derive({ seed: PHRASE12 });
+    const byPhrase = await derive({ phrase: PHRASE12 });
+    expect(bySeed.isError, JSON.stringify(bySeed.content)).toBeFalsy();
+    expect(byPhrase.isError, JSON.stringify(byPhrase.content)).toBeFalsy();
+    const ufvk = (bySeed.structuredContent as { ufvk: string }).ufvk;
+    expect(ufvk.startsWith("uviewtest1")).toBe(true);
+    expect((byPhrase.structuredContent as { ufvk: string }).ufvk).toBe(ufvk);
+    expect(errorOf(await derive({ seed: PHRASE12, phrase: PHRASE12 }))).toMatchObject({ code: "invalid_input", details: { issues: [{ path: "phrase" }] } });
+
+    const invoice = (args: Record<string, unknown>) => client.callTool({ name: "service_checkout_invoice_create", arguments: { amountUsdCents: 100, ...args } }) as Promise<CallToolResult>;
+    expect(errorOf(await invoice({})).code).toBe("checkout_auth_required");
+    expect(errorOf(await invoice({ watchId: UUID })).code).toBe("checkout_auth_required");
+    expect(errorOf(await invoice({ checkoutKey: "ck_unknown", watchId: UUID, watchToken: "nope" })).code).toBe("checkout_auth_required");
+    // Each set alone gets past that check, to the key's or the watch's own refusal.
+    expect(errorOf(await invoice({ checkoutKey: "ck_unknown" })).code).toBe("invalid_checkout_key");
+    expect(errorOf(await invoice({ watchId: UUID, watchToken: "nope" })).code).toBe("invalid_watch_token");
+
+    const edit = errorOf((await client.callTool({ name: "service_board_edit", arguments: { board: "bounties", id: UUID, ownerToken: "nope" } })) as CallToolResult);
+    expect(edit.code).toBe("invalid_input");
+    expect(JSON.stringify(edit.details)).toContain("give at least one of title, body, handle, url, contact, tags");
   });
 
   it("the CSV tools say they return CSV text and name its columns", () => {
