@@ -16,7 +16,7 @@ import type { Logger } from "pino";
 import type { Database } from "../db/types.js";
 import type { Paywall, PaymentRequiredOutcome } from "../x402/paywall.js";
 import type { ServiceError } from "../core/errors.js";
-import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
+import { base64OfJson, encodeX402Header } from "../x402/header-codec.js";
 import type { AnyRouteDef } from "./route-table.js";
 import { installMiddleware } from "./middleware.js";
 import { installFallbacks } from "./fallbacks.js";
@@ -123,14 +123,17 @@ async function serveRoute(c: Context<HttpEnv>, route: AnyRouteDef, deps: Pipelin
 
 /** The 402: the requirements in the body and in PAYMENT-REQUIRED, and the settlement's answer when one failed. */
 function paymentRequired(c: Context<HttpEnv>, outcome: PaymentRequiredOutcome): Response {
+  // One serialization for the body and the header.
+  const json = JSON.stringify(outcome.paymentRequired);
   const headers: Record<string, string> = {
-    "PAYMENT-REQUIRED": encodePaymentRequiredHeader(outcome.paymentRequired),
+    "Content-Type": "application/json",
+    "PAYMENT-REQUIRED": base64OfJson(json),
     "Cache-Control": "no-store",
   };
   if (outcome.settleResponse) {
-    const h = encodePaymentResponseHeader(outcome.settleResponse);
+    const h = encodeX402Header(outcome.settleResponse);
     headers["PAYMENT-RESPONSE"] = h;
     headers["X-PAYMENT-RESPONSE"] = h;
   }
-  return c.json(outcome.paymentRequired, 402, headers);
+  return c.body(json, 402, headers);
 }

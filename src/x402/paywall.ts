@@ -41,7 +41,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Transaction } from "kysely";
-import { encodePaymentResponseHeader } from "@x402/core/http";
+import { encodeX402Header } from "./header-codec.js";
 import type { FacilitatorClient } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension } from "@x402/extensions/payment-identifier";
@@ -228,7 +228,7 @@ function declaredExtensions(ctx: PaywallContext, call: ProbeCall): Record<string
 
 /** The paid answer, with the settlement's answer in PAYMENT-RESPONSE (and its v1 name). */
 function paidOutcome<T>(result: T, settleResponse: SettleResponse, replayed = false): PaidOutcome<T> {
-  const header = encodePaymentResponseHeader(settleResponse);
+  const header = encodeX402Header(settleResponse);
   return { kind: "paid", result, settleResponse, headers: { "PAYMENT-RESPONSE": header, "X-PAYMENT-RESPONSE": header }, ...(replayed ? { replayed } : {}) };
 }
 
