@@ -10,6 +10,7 @@ import { buildOpenApi, OpenApiDocument } from "./openapi.js";
 import { buildLlmsTxt, type LlmsTxtInfo } from "./llms.js";
 import { discoveryResources, DISCOVERY_INSTRUCTIONS } from "./discovery.js";
 import { RawBody } from "./route-table.js";
+import { fixedAnswer } from "./respond.js";
 import type { Paywall } from "../x402/paywall.js";
 import type { Database } from "../db/types.js";
 
@@ -163,6 +164,31 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
       mime_type: r.mimeType ?? "application/json",
     })),
   );
+  // Fixed once the server listens (the routes' prices, the payment settings): serialized once (respond.ts).
+  const paywallInfo = once(
+    (): z.input<typeof PaywallInfo> =>
+      fixedAnswer({
+        protocol: "x402",
+        x402Version: 2,
+        network: network(),
+        facilitator: deps.facilitatorUrl,
+        facilitator_mode: deps.facilitatorMode,
+        payTo: deps.paywall.terms?.payTo ?? null,
+        scheme: "exact",
+        asset: deps.paywall.terms?.usdc.asset ?? null,
+        configured: deps.paywall.terms !== null,
+        rate_limits: {
+          per_minute_per_ip: deps.generalPerMinute,
+          allow_list: {
+            enabled: deps.allowList.enabled,
+            ...(deps.allowList.perMinute !== undefined ? { per_minute: deps.allowList.perMinute } : {}),
+            note: "Operators allow-list client addresses or tokens (header x-allow-token) with a higher general limit on request; who is listed is never shown.",
+          },
+        },
+        idempotency: { payment_identifier: deps.paywall.idempotent, stored_seconds: deps.paywall.responseTtlSeconds },
+        routes: paywallRoutes(),
+      }),
+  );
   const openapi = once(() => buildOpenApi(getRoutes(), { baseUrl: deps.site.baseUrl, network: network(), payTo: deps.paywall.terms?.payTo }));
   const llms = once(() =>
     buildLlmsTxt(getRoutes(), {
@@ -210,27 +236,7 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
       mcpTool: "service_paywall_info",
       input: Empty,
       output: PaywallInfo,
-      handler: async (): Promise<z.input<typeof PaywallInfo>> => ({
-        protocol: "x402",
-        x402Version: 2,
-        network: network(),
-        facilitator: deps.facilitatorUrl,
-        facilitator_mode: deps.facilitatorMode,
-        payTo: deps.paywall.terms?.payTo ?? null,
-        scheme: "exact",
-        asset: deps.paywall.terms?.usdc.asset ?? null,
-        configured: deps.paywall.terms !== null,
-        rate_limits: {
-          per_minute_per_ip: deps.generalPerMinute,
-          allow_list: {
-            enabled: deps.allowList.enabled,
-            ...(deps.allowList.perMinute !== undefined ? { per_minute: deps.allowList.perMinute } : {}),
-            note: "Operators allow-list client addresses or tokens (header x-allow-token) with a higher general limit on request; who is listed is never shown.",
-          },
-        },
-        idempotency: { payment_identifier: deps.paywall.idempotent, stored_seconds: deps.paywall.responseTtlSeconds },
-        routes: paywallRoutes(),
-      }),
+      handler: async (): Promise<z.input<typeof PaywallInfo>> => paywallInfo(),
     }),
     defineRoute({
       method: "GET",

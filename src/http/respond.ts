@@ -11,6 +11,35 @@ import { RawBody, StreamBody } from "./route-table.js";
 
 export type HttpEnv = { Variables: { requestId: string; ip: string; log: Logger } };
 
+/**
+ * An answer that never changes once built (a catalogue, the payment metadata):
+ * deep-frozen, so no code can change it after its JSON is kept, and `render`
+ * serializes it once instead of on every request.
+ */
+export function fixedAnswer<T extends object>(value: T): T {
+  deepFreeze(value);
+  return value;
+}
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
+}
+
+const serialized = new WeakMap<object, string>();
+
+/** JSON text of an answer; a fixed (frozen) answer's is made once and kept with it. */
+function jsonOf(result: unknown): string {
+  if (typeof result !== "object" || result === null || !Object.isFrozen(result)) return JSON.stringify(result);
+  let text = serialized.get(result);
+  if (text === undefined) {
+    text = JSON.stringify(result);
+    serialized.set(result, text);
+  }
+  return text;
+}
+
 export function errorResponse(c: Context, err: ServiceError): Response {
   // no-store: an error is about this request only, never something a proxy may replay.
   const headers: Record<string, string> = { "Cache-Control": "no-store", ...(err.headers ?? {}) };
@@ -24,7 +53,7 @@ export function errorResponse(c: Context, err: ServiceError): Response {
 export function render(c: Context, result: unknown, status: number, headers: Record<string, string>, conditional?: { ifNoneMatch: string | undefined }): Response {
   if (result instanceof StreamBody) return c.body(webStream(result), status as 200, { ...headers, "Content-Type": result.contentType });
   const raw = result instanceof RawBody;
-  const body = raw ? result.body : JSON.stringify(result);
+  const body = raw ? result.body : jsonOf(result);
   const contentType = raw ? result.contentType : "application/json";
   if (!conditional) {
     // The body is serialized once (c.json would serialize it again); a route's own Content-Type wins, as with c.json.

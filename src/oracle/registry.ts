@@ -13,6 +13,7 @@ import { LRUCache } from "lru-cache";
 import type { Clock } from "../core/clock.js";
 import { badRequest, inputIssues, ServiceError } from "../core/errors.js";
 import { defineRoute, defineTool, type AnyRouteDef, type AnyToolOnlyDef } from "../http/route-table.js";
+import { fixedAnswer } from "../http/respond.js";
 import type { QuestionDef } from "./question.js";
 import { chainOfPath, type SpecQuestion } from "./spec-questions.js";
 
@@ -180,61 +181,70 @@ export function createOracleRegistry(questions: readonly QuestionDef[], clock: C
     }),
   ];
 
+  let catalogueCache: { key: string; value: OracleCatalogue } | undefined;
   return {
     questions,
     routes,
     tools,
+    // Rebuilt only when a question's availability changed; otherwise the same fixed answer, serialized once (respond.ts).
     catalogue: () => {
-      const declared = (q: QuestionDef) => ({
-        path: `/v1/q/${q.path}`,
-        question: q.path,
-        summary: q.summary,
-        source: q.source,
-        chain: chainOfPath(q.path),
-        implemented: true,
-        available: q.available(),
-        params: q.params.map((p) => ({
-          name: p.name,
-          required: p.required,
-          description: p.description,
-          ...(p.allowed ? { allowed: p.allowed } : {}),
-          ...(p.default !== undefined ? { default: p.default } : {}),
-          ...(p.format ? { format: p.format } : {}),
-        })),
-      });
-      const listed = [
-        ...planned.map((sq) => {
-          const q = byPath.get(sq.path);
-          if (q) return declared(q);
-          return {
-            path: `/v1/q/${sq.path}`,
-            question: sq.path,
-            summary: sq.summary,
-            source: "none",
-            chain: sq.chain,
-            implemented: false,
-            available: false,
-            params: sq.params.map((p) => ({ name: p.name, required: p.required, description: "(not implemented on this server yet)" })),
-          };
-        }),
-        ...questions.filter((q) => !planned.some((sq) => sq.path === q.path)).map(declared),
-      ];
-      const chains: Record<string, { questions: number; implemented: number; available: number }> = {};
-      for (const q of listed) {
-        const c = (chains[q.chain] ??= { questions: 0, implemented: 0, available: 0 });
-        c.questions++;
-        if (q.implemented) c.implemented++;
-        if (q.available) c.available++;
-      }
-      return {
-        price: "$0.001",
-        price_atomic: ORACLE_PRICE_ATOMIC.toString(),
-        cache_seconds: ORACLE_CACHE_MS / 1000,
-        mcp_dispatcher: "service_q" as const,
-        questions: listed,
-        chains,
-      };
+      const key = questions.map((q) => (q.available() ? "1" : "0")).join("");
+      if (catalogueCache?.key !== key) catalogueCache = { key, value: fixedAnswer(buildCatalogue(questions, byPath, planned)) };
+      return catalogueCache.value;
     },
     ask,
+  };
+}
+
+/** The catalogue as it stands: every planned question in its place, then the rest; availability as the sources say now. */
+function buildCatalogue(questions: readonly QuestionDef[], byPath: Map<string, QuestionDef>, planned: readonly SpecQuestion[]): OracleCatalogue {
+  const declared = (q: QuestionDef) => ({
+    path: `/v1/q/${q.path}`,
+    question: q.path,
+    summary: q.summary,
+    source: q.source,
+    chain: chainOfPath(q.path),
+    implemented: true,
+    available: q.available(),
+    params: q.params.map((p) => ({
+      name: p.name,
+      required: p.required,
+      description: p.description,
+      ...(p.allowed ? { allowed: [...p.allowed] } : {}),
+      ...(p.default !== undefined ? { default: p.default } : {}),
+      ...(p.format ? { format: p.format } : {}),
+    })),
+  });
+  const listed = [
+    ...planned.map((sq) => {
+      const q = byPath.get(sq.path);
+      if (q) return declared(q);
+      return {
+        path: `/v1/q/${sq.path}`,
+        question: sq.path,
+        summary: sq.summary,
+        source: "none",
+        chain: sq.chain,
+        implemented: false,
+        available: false,
+        params: sq.params.map((p) => ({ name: p.name, required: p.required, description: "(not implemented on this server yet)" })),
+      };
+    }),
+    ...questions.filter((q) => !planned.some((sq) => sq.path === q.path)).map(declared),
+  ];
+  const chains: Record<string, { questions: number; implemented: number; available: number }> = {};
+  for (const q of listed) {
+    const c = (chains[q.chain] ??= { questions: 0, implemented: 0, available: 0 });
+    c.questions++;
+    if (q.implemented) c.implemented++;
+    if (q.available) c.available++;
+  }
+  return {
+    price: "$0.001",
+    price_atomic: ORACLE_PRICE_ATOMIC.toString(),
+    cache_seconds: ORACLE_CACHE_MS / 1000,
+    mcp_dispatcher: "service_q" as const,
+    questions: listed,
+    chains,
   };
 }
