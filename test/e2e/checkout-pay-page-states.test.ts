@@ -7,7 +7,8 @@
  *
  * Here each state a buyer can meet is reached on the devnet the way a buyer
  * meets it (real invoices, real devnet payments found by the real scanner,
- * the merchant's real cancel, the service's clock past the TTL) and rendered
+ * the merchant's real cancel, the service's clock past the TTL, a payment sent
+ * after the expiry and one sent after the late-payment limit) and rendered
  * in real headless Chromium on a 375 px phone screen. For every state: a
  * full-page screenshot (kept in test-results/checkout-pay-page-states/…) that
  * is not empty and is one phone wide with no horizontal scroll, zero
@@ -20,6 +21,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContextOptions, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expireInvoices } from "../../src/checkout/invoices.js";
 import { formatAtomic, UNITS } from "../../src/core/money.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
@@ -42,7 +44,8 @@ beforeAll(async () => {
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
   });
   fs.mkdirSync(OUT, { recursive: true });
-  merchant = await s.openMoneroWatch("alice", "/pay-states");
+  // Credit for a day of watching, the webhooks and a settlement fee per paid invoice (USD 1: ten times a new watch's).
+  merchant = await s.openMoneroWatch("alice", "/pay-states", { credit: 1_000_000n });
   s.advance(SKEW_MS);
 }, 120_000);
 afterAll(async () => {
@@ -57,12 +60,22 @@ interface Invoice {
   amount: { atomic: string; display: string; coin: string };
   expiresAt: string;
   latePaymentUntil: string;
+  orderId: string | null;
 }
 
 async function createInvoice(body: Record<string, unknown>): Promise<Invoice> {
   const r = await s.call("POST", "/v1/checkout/invoices", { body: { watchId: merchant.watchId, watchToken: merchant.watchToken, ...body } });
   expect(r.status, JSON.stringify(r.json)).toBe(201);
   return r.json as Invoice;
+}
+
+/**
+ * A pattern of "12 Mar 2025, 14:05": the en-GB medium date and short time of an instant in UTC, built
+ * from the ISO string (not by the page's toLocaleString); the month's abbreviation is left open.
+ */
+function utcDate(iso: string): string {
+  const d = new Date(iso);
+  return `${d.getUTCDate()} [A-Z][a-z]{2,3} ${d.getUTCFullYear()}, ${iso.slice(11, 16)}`;
 }
 
 /** Every digit of a Monero amount, from its atomic units (money.ts, not the page's code). */
@@ -243,6 +256,85 @@ describe("the pay page in each state a buyer can meet", () => {
     expect(text).toContain(inv.latePaymentUntil.slice(11, 16)); // UTC wall clock, in the buyer's (en-GB) form
     expect(await page.locator("#pay").isVisible()).toBe(false);
     await checkState(p, "7-expired");
+    await p.close();
+  }, 120_000);
+
+  it("late payment: sent after the invoice expired but before its late-payment limit, it counts; the page says it arrived late, that it counts, then paid", async () => {
+    const inv = await createInvoice({ amountUsdCents: 350, ttlMinutes: 5, orderId: "A-1003" });
+    const p = await openPayPage(inv, { locale: "en-GB", timezoneId: "UTC" });
+    const { page } = p;
+    await statusIs(page, "pending");
+    s.advance(5 * 60_000);
+    // The expiry job, as a worker runs it every 15 s: the invoice is marked expired (invoice_expired queued).
+    expect((await expireInvoices(s.t.app.checkout, s.t.db.db)).expired).toBeGreaterThanOrEqual(1);
+    await statusIs(page, "expired", "no payment arrived in time");
+
+    // Now the buyer's wallet sends the exact amount: after the expiry, well before the limit (expiry + 24 h).
+    s.devnet.monerod.send(inv.payTo, BigInt(inv.amount.atomic));
+    await s.nextTick();
+    const seen = (await s.call("GET", `/v1/checkout/invoices/${inv.invoiceId}`)).json;
+    expect(seen).toMatchObject({ status: "confirming", received: { atomic: inv.amount.atomic } });
+    expect(Date.parse(seen.seenAt)).toBeGreaterThan(Date.parse(inv.expiresAt));
+    expect(Date.parse(seen.seenAt)).toBeLessThan(Date.parse(inv.latePaymentUntil));
+    await statusIs(page, "confirming", "after the invoice expired");
+    const confirming = await page.locator("#status").innerText();
+    expect(confirming).toContain(`A payment of ${exactXmr(inv.amount.atomic)} XMR has been seen`);
+    expect(confirming).toContain("still counts for this invoice, at the price held");
+    // en-GB in UTC: the expiry and the limit at their UTC wall-clock times.
+    expect(confirming).toMatch(new RegExp(`expired \\(${utcDate(inv.expiresAt)}\\)`));
+    expect(confirming).toMatch(new RegExp(`late-payment limit \\(${utcDate(inv.latePaymentUntil)}\\)`));
+    expect(confirming).toContain("there is nothing more to do");
+    expect(await page.locator("#pay").isVisible()).toBe(false);
+    expect(await page.locator("#timer-box").isVisible()).toBe(false);
+    await checkState(p, "8-late-confirming");
+
+    s.devnet.monerod.mine(CONFIRMATIONS);
+    await s.nextTick();
+    await statusIs(page, "paid", "Paid");
+    const paid = await page.locator("#status").innerText();
+    expect(paid).toContain(`Received ${exactXmr(inv.amount.atomic)} XMR`);
+    expect(paid).toContain("this invoice is settled");
+    expect(paid).toContain("after the invoice expired");
+    await checkState(p, "9-late-paid");
+    await p.close();
+    // The merchant was told the same story: expired, then seen, then paid.
+    const events = s.receiver.deliveries(merchant.watchId).filter((d) => d.body?.invoiceId === inv.invoiceId).map((d) => d.event);
+    expect(events).toEqual(["invoice_expired", "invoice_seen", "invoice_paid"]);
+  }, 120_000);
+
+  it("a payment after the late-payment limit does not count: the page says so, where the money went, and what to do", async () => {
+    const inv = await createInvoice({ amountUsdCents: 375, ttlMinutes: 5, orderId: "A-1004" });
+    const p = await openPayPage(inv, { locale: "en-GB", timezoneId: "UTC" });
+    const { page } = p;
+    await statusIs(page, "pending");
+    // A minute past the limit. No expiry job runs here (as on a service whose worker was down): the row
+    // is still pending in the database, and a payment must not count for it all the same.
+    s.advance(Date.parse(inv.latePaymentUntil) + 60_000 - s.clock.now());
+    await statusIs(page, "expired", "no longer takes payments");
+    const closed = await page.locator("#status").innerText();
+    expect(closed).toMatch(new RegExp(`stopped taking late payments on ${utcDate(inv.latePaymentUntil)}\\.`));
+    expect(closed).toContain("Do not send a payment to it; ask the merchant for a new invoice");
+    expect(closed).toContain("does not count for this invoice");
+    expect(closed).toContain("went to the merchant's own wallet");
+    expect(closed).toContain("contact the merchant with your payment's transaction id");
+    expect(closed).toContain("A-1004");
+    expect(await page.locator("#pay").isVisible()).toBe(false);
+
+    // The buyer pays anyway; the payment confirms in the merchant's wallet.
+    const hooksBefore = s.receiver.deliveries(merchant.watchId).length;
+    s.devnet.monerod.send(inv.payTo, BigInt(inv.amount.atomic));
+    s.devnet.monerod.mine(CONFIRMATIONS);
+    await s.nextTick();
+    const after = (await s.call("GET", `/v1/checkout/invoices/${inv.invoiceId}`)).json;
+    expect(after).toMatchObject({ status: "expired", received: null, seenAt: null, latePaymentInSeconds: 0 });
+    // What the page says is true: the watch reports the money as an ordinary balance change, and no invoice event names this invoice.
+    const hooks = s.receiver.deliveries(merchant.watchId).slice(hooksBefore);
+    expect(hooks.filter((d) => d.event === "balance_change").map((d) => (d.body as { delta: { balance_atomic: string } }).delta.balance_atomic)).toContain(inv.amount.atomic);
+    expect(s.receiver.deliveries(merchant.watchId).filter((d) => d.body?.invoiceId === inv.invoiceId)).toEqual([]);
+    // Nothing can change now, so the page stopped asking; a reload (a buyer coming back) reads the same.
+    await page.reload();
+    await statusIs(page, "expired", "no longer takes payments");
+    await checkState(p, "10-expired-closed");
     await p.close();
   }, 120_000);
 
