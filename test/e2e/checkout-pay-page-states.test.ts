@@ -8,7 +8,8 @@
  * Here each state a buyer can meet is reached on the devnet the way a buyer
  * meets it (real invoices, real devnet payments found by the real scanner,
  * the merchant's real cancel, the service's clock past the TTL, a payment sent
- * after the expiry and one sent after the late-payment limit) and rendered
+ * after the expiry and one sent after the late-payment limit; a Zcash invoice
+ * paid with its memo on the simulated Zcash chain) and rendered
  * in real headless Chromium on a 375 px phone screen. For every state: a
  * full-page screenshot (kept in test-results/checkout-pay-page-states/…) that
  * is not empty and is one phone wide with no horizontal scroll, zero
@@ -23,6 +24,7 @@ import { chromium, type Browser, type BrowserContextOptions, type Page } from "p
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expireInvoices } from "../../src/checkout/invoices.js";
 import { formatAtomic, UNITS } from "../../src/core/money.js";
+import { createWatch } from "../../src/watch/service.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -38,7 +40,7 @@ let s: WatchStack;
 let browser: Browser;
 let merchant: { watchId: string; watchToken: string };
 beforeAll(async () => {
-  s = await startWatchStack({ https: false, env: { MONERO_CONFIRMATIONS: String(CONFIRMATIONS) } });
+  s = await startWatchStack({ https: false, env: { MONERO_CONFIRMATIONS: String(CONFIRMATIONS), ZCASH_CONFIRMATIONS: String(CONFIRMATIONS) } });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
@@ -56,6 +58,8 @@ afterAll(async () => {
 interface Invoice {
   invoiceId: string;
   payTo: string;
+  memo: string | null;
+  uri: string;
   payUrl: string;
   amount: { atomic: string; display: string; coin: string };
   expiresAt: string;
@@ -63,8 +67,8 @@ interface Invoice {
   orderId: string | null;
 }
 
-async function createInvoice(body: Record<string, unknown>): Promise<Invoice> {
-  const r = await s.call("POST", "/v1/checkout/invoices", { body: { watchId: merchant.watchId, watchToken: merchant.watchToken, ...body } });
+async function createInvoice(body: Record<string, unknown>, by: { watchId: string; watchToken: string } = merchant): Promise<Invoice> {
+  const r = await s.call("POST", "/v1/checkout/invoices", { body: { watchId: by.watchId, watchToken: by.watchToken, ...body } });
   expect(r.status, JSON.stringify(r.json)).toBe(201);
   return r.json as Invoice;
 }
@@ -80,6 +84,14 @@ function utcDate(iso: string): string {
 
 /** Every digit of a Monero amount, from its atomic units (money.ts, not the page's code). */
 const exactXmr = (atomic: string) => formatAtomic(BigInt(atomic), UNITS.xmr, { fixed: true });
+/** Every digit of a Zcash amount: zatoshi, 10^8 to the ZEC. */
+const exactZec = (atomic: string) => formatAtomic(BigInt(atomic), UNITS.zec, { fixed: true });
+/** A decimal ZEC string (as in a ZIP 321 `amount=`) in zatoshi, by string: no float. */
+function zatoshiOf(zec: string): bigint {
+  const [whole, frac = ""] = zec.split(".");
+  expect(frac.length).toBeLessThanOrEqual(8);
+  return BigInt(whole!) * 100_000_000n + BigInt(frac.padEnd(8, "0"));
+}
 
 interface PayPage {
   page: Page;
@@ -217,6 +229,75 @@ describe("the pay page in each state a buyer can meet", () => {
     expect(text).toContain("A-1002");
     expect(await page.locator("#pay").isVisible()).toBe(false);
     await checkState(p, "5-underpaid");
+    await p.close();
+  }, 120_000);
+
+  it("a Zcash invoice: every zatoshi digit in ZEC, the memo, the ZIP 321 wallet link; then x of y confirmations on the simulated Zcash chain, and paid", async () => {
+    const chain = s.devnet.zcashChain!;
+    const bob = s.devnet.zcashWallets().find((w) => w.label === "bob")!;
+    const shop = await createWatch({
+      ctx: { deps: s.t.app.watch, db: s.t.db.db },
+      input: { chain: "zcash", address: bob.address, viewKey: bob.ufvk, webhookUrl: s.receiver.hookUrl("/pay-states-zec"), birthdayHeight: chain.tip().height },
+      opening: { creditAtomic: 1_000_000n, funding: "usdc" },
+    });
+    await s.nextTick();
+    // Until an amount ends in 0 (its tag is the last three digits, random): the digit a shortened amount would drop.
+    const body = { amountUsdCents: 1234, description: "Green tea", orderId: "Z-1001" };
+    let inv = await createInvoice(body, shop);
+    for (let i = 0; i < 100 && !inv.amount.atomic.endsWith("0"); i++) inv = await createInvoice(body, shop);
+    expect(inv.amount.atomic.endsWith("0")).toBe(true);
+    expect(inv.amount.coin).toBe("ZEC");
+    const exact = exactZec(inv.amount.atomic);
+    expect(exact).toMatch(/^\d+\.\d{8}$/);
+    expect(BigInt(exact.replace(".", ""))).toBe(BigInt(inv.amount.atomic)); // the digits shown are the zatoshi, all of them
+    expect(inv.memo).toMatch(/^vigil-[A-Z2-7]{16}$/);
+
+    const p = await openPayPage(inv);
+    const { page } = p;
+    await statusIs(page, "pending", "Waiting for payment");
+    expect(await page.locator("#amount").textContent()).toBe(`${exact} ZEC`);
+    expect(await page.locator("#amount .tag").textContent()).toBe(exact.slice(-3));
+    const hint = await page.locator("#amount-hint").textContent();
+    expect(hint).toContain(`the last three (${exact.slice(-3)}`);
+    expect(hint).toContain("memo");
+    expect(await page.locator("#fiat").textContent()).toContain("USD 12.34");
+    expect(await page.locator("#memo").textContent()).toBe(inv.memo);
+    await expect(page.getByRole("button", { name: "Copy memo" }).isVisible()).resolves.toBe(true);
+    const steps = await page.locator("#steps").innerText();
+    expect(steps).toContain(`Send exactly ${exact} ZEC`);
+    expect(steps).toContain(`Put the memo ${inv.memo} in the payment`);
+    expect(steps).toContain(`after ${CONFIRMATIONS} confirmations`);
+
+    // The wallet link is the invoice's ZIP 321 URI: this address, this amount to the zatoshi, the memo in base64url, the description.
+    const href = (await page.getByRole("link", { name: "Open in wallet" }).getAttribute("href"))!;
+    expect(href).toBe(inv.uri);
+    const uri = new URL(href);
+    expect(uri.protocol).toBe("zcash:");
+    expect(uri.pathname).toBe(inv.payTo);
+    expect(zatoshiOf(uri.searchParams.get("amount")!)).toBe(BigInt(inv.amount.atomic));
+    expect(Buffer.from(uri.searchParams.get("memo")!, "base64url").toString("utf8")).toBe(inv.memo);
+    expect(uri.searchParams.get("message")).toBe("Green tea");
+    await page.waitForFunction('document.getElementById("qr").complete && document.getElementById("qr").naturalWidth > 0');
+    await checkState(p, "zec-1-pending");
+
+    // The buyer's shielded payment with the memo, mined one block at a time.
+    chain.send(inv.payTo, BigInt(inv.amount.atomic), inv.memo!);
+    chain.mine(1);
+    await s.nextTick();
+    await statusIs(page, "confirming", `1 of ${CONFIRMATIONS} confirmations`);
+    expect(await page.locator("#progress").getAttribute("value")).toBe("1");
+    expect(await page.locator("#progress").getAttribute("max")).toBe(String(CONFIRMATIONS));
+    expect(await page.locator("#progress-text").textContent()).toBe(`1 of ${CONFIRMATIONS} confirmations`);
+    expect(await page.locator("#status").innerText()).toContain(`A payment of ${exact} ZEC has been seen`);
+    expect(await page.locator("#pay").isVisible()).toBe(false);
+    await checkState(p, "zec-2-confirming");
+
+    chain.mine(1);
+    await s.nextTick();
+    await statusIs(page, "paid", "Paid");
+    expect(await page.locator("#status").innerText()).toContain(`Received ${exact} ZEC`);
+    expect(await page.locator("#received").textContent()).toBe(`${exact} ZEC`);
+    await checkState(p, "zec-3-paid");
     await p.close();
   }, 120_000);
 
