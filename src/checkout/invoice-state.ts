@@ -9,6 +9,7 @@
  *   pending ──TTL elapsed──▶ expired                                          (invoice_expired)
  *   pending ──cancel──▶ cancelled
  *   expired ──payment seen before reservedUntil──▶ confirming                 (late payment, honoured)
+ *   (a payment seen at or after reservedUntil counts for no invoice, pending or expired)
  *   confirming ──reorged──▶ pending (or expired, without a new webhook, when past expiresAt)
  *
  * A second payment to an invoice that is already confirming, paid or
@@ -56,7 +57,9 @@ export function stepInvoice(state: InvoiceState, input: InvoiceInput): InvoiceSt
   switch (input.type) {
     case "payment_seen": {
       if (input.amountAtomic <= 0n) return same;
-      const open = state.status === "pending" || (state.status === "expired" && input.nowMs < state.reservedUntilMs);
+      // Pending or expired, until the late-payment limit: a pending row the expiry job has not yet marked is
+      // expired all the same (the public view reads it so), and takes no payment after that limit either.
+      const open = (state.status === "pending" || state.status === "expired") && input.nowMs < state.reservedUntilMs;
       if (!open) return same;
       return { state: { ...state, status: "confirming", receivedAtomic: input.amountAtomic }, event: "invoice_seen", chargeFee: false };
     }

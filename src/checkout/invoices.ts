@@ -116,6 +116,10 @@ export const PublicInvoiceSchema = z.object({
   expiresInSeconds: z.number().int(),
   /** An expired invoice still takes a payment seen before this time (its amount stays reserved until then). */
   latePaymentUntil: z.string(),
+  /** Whole seconds to latePaymentUntil by the service's clock (0 once past: the invoice takes no payment any more). */
+  latePaymentInSeconds: z.number().int(),
+  /** When the service first saw the payment that counts (after expiresAt: a late payment, honoured). */
+  seenAt: z.string().nullable(),
   paidAt: z.string().nullable(),
   instructions: z.string(),
 });
@@ -169,6 +173,8 @@ export function invoiceView(row: InvoiceRow, deps: CheckoutDeps, nowMs: number, 
     expiresAt,
     expiresInSeconds: Math.max(0, Math.floor((expiresAtMs - nowMs) / 1000)),
     latePaymentUntil: new Date(row.reserved_until).toISOString(),
+    latePaymentInSeconds: Math.max(0, Math.floor((new Date(row.reserved_until).getTime() - nowMs) / 1000)),
+    seenAt: row.seen_at ? new Date(row.seen_at).toISOString() : null,
     paidAt: row.paid_at ? new Date(row.paid_at).toISOString() : null,
     instructions:
       `Send exactly ${amount.display} ${amount.coin} to ${row.pay_to} in one payment before ${expiresAt}. ` +

@@ -51,6 +51,12 @@ describe("invoice state machine", () => {
     expect(stepInvoice(exp.state, { type: "payment_seen", amountAtomic: 5n, nowMs: RESERVED }).state.status).toBe("expired");
   });
 
+  it("a pending invoice the expiry job has not marked yet: a late payment counts before the reservation ends, not after", () => {
+    expect(stepInvoice(fresh(5n), { type: "payment_seen", amountAtomic: 5n, nowMs: RESERVED - 1 })).toMatchObject({ state: { status: "confirming" }, event: "invoice_seen" });
+    const after = stepInvoice(fresh(5n), { type: "payment_seen", amountAtomic: 5n, nowMs: RESERVED });
+    expect(after).toMatchObject({ state: { status: "pending", receivedAtomic: null }, event: null });
+  });
+
   it("a reorg while confirming goes back to waiting (expired, silently, when past the TTL)", () => {
     const seen = stepInvoice(fresh(5n), { type: "payment_seen", amountAtomic: 5n, nowMs: 1 }).state;
     expect(stepInvoice(seen, { type: "payment_reorged", nowMs: 2 })).toMatchObject({ state: { status: "pending", receivedAtomic: null }, event: null });
