@@ -20,10 +20,28 @@ function storelessTests(): string[] {
   return walk("test/chains").filter((f) => !startsTheApp.test(fs.readFileSync(f, "utf8")));
 }
 
+/**
+ * VIGIL_PASS names the pass of a CI run that runs both (`.ci/run`). Some tests
+ * choose their store themselves: they would run twice, identically. Each runs
+ * in the one pass of its store: the PostgreSQL outage and restart tests (a
+ * PostgreSQL of their own or through a proxy, whatever DATABASE_URL says) in
+ * the PostgreSQL pass, the embedded database's own tests in the PGlite pass.
+ */
+export const OWN_STORE_TESTS = {
+  postgres: ["test/e2e/database-outage.test.ts", "test/e2e/database-restart.test.ts"],
+  pglite: ["test/e2e/pglite-disk-full.test.ts", "test/db/pglite-open.test.ts"],
+};
+
+function otherPassTests(): string[] {
+  if (process.env.VIGIL_PASS === "pglite") return OWN_STORE_TESTS.postgres;
+  if (process.env.VIGIL_PASS === "postgres") return OWN_STORE_TESTS.pglite;
+  return [];
+}
+
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: [...configDefaults.exclude, ...storelessTests()],
+    exclude: [...configDefaults.exclude, ...storelessTests(), ...otherPassTests()],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",

@@ -25,6 +25,10 @@ export default class SummaryReporter implements Reporter {
     if (modules.length > 12) {
       process.stdout.write(`\nslowest files:\n${slowest.map((f) => `  ${(f.ms / 1000).toFixed(1).padStart(6)} s  ${f.file}`).join("\n")}\n`);
     }
+    if (process.env.VIGIL_PASS === "pglite" || process.env.VIGIL_PASS === "postgres") {
+      const other = process.env.VIGIL_PASS === "pglite" ? "PostgreSQL" : "PGlite";
+      process.stdout.write(`\nleft out on purpose: the tests that choose the ${other} store themselves (VIGIL_PASS=${process.env.VIGIL_PASS}; the ${other} pass runs them; vitest.config.ts OWN_STORE_TESTS)\n`);
+    }
     if (process.env.VIGIL_STORELESS_TESTS === "skip") {
       process.stdout.write("\nleft out on purpose: the chain tests that open no store (VIGIL_STORELESS_TESTS=skip; the PGlite pass runs them)\n");
     }
