@@ -208,10 +208,13 @@ describe("builder names learned from blocks", () => {
     const top = await ask("top-builder", { window: "24h" }, { ...qdeps, names: none });
     const slots = await sql<{ k: string; n: string }>`
       SELECT builder_pubkey AS k, count(DISTINCT slot) AS n FROM relay_payloads
-      WHERE slot_time_s >= ${String(Math.floor(Date.now() / 1000) - 86_400)} GROUP BY builder_pubkey ORDER BY count(DISTINCT slot) DESC LIMIT 1`.execute(db.db);
-    const leader = DEVNET_BUILDERS.find((b) => b.pubkey === slots.rows[0]!.k)!;
-    expect(top).toMatchObject({ builder: leader.name, matched: true });
-    expect(top.slots_won).toBe(Number(slots.rows[0]!.n));
+      WHERE slot_time_s >= ${String(Math.floor(Date.now() / 1000) - 86_400)} GROUP BY builder_pubkey`.execute(db.db);
+    // The most slots won; two builders may tie for it (the devnet draws each slot's winner).
+    const most = Math.max(...slots.rows.map((x) => Number(x.n)));
+    const leaders = slots.rows.filter((x) => Number(x.n) === most).map((x) => DEVNET_BUILDERS.find((b) => b.pubkey === x.k)!.name);
+    expect(top).toMatchObject({ matched: true });
+    expect(leaders).toContain(top.builder);
+    expect(top.slots_won).toBe(most);
   });
 
   it("no Ethereum node configured: no learning", async () => {
