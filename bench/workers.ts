@@ -463,6 +463,10 @@ const logCounts = (workers: readonly Running[]) => ({
   errors: workers.reduce((a, w) => a + w.seen.errors, 0),
 });
 
+/** PostgreSQL's WAL insert position, in bytes. */
+const walPosition = async (db: Database) =>
+  Number((await sql<{ b: string }>`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS b`.execute(db)).rows[0]!.b);
+
 /**
  * Mines the block, sets the schedule (an SQL expression of next_poll_at from
  * the instant t0) and vacuums, while the workers idle; returns at t0 with the
@@ -481,7 +485,7 @@ async function schedulePhase(ctx: Ctx, workers: readonly Running[], watches: num
   if (Date.now() > t0.getTime() - 100) console.log(`  (the preparation ran past the due instant: set LEAD above ${lead.toFixed(0)} s)`);
   await sleep(t0.getTime() - Date.now());
   assertAlive(workers);
-  return { height, t0, before: cpuMark(workers, ctx.devnet), logs: logCounts(workers) };
+  return { height, t0, before: cpuMark(workers, ctx.devnet), logs: logCounts(workers), wal: await walPosition(ctx.db) };
 }
 
 interface PassResult {
@@ -499,6 +503,8 @@ interface PassResult {
   warnings: number;
   errors: number;
   deadAfter: number;
+  /** WAL written during the pass (the whole server's). */
+  walBytes: number;
 }
 
 /** Every watch due at one instant, one new block: timed from the first lease until none due at that instant is left. */
@@ -525,6 +531,7 @@ async function runPass(ctx: Ctx, workers: readonly Running[], threads: number, w
   }
   if (end === null) throw new Error(`the pass of ${watches} watches with ${workers.length} worker(s) did not end within ${PASS_TIMEOUT} s`);
   const after = cpuMark(workers, ctx.devnet);
+  const walBytes = (await walPosition(ctx.db)) - p.wal;
   const logs = logCounts(workers);
   const first = await sql<{ t: Date | null }>`SELECT min(last_polled_at) AS t FROM watches WHERE last_polled_at >= ${p.t0}`.execute(ctx.db);
   const firstMs = first.rows[0]!.t ? new Date(first.rows[0]!.t).getTime() : p.t0.getTime();
@@ -542,6 +549,7 @@ async function runPass(ctx: Ctx, workers: readonly Running[], threads: number, w
     warnings: logs.warnings - p.logs.warnings,
     errors: logs.errors - p.logs.errors,
     deadAfter: (await tableCounts(ctx.handle, "watches")).dead,
+    walBytes,
   };
 }
 
@@ -626,13 +634,13 @@ function limitOf(r: PassResult, one: PassResult | undefined): string {
 function printPasses(results: readonly PassResult[]): void {
   console.log("\npasses: every watch due at once, one new block (coinbase + 5 transfers to an unwatched wallet)");
   console.log(
-    "  watches  workers×threads  pass    pass s  start s  watches/s  worker CPU s/1k  PG CPU s/1k  devnet+bench CPU s  cores busy  main thr  PG share  others  polled      dead after  vacuums",
+    "  watches  workers×threads  pass    pass s  start s  watches/s  worker CPU s/1k  PG CPU s/1k  devnet+bench CPU s  cores busy  main thr  PG share  others  polled      dead after  vacuums  WAL kB/watch",
   );
   for (const r of results) {
     const c = r.cpu;
     const s = shares(c, r.workers);
     console.log(
-      `  ${String(r.watches).padStart(7)}  ${`${r.workers}×${r.threads}`.padStart(15)}  ${r.cold ? "first " : "second"}  ${f1(r.passSeconds).padStart(6)}  ${f1(r.startDelay).padStart(7)}  ${(r.watches / r.passSeconds).toFixed(0).padStart(9)}  ${f2((c.workers / r.watches) * 1000).padStart(15)}  ${f2((c.postgres / r.watches) * 1000).padStart(11)}  ${f1(c.devnet + c.bench).padStart(18)}  ${pct(s.busy).padStart(10)}  ${pct(s.mainBusy).padStart(8)}  ${pct(s.pgShare).padStart(8)}  ${pct(s.others).padStart(6)}  ${`${r.polled}/${r.watches}`.padStart(11)}  ${String(r.deadAfter).padStart(10)}  ${String(r.vacuums).padStart(7)}`,
+      `  ${String(r.watches).padStart(7)}  ${`${r.workers}×${r.threads}`.padStart(15)}  ${r.cold ? "first " : "second"}  ${f1(r.passSeconds).padStart(6)}  ${f1(r.startDelay).padStart(7)}  ${(r.watches / r.passSeconds).toFixed(0).padStart(9)}  ${f2((c.workers / r.watches) * 1000).padStart(15)}  ${f2((c.postgres / r.watches) * 1000).padStart(11)}  ${f1(c.devnet + c.bench).padStart(18)}  ${pct(s.busy).padStart(10)}  ${pct(s.mainBusy).padStart(8)}  ${pct(s.pgShare).padStart(8)}  ${pct(s.others).padStart(6)}  ${`${r.polled}/${r.watches}`.padStart(11)}  ${String(r.deadAfter).padStart(10)}  ${String(r.vacuums).padStart(7)}  ${(r.walBytes / 1000 / r.watches).toFixed(1).padStart(12)}`,
     );
     if (r.atNewBlock !== r.watches) console.log(`    (${r.watches - r.atNewBlock} watches did not reach the new block)`);
     if (r.errors || r.warnings) console.log(`    (the workers logged ${r.errors} errors and ${r.warnings} warnings)`);
@@ -641,7 +649,7 @@ function printPasses(results: readonly PassResult[]): void {
   console.log("  first: the first pass of fresh worker processes (scan threads and view accounts built on first need); second: the next pass, same processes — the figures below use it");
   console.log("  CPU from /proc during the pass: worker processes (all threads), every postgres process (+ reaped backends); cores busy: /proc/stat, whole machine;");
   console.log("  main thr: CPU of each worker's main thread (event loop) over the pass; PG share: PostgreSQL's part of worker + PostgreSQL CPU;");
-  console.log("  others: CPU of the machine's processes that are not this run's, as a share of the cores");
+  console.log("  others: CPU of the machine's processes that are not this run's, as a share of the cores; WAL: the server's, during the pass");
 
   const big = results.filter((r) => r.watches === WATCHES && !r.cold);
   const small = results.filter((r) => r.watches === WATCHES_SMALL && !r.cold);
