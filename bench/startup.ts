@@ -28,7 +28,7 @@ import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { machineLine } from "./support.js";
+import { machineLine, productionEnvFromDevnet } from "./support.js";
 import { freePort } from "../test/helpers/ports.js";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -179,27 +179,7 @@ async function main(): Promise<void> {
   try {
     for (let i = 0; i < 1200 && !fs.existsSync(stateFile); i++) await new Promise((r) => setTimeout(r, 100));
     const overlay = (JSON.parse(fs.readFileSync(stateFile, "utf8")) as { configOverlay: Record<string, string> }).configOverlay;
-    const prod: Record<string, string> = {
-      DEVNET: "off",
-      LOG_LEVEL: "info",
-      DATABASE_URL: PG_URL,
-      DATABASE_SCHEMA: schema,
-      DATA_DIR: path.join(work, "prod"),
-      MASTER_KEY: overlay.MASTER_KEY!,
-      PAY_TO: overlay.PAY_TO!,
-      FACILITATOR_MODE: "local",
-      EVM_RPC_URL: overlay.EVM_RPC_URL!,
-      FACILITATOR_PRIVATE_KEY: overlay.FACILITATOR_PRIVATE_KEY!,
-      X402_NETWORK: overlay.X402_NETWORK!,
-      MONERO_DAEMON_URL: overlay.MONERO_DAEMON_URL!,
-      MONERO_NETWORK: "testnet",
-      ZEBRAD_URL: overlay.ZEBRAD_URL!,
-      LIGHTWALLETD_URL: overlay.LIGHTWALLETD_URL!,
-      ZCASH_NETWORK: "testnet",
-      ETH_RPC_URL: overlay.ETH_RPC_URL!,
-      RELAY_URLS: overlay.RELAY_URLS!,
-      PRICE_SOURCES: overlay.PRICE_SOURCES!,
-    };
+    const prod = productionEnvFromDevnet(overlay, { databaseUrl: PG_URL, schema, dataDir: path.join(work, "prod"), all: true });
     // Production migrates once, before the processes start (vigil migrate).
     execFileSync(process.execPath, [VIGIL, "migrate"], { cwd: root, env: { ...process.env, ...prod }, stdio: "ignore" });
     process.stdout.write(`upstreams: a separate vigil devnet on loopback; database: PostgreSQL ${PG_URL.replace(/\/\/[^@]*@/, "//")} schema ${schema}; ${RUNS} runs each\n`);

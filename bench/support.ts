@@ -90,3 +90,36 @@ export async function withBenchDatabase(db: BenchDatabase, run: (handle: Databas
     await db.drop();
   }
 }
+
+/**
+ * A production-shaped process's settings (devnet off, PostgreSQL) pointed at a
+ * separate `vigil devnet`'s upstreams (its published configOverlay): the
+ * payment chain and monerod, and with `all` every other upstream too.
+ */
+export function productionEnvFromDevnet(overlay: Record<string, string | undefined>, o: { databaseUrl: string; schema: string; dataDir: string; all: boolean }): Record<string, string> {
+  return {
+    DEVNET: "off",
+    LOG_LEVEL: "info",
+    DATABASE_URL: o.databaseUrl,
+    DATABASE_SCHEMA: o.schema,
+    DATA_DIR: o.dataDir,
+    MASTER_KEY: overlay.MASTER_KEY!,
+    PAY_TO: overlay.PAY_TO!,
+    FACILITATOR_MODE: "local",
+    EVM_RPC_URL: overlay.EVM_RPC_URL!,
+    FACILITATOR_PRIVATE_KEY: overlay.FACILITATOR_PRIVATE_KEY!,
+    X402_NETWORK: overlay.X402_NETWORK!,
+    MONERO_DAEMON_URL: overlay.MONERO_DAEMON_URL!,
+    MONERO_NETWORK: "testnet",
+    ...(o.all
+      ? {
+          ZEBRAD_URL: overlay.ZEBRAD_URL!,
+          LIGHTWALLETD_URL: overlay.LIGHTWALLETD_URL!,
+          ZCASH_NETWORK: "testnet",
+          ETH_RPC_URL: overlay.ETH_RPC_URL!,
+          RELAY_URLS: overlay.RELAY_URLS!,
+          PRICE_SOURCES: overlay.PRICE_SOURCES!,
+        }
+      : {}),
+  };
+}

@@ -75,7 +75,7 @@ import { createWatch } from "../src/watch/service.js";
 import { runWatchTick } from "../src/watch/tick.js";
 import { deriveDevnetWallets } from "../devnet/monerod-wallets.js";
 import { devnetMoneroMine, devnetMoneroSend, devnetMoneroWallets, formatXmr } from "../devnet/monerod-client.js";
-import { machineLine, mapLimit, openBenchDatabase, type BenchDatabase } from "./support.js";
+import { machineLine, mapLimit, openBenchDatabase, productionEnvFromDevnet, type BenchDatabase } from "./support.js";
 
 const root = path.resolve(import.meta.dirname, "..");
 const VIGIL = path.join(root, "bin", "vigil.mjs");
@@ -299,31 +299,8 @@ async function startDevnetProcess(work: string): Promise<{ devnet: Running; over
 
 /** What every worker gets: production settings, pointed at the devnet's upstreams. */
 function productionEnv(overlay: Overlay, schema: string, work: string): Record<string, string> {
-  const all = process.env.ALL_UPSTREAMS === "1";
   return {
-    DEVNET: "off",
-    LOG_LEVEL: "info",
-    DATABASE_URL: PG_URL,
-    DATABASE_SCHEMA: schema,
-    DATA_DIR: path.join(work, "prod"),
-    MASTER_KEY: overlay.MASTER_KEY!,
-    PAY_TO: overlay.PAY_TO!,
-    FACILITATOR_MODE: "local",
-    EVM_RPC_URL: overlay.EVM_RPC_URL!,
-    FACILITATOR_PRIVATE_KEY: overlay.FACILITATOR_PRIVATE_KEY!,
-    X402_NETWORK: overlay.X402_NETWORK!,
-    MONERO_DAEMON_URL: overlay.MONERO_DAEMON_URL!,
-    MONERO_NETWORK: "testnet",
-    ...(all
-      ? {
-          ZEBRAD_URL: overlay.ZEBRAD_URL!,
-          LIGHTWALLETD_URL: overlay.LIGHTWALLETD_URL!,
-          ZCASH_NETWORK: "testnet",
-          ETH_RPC_URL: overlay.ETH_RPC_URL!,
-          RELAY_URLS: overlay.RELAY_URLS!,
-          PRICE_SOURCES: overlay.PRICE_SOURCES!,
-        }
-      : {}),
+    ...productionEnvFromDevnet(overlay, { databaseUrl: PG_URL, schema, dataDir: path.join(work, "prod"), all: process.env.ALL_UPSTREAMS === "1" }),
     // The benchmark sets each phase's schedule; a polled watch is not due again within a phase.
     WATCH_POLL_SECONDS: "3600",
   };
