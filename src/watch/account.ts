@@ -357,9 +357,21 @@ export async function renewEventLeases(db: Queryable, watchIds: readonly string[
   await db
     .updateTable("webhook_outbox")
     .set({ lease_until: until })
-    .where("watch_id", "in", watchIds)
+    .where(
+      "id",
+      "in",
+      // Never waits for a row lock (tick-leases.ts, the lease keeper): a locked row is being delivered.
+      db
+        .selectFrom("webhook_outbox")
+        .select("id")
+        .where("watch_id", "in", watchIds)
+        .where("lease_owner", "=", owner)
+        .where("status", "=", "pending")
+        .orderBy("id")
+        .forUpdate()
+        .skipLocked(),
+    )
     .where("lease_owner", "=", owner)
-    .where("status", "=", "pending")
     .execute();
 }
 

@@ -38,13 +38,24 @@ export async function claimDueWatches(
   ).rows;
 }
 
+/**
+ * The rows of `ids` this worker still holds, locked in id order. Every
+ * statement that locks several watch rows of a batch locks them in this one
+ * order (the release here, the tick's write, tick-write.ts); an UPDATE over
+ * `id IN (...)` alone locks in whatever order its plan visits the rows, and
+ * two such statements of one worker (a release and a renewal) deadlocked.
+ */
+export function ownRowsInIdOrder(db: Database, ids: readonly string[], owner: string) {
+  return db.selectFrom("watches").select("id").where("id", "in", ids).where("lease_owner", "=", owner).orderBy("id").forUpdate();
+}
+
 /** Hands back the leases still ours (one taken over by another worker stays with it). */
 export async function releaseLeases(db: Database, ids: readonly string[], owner: string): Promise<void> {
   if (ids.length === 0) return;
   await db
     .updateTable("watches")
     .set({ lease_owner: null, lease_until: null })
-    .where("id", "in", ids)
+    .where("id", "in", ownRowsInIdOrder(db, ids, owner))
     .where("lease_owner", "=", owner)
     .execute();
 }
@@ -58,6 +69,10 @@ export async function releaseLeases(db: Database, ids: readonly string[], owner:
  * a watch to another for being slow. The composition root calls `renew()` on
  * a timer (a few times per lease length). Writes stay guarded by
  * `lease_owner`, so a renewal never takes back a watch another worker holds.
+ * A renewal never waits for a row lock: a row locked now is being written
+ * or released by this worker's own tick (or by nobody it could take it
+ * from), and the next renewal reaches it; so a renewal can be in no
+ * deadlock.
  */
 export interface LeaseKeeper {
   readonly leaseSeconds: number;
@@ -88,7 +103,12 @@ export function createLeaseKeeper(db: Database, clock: { now(): number }, owner:
       const ids = [...counts.keys()];
       if (ids.length === 0) return;
       const until = new Date(clock.now() + leaseSeconds * 1000);
-      await db.updateTable("watches").set({ lease_until: until }).where("id", "in", ids).where("lease_owner", "=", owner).execute();
+      await db
+        .updateTable("watches")
+        .set({ lease_until: until })
+        .where("id", "in", ownRowsInIdOrder(db, ids, owner).skipLocked())
+        .where("lease_owner", "=", owner)
+        .execute();
       await renewEventLeases(db, ids, owner, until);
     },
   };

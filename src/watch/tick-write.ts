@@ -53,6 +53,8 @@ export async function writeTickBatch(
       .select(["id", "credit_atomic", "drained_through_ms", "drain_remainder", "low_credit_armed", "drain_unbooked_atomic", "drain_unbooked_from_ms"])
       .where("id", "in", claimed.map((w) => w.id))
       .where("lease_owner", "=", owner)
+      // In id order, as every statement that locks a batch's rows (tick-leases.ts, ownRowsInIdOrder).
+      .orderBy("id")
       .forUpdate()
       .execute();
     const byId = new Map(claimed.map((w) => [w.id, w]));
