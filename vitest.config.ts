@@ -3,21 +3,25 @@ import path from "node:path";
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
- * VIGIL_STORELESS_TESTS=skip leaves out the tests that never open a store: the
- * chain tests (test/chains/: keys, scanning, codecs, vectors; the chains
- * import no database), but for the files there that start the app. `.ci/run`
- * sets it for the PostgreSQL pass only: the PGlite pass runs them, and running
- * them a second time on the other store would test nothing new.
+ * VIGIL_STORELESS_TESTS=skip leaves out the tests that never open a store:
+ * the chain tests (keys, scanning, codecs, vectors), the devnet's simulators,
+ * the webhook signer and URL guard, the facilitator, and the tests that start
+ * `vigil` processes on a PGlite DATA_DIR of their own. A file counts as
+ * opening a store when it opens one, starts the app, names DATABASE_URL or
+ * uses a helper that does, or runs the real nodes (whose suites run in the
+ * PostgreSQL pass). `.ci/run` sets it for the PostgreSQL pass only: the PGlite
+ * pass runs them, and running them a second time would test nothing new.
  */
 function storelessTests(): string[] {
   if (process.env.VIGIL_STORELESS_TESTS !== "skip") return [];
-  const startsTheApp = /openTestDatabase|startTestApp|startWatchStack|startWatchHarness|createApp\(|helpers\/(lending-devnet|monero-regtest)/;
+  const opensAStore =
+    /openTestDatabase|openDatabase|startTestApp|startWatchStack|startWatchHarness|createApp\(|DATABASE_URL|usingPostgres|helpers\/(db|lending-devnet|monero-regtest|real-nodes|worker-process|cutting-database)\.js/;
   const walk = (dir: string): string[] =>
     fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
       const p = path.join(dir, e.name);
       return e.isDirectory() ? walk(p) : e.name.endsWith(".test.ts") ? [p] : [];
     });
-  return walk("test/chains").filter((f) => !startsTheApp.test(fs.readFileSync(f, "utf8")));
+  return walk("test").filter((f) => !opensAStore.test(fs.readFileSync(f, "utf8")));
 }
 
 /**

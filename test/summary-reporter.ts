@@ -30,7 +30,7 @@ export default class SummaryReporter implements Reporter {
       process.stdout.write(`\nleft out on purpose: the tests that choose the ${other} store themselves (VIGIL_PASS=${process.env.VIGIL_PASS}; the ${other} pass runs them; vitest.config.ts OWN_STORE_TESTS)\n`);
     }
     if (process.env.VIGIL_STORELESS_TESTS === "skip") {
-      process.stdout.write("\nleft out on purpose: the chain tests that open no store (VIGIL_STORELESS_TESTS=skip; the PGlite pass runs them)\n");
+      process.stdout.write("\nleft out on purpose: the tests that open no store (VIGIL_STORELESS_TESTS=skip, vitest.config.ts; the PGlite pass runs them)\n");
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
