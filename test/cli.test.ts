@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { tempDir } from "./helpers/app.js";
+import { storeDataDir, tempDir } from "./helpers/app.js";
 import { openTestDatabase } from "./helpers/db.js";
 import { startCli } from "./helpers/process.js";
 import { relaxedWebhookWarning } from "../src/banner.js";
@@ -47,7 +47,7 @@ describe("the vigil CLI", () => {
     await db.close();
     const env: Record<string, string> = process.env.DATABASE_URL
       ? { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: `t_cli_${process.pid}_${Date.now()}`, DEVNET: "off" }
-      : { DATA_DIR: tempDir(), DEVNET: "off" };
+      : { DATA_DIR: storeDataDir(), DEVNET: "off" };
     const first = vigil(["migrate"], env);
     expect(first.status, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/applied: 0001_foundation, 0002_watch/);
@@ -122,7 +122,7 @@ describe("the vigil CLI", () => {
 
   it("warns loudly at start-up when WEBHOOK_ALLOW_HTTP / WEBHOOK_ALLOW_PRIVATE are on, first of all outside the devnet", async () => {
     // A started process shows the warning (each switch's wording is the unit test above); one without the switches does not.
-    const dataDir = tempDir(); // shared: the second start finds the database made by the first
+    const dataDir = storeDataDir(); // shared: the second start finds the database made by the first
     const banner = async (env: Record<string, string>) => {
       const svc = await startCli(["api"], { DATA_DIR: dataDir, PORT: "0", DEVNET: "off", ...env }, { timeoutMs: 60_000, waitFor: /listening on (http:\/\/\S+)[\s\S]*payments/ });
       await svc.stop();

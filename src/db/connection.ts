@@ -76,7 +76,7 @@ const execFileAsync = promisify(execFile);
  * 450 MiB (the same script: 642 MiB with initdb in process, 165 without),
  * which a long-lived service would hold for ever.
  */
-async function initPgliteDataDir(target: string): Promise<void> {
+export async function initPgliteDataDir(target: string): Promise<void> {
   if (fs.existsSync(path.join(target, "PG_VERSION"))) return;
   const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
   const script =

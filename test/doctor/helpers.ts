@@ -16,7 +16,7 @@ import { openDatabase } from "../../src/db/connection.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { SecretBox } from "../../src/core/secretbox.js";
 import { loadConfig, type Config } from "../../src/config.js";
-import { tempDir } from "../helpers/app.js";
+import { storeDataDir, tempDir } from "../helpers/app.js";
 import { dropSchema } from "../helpers/db.js";
 
 export const randomKey = (): string => randomBytes(32).toString("hex");
@@ -35,7 +35,7 @@ export interface DoctorStore {
  */
 export async function prepareStore(opts: { migrated: boolean; sealWith?: string }): Promise<DoctorStore> {
   const url = process.env.DATABASE_URL;
-  const dataDir = tempDir("vigil-doctor-");
+  const dataDir = url ? tempDir("vigil-doctor-") : storeDataDir("vigil-doctor-");
   const schema = `doctor_${randomBytes(5).toString("hex")}`;
   const env: Record<string, string> = url ? { DATABASE_URL: url, DATABASE_SCHEMA: schema, DATA_DIR: dataDir } : { DATA_DIR: dataDir };
   const h = await openDatabase({ databaseUrl: url, schema: url ? schema : undefined, dataDir, poolSize: 2 });

@@ -41,7 +41,7 @@ import { killAllNodes, RegtestDaemon } from "../helpers/monero-regtest.js";
 import { startCli, VIGIL_CLI, type ChildService } from "../helpers/process.js";
 import { startAnvil, type AnvilNode } from "../helpers/anvil.js";
 import { installCircleUsdc, type CircleUsdc } from "../helpers/anvil-usdc.js";
-import { silentLog, tempDir } from "../helpers/app.js";
+import { seedStore, silentLog, tempDir } from "../helpers/app.js";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.js";
 
 const runs = realNodesRun("mixed-mode start against anvil", anvilNeeds);
@@ -356,7 +356,7 @@ describe.skipIf(!moneroRuns)("my own monerod, everything else simulated: `vigil 
     // Before: the devnet switched off, then with DEVNET=on and MONERO_NETWORK=mainnet start-up refused the
     // devnet's testnet coin wallet, and the banner called the real node "monerod (simulated)".
     const stateFile = path.join(dir, "state.json");
-    svc = await startCli(["serve"], { DATA_DIR: dir, PORT: "0", DEVNET_STATE_FILE: stateFile, MONERO_DAEMON_URL: daemon.vigilUrl }, { timeoutMs: 120_000 });
+    svc = await startCli(["serve"], { DATA_DIR: seedStore(dir), PORT: "0", DEVNET_STATE_FILE: stateFile, MONERO_DAEMON_URL: daemon.vigilUrl }, { timeoutMs: 120_000 });
     const out = svc.output();
     expect(out).toMatch(new RegExp(`monerod \\(mainnet\\)\\s+real\\s+${daemon.vigilUrl.replace(/[.]/g, "\\.")}`));
     expect(out).toMatch(/note: monerod runs a regtest chain \(nettype fakechain\): mainnet-format addresses/);

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pino from "pino";
+import { inject } from "vitest";
 import { applyConfigOverlay, loadConfig, type ConfigOverlay } from "../../src/config.js";
 import { createApp, type App, type AppOptions } from "../../src/app.js";
 import { openTestDatabase, type TestDatabase } from "./db.js";
@@ -13,6 +14,22 @@ export const silentLog = pino({ level: "silent" });
 export function tempDir(prefix = "vigil-test-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
+
+/**
+ * Gives `dataDir` an embedded database that has had its initdb (and nothing
+ * else: no migration), as a first start of the service leaves it: a copy of
+ * the template the global setup made with the service's own initdb
+ * (test/global-setup.ts). For the tests that start `vigil` on a DATA_DIR of
+ * their own; the first-run path itself (initdb in a new DATA_DIR) is tested by
+ * test/db/pglite-open.test.ts and by `serve` in test/cli.test.ts.
+ */
+export function seedStore(dataDir: string): string {
+  fs.cpSync(inject("pgliteTemplate"), path.join(dataDir, "pglite"), { recursive: true });
+  return dataDir;
+}
+
+/** A new DATA_DIR with an initialised embedded database (seedStore). */
+export const storeDataDir = (prefix = "vigil-data-"): string => seedStore(tempDir(prefix));
 
 export interface TestApp {
   app: App;

@@ -14,7 +14,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startCli, VIGIL_CLI, type ChildService } from "../helpers/process.js";
-import { tempDir } from "../helpers/app.js";
+import { seedStore, storeDataDir, tempDir } from "../helpers/app.js";
 import { freePort } from "../helpers/ports.js";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.js";
 
@@ -46,7 +46,7 @@ describe("vigil mcp on stdio answers initialize within 5 s", () => {
   });
 
   it("with nothing running: serves in-process on its own devnet, tool calls wait for the app", async () => {
-    const dataDir = tempDir("vigil-mcp-cold-");
+    const dataDir = storeDataDir("vigil-mcp-cold-");
     const db: TestDatabase = await openTestDatabase();
     cleanups.push(() => db.close());
     const { client, initializeMs, stderr } = await connectStdio({
@@ -71,7 +71,7 @@ describe("vigil mcp on stdio answers initialize within 5 s", () => {
     const dataDir = tempDir("vigil-mcp-join-");
     const port = await freePort();
     const stateFile = path.join(dataDir, "state.json");
-    const svc: ChildService = await startCli(["serve"], { DATA_DIR: path.join(dataDir, "svc"), PORT: String(port), DEVNET_STATE_FILE: stateFile }, { timeoutMs: 120_000 });
+    const svc: ChildService = await startCli(["serve"], { DATA_DIR: seedStore(path.join(dataDir, "svc")), PORT: String(port), DEVNET_STATE_FILE: stateFile }, { timeoutMs: 120_000 });
     cleanups.push(() => svc.stop());
     const { client, initializeMs, stderr } = await connectStdio({ DATA_DIR: path.join(dataDir, "mcp"), PORT: String(port), LOG_LEVEL: "info", DEVNET_STATE_FILE: stateFile });
     cleanups.push(() => client.close());
@@ -94,7 +94,7 @@ describe("vigil mcp on stdio answers initialize within 5 s", () => {
     const db: TestDatabase = await openTestDatabase();
     cleanups.push(() => db.close());
     const { client, initializeMs, stderr } = await connectStdio({
-      DATA_DIR: path.join(dataDir, "mcp"),
+      DATA_DIR: seedStore(path.join(dataDir, "mcp")),
       PORT: String(await freePort()),
       LOG_LEVEL: "info",
       DEVNET_STATE_FILE: stateFile,

@@ -7,7 +7,7 @@ import http from "node:http";
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCli } from "../helpers/process.js";
-import { tempDir } from "../helpers/app.js";
+import { storeDataDir } from "../helpers/app.js";
 
 describe("the facilitator's /supported is checked at start-up", () => {
   let server: http.Server;
@@ -34,7 +34,7 @@ describe("the facilitator's /supported is checked at start-up", () => {
   });
 
   const env = (network: string) => {
-    const dir = tempDir();
+    const dir = storeDataDir();
     dirs.push(dir);
     return {
       DEVNET: "off",
