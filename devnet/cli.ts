@@ -186,7 +186,7 @@ function standaloneBanner(devnet: DevnetHandle, cfg: Config, stateFile: string):
       ? `  EVM JSON-RPC (Base Sepolia, chain 84532, USDC ${devnet.evm.usdcAddress})  ${devnet.evmUrl}`
       : `  EVM JSON-RPC: the real node at EVM_RPC_URL (not simulated)`,
     devnet.facilitator
-      ? `  x402 facilitator (settles on that chain; FACILITATOR_MODE=http)   ${devnet.facilitatorUrl}`
+      ? `  x402 facilitator (FACILITATOR_MODE=http), settling on it       ${devnet.facilitatorUrl}`
       : `  x402 facilitator: none (payments settle on EVM_RPC_URL with the local facilitator)`,
     devnet.monerod
       ? `  monerod (testnet, a block every ${cfg.DEVNET_BLOCK_SECONDS} s)             ${devnet.moneroUrl}`
