@@ -15,8 +15,12 @@
  *       - GET /v1/q/xmr/height without payment (the 402 answer),
  *       - the same route paid ($0.001): a fresh pre-signed EIP-3009
  *         authorisation per request; verify, handler in a transaction and
- *         settlement on the devnet chain (which runs inside the service
- *         process, as `vigil api` with the devnet does).
+ *         settlement on the devnet chain (in the `vigil devnet` process).
+ *         FACILITATOR=local (default): the local facilitator verifies and
+ *         signs in the service process; FACILITATOR=http: the service calls
+ *         the devnet's facilitator over loopback HTTP, as it calls a hosted
+ *         facilitator in production, so the service CPU per paid call leaves
+ *         the facilitator's work out.
  *  3. In this process: the pure signature check (viem recoverTypedDataAddress
  *     / verifyTypedData per second), per-request pieces of the router
  *     (limiter, logger child, request id), and a paid-call breakdown: the
@@ -27,7 +31,9 @@
  * Env: SECONDS (10 per scenario), WARMUP (2, discarded), CONNECTIONS (32),
  * PAID_CONNECTIONS (16), PAID_REQUESTS (3000, upper bound; the paid run also
  * stops at SECONDS), ONLY (comma list of scenario names), PROFILE=1 (service
- * runs under --cpu-prof; top self-time functions are printed), SKIP_INPROC=1.
+ * runs under --cpu-prof; top self-time functions are printed), SKIP_INPROC=1,
+ * FACILITATOR (local | http, the service's facilitator; the in-process
+ * breakdown always times the local one).
  * Nothing here is a test: figures are printed, nothing is asserted.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -53,6 +59,12 @@ const PAID_CONNECTIONS = Number(process.env.PAID_CONNECTIONS ?? 16);
 const PAID_REQUESTS = Number(process.env.PAID_REQUESTS ?? 3000);
 const ONLY = process.env.ONLY ? new Set(process.env.ONLY.split(",")) : undefined;
 const PROFILE = process.env.PROFILE === "1";
+/** Where paid calls are verified and settled: "local" in the service process, "http" at the devnet's facilitator. */
+const FACILITATOR = process.env.FACILITATOR ?? "local";
+if (FACILITATOR !== "local" && FACILITATOR !== "http") {
+  process.stderr.write(`bench:http: FACILITATOR must be local or http, not ${FACILITATOR}\n`);
+  process.exit(2);
+}
 const MNEMONIC = "test test test test test test test test test test test junk";
 const CLK_TCK = 100;
 
@@ -596,9 +608,11 @@ async function main(): Promise<void> {
     }
 
     const cliArgs = [...(PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []), "--import", "tsx", path.join(root, "src", "cli.ts"), "api"];
-    const server = await spawnAndWait(cliArgs, env, /listening on (http:\/\/\S+)/);
+    const server = await spawnAndWait(cliArgs, { ...env, ...(FACILITATOR === "http" ? { FACILITATOR_MODE: "http" } : {}) }, /listening on (http:\/\/\S+)/);
     children.push(server);
-    process.stderr.write(`service: ${server.url} (pid ${server.proc.pid})\n`);
+    const paywall = (await (await fetch(`${server.url}/v1/paywall`)).json()) as { facilitator: string; facilitator_mode: string };
+    if (paywall.facilitator_mode !== FACILITATOR) throw new Error(`the service runs facilitator mode ${paywall.facilitator_mode}, not ${FACILITATOR}`);
+    process.stderr.write(`service: ${server.url} (pid ${server.proc.pid}), facilitator ${paywall.facilitator}\n`);
 
     const scenarios: [string, string, LoadSpec][] = [
       ["paywall", "GET /v1/paywall (free, in-memory)", { ...common, origin: server.url, path: "/v1/paywall", kind: "get" }],
@@ -634,7 +648,7 @@ async function main(): Promise<void> {
   console.log("");
   console.log(`## http — ${started.toISOString().slice(0, 16).replace("T", " ")} UTC`);
   console.log(
-    `${cpus.length} × ${cpus[0]?.model.trim() ?? "cpu"}, Node ${process.version}, loopback, service = \`vigil api\` (devnet on, PGlite, LOG_LEVEL=warn, limiter on at ${int(1e8)}/min), load = bench/load.ts (undici Pool, pipelining 1), ${SECONDS} s per run after ${WARMUP} s warm-up (paid: no warm-up). Load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.`,
+    `${cpus.length} × ${cpus[0]?.model.trim() ?? "cpu"}, Node ${process.version}, loopback, service = \`vigil api\` (devnet on, PGlite, LOG_LEVEL=warn, limiter on at ${int(1e8)}/min, facilitator ${FACILITATOR === "http" ? "http: the devnet's, in the devnet process" : "local: in the service process"}), load = bench/load.ts (undici Pool, pipelining 1), ${SECONDS} s per run after ${WARMUP} s warm-up (paid: no warm-up). Load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.`,
   );
   console.log("");
   console.log("| scenario | conns | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | statuses | service CPU | service CPU µs/req | load CPU | load1 |");

@@ -185,6 +185,9 @@ function standaloneBanner(devnet: DevnetHandle, cfg: Config, stateFile: string):
     devnet.evm
       ? `  EVM JSON-RPC (Base Sepolia, chain 84532, USDC ${devnet.evm.usdcAddress})  ${devnet.evmUrl}`
       : `  EVM JSON-RPC: the real node at EVM_RPC_URL (not simulated)`,
+    devnet.facilitator
+      ? `  x402 facilitator (FACILITATOR_MODE=http), settling on it       ${devnet.facilitatorUrl}`
+      : `  x402 facilitator: none (payments settle on EVM_RPC_URL with the local facilitator)`,
     devnet.monerod
       ? `  monerod (testnet, a block every ${cfg.DEVNET_BLOCK_SECONDS} s)             ${devnet.moneroUrl}`
       : `  monerod: the real node at MONERO_DAEMON_URL (not simulated)`,

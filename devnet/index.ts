@@ -1,7 +1,8 @@
 /**
  * The built-in devnet: simulated upstreams on loopback (an EVM chain with
- * USDC for x402, a Monero daemon, an Ethereum L1, a zebrad and a lightwalletd
- * serving one Zcash chain), plus the secrets a local service needs
+ * USDC for x402 and an x402 facilitator settling on it, a Monero daemon, an
+ * Ethereum L1, a zebrad and a lightwalletd serving one Zcash chain), plus the
+ * secrets a local service needs
  * (pay-to address, facilitator gas key, master key), generated once under
  * DATA_DIR/devnet. Production code reaches this only through the CLI, which
  * applies `configOverlay` to the parsed config before building the app: the
@@ -31,6 +32,7 @@ import { startDevnetRelays, type DevnetRelays } from "./relays.js";
 import { startDevnetPrivateBuilders, type DevnetPrivateBuilders } from "./private-builders.js";
 import { DEVNET_RISK_LIST } from "./ethereum-activity.js";
 import { deployDevnetPuzzles } from "./puzzles.js";
+import { startDevnetFacilitator, type DevnetFacilitator } from "./facilitator.js";
 
 export { DEVNET_MNEMONIC };
 
@@ -48,16 +50,18 @@ export interface DevnetWallet {
  * Set only while the devnet simulates the chain they belong to: the service's receiving wallets
  * are devnet wallets, and the payment settings of a replaced payment chain are the CLI's to decide.
  */
-type SimulatorOnlyKeys = "COIN_ZEC_ADDRESS" | "COIN_ZEC_VIEW_KEY" | "COIN_XMR_ADDRESS" | "COIN_XMR_VIEW_KEY" | "EVM_RPC_URL" | "X402_NETWORK" | "MONERO_NETWORK";
+type SimulatorOnlyKeys = "COIN_ZEC_ADDRESS" | "COIN_ZEC_VIEW_KEY" | "COIN_XMR_ADDRESS" | "COIN_XMR_VIEW_KEY" | "EVM_RPC_URL" | "X402_NETWORK" | "MONERO_NETWORK" | "FACILITATOR_URL";
 
 export interface DevnetHandle {
   /** The simulated payment chain; absent when a real EVM_RPC_URL replaces it. */
   evmUrl: string | undefined;
   /** The simulated monerod; absent when a real MONERO_DAEMON_URL replaces it. */
   moneroUrl: string | undefined;
+  /** The simulated x402 facilitator (FACILITATOR_URL of a service in `http` mode); absent with a real EVM_RPC_URL. */
+  facilitatorUrl: string | undefined;
   /** Address paid by x402 calls to the devnet service (mnemonic index 19; not one of the funded payers). */
   payTo: `0x${string}`;
-  /** Gas key of the local facilitator (mnemonic index 18). */
+  /** Gas key of the local facilitator and of the facilitator simulator (mnemonic index 18). */
   facilitatorKey: `0x${string}`;
   masterKey: string;
   /** Funded x402 payers (USDC) and ready-to-watch coin wallets. */
@@ -73,6 +77,8 @@ export interface DevnetHandle {
   /** Test hooks into the simulated chains (absent where a real node replaces them). */
   evm: DevnetEvm | undefined;
   monerod: DevnetMonerod | undefined;
+  /** The x402 facilitator settling on the simulated chain; absent with a real EVM_RPC_URL. */
+  facilitator: DevnetFacilitator | undefined;
   /** The simulated USD price providers. */
   prices: DevnetPrices;
   /** The simulated Ethereum L1; absent when a real ETH_RPC_URL replaces it. */
@@ -99,10 +105,12 @@ export type DevnetMonerod = Awaited<ReturnType<typeof startDevnetMonerod>>;
 export type SimulatedDevnet = DevnetHandle & {
   evmUrl: string;
   moneroUrl: string;
+  facilitatorUrl: string;
   evm: DevnetEvm;
   monerod: DevnetMonerod;
+  facilitator: DevnetFacilitator;
   serviceWallet: DevnetMoneroWallet;
-  configOverlay: DevnetHandle["configOverlay"] & Required<Pick<ConfigOverlay, "EVM_RPC_URL" | "X402_NETWORK" | "COIN_XMR_ADDRESS" | "COIN_XMR_VIEW_KEY" | "MONERO_NETWORK">>;
+  configOverlay: DevnetHandle["configOverlay"] & Required<Pick<ConfigOverlay, "EVM_RPC_URL" | "X402_NETWORK" | "FACILITATOR_URL" | "COIN_XMR_ADDRESS" | "COIN_XMR_VIEW_KEY" | "MONERO_NETWORK">>;
 };
 
 export interface DevnetOptions {
@@ -155,6 +163,9 @@ function keyAt(index: number): `0x${string}` {
   return bytesToHex(acct.getHdKey().privateKey!);
 }
 
+/** The facilitator's gas key: mnemonic index 18, not one of the funded payers. */
+const facilitatorKey = () => keyAt(18);
+
 /** Private key of a funded devnet payer (mnemonic index 0..9); `vigil pay` uses the first by default. */
 export function devnetPayerKey(index = 0): `0x${string}` {
   return keyAt(index);
@@ -172,6 +183,7 @@ function persistentSecret(dir: string, name: string): string {
 /** The simulators a devnet runs; each absent where a configured upstream replaces it. */
 interface Simulators {
   evm: DevnetEvm | undefined;
+  facilitator: DevnetFacilitator | undefined;
   monerod: DevnetMonerod | undefined;
   prices: DevnetPrices;
   ethereum: DevnetEthereum | undefined;
@@ -215,6 +227,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
   const handle: DevnetHandle = {
     evmUrl: sims.evm?.url,
     moneroUrl: sims.monerod?.url,
+    facilitatorUrl: sims.facilitator?.url,
     payTo: secrets.payTo,
     facilitatorKey: secrets.facilitatorKey,
     masterKey: secrets.masterKey,
@@ -240,6 +253,8 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
 async function startSimulators(opts: DevnetOptions): Promise<{ sims: Simulators; walletSeed: string }> {
   const host = opts.host ?? "127.0.0.1";
   const evm = opts.evmRpcUrl ? undefined : await startDevnetEvm({ host, port: 0 });
+  // The facilitator a service in `http` mode calls: it settles on the simulated chain only.
+  const facilitator = evm ? await startDevnetFacilitator({ host, rpcUrl: evm.url, privateKey: facilitatorKey(), log: opts.log }) : undefined;
   const monerod = opts.moneroDaemonUrl ? undefined : await startDevnetMonerod({ host, port: 0, dataDir: opts.dataDir, blockSeconds: opts.blockSeconds, log: opts.log });
   const prices = await startDevnetPrices({ host });
   const walletSeed = loadOrCreateSeed(opts.dataDir).seed;
@@ -253,7 +268,7 @@ async function startSimulators(opts: DevnetOptions): Promise<{ sims: Simulators;
   // The relays report the MEV-Boost blocks of the devnet's L1 (a real ETH_RPC_URL: made-up blocks).
   const relays = opts.relayUrls ? undefined : await startDevnetRelays({ host, chain: ethereum?.mevBoost });
   const privateBuilders = await startDevnetPrivateBuilders({ host });
-  return { sims: { evm, monerod, prices, ethereum, zcashChain, zebrad, lightwalletd, relays, privateBuilders }, walletSeed };
+  return { sims: { evm, facilitator, monerod, prices, ethereum, zcashChain, zebrad, lightwalletd, relays, privateBuilders }, walletSeed };
 }
 
 /** The risk list that flags the devnet L1's risky spenders and token, and the puzzle contracts deployed on it with the watchlist naming them (empty with a real node). */
@@ -270,7 +285,7 @@ function serviceSecrets(dir: string, walletSeed: string, sims: Simulators, opts:
   const serviceSeed = createHash("sha256").update(`${walletSeed}:vigil-service-wallet`).digest("hex");
   return {
     payTo: mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address,
-    facilitatorKey: keyAt(18),
+    facilitatorKey: facilitatorKey(),
     masterKey: persistentSecret(dir, "master.key"),
     // A devnet wallet receives coin payments only on the devnet's own chain: on a real node nobody could pay it.
     serviceWallet: sims.monerod ? { ...deriveDevnetWallets(serviceSeed, DEVNET_MONERO_NETWORK)[0]!, label: "service" } : undefined,
@@ -312,10 +327,12 @@ function devnetOverlay(opts: DevnetOptions, sims: Simulators, secrets: ServiceSe
     PRIVATE_RELAY_BUILDERS: sims.privateBuilders.setting,
     RISK_LISTS: lists.riskListFile,
     PUZZLE_WATCHLIST: lists.watchlistFile,
-    // The devnet settles on its own chain, whatever facilitator mode is configured; with a real
-    // EVM_RPC_URL the local facilitator settles there, and these fill only what was not given.
+    // The devnet settles on its own chain, in the service (local, the default) or at its facilitator
+    // (a given FACILITATOR_MODE=http: config.ts); with a real EVM_RPC_URL the local facilitator settles
+    // there, and these fill only what was not given.
     FACILITATOR_MODE: "local",
     ...(evm ? { EVM_RPC_URL: evm.url, X402_NETWORK: DEVNET_NETWORK } : {}),
+    ...(sims.facilitator ? { FACILITATOR_URL: sims.facilitator.url } : {}),
     FACILITATOR_PRIVATE_KEY: secrets.facilitatorKey,
     PAY_TO: secrets.payTo,
     MASTER_KEY: secrets.masterKey,
@@ -336,6 +353,7 @@ async function closeDevnet(sims: Simulators, records: readonly string[]): Promis
   sims.zcashChain?.stopTimer();
   await Promise.allSettled([
     ...(sims.evm ? [sims.evm.close()] : []),
+    ...(sims.facilitator ? [sims.facilitator.close()] : []),
     ...(sims.monerod ? [sims.monerod.close()] : []),
     sims.prices.close(),
     ...(sims.ethereum ? [sims.ethereum.close()] : []),
@@ -359,11 +377,11 @@ async function closeDevnet(sims: Simulators, records: readonly string[]): Promis
  * when asked and no live devnet is recorded there, in the shared state file; adds that file to `records`.
  */
 function recordDevnet(handle: DevnetHandle, opts: DevnetOptions, records: string[]): void {
-  const { evm, monerod, zebrad, lightwalletd } = handle;
+  const { evm, facilitator, monerod, zebrad, lightwalletd } = handle;
   fs.writeFileSync(
     handle.stateFile,
     JSON.stringify(
-      { pid: process.pid, evmUrl: evm?.url, moneroUrl: monerod?.url, ...(zebrad ? { zebradUrl: zebrad.url } : {}), ...(lightwalletd ? { lightwalletdUrl: lightwalletd.url } : {}), payTo: handle.payTo, startedAt: new Date().toISOString() },
+      { pid: process.pid, evmUrl: evm?.url, ...(facilitator ? { facilitatorUrl: facilitator.url } : {}), moneroUrl: monerod?.url, ...(zebrad ? { zebradUrl: zebrad.url } : {}), ...(lightwalletd ? { lightwalletdUrl: lightwalletd.url } : {}), payTo: handle.payTo, startedAt: new Date().toISOString() },
       null,
       2,
     ),
@@ -374,6 +392,7 @@ function recordDevnet(handle: DevnetHandle, opts: DevnetOptions, records: string
       startedAt: new Date().toISOString(),
       dataDir: path.resolve(opts.dataDir),
       ...(evm ? { evmUrl: evm.url } : {}),
+      ...(facilitator ? { facilitatorUrl: facilitator.url } : {}),
       ...(monerod ? { moneroUrl: monerod.url } : {}),
       ...(zebrad ? { zebradUrl: zebrad.url } : {}),
       payers: handle.payers.length,
@@ -392,8 +411,9 @@ export interface PublishedDevnet {
   pid: number;
   startedAt: string;
   dataDir: string;
-  /** The simulated payment chain and monerod; absent when real nodes replaced them. */
+  /** The simulated payment chain, its x402 facilitator and monerod; absent when real nodes replaced them. */
   evmUrl?: string;
+  facilitatorUrl?: string;
   moneroUrl?: string;
   /** The zebrad simulator (the Zcash devnet controls); absent when a real ZEBRAD_URL replaced it. */
   zebradUrl?: string;
@@ -447,7 +467,7 @@ export function readPublishedDevnet(file: string): PublishedDevnet | null {
 }
 
 /** Reads the state file of a devnet running from the same DATA_DIR. */
-export function readDevnetState(dataDir: string): { evmUrl?: string; moneroUrl?: string; zebradUrl?: string; lightwalletdUrl?: string; pid: number } | null {
+export function readDevnetState(dataDir: string): { evmUrl?: string; facilitatorUrl?: string; moneroUrl?: string; zebradUrl?: string; lightwalletdUrl?: string; pid: number } | null {
   try {
     return JSON.parse(fs.readFileSync(path.join(dataDir, "devnet", "devnet.json"), "utf8"));
   } catch {

@@ -129,7 +129,11 @@ function facilitatorSettings(config: Config): FacilitatorSettings {
     case "cdp":
       return { mode: "cdp", apiKeyId: config.CDP_API_KEY_ID, apiKeySecret: config.CDP_API_KEY_SECRET };
     case "http":
-      return { mode: "http", url: config.FACILITATOR_URL! };
+      // Unset only on a devnet whose payment chain is real (EVM_RPC_URL): it runs no facilitator to call.
+      if (!config.FACILITATOR_URL) {
+        throw new Error("FACILITATOR_MODE=http needs FACILITATOR_URL: the devnet runs its facilitator only on its simulated payment chain, not beside a given EVM_RPC_URL.");
+      }
+      return { mode: "http", url: config.FACILITATOR_URL };
     case "local":
       return {
         mode: "local",
@@ -171,8 +175,8 @@ interface Payments {
 }
 
 /** The paywall with its facilitator; a facilitator that cannot settle the configured network stops the start. */
-async function createPayments(config: Config, database: DatabaseHandle, clock: Clock, log: Logger, ownsDatabase: boolean): Promise<Payments> {
-  const facilitator = await createFacilitator(facilitatorSettings(config));
+async function createPayments(config: Config, settings: FacilitatorSettings, database: DatabaseHandle, clock: Clock, log: Logger, ownsDatabase: boolean): Promise<Payments> {
+  const facilitator = await createFacilitator(settings);
   const payTo = config.PAY_TO;
   const terms: PaymentTerms | null = payTo
     ? { usdc: USDC[config.X402_NETWORK], payTo: payTo as `0x${string}`, maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS }
@@ -285,12 +289,14 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
   for (const message of config.deprecations) log.warn({ setting: message.split(" ")[0] }, message);
+  // A facilitator setting that cannot work stops the start before anything is opened.
+  const facilitatorChoice = facilitatorSettings(config);
   const database = await openAppDatabase(config, opts, log);
   const ownsDatabase = !opts.database;
   const site = {
     baseUrl: config.PUBLIC_URL?.replace(/\/$/, "") ?? `http://${config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST}:${config.PORT}`,
   };
-  const payments = await createPayments(config, database, clock, log, ownsDatabase);
+  const payments = await createPayments(config, facilitatorChoice, database, clock, log, ownsDatabase);
   const upstreams = createUpstreamClients(config, clock, log, { scanners: opts.scanners, compactBlockSource: opts.compactBlockSource });
   const ctx: ModuleContext = { config, database, clock, log, metrics: createMetrics(), site, upstreams };
   const products = productModules(ctx, opts);

@@ -290,6 +290,7 @@ export type ConfigOverlay = Partial<
     | "RISK_LISTS"
     | "PUZZLE_WATCHLIST"
     | "FACILITATOR_MODE"
+    | "FACILITATOR_URL"
     | "EVM_RPC_URL"
     | "FACILITATOR_PRIVATE_KEY"
     | "X402_NETWORK"
@@ -309,11 +310,14 @@ export type ConfigOverlay = Partial<
  * The overlay's keys that win even over a given setting while the devnet
  * simulates the payment chain (its overlay then names EVM_RPC_URL): how
  * payments settle. Such a devnet always settles on its own chain, so no
- * signature made against it can move real money, whatever FACILITATOR_MODE
- * or PAY_TO say. With a real EVM_RPC_URL given, the devnet's payment
- * settings only fill what was not given, as for any other upstream.
+ * signature made against it can move real money, whatever FACILITATOR_MODE,
+ * FACILITATOR_URL or PAY_TO say. One choice stays the operator's: a given
+ * FACILITATOR_MODE=http keeps the service calling a facilitator over HTTP,
+ * the devnet's own (its FACILITATOR_URL), which settles on the same chain.
+ * With a real EVM_RPC_URL given, the devnet's payment settings only fill what
+ * was not given, as for any other upstream.
  */
-export const OVERLAY_OWNED_KEYS: readonly (keyof ConfigOverlay)[] = ["devnet", "simulatedUpstreams", "FACILITATOR_MODE", "EVM_RPC_URL", "FACILITATOR_PRIVATE_KEY", "X402_NETWORK", "PAY_TO"];
+export const OVERLAY_OWNED_KEYS: readonly (keyof ConfigOverlay)[] = ["devnet", "simulatedUpstreams", "FACILITATOR_MODE", "FACILITATOR_URL", "EVM_RPC_URL", "FACILITATOR_PRIVATE_KEY", "X402_NETWORK", "PAY_TO"];
 
 /** The config with the overlay's settings in place of the ones the operator did not give (and of the owned ones). */
 export function applyConfigOverlay(config: Config, overlay: ConfigOverlay): Config {
@@ -322,6 +326,8 @@ export function applyConfigOverlay(config: Config, overlay: ConfigOverlay): Conf
   const filled = Object.fromEntries(
     Object.entries(overlay).filter(([k, v]) => v !== undefined && (!explicit.has(k) || (owned as readonly string[]).includes(k))),
   );
+  // http mode on a devnet that runs a facilitator: the service calls that one (FACILITATOR_URL, filled above).
+  if (config.FACILITATOR_MODE === "http" && overlay.FACILITATOR_URL !== undefined) delete filled.FACILITATOR_MODE;
   return Object.freeze({ ...config, ...filled });
 }
 
@@ -370,6 +376,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // Payments configured for real mean production; an upstream URL alone replaces only its own simulator.
   const paymentsConfigured = Boolean(c.PAY_TO || c.FACILITATOR_URL || c.CDP_API_KEY_ID);
   const devnet = c.DEVNET === "on" || (c.DEVNET === "auto" && !paymentsConfigured);
+  // On the devnet, http mode without a URL calls the devnet's facilitator (its overlay's FACILITATOR_URL).
   if (c.FACILITATOR_MODE === "http" && !c.FACILITATOR_URL && !devnet) {
     throw new ConfigError("Invalid configuration:\n  FACILITATOR_URL: required when FACILITATOR_MODE=http");
   }
