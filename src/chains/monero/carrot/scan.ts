@@ -27,7 +27,8 @@
  * as in the reference: the outcome is the same (an enote whose K_s^j is not
  * in the table is not ours either way), and a view-tag collision then costs
  * one point recovery instead of two commitments. Every failure, including
- * malformed input, is "not owned"; nothing here throws.
+ * malformed input, is "not owned" with the step that refused it
+ * (CarrotRefusal); nothing here throws.
  */
 import { decodePoint } from "../crypto.js";
 import { bytesToHex, equalBytes } from "../encoding.js";
@@ -91,8 +92,28 @@ export interface CarrotCoinbaseEnote {
 /** The parts of a watch the scan reads (a ViewAccount has them all). */
 export type CarrotReceiver = Pick<ViewAccount, "kind" | "viewSecret" | "spendPublicKey" | "spendKeys" | "subaddressIndex">;
 
+/**
+ * The step at which an enote was found not to be ours, for operators ("why
+ * was this payment not seen?") and for the tests that pin each step:
+ *   malformed               a field has the wrong length or type, or a point does not decode
+ *   low-order-ephemeral-key k_v·D_e is the point at infinity
+ *   view-tag                step 2
+ *   spend-key-not-ours      step 4: K_s^j is not in the watch's table (coinbase: not its main K_s)
+ *   amount-commitment       step 5: neither enote type opens C_a
+ *   not-prime-order         step 6
+ *   janus                   step 8: neither the normal nor the special check holds
+ */
+export type CarrotRefusal =
+  | "malformed"
+  | "low-order-ephemeral-key"
+  | "view-tag"
+  | "spend-key-not-ours"
+  | "amount-commitment"
+  | "not-prime-order"
+  | "janus";
+
 export type CarrotScanResult =
-  | { owned: false }
+  | { owned: false; refusal: CarrotRefusal }
   | {
       owned: true;
       /** Piconero: opened against C_a (coinbase: the clear amount). */
@@ -109,7 +130,7 @@ export type CarrotScanResult =
       addressSpendKey: string;
     };
 
-const NOT_OWNED: CarrotScanResult = { owned: false };
+const refuse = (refusal: CarrotRefusal): CarrotScanResult => ({ owned: false, refusal });
 const ZERO_PID = new Uint8Array(PAYMENT_ID_BYTES);
 
 const is32 = (b: unknown): b is Uint8Array => b instanceof Uint8Array && b.length === 32;
@@ -196,15 +217,17 @@ function janus(r: CarrotReceiver, ctx: CarrotTxContext, e: CarrotEnote, sCtx: Ui
 }
 
 function scanChecked(r: CarrotReceiver, ctx: CarrotTxContext, e: CarrotEnote, sSr: Uint8Array): CarrotScanResult {
-  if (!equalBytes(makeViewTag(sSr, ctx.inputContext, e.onetimeAddress), e.viewTag)) return NOT_OWNED;
+  if (!equalBytes(makeViewTag(sSr, ctx.inputContext, e.onetimeAddress), e.viewTag)) return refuse("view-tag");
   const sCtx = makeSenderReceiverSecretCtx(sSr, e.ephemeralPubkey, ctx.inputContext);
   const Ksj = recoverAddressSpendKey(e.onetimeAddress, senderExtensions(sCtx, e.amountCommitment));
-  const tableIndex = Ksj ? r.spendKeys.get(bytesToHex(Ksj)) : undefined;
-  if (!Ksj || !tableIndex) return NOT_OWNED;
+  if (!Ksj) return refuse("malformed");
+  const tableIndex = r.spendKeys.get(bytesToHex(Ksj));
+  if (!tableIndex) return refuse("spend-key-not-ours");
   const opened = openAmount(sCtx, e, Ksj);
-  if (!opened || !inPrimeOrderSubgroup(Ksj)) return NOT_OWNED;
+  if (!opened) return refuse("amount-commitment");
+  if (!inPrimeOrderSubgroup(Ksj)) return refuse("not-prime-order");
   const j = janus(r, ctx, e, sCtx, Ksj);
-  if (!j) return NOT_OWNED;
+  if (!j) return refuse("janus");
   return {
     owned: true,
     amount: opened.amount,
@@ -223,11 +246,11 @@ function scanChecked(r: CarrotReceiver, ctx: CarrotTxContext, e: CarrotEnote, sS
  */
 export function scanCarrotEnote(r: CarrotReceiver, ctx: CarrotTxContext, e: CarrotEnote, sharedSecret?: Uint8Array | null): CarrotScanResult {
   try {
-    if (!wellFormed(ctx, e)) return NOT_OWNED;
+    if (!wellFormed(ctx, e)) return refuse("malformed");
     const sSr = sharedSecret === undefined ? carrotSharedSecret(r.viewSecret, e.ephemeralPubkey) : sharedSecret;
-    return sSr ? scanChecked(r, ctx, e, sSr) : NOT_OWNED;
+    return sSr ? scanChecked(r, ctx, e, sSr) : refuse("low-order-ephemeral-key");
   } catch {
-    return NOT_OWNED;
+    return refuse("malformed");
   }
 }
 
@@ -235,7 +258,7 @@ export function scanCarrotEnote(r: CarrotReceiver, ctx: CarrotTxContext, e: Carr
 export function scanCarrotEnotes(r: CarrotReceiver, ctx: CarrotTxContext, enotes: CarrotEnote[]): CarrotScanResult[] {
   const secrets = new Map<string, Uint8Array | null>();
   return enotes.map((e) => {
-    if (!is32(e.ephemeralPubkey)) return NOT_OWNED;
+    if (!is32(e.ephemeralPubkey)) return refuse("malformed");
     const key = bytesToHex(e.ephemeralPubkey);
     if (!secrets.has(key)) secrets.set(key, carrotSharedSecret(r.viewSecret, e.ephemeralPubkey));
     return scanCarrotEnote(r, ctx, e, secrets.get(key)!);
@@ -257,26 +280,35 @@ function coinbaseWellFormed(e: CarrotCoinbaseEnote): boolean {
   );
 }
 
-function scanCoinbaseChecked(main: Uint8Array, e: CarrotCoinbaseEnote, sSr: Uint8Array): boolean {
+/** Steps 2–8 for a coinbase enote; null when all hold. */
+function coinbaseRefusal(main: Uint8Array, e: CarrotCoinbaseEnote, sSr: Uint8Array): CarrotRefusal | null {
   const inputContext = inputContextCoinbase(e.blockIndex);
-  if (!equalBytes(makeViewTag(sSr, inputContext, e.onetimeAddress), e.viewTag)) return false;
+  if (!equalBytes(makeViewTag(sSr, inputContext, e.onetimeAddress), e.viewTag)) return "view-tag";
   const sCtx = makeSenderReceiverSecretCtx(sSr, e.ephemeralPubkey, inputContext);
   const Ks = recoverAddressSpendKey(e.onetimeAddress, senderExtensionsCoinbase(sCtx, e.amount, main));
-  if (!Ks || !equalBytes(Ks, main) || !inPrimeOrderSubgroup(Ks)) return false;
+  if (!Ks) return "malformed";
+  if (!equalBytes(Ks, main)) return "spend-key-not-ours";
+  if (!inPrimeOrderSubgroup(Ks)) return "not-prime-order";
   const anchor = xorBytes(e.encryptedAnchor, anchorMask(sCtx, e.onetimeAddress));
-  return normalJanusHolds(anchor, inputContext, main, false, ZERO_PID, e.ephemeralPubkey);
+  return normalJanusHolds(anchor, inputContext, main, false, ZERO_PID, e.ephemeralPubkey) ? null : "janus";
 }
 
-/** Scans one coinbase enote for a watch: main address only (spec §7.9), so a subaddress watch never owns one. */
+/**
+ * Scans one coinbase enote for a watch: main address only (spec §7.9), so a
+ * subaddress watch never owns one (refusal spend-key-not-ours).
+ */
 export function scanCarrotCoinbaseEnote(r: CarrotReceiver, e: CarrotCoinbaseEnote, sharedSecret?: Uint8Array | null): CarrotScanResult {
   try {
+    if (!coinbaseWellFormed(e)) return refuse("malformed");
     const main = mainSpendKey(r);
-    if (!main || !coinbaseWellFormed(e)) return NOT_OWNED;
+    if (!main) return refuse("spend-key-not-ours");
     const sSr = sharedSecret === undefined ? carrotSharedSecret(r.viewSecret, e.ephemeralPubkey) : sharedSecret;
-    if (!sSr || !scanCoinbaseChecked(main, e, sSr)) return NOT_OWNED;
+    if (!sSr) return refuse("low-order-ephemeral-key");
+    const refusal = coinbaseRefusal(main, e, sSr);
+    if (refusal) return refuse(refusal);
     const index = r.spendKeys.get(bytesToHex(main)) ?? { major: 0, minor: 0 };
     return { owned: true, amount: e.amount, subaddress: index, paymentId: null, enoteType: "payment", selfSend: false, coinbase: true, addressSpendKey: bytesToHex(main) };
   } catch {
-    return NOT_OWNED;
+    return refuse("malformed");
   }
 }
