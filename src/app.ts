@@ -5,7 +5,7 @@
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import { serve, type ServerType } from "@hono/node-server";
-import { closeServer } from "./http/close-server.js";
+import { closeServer, keepConnections } from "./http/close-server.js";
 import type { Config } from "./config.js";
 import { VERSION } from "./version.js";
 import { upstreamSources } from "./upstream-sources.js";
@@ -401,10 +401,10 @@ function appServers(ctx: ModuleContext, parts: ServerParts) {
                   status: 404,
                   headers: { "content-type": "application/json; charset=utf-8" },
                 });
-          metricsServer = serve({ fetch, port: config.METRICS_PORT!, hostname: config.METRICS_HOST }, (info) => {
+          metricsServer = keepConnections(serve({ fetch, port: config.METRICS_PORT!, hostname: config.METRICS_HOST }, (info) => {
             metricsSite.baseUrl = boundUrl(info);
             resolve();
-          });
+          }));
           metricsServer.once("error", reject);
         });
   const listenMcp = (port: number) =>
@@ -417,21 +417,21 @@ function appServers(ctx: ModuleContext, parts: ServerParts) {
         generalLimiter: createRateLimiter(parts.store, "rl_general", config.RATE_LIMIT_PER_MINUTE, 60),
         site: mcpSiteUrl,
       });
-      mcpServer = serve({ fetch: mcpApp.fetch, port, hostname: config.HOST }, (info) => {
+      mcpServer = keepConnections(serve({ fetch: mcpApp.fetch, port, hostname: config.HOST }, (info) => {
         mcpSite.baseUrl = boundUrl(info);
         // The card advertises the address agents reach (MCP_PUBLIC_URL behind a proxy).
         mcpSiteUrl.baseUrl = config.MCP_PUBLIC_URL?.replace(/\/$/, "") ?? mcpSite.baseUrl;
         resolve();
-      });
+      }));
       mcpServer.once("error", reject);
     });
   const listen = () =>
     new Promise<string>((resolve, reject) => {
-      server = serve({ fetch: appFetch, port: config.PORT, hostname: config.HOST }, (info) => {
+      server = keepConnections(serve({ fetch: appFetch, port: config.PORT, hostname: config.HOST }, (info) => {
         const url = boundUrl(info);
         if (!config.PUBLIC_URL) site.baseUrl = url;
         resolve(url);
-      });
+      }));
       server.once("error", reject);
     }).then(async (url) => {
       if (config.MCP_PORT !== undefined) await listenMcp(config.MCP_PORT);

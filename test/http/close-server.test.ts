@@ -62,4 +62,33 @@ describe("closing the HTTP server", () => {
     await half.closed;
     expect(Date.now() - started).toBeLessThan(20_000);
   });
+
+  it("keeps an idle keep-alive connection open past Node's 5 s default, so a client that reuses it late gets its answer", async () => {
+    const t = await startTestApp({});
+    try {
+      const port = Number(new URL(t.url).port);
+      const socket = net.connect(port, "127.0.0.1");
+      socket.on("error", () => {});
+      let received = "";
+      socket.on("data", (c) => (received += c.toString("latin1")));
+      const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+      let isClosed = false;
+      void closed.then(() => (isClosed = true));
+      await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+      const answers = () => received.split("HTTP/1.1 200").length - 1;
+      const get = async (n: number) => {
+        socket.write(`GET /v1/paywall HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n`);
+        for (let i = 0; i < 200 && answers() < n; i++) await new Promise((r) => setTimeout(r, 25));
+        return answers();
+      };
+      expect(await get(1)).toBe(1);
+      // Idle for longer than Node's default keep-alive timeout (5 s): the server keeps the connection.
+      await new Promise((r) => setTimeout(r, 6_500));
+      expect(isClosed).toBe(false);
+      expect(await get(2)).toBe(2);
+      socket.destroy();
+    } finally {
+      await t.close();
+    }
+  });
 });
