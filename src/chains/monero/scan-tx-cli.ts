@@ -4,7 +4,8 @@
  * is scanned) and prints the outputs that belong to the watch, using the same
  * parser and scanner as the service. Optional input fields: "kind" ("tx" |
  * "block", default: try tx then block), "lookahead" ({accounts, minors}),
- * "subaddressIndex" ({major, minor}).
+ * "subaddressIndex" ({major, minor}). `vigil monero carrot-scan` (one Carrot
+ * output set) is carrot-scan-cli.ts; this entry dispatches to it.
  */
 import { ServiceError } from "../../core/errors.js";
 import { hexToBytesStrict } from "./encoding.js";
@@ -14,13 +15,15 @@ import { explainViewTags, scanTx } from "./scan.js";
 import { parseBlockBlob, parseTransactionBlob } from "./tx-binary.js";
 import type { ScanTx, SubaddressIndex, SubaddressLookahead } from "./types.js";
 import { failCli, readJsonObjectInput, type CliIo } from "../../core/read-input.js";
+import { CARROT_SCAN_USAGE, runCarrotScanCli } from "./carrot-scan-cli.js";
 
 export type { CliIo };
 
 const USAGE = `usage: vigil monero scan-tx < input.json
   input: {"hex": "<serialized tx or block>", "address": "<Monero address>", "viewKey": "<64 hex>",
           "kind"?: "tx"|"block", "lookahead"?: {"accounts": n, "minors": n}, "subaddressIndex"?: {"major": n, "minor": n}}
-  output: {"kind", "txid", "outputs": [{"outputIndex", "publicKey", "amount" (piconero string), "subaddress"}], "diagnostics"}`;
+  output: {"kind", "txid", "outputs": [{"outputIndex", "publicKey", "amount" (piconero string), "subaddress"}], "diagnostics"}
+${CARROT_SCAN_USAGE}`;
 
 const MAX_INPUT = 4 * 1024 * 1024;
 
@@ -40,6 +43,7 @@ export async function runMoneroCli(args: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${USAGE}\n`);
     return sub === undefined ? 2 : 0;
   }
+  if (sub === "carrot-scan") return runCarrotScanCli(io);
   if (sub !== "scan-tx") {
     io.stderr.write(`unknown monero command "${sub}"\n${USAGE}\n`);
     return 2;
