@@ -50,6 +50,12 @@ export interface ScanOutput {
   encryptedAmountV1?: Uint8Array;
   /** RingCT: outPk[i], the Pedersen commitment mask·G + amount·H (32 bytes). */
   commitment?: Uint8Array;
+  /**
+   * txout_to_carrot_v1 (fork v17 on): publicKey is K_o, and these are its
+   * 3-byte view tag and 16-byte encrypted Janus anchor. Its a_enc and C_a are
+   * encryptedAmount and commitment (RingCT type 7); coinbase: amount in clear.
+   */
+  carrot?: { viewTag: Uint8Array; encryptedAnchor: Uint8Array };
 }
 
 /** What the scanner needs from one transaction. Built by parseTransactionBlob / txFromDaemonJson. */
@@ -138,6 +144,8 @@ export interface ParsedBlock {
   nonce: number;
   minerTx: ScanTx;
   txHashes: string[];
+  /** From fork v17 (FCMP++): the tree's layer count and root (hex), hashed into the block id. */
+  fcmpTree?: { nTreeLayers: number; treeRoot: string };
   /** Block hash (Monero block id), 64 hex. */
   hash: string;
 }
