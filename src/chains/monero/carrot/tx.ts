@@ -15,12 +15,20 @@
  * one that mixes both kinds, or lacks a field the enotes need, is refused
  * with the reason (consensus refuses it too). Never throws.
  */
-import { hexToBytesStrict } from "../encoding.js";
+import { bytesToHex, hexToBytesStrict } from "../encoding.js";
 import { parseExtra, type ParsedExtra } from "../extra.js";
-import type { ScanTx } from "../types.js";
+import type { OwnedOutput, ScanTx } from "../types.js";
 import { ENCRYPTED_AMOUNT_BYTES, PAYMENT_ID_BYTES, RCT_TYPE_FCMP_PLUS_PLUS, TX_EXTRA_NONCE_ENCRYPTED_PAYMENT_ID } from "./constants.js";
 import { inputContextCoinbase, inputContextRingct } from "./enote.js";
-import type { CarrotCoinbaseEnote, CarrotEnote, CarrotTxContext } from "./scan.js";
+import {
+  scanCarrotCoinbaseEnote,
+  scanCarrotEnotes,
+  type CarrotCoinbaseEnote,
+  type CarrotEnote,
+  type CarrotReceiver,
+  type CarrotScanResult,
+  type CarrotTxContext,
+} from "./scan.js";
 
 export type CarrotTxEnotes =
   | { kind: "none" }
@@ -88,4 +96,30 @@ export function carrotEnotesOf(tx: ScanTx, extra?: ParsedExtra): CarrotTxEnotes 
   } catch (e) {
     return { kind: "invalid", error: e instanceof Refused ? e.message : `malformed: ${e instanceof Error ? e.message : String(e)}` };
   }
+}
+
+/**
+ * The watch's outputs among a transaction's Carrot enotes, reported as the
+ * legacy scanner reports its own (OwnedOutput): K_o as the public key, the
+ * amount that opened C_a (coinbase: the clear amount), the subaddress index,
+ * and the payment ID when the Janus check confirmed a non-zero one. The
+ * wallet's own change (a self-send, the special enote) is an owned output
+ * like any other, as the legacy scanner reports a wallet's change. One K_o
+ * counts once (the burning bug), keeping the larger amount as the legacy path does.
+ */
+export function carrotOwnedOutputs(carrot: CarrotTxEnotes, account: CarrotReceiver): OwnedOutput[] {
+  let results: CarrotScanResult[];
+  if (carrot.kind === "transfer") results = scanCarrotEnotes(account, carrot.context, carrot.enotes);
+  else if (carrot.kind === "coinbase") results = carrot.enotes.map((e) => scanCarrotCoinbaseEnote(account, e));
+  else return [];
+  const found = new Map<string, OwnedOutput>();
+  results.forEach((r, outputIndex) => {
+    if (!r.owned) return;
+    const publicKey = bytesToHex(carrot.enotes[outputIndex]!.onetimeAddress);
+    const owned: OwnedOutput = { outputIndex, publicKey, amount: r.amount, subaddress: r.subaddress };
+    if (r.paymentId) owned.paymentId = r.paymentId;
+    const prev = found.get(publicKey);
+    if (!prev || prev.amount < r.amount) found.set(publicKey, owned);
+  });
+  return [...found.values()].sort((a, b) => a.outputIndex - b.outputIndex);
 }
