@@ -16,6 +16,7 @@ import { parseBlockBlob, parseTransactionBlob } from "./tx-binary.js";
 import type { ScanTx, SubaddressIndex, SubaddressLookahead } from "./types.js";
 import { failCli, readJsonObjectInput, type CliIo } from "../../core/read-input.js";
 import { CARROT_SCAN_USAGE, runCarrotScanCli } from "./carrot-scan-cli.js";
+import { carrotEnotesOf } from "./carrot/tx.js";
 
 export type { CliIo };
 
@@ -36,6 +37,13 @@ function isLookahead(v: unknown): v is SubaddressLookahead {
 }
 
 const fail = failCli;
+
+/** For a transaction with Carrot outputs: how many, and why its enotes could not be read if they could not. */
+function carrotDiagnostics(tx: ScanTx): Record<string, unknown> {
+  const carrot = carrotEnotesOf(tx);
+  if (carrot.kind === "none") return {};
+  return { carrotOutputs: tx.outputs.filter((o) => o.carrot !== undefined).length, ...(carrot.kind === "invalid" ? { carrotError: carrot.error } : {}) };
+}
 
 export async function runMoneroCli(args: string[], io: CliIo): Promise<number> {
   const [sub] = args;
@@ -111,6 +119,7 @@ export async function runMoneroCli(args: string[], io: CliIo): Promise<number> {
       unlockTime: tx.unlockTime.toString(),
       outputCount: tx.outputs.length,
       taggedOutputs: tx.outputs.filter((o) => o.viewTag !== undefined).length,
+      ...carrotDiagnostics(tx),
       txPublicKeys: extra.txPublicKeys.length,
       additionalPublicKeys: extra.additionalPublicKeys.length,
       extraComplete: extra.complete,

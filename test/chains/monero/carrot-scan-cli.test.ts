@@ -15,6 +15,7 @@ import { buildCarrotCoinbaseEnotes, buildCarrotOutputSet, destinationFromAddress
 import { seededRng } from "../../../devnet/monero-sender.js";
 import { runOnStreams } from "../../helpers/cli-streams.js";
 import { makeWallet } from "./helpers.js";
+import { carrotTxBlob } from "./carrot/tx-blob.js";
 
 const run = (stdinText: string, args = ["carrot-scan"]) => runOnStreams((io) => runMoneroCli(args, io), stdinText);
 
@@ -160,6 +161,20 @@ describe("vigil monero carrot-scan", () => {
     }
     const notJson = await run("{");
     expect([notJson.code, JSON.parse(notJson.err).error.code]).toEqual([2, "invalid_input"]);
+  });
+
+  it("scan-tx reads a whole Carrot transaction blob and finds the same outputs", async () => {
+    const blob = carrotTxBlob({ set, keyImages: [set.inputContext.slice(1)], fee: 10n, prunable: Uint8Array.of(1, 2, 3) });
+    const r = await run(JSON.stringify({ hex: bytesToHex(blob), address: merchant.address, viewKey: merchant.viewSecretHex }), ["scan-tx"]);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.out);
+    expect(out.outputs.map((o: { outputIndex: number; amount: string; subaddress: unknown; paymentId?: string }) => [o.outputIndex, o.amount, o.subaddress, o.paymentId ?? null])).toEqual(
+      [
+        [indexOf(250_000_000n), "250000000", { major: 1, minor: 2 }, null],
+        [indexOf(1_500_000_000_000n), "1500000000000", { major: 0, minor: 0 }, PID],
+      ].sort((a, b) => (a[0] as number) - (b[0] as number)),
+    );
+    expect([out.diagnostics.rctType, out.diagnostics.carrotOutputs, out.diagnostics.carrotError]).toEqual([7, 4, undefined]);
   });
 
   it("the monero usage lists carrot-scan", async () => {
