@@ -203,3 +203,69 @@ describe("bad Carrot blobs are refused, never thrown", () => {
     expect(carrotEnotesOf({ ...tx, outputs: tx.outputs.map(({ carrot: _c, ...o }) => o) })).toEqual({ kind: "none" });
   });
 });
+
+describe("a real FCMP++ stressnet transaction", () => {
+  // The unprunable part of a stressnet RingCT type 7 transaction (decode_as_json; reference_block 2904506), as
+  // quoted in the CCS proposal "Integrate FCMP++ into monero-inflation-checker" (DangerousFreedom, 2026-02-25),
+  // found through the code index (repository path not identified; research/carrot.md §4c). Its keys are unknown,
+  // so it checks the format only. The FCMP++ proof (rctsig_prunable) is left out: the scanner never reads it.
+  const REAL = {
+    version: 2,
+    unlock_time: 0,
+    vin: [{ key: { amount: 0, key_offsets: [], k_image: "729b9867ed2760f237107fb31f0489306f4c897b42f814cedee28738ae4a8ba9" } }],
+    vout: [
+      { amount: 0, target: { carrot_v1: { key: "46d7ab6cbb4aefcf9202ace04883e75d046df420242353fdc035009619758cd5", view_tag: "60f54f", encrypted_janus_anchor: "2a9b5f886fc9982fda8a746eb4e4634a" } } },
+      { amount: 0, target: { carrot_v1: { key: "6206c274a0bbb377405fbdfbd81d6131044c37dc3c5757bc15fce763ab637d7a", view_tag: "5ea23b", encrypted_janus_anchor: "5da958642162daeb4b7881f58f433099" } } },
+    ],
+    extra: [
+      1, 8, 40, 61, 95, 171, 109, 147, 160, 243, 163, 185, 191, 4, 237, 36, 35, 24, 196, 98, 205, 152, 159, 215, 133, 56, 170, 126, 176, 243, 45, 11, 70, 2, 9, 1, 121, 161, 1, 141,
+      237, 85, 233, 108,
+    ],
+    rct_signatures: {
+      type: 7,
+      txnFee: 500346000,
+      ecdhInfo: [{ amount: "693d583458665def" }, { amount: "7484b23f54be2d56" }],
+      outPk: ["b5b3abfa711c67dae61cae0466552f103d748f96bd95748048f40018d458fbf7", "d586a17994dfa814859ddc412947086cb04b2cb86d297ba21cadef8d12e6efb1"],
+    },
+  };
+  const hex = (s: string) => Uint8Array.from(Buffer.from(s, "hex"));
+  /** The same transaction serialized by hand, field by field (a pruned blob). */
+  const blob = concatBytes(
+    Uint8Array.of(2, 0, 1, 0x02, 0, 0),
+    hex(REAL.vin[0]!.key.k_image),
+    Uint8Array.of(2),
+    ...REAL.vout.map((o) => concatBytes(Uint8Array.of(0, 0x00), hex(o.target.carrot_v1.key), hex(o.target.carrot_v1.view_tag), hex(o.target.carrot_v1.encrypted_janus_anchor))),
+    encodeVarint(REAL.extra.length),
+    Uint8Array.from(REAL.extra),
+    Uint8Array.of(7),
+    encodeVarint(500346000n),
+    ...REAL.rct_signatures.ecdhInfo.map((e) => hex(e.amount)),
+    ...REAL.rct_signatures.outPk.map(hex),
+  );
+  const D_E = "08283d5fab6d93a0f3a3b9bf04ed242318c462cd989fd78538aa7eb0f32d0b46";
+
+  it("its JSON and its blob give the same enotes: shared D_e under 0x01, pid_enc from the nonce, 'R' ‖ key image", () => {
+    const fromJson = txFromDaemonJson(REAL, "00".repeat(32));
+    const fromBlob = parseTransactionBlob(blob);
+    if (!fromJson.ok || !fromBlob.ok) throw new Error(JSON.stringify([fromJson, fromBlob]));
+    expect([fromBlob.value.rctType, fromBlob.value.fee, fromBlob.value.txid]).toEqual([7, 500346000n, ""]);
+    const a = transfer(carrotEnotesOf(fromJson.value));
+    const b = transfer(carrotEnotesOf(fromBlob.value));
+    expect(b.enotes.map(enoteFields)).toEqual(a.enotes.map(enoteFields));
+    expect(bytesToHex(b.context.inputContext)).toBe(`52${REAL.vin[0]!.key.k_image}`);
+    expect(bytesToHex(b.context.encryptedPaymentId!)).toBe("79a1018ded55e96c");
+    expect(b.enotes.map(enoteFields)).toEqual(
+      REAL.vout.map((o, i) => [o.target.carrot_v1.key, REAL.rct_signatures.outPk[i], REAL.rct_signatures.ecdhInfo[i]!.amount, o.target.carrot_v1.view_tag, o.target.carrot_v1.encrypted_janus_anchor, D_E]),
+    );
+  });
+
+  it("a watch it does not pay refuses both outputs at the view tag", () => {
+    const r = parseTransactionBlob(blob);
+    if (!r.ok) throw new Error(r.error);
+    const e = transfer(carrotEnotesOf(r.value));
+    expect(scanCarrotEnotes(merchantWatch, e.context, e.enotes)).toEqual([
+      { owned: false, refusal: "view-tag" },
+      { owned: false, refusal: "view-tag" },
+    ]);
+  });
+});
