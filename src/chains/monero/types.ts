@@ -207,6 +207,11 @@ export interface DaemonTxJson {
  *   scanTx(tx: ScanTx, account: ViewAccount): OwnedOutput[]      // never throws for malformed tx data
  *   prepareTx / derivationsFor / matchOutputs: the same steps, for callers that share per-tx work
  *   explainViewTags(tx, account): per-output view-tag hints (scan-tx CLI)
+ *   (a Carrot transaction takes the Carrot scan inside matchOutputs: carrot/tx.ts carrotOwnedOutputs)
+ *
+ * carrot/tx.ts
+ *   carrotEnotesOf(tx: ScanTx, extra?): CarrotTxEnotes   // none | transfer | coinbase | invalid (with the reason)
+ *   carrotOwnedOutputs(enotes, account): OwnedOutput[]
  *
  * batch.ts
  *   scanTxForAccounts(tx: ScanTx, accounts: ViewAccount[]): OwnedOutput[][]         // [account]
@@ -221,7 +226,7 @@ export interface DaemonTxJson {
  *   txFromDaemonJson(json: unknown (object or as_json text), txid?: string): ParseResult<ScanTx>
  *
  * scan-tx-cli.ts
- *   runMoneroCli(args: string[], io: { stdin, stdout, stderr }): Promise<number>
+ *   runMoneroCli(args: string[], io: { stdin, stdout, stderr }): Promise<number>   // scan-tx; carrot-scan (carrot-scan-cli.ts)
  *
  * devnet/monero-sender.ts
  *   buildTransfer({ destinations: {address, amount}[], rng?, unlockTime?, fee?, inputs?, ringSize? }): BuiltMoneroTx

@@ -1,7 +1,8 @@
 /**
  * The service's per-transaction match on Carrot transactions: a parsed
  * Carrot blob (tx-blob.ts, from sender-built output sets) is found by
- * matchTx / scanForAccounts (the plain and the batch path) for the watched
+ * matchTx / scanForAccounts (the plain and the batch path) and the
+ * worker-thread pool for the watched
  * account, as the same OwnedOutput the legacy path returns, and not for
  * another account; the sender's own watch sees its change; the coinbase of a
  * v17 block is found; an inconsistent Carrot transaction owns nothing.
@@ -78,6 +79,18 @@ describe("matchTx on Carrot transactions", () => {
     expect(batch[3]).toEqual([{ outputIndex: indexOf(8_000n), publicKey: bytesToHex(set.enotes[indexOf(8_000n)]!.onetimeAddress), amount: 8_000n, subaddress: { major: 0, minor: 0 } }]);
     expect(batch[0]).toEqual([]);
     expect(batch[4]).toEqual([]);
+  });
+
+  it("the worker-thread pool (the service's scanner) finds the same Carrot outputs", async () => {
+    const { MoneroScanPool } = await import("../../../../src/chains/monero/pool.js");
+    const accounts = [watch(merchant), watch(others[1]!), watch(payer)];
+    const pool = new MoneroScanPool({ threads: 1 });
+    try {
+      await pool.setAccounts(accounts);
+      expect(await pool.scanTxs([tx])).toEqual([accounts.map((a) => matchTx(prepareTx(tx), a))]);
+    } finally {
+      await pool.close();
+    }
   });
 
   it("a Carrot transaction the enote reader refuses owns nothing on either path", () => {
