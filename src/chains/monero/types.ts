@@ -95,7 +95,10 @@ export interface OwnedOutput {
    * watched subaddress itself).
    */
   subaddress: SubaddressIndex | null;
-  /** Decrypted short payment id (16 hex) when the tx carries an encrypted one; may be a wallet's dummy 0000…. */
+  /**
+   * Decrypted short payment id (16 hex) when the tx carries an encrypted one; may be a wallet's dummy 0000….
+   * A Carrot output has one only when the Janus check confirmed a non-zero payment ID (an integrated address).
+   */
   paymentId?: string;
 }
 
