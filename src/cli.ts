@@ -33,6 +33,7 @@ const USAGE = `Usage: vigil <command> [options]
   zcash derive-ufvk [--account N] [--network mainnet|testnet|regtest]   phrase on stdin
   zcash scan-tx                      {"hex","ufvk","height"?} on stdin
   monero scan-tx                     {"hex","address","viewKey"} on stdin
+  monero carrot-scan                 {"address","viewKey","input_context","pid_enc","outputs"} on stdin (one Carrot output set)
 
 Settings come from environment variables: see docs/configuration.md.`;
 

@@ -19,7 +19,7 @@
  */
 import { L, decodePoint } from "./crypto.js";
 import { buildPointTable, chooseWindow, encodeExtBatch, ext, signedDigits, tableMul, type Ext } from "./edwards-fast.js";
-import { matchOutputs, prepareTx, scanTx, type AccountDerivations } from "./scan.js";
+import { isLegacyTx, matchOutputs, prepareTx, scanTx, type AccountDerivations } from "./scan.js";
 import type { OwnedOutput, ScanTx, ViewAccount } from "./types.js";
 
 /** Below this many watches a tx is scanned with the plain per-watch path (no table). */
@@ -69,9 +69,11 @@ export function scanTxForAccounts(tx: ScanTx, accounts: ViewAccount[]): OwnedOut
   try {
     const prepared = prepareTx(tx);
     const w = chooseWindow(accounts.length);
-    const main = prepared.extra.txPublicKeys.map((R) => batchDerivations(R, accounts, w));
+    // A Carrot transaction has no legacy derivations to share: matchOutputs runs the Carrot scan.
+    const legacy = isLegacyTx(prepared);
+    const main = legacy ? prepared.extra.txPublicKeys.map((R) => batchDerivations(R, accounts, w)) : [];
     // Additional keys: derived for every account up front (each account may need any of them).
-    const additional = prepared.additionalUsable ? prepared.extra.additionalPublicKeys.map((R) => batchDerivations(R, accounts, w)) : [];
+    const additional = legacy && prepared.additionalUsable ? prepared.extra.additionalPublicKeys.map((R) => batchDerivations(R, accounts, w)) : [];
     return accounts.map((account, ai) => {
       const derivations: AccountDerivations = {
         main: main.map((perAccount) => perAccount[ai]!),

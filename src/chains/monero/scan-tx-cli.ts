@@ -4,7 +4,8 @@
  * is scanned) and prints the outputs that belong to the watch, using the same
  * parser and scanner as the service. Optional input fields: "kind" ("tx" |
  * "block", default: try tx then block), "lookahead" ({accounts, minors}),
- * "subaddressIndex" ({major, minor}).
+ * "subaddressIndex" ({major, minor}). `vigil monero carrot-scan` (one Carrot
+ * output set) is carrot-scan-cli.ts; this entry dispatches to it.
  */
 import { ServiceError } from "../../core/errors.js";
 import { hexToBytesStrict } from "./encoding.js";
@@ -14,13 +15,16 @@ import { explainViewTags, scanTx } from "./scan.js";
 import { parseBlockBlob, parseTransactionBlob } from "./tx-binary.js";
 import type { ScanTx, SubaddressIndex, SubaddressLookahead } from "./types.js";
 import { failCli, readJsonObjectInput, type CliIo } from "../../core/read-input.js";
+import { CARROT_SCAN_USAGE, runCarrotScanCli } from "./carrot-scan-cli.js";
+import { carrotEnotesOf } from "./carrot/tx.js";
 
 export type { CliIo };
 
 const USAGE = `usage: vigil monero scan-tx < input.json
   input: {"hex": "<serialized tx or block>", "address": "<Monero address>", "viewKey": "<64 hex>",
           "kind"?: "tx"|"block", "lookahead"?: {"accounts": n, "minors": n}, "subaddressIndex"?: {"major": n, "minor": n}}
-  output: {"kind", "txid", "outputs": [{"outputIndex", "publicKey", "amount" (piconero string), "subaddress"}], "diagnostics"}`;
+  output: {"kind", "txid", "outputs": [{"outputIndex", "publicKey", "amount" (piconero string), "subaddress"}], "diagnostics"}
+${CARROT_SCAN_USAGE}`;
 
 const MAX_INPUT = 4 * 1024 * 1024;
 
@@ -34,12 +38,20 @@ function isLookahead(v: unknown): v is SubaddressLookahead {
 
 const fail = failCli;
 
+/** For a transaction with Carrot outputs: how many, and why its enotes could not be read if they could not. */
+function carrotDiagnostics(tx: ScanTx): Record<string, unknown> {
+  const carrot = carrotEnotesOf(tx);
+  if (carrot.kind === "none") return {};
+  return { carrotOutputs: tx.outputs.filter((o) => o.carrot !== undefined).length, ...(carrot.kind === "invalid" ? { carrotError: carrot.error } : {}) };
+}
+
 export async function runMoneroCli(args: string[], io: CliIo): Promise<number> {
   const [sub] = args;
   if (sub === undefined || sub === "help" || sub === "--help" || sub === "-h") {
     io.stdout.write(`${USAGE}\n`);
     return sub === undefined ? 2 : 0;
   }
+  if (sub === "carrot-scan") return runCarrotScanCli(io);
   if (sub !== "scan-tx") {
     io.stderr.write(`unknown monero command "${sub}"\n${USAGE}\n`);
     return 2;
@@ -107,6 +119,7 @@ export async function runMoneroCli(args: string[], io: CliIo): Promise<number> {
       unlockTime: tx.unlockTime.toString(),
       outputCount: tx.outputs.length,
       taggedOutputs: tx.outputs.filter((o) => o.viewTag !== undefined).length,
+      ...carrotDiagnostics(tx),
       txPublicKeys: extra.txPublicKeys.length,
       additionalPublicKeys: extra.additionalPublicKeys.length,
       extraComplete: extra.complete,

@@ -5,12 +5,16 @@
  * the account's spend-key table, then the amount (clear for coinbase/v1;
  * RingCT decoded and counted only when it opens the commitment).
  * Never throws on malformed transaction data: bad keys simply do not match.
+ * A Carrot transaction (fork v17 on; carrot/tx.ts) takes the Carrot scan
+ * instead and reports the same OwnedOutput; consensus never mixes the two
+ * output kinds in one transaction, so its legacy work is skipped.
  */
 import { decodeAmountV1, decodeAmountV2 } from "./amount.js";
 import { decodePoint, deriveViewTag, derivationToScalar, generateKeyDerivation, keccak, scalarToBytes, type EdPoint } from "./crypto.js";
 import { pointMinusBaseMul } from "./edwards-fast.js";
 import { bytesToHex, concatBytes } from "./encoding.js";
 import { parseExtra, type ParsedExtra } from "./extra.js";
+import { carrotEnotesOf, carrotOwnedOutputs, type CarrotTxEnotes } from "./carrot/tx.js";
 import type { OwnedOutput, ScanOutput, ScanTx, SubaddressIndex, ViewAccount } from "./types.js";
 
 /** Per-transaction data computed once and shared by every account scanned against the tx. */
@@ -21,13 +25,19 @@ export interface PreparedTx {
   additionalUsable: boolean;
   /** Decoded one-time keys, filled lazily and shared by every account (null: does not decode). */
   outputPoints: (EdPoint | null | undefined)[];
+  /** The Carrot enotes ("none" for a legacy transaction; "invalid" owns nothing on either path). */
+  carrot: CarrotTxEnotes;
 }
+
+/** True when the legacy (CryptoNote) scan applies: no Carrot output in the transaction. */
+export const isLegacyTx = (prepared: PreparedTx): boolean => prepared.carrot.kind === "none";
 
 export function prepareTx(tx: ScanTx): PreparedTx {
   const extra = parseExtra(tx.extra);
   return {
     tx,
     extra,
+    carrot: carrotEnotesOf(tx, extra),
     additionalUsable: extra.additionalPublicKeys.length > 0 && extra.additionalPublicKeys.length === tx.outputs.length,
     outputPoints: new Array<EdPoint | null | undefined>(tx.outputs.length),
   };
@@ -46,12 +56,12 @@ export interface AccountDerivations {
 }
 
 export function derivationsFor(prepared: PreparedTx, viewSecret: bigint): AccountDerivations {
-  const main = prepared.extra.txPublicKeys.map((R) => generateKeyDerivation(R, viewSecret));
+  const main = isLegacyTx(prepared) ? prepared.extra.txPublicKeys.map((R) => generateKeyDerivation(R, viewSecret)) : [];
   const cache = new Map<number, Uint8Array | null>();
   return {
     main,
     additional(i) {
-      if (!prepared.additionalUsable) return null;
+      if (!prepared.additionalUsable || !isLegacyTx(prepared)) return null;
       if (!cache.has(i)) cache.set(i, generateKeyDerivation(prepared.extra.additionalPublicKeys[i]!, viewSecret));
       return cache.get(i)!;
     },
@@ -103,6 +113,7 @@ function outputAmount(tx: ScanTx, out: ScanOutput, scalar: bigint): bigint | nul
  * derivations. Shared by scanTx and the batch scanner so both run the same checks.
  */
 export function matchOutputs(prepared: PreparedTx, account: ViewAccount, derivations: AccountDerivations): OwnedOutput[] {
+  if (!isLegacyTx(prepared)) return carrotOwnedOutputs(prepared.carrot, account);
   const { tx } = prepared;
   const found = new Map<string, OwnedOutput>();
   for (let i = 0; i < tx.outputs.length; i++) {

@@ -3,18 +3,24 @@
  * part is only hashed), plus the same ScanTx from monerod's decoded JSON.
  * Layouts: cryptonote_basic.h (transaction_prefix, block_header, txin/txout
  * variants), rctTypes.h (serialize_rctsig_base). All entry points return a
- * ParseResult and never throw.
+ * ParseResult and never throw. The FCMP++/Carrot format (fork v17, sources in
+ * carrot/constants.ts) adds the output txout_to_carrot_v1 (tag 0x00: K_o,
+ * 3-byte view tag, 16-byte encrypted anchor), RingCT type 7 whose base is laid
+ * out as type 6's (fee, 8-byte amounts, outPk), and in blocks the FCMP++ tree
+ * (layer count, root) after tx_hashes; carrot/tx.ts turns such a ScanTx into enotes.
  */
+import { FCMP_PLUS_PLUS_MAX_LAYERS, HF_VERSION_FCMP_PLUS_PLUS, JANUS_ANCHOR_BYTES, RCT_TYPE_FCMP_PLUS_PLUS, TXOUT_TAG, VIEW_TAG_BYTES } from "./carrot/constants.js";
 import { keccak } from "./crypto.js";
 import { ByteReader, ParseError, bytesToHex, concatBytes, encodeVarint, hexToBytesStrict } from "./encoding.js";
 import type { DaemonTxJson, JsonU64, ParseResult, ParsedBlock, ScanOutput, ScanTx } from "./types.js";
 
 const TXIN_GEN = 0xff;
 const TXIN_TO_KEY = 0x02;
-const TXOUT_TO_KEY = 0x02;
-const TXOUT_TO_TAGGED_KEY = 0x03;
-/** Highest RingCT type this parser knows (6 = BulletproofPlus). */
-export const MAX_RCT_TYPE = 6;
+const TXOUT_TO_KEY = TXOUT_TAG.toKey;
+const TXOUT_TO_TAGGED_KEY = TXOUT_TAG.taggedKey;
+const TXOUT_TO_CARROT_V1 = TXOUT_TAG.carrotV1;
+/** Highest RingCT type this parser knows (6 = BulletproofPlus, 7 = FcmpPlusPlus). */
+export const MAX_RCT_TYPE = RCT_TYPE_FCMP_PLUS_PLUS;
 const ZERO32 = new Uint8Array(32);
 
 interface ParsedTxInternal {
@@ -62,6 +68,10 @@ function readPrefix(r: ByteReader): { tx: ScanTx; ringSizes: number[] } {
     } else if (tag === TXOUT_TO_TAGGED_KEY) {
       const publicKey = Uint8Array.from(r.take(32));
       outputs.push({ amount, publicKey, viewTag: r.byte() });
+    } else if (tag === TXOUT_TO_CARROT_V1) {
+      const publicKey = Uint8Array.from(r.take(32));
+      const viewTag = Uint8Array.from(r.take(VIEW_TAG_BYTES));
+      outputs.push({ amount, publicKey, carrot: { viewTag, encryptedAnchor: Uint8Array.from(r.take(JANUS_ANCHOR_BYTES)) } });
     } else {
       throw new ParseError(`unsupported output type 0x${tag.toString(16)}`);
     }
@@ -170,11 +180,30 @@ export function treeHash(hashes: Uint8Array[]): Uint8Array {
 const BLOCK_202612_COMPUTED = "426d16cff04c71f8b16340b722dc4010a2dd3831c22041431f772547ba6e331a";
 const BLOCK_202612_ID = "bbd604d2ba11ba27935e006ed39c9bfdd99b76bf4a50654bc1e1e61217962698";
 
-/** Block id: Keccak(varint(len) ‖ header ‖ tree_hash(miner tx, txs) ‖ varint(n_tx + 1)). */
-export function blockHash(headerBytes: Uint8Array, minerTxHash: Uint8Array, txHashes: Uint8Array[]): string {
-  const hashingBlob = concatBytes(headerBytes, treeHash([minerTxHash, ...txHashes]), encodeVarint(txHashes.length + 1));
+/** The FCMP++ tree a block carries from fork v17 on. */
+export interface FcmpTree {
+  nTreeLayers: number;
+  treeRoot: Uint8Array;
+}
+
+/**
+ * Block id: Keccak(varint(len) ‖ header ‖ tree_hash(miner tx, txs) ‖ varint(n_tx + 1)).
+ * From v17 the tree hash starts with the FCMP++ layer count (as a 32-byte
+ * word) and tree root (get_block_content_hash); the count stays n_tx + 1.
+ */
+export function blockHash(headerBytes: Uint8Array, minerTxHash: Uint8Array, txHashes: Uint8Array[], fcmp?: FcmpTree): string {
+  const layers = new Uint8Array(32);
+  if (fcmp) layers[0] = fcmp.nTreeLayers;
+  const leaves = fcmp ? [layers, fcmp.treeRoot, minerTxHash, ...txHashes] : [minerTxHash, ...txHashes];
+  const hashingBlob = concatBytes(headerBytes, treeHash(leaves), encodeVarint(txHashes.length + 1));
   const id = bytesToHex(keccak(concatBytes(encodeVarint(hashingBlob.length), hashingBlob)));
   return id === BLOCK_202612_COMPUTED ? BLOCK_202612_ID : id;
+}
+
+function readFcmpTree(r: ByteReader): FcmpTree {
+  const nTreeLayers = r.byte();
+  if (nTreeLayers > FCMP_PLUS_PLUS_MAX_LAYERS) throw new ParseError(`FCMP++ tree of ${nTreeLayers} layers (at most ${FCMP_PLUS_PLUS_MAX_LAYERS})`);
+  return { nTreeLayers, treeRoot: Uint8Array.from(r.take(32)) };
 }
 
 /** A serialized block: header, miner transaction (scanned like any tx), and the hashes of its other transactions. */
@@ -197,12 +226,12 @@ export function parseBlockBlob(bytes: Uint8Array): ParseResult<ParsedBlock> {
     const n = r.varintNumber(Math.floor(r.remaining / 32));
     const hashes: Uint8Array[] = [];
     for (let i = 0; i < n; i++) hashes.push(Uint8Array.from(r.take(32)));
+    const fcmp = majorVersion >= HF_VERSION_FCMP_PLUS_PLUS ? readFcmpTree(r) : undefined;
     if (r.remaining !== 0) return { ok: false, error: "trailing bytes after block" };
-    const hash = blockHash(bytes.subarray(0, headerEnd), hexToBytesStrict(parsed.tx.txid)!, hashes);
-    return {
-      ok: true,
-      value: { majorVersion, minorVersion, timestamp, prevId, nonce, minerTx: parsed.tx, txHashes: hashes.map(bytesToHex), hash },
-    };
+    const hash = blockHash(bytes.subarray(0, headerEnd), hexToBytesStrict(parsed.tx.txid)!, hashes, fcmp);
+    const value: ParsedBlock = { majorVersion, minorVersion, timestamp, prevId, nonce, minerTx: parsed.tx, txHashes: hashes.map(bytesToHex), hash };
+    if (fcmp) value.fcmpTree = { nTreeLayers: fcmp.nTreeLayers, treeRoot: bytesToHex(fcmp.treeRoot) };
+    return { ok: true, value };
   } catch (e) {
     return failure(e);
   }
@@ -244,6 +273,17 @@ function arrayField(v: unknown, what: string, optional = false): unknown[] {
   return v;
 }
 
+/** A txout_to_carrot_v1 target as decode_as_json renders it: {"key", "view_tag", "encrypted_janus_anchor"}, hex blobs. */
+function carrotTargetFromJson(t: Record<string, unknown>, i: number): Pick<ScanOutput, "publicKey" | "carrot"> {
+  return {
+    publicKey: hexField(t.key, 32, `vout[${i}].key`),
+    carrot: {
+      viewTag: hexField(t.view_tag, VIEW_TAG_BYTES, `vout[${i}].view_tag`),
+      encryptedAnchor: hexField(t.encrypted_janus_anchor, JANUS_ANCHOR_BYTES, `vout[${i}].encrypted_janus_anchor`),
+    },
+  };
+}
+
 /**
  * monerod's decoded transaction (object, or the JSON text of `as_json`) →
  * ScanTx. u64 fields may be numbers (exact only), bigints or decimal strings.
@@ -280,6 +320,7 @@ export function txFromDaemonJson(json: unknown, txid = ""): ParseResult<ScanTx> 
         return { amount, publicKey: hexField(t.tagged_key.key, 32, `vout[${i}].key`), viewTag: tag[0]! };
       }
       if (typeof t.key === "string") return { amount, publicKey: hexField(t.key, 32, `vout[${i}].key`) };
+      if (isObject(t.carrot_v1)) return { amount, ...carrotTargetFromJson(t.carrot_v1, i) };
       throw new ParseError(`vout[${i}] has an unsupported target`);
     });
     const extraArr = arrayField(j.extra, "extra", true);

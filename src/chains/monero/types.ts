@@ -50,6 +50,12 @@ export interface ScanOutput {
   encryptedAmountV1?: Uint8Array;
   /** RingCT: outPk[i], the Pedersen commitment mask·G + amount·H (32 bytes). */
   commitment?: Uint8Array;
+  /**
+   * txout_to_carrot_v1 (fork v17 on): publicKey is K_o, and these are its
+   * 3-byte view tag and 16-byte encrypted Janus anchor. Its a_enc and C_a are
+   * encryptedAmount and commitment (RingCT type 7); coinbase: amount in clear.
+   */
+  carrot?: { viewTag: Uint8Array; encryptedAnchor: Uint8Array };
 }
 
 /** What the scanner needs from one transaction. Built by parseTransactionBlob / txFromDaemonJson. */
@@ -89,7 +95,10 @@ export interface OwnedOutput {
    * watched subaddress itself).
    */
   subaddress: SubaddressIndex | null;
-  /** Decrypted short payment id (16 hex) when the tx carries an encrypted one; may be a wallet's dummy 0000…. */
+  /**
+   * Decrypted short payment id (16 hex) when the tx carries an encrypted one; may be a wallet's dummy 0000….
+   * A Carrot output has one only when the Janus check confirmed a non-zero payment ID (an integrated address).
+   */
   paymentId?: string;
 }
 
@@ -138,6 +147,8 @@ export interface ParsedBlock {
   nonce: number;
   minerTx: ScanTx;
   txHashes: string[];
+  /** From fork v17 (FCMP++): the tree's layer count and root (hex), hashed into the block id. */
+  fcmpTree?: { nTreeLayers: number; treeRoot: string };
   /** Block hash (Monero block id), 64 hex. */
   hash: string;
 }
@@ -199,6 +210,11 @@ export interface DaemonTxJson {
  *   scanTx(tx: ScanTx, account: ViewAccount): OwnedOutput[]      // never throws for malformed tx data
  *   prepareTx / derivationsFor / matchOutputs: the same steps, for callers that share per-tx work
  *   explainViewTags(tx, account): per-output view-tag hints (scan-tx CLI)
+ *   (a Carrot transaction takes the Carrot scan inside matchOutputs: carrot/tx.ts carrotOwnedOutputs)
+ *
+ * carrot/tx.ts
+ *   carrotEnotesOf(tx: ScanTx, extra?): CarrotTxEnotes   // none | transfer | coinbase | invalid (with the reason)
+ *   carrotOwnedOutputs(enotes, account): OwnedOutput[]
  *
  * batch.ts
  *   scanTxForAccounts(tx: ScanTx, accounts: ViewAccount[]): OwnedOutput[][]         // [account]
@@ -213,7 +229,7 @@ export interface DaemonTxJson {
  *   txFromDaemonJson(json: unknown (object or as_json text), txid?: string): ParseResult<ScanTx>
  *
  * scan-tx-cli.ts
- *   runMoneroCli(args: string[], io: { stdin, stdout, stderr }): Promise<number>
+ *   runMoneroCli(args: string[], io: { stdin, stdout, stderr }): Promise<number>   // scan-tx; carrot-scan (carrot-scan-cli.ts)
  *
  * devnet/monero-sender.ts
  *   buildTransfer({ destinations: {address, amount}[], rng?, unlockTime?, fee?, inputs?, ringSize? }): BuiltMoneroTx

@@ -123,6 +123,17 @@ export type CarrotEnoteType = keyof typeof ENOTE_TYPE;
 export const HF_VERSION_CARROT = 17;
 
 /**
+ * Hard-fork version from which a block carries the FCMP++ tree (a u8 layer
+ * count, at most FCMP_PLUS_PLUS_MAX_LAYERS, and a 32-byte root after
+ * tx_hashes) and hashes both into its content hash. Source: [INTEG]
+ * src/cryptonote_config.h HF_VERSION_FCMP_PLUS_PLUS, FCMP_PLUS_PLUS_MAX_LAYERS;
+ * src/cryptonote_basic/cryptonote_basic.h block BEGIN_SERIALIZE_OBJECT;
+ * src/cryptonote_basic/cryptonote_format_utils.cpp get_block_content_hash.
+ */
+export const HF_VERSION_FCMP_PLUS_PLUS = 17;
+export const FCMP_PLUS_PLUS_MAX_LAYERS = 12;
+
+/**
  * Which output kinds a transaction may carry at a fork version. Source:
  * [INTEG] src/cryptonote_basic/cryptonote_format_utils.cpp check_output_types:
  * from v16 (HF_VERSION_VIEW_TAGS + 1) tagged keys only; in v17 either all
