@@ -36,9 +36,19 @@ export const OWN_STORE_TESTS = {
   pglite: ["test/e2e/pglite-disk-full.test.ts", "test/db/pglite-open.test.ts"],
 };
 
+/**
+ * The pay page's browser tests run in the PGlite pass only. They drive the
+ * page in Chromium through the API; what the store does behind the API (the
+ * invoice states, payments, expiry) is tested on both stores by
+ * test/e2e/checkout-invoices.test.ts and the checkout tests. A second
+ * Chromium run over PostgreSQL cost ~90 s of a CI run that is CPU-bound on
+ * two cores.
+ */
+export const BROWSER_TESTS = ["test/e2e/checkout-pay-page.test.ts", "test/e2e/checkout-pay-page-states.test.ts"];
+
 function otherPassTests(): string[] {
   if (process.env.VIGIL_PASS === "pglite") return OWN_STORE_TESTS.postgres;
-  if (process.env.VIGIL_PASS === "postgres") return OWN_STORE_TESTS.pglite;
+  if (process.env.VIGIL_PASS === "postgres") return [...OWN_STORE_TESTS.pglite, ...BROWSER_TESTS];
   return [];
 }
 
