@@ -244,17 +244,18 @@ function zcashWalletText(w: DevnetZcashWallet): string {
   return `${w.chain} ${w.label} (${w.network})\n  unified address ${w.address}\n  ufvk            ${w.ufvk}\n  mnemonic        ${w.mnemonic}\n  sapling         ${w.saplingAddress}\n  transparent     ${w.transparentAddress}\n  diversified     ${w.diversifiedAddress.address} (index ${w.diversifiedAddress.index})\n  change          ${w.changeAddress}\n`;
 }
 
-/** `vigil devnet send monero <address> <XMR>`. */
+/** `vigil devnet send monero <address> <XMR> [--kind legacy|carrot]`. */
 async function sendMonero(args: string[], cfg: Config, io: Io): Promise<number> {
   const chain = args.shift();
   const url = moneroUrl(args, cfg, io);
   if (!url) return 1;
+  const kind = option(args, "--kind");
   const [address, amount] = args;
-  if (chain !== "monero" || !address || !amount) {
-    io.stderr.write("usage: vigil devnet send monero <address> <amount-in-XMR> [--devnet URL]\n       vigil devnet send zcash <address> <amount-in-ZEC> [--memo text] [--devnet URL]\n");
+  if (chain !== "monero" || !address || !amount || (kind !== undefined && kind !== "legacy" && kind !== "carrot")) {
+    io.stderr.write("usage: vigil devnet send monero <address> <amount-in-XMR> [--kind legacy|carrot] [--devnet URL]\n       vigil devnet send zcash <address> <amount-in-ZEC> [--memo text] [--devnet URL]\n");
     return 2;
   }
-  const r = await devnetMoneroSend(url, address, amount);
+  const r = await devnetMoneroSend(url, address, amount, kind as "legacy" | "carrot" | undefined);
   io.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
   return 0;
 }

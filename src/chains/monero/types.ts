@@ -163,7 +163,11 @@ export type JsonU64 = number | bigint | string;
 export type DaemonTxIn =
   | { gen: { height: JsonU64 } }
   | { key: { amount: JsonU64; key_offsets: JsonU64[]; k_image: string } };
-export type DaemonTxOutTarget = { tagged_key: { key: string; view_tag: string } } | { key: string };
+export type DaemonTxOutTarget =
+  | { tagged_key: { key: string; view_tag: string } }
+  | { key: string }
+  /** txout_to_carrot_v1 from fork v17 (PR #10027 decode_as_json): K_o, 3-byte view tag, 16-byte encrypted anchor, hex. */
+  | { carrot_v1: { key: string; view_tag: string; encrypted_janus_anchor: string } };
 export interface DaemonTxJson {
   version: number;
   unlock_time: JsonU64;
