@@ -42,10 +42,10 @@ const paidAt: { txid: string; amount: bigint; height: number; subaddress: { majo
 
 describe("Monero across the Carrot fork (devnet)", () => {
   it("one watch: balance_change webhooks before the fork, in the fork block and after it, with exact amounts", async () => {
-    const alice = s.wallet("alice");
+    const alice = monerod().wallets.find((x) => x.label === "alice")!;
     const sub11 = alice.subaddresses.find((x) => x.major === 1 && x.minor === 1)!;
     const sub01 = alice.subaddresses.find((x) => x.major === 0 && x.minor === 1)!;
-    const w = await s.openMoneroWatch(alice, "/fork-alice");
+    const w = await s.openMoneroWatch("alice", "/fork-alice");
     await s.nextTick();
     const pay = async (address: string, amount: bigint, subaddress: { major: number; minor: number }, kind?: "legacy" | "carrot") => {
       const txid = monerod().send(address, amount, kind);
