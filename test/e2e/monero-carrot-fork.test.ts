@@ -11,6 +11,7 @@
  * outputs fails each of these.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { makeIntegratedAddress } from "../../src/chains/monero/address.js";
 import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 
 const FORK = 5;
@@ -38,6 +39,7 @@ async function kindOf(txid: string): Promise<"carrot" | "legacy"> {
 }
 
 const balanceChanges = (watchId: string) => s.receiver.deliveries(watchId, "balance_change");
+let aliceWatchId = "";
 const paidAt: { txid: string; amount: bigint; height: number; subaddress: { major: number; minor: number } }[] = [];
 
 describe("Monero across the Carrot fork (devnet)", () => {
@@ -46,6 +48,7 @@ describe("Monero across the Carrot fork (devnet)", () => {
     const sub11 = alice.subaddresses.find((x) => x.major === 1 && x.minor === 1)!;
     const sub01 = alice.subaddresses.find((x) => x.major === 0 && x.minor === 1)!;
     const w = await s.openMoneroWatch("alice", "/fork-alice");
+    aliceWatchId = w.watchId;
     await s.nextTick();
     const pay = async (address: string, amount: bigint, subaddress: { major: number; minor: number }, kind?: "legacy" | "carrot") => {
       const txid = monerod().send(address, amount, kind);
@@ -70,8 +73,8 @@ describe("Monero across the Carrot fork (devnet)", () => {
     await s.nextTick();
     expect([await kindOf(atForkSub), await kindOf(atForkMain)]).toEqual(["carrot", "carrot"]);
 
-    // After the fork: Carrot to the main address, and a legacy transfer (v17 still takes one) to a subaddress.
-    const after = await pay(alice.address, 44_000_000_001n, { major: 0, minor: 0 });
+    // After the fork: Carrot to an integrated address of the main one, and a legacy transfer (v17 still takes one) to a subaddress.
+    const after = await pay(makeIntegratedAddress(alice.address, "feedfacecafebeef"), 44_000_000_001n, { major: 0, minor: 0 });
     const afterLegacy = await pay(sub01.address, 5_000_000_007n, { major: 0, minor: 1 }, "legacy");
     monerod().mine(1);
     await s.nextTick();
@@ -134,5 +137,19 @@ describe("Monero across the Carrot fork (devnet)", () => {
     const found = (r.json.outputs as { txid: string; amount_atomic: string; height: number; subaddress: unknown }[]).map((o) => [o.txid, o.amount_atomic, o.height, o.subaddress]);
     expect(found.sort()).toEqual(paidAt.map((p) => [p.txid, p.amount.toString(), p.height, p.subaddress]).sort());
     expect(new Set(paidAt.map((p) => p.height < FORK))).toEqual(new Set([true, false]));
+  }, 120_000);
+
+  it("a reorg across the fork height takes the Carrot payments away again: a signed negative balance_change", async () => {
+    const before = balanceChanges(aliceWatchId).length;
+    const depth = monerod().height() - (FORK - 1) + 1; // heights FORK-1 .. tip: one v16 block and every v17 one
+    const dropped = monerod().reorg(depth);
+    const lost = paidAt.filter((p) => p.height >= FORK);
+    expect(lost.every((p) => dropped.includes(p.txid))).toBe(true);
+    expect(monerod().hfVersionAt(FORK - 1)).toBe(16);
+    expect(monerod().hfVersionAt(FORK)).toBe(17);
+    await s.nextTick();
+    const hooks = balanceChanges(aliceWatchId).slice(before);
+    expect(hooks.map((h) => (h.body as { delta: { balance_atomic: string } }).delta.balance_atomic)).toEqual([(-lost.reduce((a, p) => a + p.amount, 0n)).toString()]);
+    expect(hooks[0]!.signatureValid).toBe(true);
   }, 120_000);
 });

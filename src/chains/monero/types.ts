@@ -241,6 +241,8 @@ export interface DaemonTxJson {
  *   buildBlock({ minerTx, txHashes, prevId, timestamp, majorVersion?, minorVersion?, nonce? }): BuiltMoneroBlock
  *   BuiltMoneroTx = { txid, blob, hex, prunedHex, prunableHex, prunableHash, json: DaemonTxJson, asJson: string,
  *                     txPublicKey, additionalPublicKeys, outputs: { address, amount, outputIndex, publicKey, viewTag }[],
- *                     unlockTime, fee }
+ *                     unlockTime, fee }   (viewTag: a number; Carrot's 3-byte tag as hex)
+ *   devnet/monero-carrot-sender.ts (from fork v17): buildCarrotTransfer({ destinations, sender, fee, … }),
+ *     buildCarrotCoinbase({ destinations, height }): the same BuiltMoneroTx
  *   seededRng(seed) for reproducible transactions
  */
