@@ -191,6 +191,9 @@ function standaloneBanner(devnet: DevnetHandle, cfg: Config, stateFile: string):
     devnet.monerod
       ? `  monerod (testnet, a block every ${cfg.DEVNET_BLOCK_SECONDS} s)             ${devnet.moneroUrl}`
       : `  monerod: the real node at MONERO_DAEMON_URL (not simulated)`,
+    ...(devnet.monerod && cfg.DEVNET_MONERO_CARROT_HEIGHT !== undefined
+      ? [`    from height ${cfg.DEVNET_MONERO_CARROT_HEIGHT}: fork v17, Carrot coinbase and transfers (DEVNET_MONERO_CARROT_HEIGHT)`]
+      : []),
     `  Ethereum L1 (chain ${DEVNET_ETH_CHAIN_ID}, a block every 12 s)                   ${devnet.ethereum?.url ?? cfg.ETH_RPC_URL}`,
     `  zebrad (Zcash testnet past NU6.3, a block every ${cfg.DEVNET_BLOCK_SECONDS} s)  ${devnet.zebrad?.url ?? cfg.ZEBRAD_URL}`,
     `  lightwalletd (gRPC, the same Zcash chain)                      ${devnet.lightwalletd?.url ?? cfg.LIGHTWALLETD_URL}`,

@@ -224,7 +224,8 @@ export class DevnetMoneroChain {
     const height = blocks.length;
     const hf = this.hfVersionAt(height);
     const carrot = hf >= HF_VERSION_FCMP_PLUS_PLUS;
-    // A v16 block takes no Carrot transaction (one can only be in the pool then after a reorg below the fork); v17 takes both kinds.
+    // v17 takes both kinds; a v16 block never takes a Carrot transaction (send refuses one before the fork and a
+    // reorg keeps the chain's length, so none should wait below it: this keeps the rule even so).
     const fits = (t: BuiltMoneroTx) => carrot || !isCarrotTx(t);
     const included = includePool ? this.pool.filter(fits).slice(0, MAX_TXS_PER_BLOCK) : [];
     if (includePool) this.pool = this.pool.filter((t) => !included.includes(t));

@@ -8,6 +8,8 @@
  * the v17 chain.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../../src/config.js";
+import { devnetOptions } from "../../../../devnet/index.js";
 import { parseBlockBlob, parseTransactionBlob, txFromDaemonJson } from "../../../../src/chains/monero/tx-binary.js";
 import { startTestMonerod } from "./helpers.js";
 
@@ -71,6 +73,13 @@ describe("devnet monerod RPC across the Carrot fork", () => {
       });
       expect(kinds.sort()).toEqual([6, 7]);
     }
+  });
+
+  it("DEVNET_MONERO_CARROT_HEIGHT reaches the devnet's options; unset or invalid, no fork / refused", () => {
+    expect(devnetOptions(loadConfig({ DEVNET_MONERO_CARROT_HEIGHT: "1700" })).moneroCarrotHeight).toBe(1700);
+    expect(devnetOptions(loadConfig({})).moneroCarrotHeight).toBeUndefined();
+    expect(() => loadConfig({ DEVNET_MONERO_CARROT_HEIGHT: "0" })).toThrow();
+    expect(() => loadConfig({ DEVNET_MONERO_CARROT_HEIGHT: "1.5" })).toThrow();
   });
 
   it("a restart on the same DATA_DIR reloads the v17 chain", async () => {
