@@ -32,7 +32,7 @@ import { parseTransactionBlob } from "../src/chains/monero/tx-binary.js";
 import type { OwnedOutput, ScanTx, ViewAccount } from "../src/chains/monero/types.js";
 import { buildTransfer, randomScalar, seededRng } from "../devnet/monero-sender.js";
 import { buildCarrotOutputSet, destinationFromAddress, type CarrotPayment } from "../src/chains/monero/carrot/sender.js";
-import { carrotTxBlob } from "../test/chains/monero/carrot/tx-blob.js";
+import { carrotTxBlob } from "../devnet/monero-carrot-tx.js";
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
 const WATCH_COUNTS = (args.get("watches") ?? "1,100,10000").split(",").map(Number);

@@ -191,6 +191,9 @@ function standaloneBanner(devnet: DevnetHandle, cfg: Config, stateFile: string):
     devnet.monerod
       ? `  monerod (testnet, a block every ${cfg.DEVNET_BLOCK_SECONDS} s)             ${devnet.moneroUrl}`
       : `  monerod: the real node at MONERO_DAEMON_URL (not simulated)`,
+    ...(devnet.monerod && cfg.DEVNET_MONERO_CARROT_HEIGHT !== undefined
+      ? [`    from height ${cfg.DEVNET_MONERO_CARROT_HEIGHT}: fork v17, Carrot coinbase and transfers (DEVNET_MONERO_CARROT_HEIGHT)`]
+      : []),
     `  Ethereum L1 (chain ${DEVNET_ETH_CHAIN_ID}, a block every 12 s)                   ${devnet.ethereum?.url ?? cfg.ETH_RPC_URL}`,
     `  zebrad (Zcash testnet past NU6.3, a block every ${cfg.DEVNET_BLOCK_SECONDS} s)  ${devnet.zebrad?.url ?? cfg.ZEBRAD_URL}`,
     `  lightwalletd (gRPC, the same Zcash chain)                      ${devnet.lightwalletd?.url ?? cfg.LIGHTWALLETD_URL}`,
@@ -244,17 +247,18 @@ function zcashWalletText(w: DevnetZcashWallet): string {
   return `${w.chain} ${w.label} (${w.network})\n  unified address ${w.address}\n  ufvk            ${w.ufvk}\n  mnemonic        ${w.mnemonic}\n  sapling         ${w.saplingAddress}\n  transparent     ${w.transparentAddress}\n  diversified     ${w.diversifiedAddress.address} (index ${w.diversifiedAddress.index})\n  change          ${w.changeAddress}\n`;
 }
 
-/** `vigil devnet send monero <address> <XMR>`. */
+/** `vigil devnet send monero <address> <XMR> [--kind legacy|carrot]`. */
 async function sendMonero(args: string[], cfg: Config, io: Io): Promise<number> {
   const chain = args.shift();
   const url = moneroUrl(args, cfg, io);
   if (!url) return 1;
+  const kind = option(args, "--kind");
   const [address, amount] = args;
-  if (chain !== "monero" || !address || !amount) {
-    io.stderr.write("usage: vigil devnet send monero <address> <amount-in-XMR> [--devnet URL]\n       vigil devnet send zcash <address> <amount-in-ZEC> [--memo text] [--devnet URL]\n");
+  if (chain !== "monero" || !address || !amount || (kind !== undefined && kind !== "legacy" && kind !== "carrot")) {
+    io.stderr.write("usage: vigil devnet send monero <address> <amount-in-XMR> [--kind legacy|carrot] [--devnet URL]\n       vigil devnet send zcash <address> <amount-in-ZEC> [--memo text] [--devnet URL]\n");
     return 2;
   }
-  const r = await devnetMoneroSend(url, address, amount);
+  const r = await devnetMoneroSend(url, address, amount, kind as "legacy" | "carrot" | undefined);
   io.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
   return 0;
 }

@@ -129,6 +129,8 @@ export interface DevnetOptions {
   /** A configured LIGHTWALLETD_URL: it replaces only the lightwalletd simulator. */
   lightwalletdUrl?: string;
   zcashNetwork?: ZcashNetwork;
+  /** First block of the simulated monerod's fork v17 (FCMP++/Carrot); absent: no fork (DEVNET_MONERO_CARROT_HEIGHT). */
+  moneroCarrotHeight?: number;
   /** Blocks of Zcash history built at start (default 100; 10 or fewer leave the tip before NU6.3, so Orchard notes can still be paid). */
   zcashInitialBlocks?: number;
   /** A configured RELAY_URLS (and its BUILDER_PUBKEYS): it replaces only the relay simulators. */
@@ -146,6 +148,7 @@ export function devnetOptions(parsed: Config, extra: Partial<DevnetOptions> = {}
   return {
     dataDir: parsed.dataDir,
     blockSeconds: parsed.DEVNET_BLOCK_SECONDS,
+    ...(parsed.DEVNET_MONERO_CARROT_HEIGHT !== undefined ? { moneroCarrotHeight: parsed.DEVNET_MONERO_CARROT_HEIGHT } : {}),
     moneroDaemonUrl: parsed.MONERO_DAEMON_URL,
     evmRpcUrl: parsed.EVM_RPC_URL,
     ethRpcUrl: parsed.ETH_RPC_URL,
@@ -255,7 +258,16 @@ async function startSimulators(opts: DevnetOptions): Promise<{ sims: Simulators;
   const evm = opts.evmRpcUrl ? undefined : await startDevnetEvm({ host, port: 0 });
   // The facilitator a service in `http` mode calls: it settles on the simulated chain only.
   const facilitator = evm ? await startDevnetFacilitator({ host, rpcUrl: evm.url, privateKey: facilitatorKey(), log: opts.log }) : undefined;
-  const monerod = opts.moneroDaemonUrl ? undefined : await startDevnetMonerod({ host, port: 0, dataDir: opts.dataDir, blockSeconds: opts.blockSeconds, log: opts.log });
+  const monerod = opts.moneroDaemonUrl
+    ? undefined
+    : await startDevnetMonerod({
+        host,
+        port: 0,
+        dataDir: opts.dataDir,
+        blockSeconds: opts.blockSeconds,
+        log: opts.log,
+        ...(opts.moneroCarrotHeight !== undefined ? { carrotForkHeight: opts.moneroCarrotHeight } : {}),
+      });
   const prices = await startDevnetPrices({ host });
   const walletSeed = loadOrCreateSeed(opts.dataDir).seed;
   const ethereum = opts.ethRpcUrl ? undefined : await startDevnetEthereum({ host });

@@ -59,9 +59,10 @@ export interface BuiltOutput {
   address: string;
   amount: bigint;
   outputIndex: number;
-  /** One-time public key, hex. */
+  /** One-time public key (Carrot: K_o), hex. */
   publicKey: string;
-  viewTag: number;
+  /** The legacy 1-byte view tag as a number; a Carrot enote's 3-byte view tag as hex. */
+  viewTag: number | string;
 }
 
 export interface BuiltMoneroTx {
@@ -158,51 +159,63 @@ function serializePrefix(version: number, unlockTime: bigint, vin: TxIn[], vout:
   return concatBytes(...parts);
 }
 
+/** A Bulletproof+ of the right shape (random points and scalars): types 6 and 7 both carry one. */
+export interface SimulatedBulletproofPlus {
+  A: Uint8Array;
+  A1: Uint8Array;
+  B: Uint8Array;
+  r1: Uint8Array;
+  s1: Uint8Array;
+  d1: Uint8Array;
+  L: Uint8Array[];
+  R: Uint8Array[];
+}
+
 interface SimulatedPrunable {
-  bpp: { A: Uint8Array; A1: Uint8Array; B: Uint8Array; r1: Uint8Array; s1: Uint8Array; d1: Uint8Array; L: Uint8Array[]; R: Uint8Array[] };
+  bpp: SimulatedBulletproofPlus;
   clsags: { s: Uint8Array[]; c1: Uint8Array; D: Uint8Array }[];
   pseudoOuts: Uint8Array[];
 }
 
-function simulatePrunable(rng: RandomSource, nInputs: number, ringSize: number, nOutputs: number): SimulatedPrunable {
+export function simulateBulletproofPlus(rng: RandomSource, nOutputs: number): SimulatedBulletproofPlus {
   const sc = () => scalarToBytes(randomScalar(rng));
   const pt = () => randomPointBytes(rng);
   let padded = 1;
   while (padded < nOutputs) padded *= 2;
   const rounds = 6 + Math.log2(padded); // log2(64 · padded outputs)
+  return { A: pt(), A1: pt(), B: pt(), r1: sc(), s1: sc(), d1: sc(), L: Array.from({ length: rounds }, pt), R: Array.from({ length: rounds }, pt) };
+}
+
+/** Random points, e.g. pseudo-outputs. */
+export function simulatePoints(rng: RandomSource, n: number): Uint8Array[] {
+  return Array.from({ length: n }, () => randomPointBytes(rng));
+}
+
+function simulatePrunable(rng: RandomSource, nInputs: number, ringSize: number, nOutputs: number): SimulatedPrunable {
+  const sc = () => scalarToBytes(randomScalar(rng));
+  const pt = () => randomPointBytes(rng);
   return {
-    bpp: {
-      A: pt(),
-      A1: pt(),
-      B: pt(),
-      r1: sc(),
-      s1: sc(),
-      d1: sc(),
-      L: Array.from({ length: rounds }, pt),
-      R: Array.from({ length: rounds }, pt),
-    },
+    bpp: simulateBulletproofPlus(rng, nOutputs),
     clsags: Array.from({ length: nInputs }, () => ({ s: Array.from({ length: ringSize }, sc), c1: sc(), D: pt() })),
-    pseudoOuts: Array.from({ length: nInputs }, pt),
+    pseudoOuts: simulatePoints(rng, nInputs),
   };
 }
 
+/** The BP+ part of the prunable serialization: nbp = 1, then the proof (rctTypes.h rctSigPrunable). */
+export function serializeBulletproofPlus(b: SimulatedBulletproofPlus): Uint8Array {
+  return concatBytes(u8len(1), b.A, b.A1, b.B, b.r1, b.s1, b.d1, u8len(b.L.length), ...b.L, u8len(b.R.length), ...b.R);
+}
+
 function serializePrunable(p: SimulatedPrunable): Uint8Array {
-  const b = p.bpp;
-  return concatBytes(
-    u8len(1),
-    b.A,
-    b.A1,
-    b.B,
-    b.r1,
-    b.s1,
-    b.d1,
-    u8len(b.L.length),
-    ...b.L,
-    u8len(b.R.length),
-    ...b.R,
-    ...p.clsags.flatMap((c) => [...c.s, c.c1, c.D]),
-    ...p.pseudoOuts,
-  );
+  return concatBytes(serializeBulletproofPlus(p.bpp), ...p.clsags.flatMap((c) => [...c.s, c.c1, c.D]), ...p.pseudoOuts);
+}
+
+/** The BP+ as `rctsig_prunable` shows it: `nbp` and `bpp`. */
+export function bulletproofPlusJson(b: SimulatedBulletproofPlus): { nbp: number; bpp: Record<string, string | string[]>[] } {
+  return {
+    nbp: 1,
+    bpp: [{ A: bytesToHex(b.A), A1: bytesToHex(b.A1), B: bytesToHex(b.B), r1: bytesToHex(b.r1), s1: bytesToHex(b.s1), d1: bytesToHex(b.d1), L: b.L.map(bytesToHex), R: b.R.map(bytesToHex) }],
+  };
 }
 
 /** JSON text with bigint fields written as bare integers, as monerod writes u64s. */
@@ -212,7 +225,8 @@ export function stringifyDaemonJson(value: unknown): string {
   return text.replace(new RegExp(`"${marker}(\\d+)"`, "g"), "$1");
 }
 
-function finishTx(
+/** The built transaction from its three parts: txid = H(H(prefix) ‖ H(RingCT base) ‖ prunable hash), zeros for a coinbase's prunable hash. */
+export function finishTx(
   prefix: Uint8Array,
   base: Uint8Array,
   prunable: Uint8Array,
@@ -364,19 +378,7 @@ function simulateInputs(rng: RandomSource, nInputs: number, ringSize: number): T
 /** The prunable part as monerod's `rctsig_prunable`. */
 function prunableJson(prunable: SimulatedPrunable): DaemonTxJson["rctsig_prunable"] {
   return {
-    nbp: 1,
-    bpp: [
-      {
-        A: bytesToHex(prunable.bpp.A),
-        A1: bytesToHex(prunable.bpp.A1),
-        B: bytesToHex(prunable.bpp.B),
-        r1: bytesToHex(prunable.bpp.r1),
-        s1: bytesToHex(prunable.bpp.s1),
-        d1: bytesToHex(prunable.bpp.d1),
-        L: prunable.bpp.L.map(bytesToHex),
-        R: prunable.bpp.R.map(bytesToHex),
-      },
-    ],
+    ...bulletproofPlusJson(prunable.bpp),
     CLSAGs: prunable.clsags.map((c) => ({ s: c.s.map(bytesToHex), c1: bytesToHex(c.c1), D: bytesToHex(c.D) })),
     pseudoOuts: prunable.pseudoOuts.map(bytesToHex),
   };
@@ -435,6 +437,8 @@ export interface BuildBlockOptions {
   majorVersion?: number;
   minorVersion?: number;
   nonce?: number;
+  /** From fork v17: the FCMP++ tree (layer count, root hex) the block carries after its tx hashes. */
+  fcmpTree?: { nTreeLayers: number; treeRoot: string };
 }
 
 export interface BuiltMoneroBlock {
@@ -442,7 +446,17 @@ export interface BuiltMoneroBlock {
   blob: Uint8Array;
   hex: string;
   /** get_block's `json` field content (as an object and as text). */
-  json: { major_version: number; minor_version: number; timestamp: bigint; prev_id: string; nonce: number; miner_tx: DaemonTxJson; tx_hashes: string[] };
+  json: {
+    major_version: number;
+    minor_version: number;
+    timestamp: bigint;
+    prev_id: string;
+    nonce: number;
+    miner_tx: DaemonTxJson;
+    tx_hashes: string[];
+    fcmp_pp_n_tree_layers?: number;
+    fcmp_pp_tree_root?: string;
+  };
   asJson: string;
 }
 
@@ -457,9 +471,12 @@ export function buildBlock(opts: BuildBlockOptions): BuiltMoneroBlock {
   new DataView(nonceBytes.buffer).setUint32(0, nonce, true);
   const header = concatBytes(encodeVarint(major), encodeVarint(minor), encodeVarint(BigInt(opts.timestamp)), prev, nonceBytes);
   const hashes = opts.txHashes.map((h) => Uint8Array.from(Buffer.from(h, "hex")));
-  const blob = concatBytes(header, opts.minerTx.blob, u8len(hashes.length), ...hashes);
-  const hash = blockHash(header, Uint8Array.from(Buffer.from(opts.minerTx.txid, "hex")), hashes);
-  const json = {
+  const tree = opts.fcmpTree ? { nTreeLayers: opts.fcmpTree.nTreeLayers, treeRoot: Uint8Array.from(Buffer.from(opts.fcmpTree.treeRoot, "hex")) } : undefined;
+  if (tree && (tree.treeRoot.length !== 32 || tree.nTreeLayers < 0 || tree.nTreeLayers > 255)) throw new RangeError("fcmpTree: a u8 layer count and a 32-byte root");
+  const treeBytes = tree ? [Uint8Array.of(tree.nTreeLayers), tree.treeRoot] : [];
+  const blob = concatBytes(header, opts.minerTx.blob, u8len(hashes.length), ...hashes, ...treeBytes);
+  const hash = blockHash(header, Uint8Array.from(Buffer.from(opts.minerTx.txid, "hex")), hashes, tree);
+  const json: BuiltMoneroBlock["json"] = {
     major_version: major,
     minor_version: minor,
     timestamp: BigInt(opts.timestamp),
@@ -467,6 +484,8 @@ export function buildBlock(opts: BuildBlockOptions): BuiltMoneroBlock {
     nonce,
     miner_tx: opts.minerTx.json,
     tx_hashes: opts.txHashes,
+    // cryptonote_basic.h (PR #10027) serializes the tree after tx_hashes from v17 on.
+    ...(opts.fcmpTree ? { fcmp_pp_n_tree_layers: opts.fcmpTree.nTreeLayers, fcmp_pp_tree_root: opts.fcmpTree.treeRoot } : {}),
   };
   return { hash, blob, hex: bytesToHex(blob), json, asJson: stringifyDaemonJson(json) };
 }

@@ -21,7 +21,7 @@ interface SavedTx {
   asJson: string;
   txPublicKey: string;
   additionalPublicKeys: string[];
-  outputs: { address: string; amount: string; outputIndex: number; publicKey: string; viewTag: number }[];
+  outputs: { address: string; amount: string; outputIndex: number; publicKey: string; viewTag: number | string }[];
   unlockTime: string;
   fee: string;
 }

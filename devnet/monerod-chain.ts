@@ -4,7 +4,13 @@
  * every transaction (height, global output indices), and the three devnet
  * actions: send (a real transfer built by monero-sender.ts into the pool),
  * mine (the pool goes into the next block), reorg (the newest blocks are
- * replaced by empty ones). Invariants: heights are array indexes, block
+ * replaced by empty ones). With carrotForkHeight, the chain crosses the
+ * FCMP++/Carrot fork there (v17, PR #10027): from that height blocks are
+ * version 17 with the FCMP++ tree (a simulated layer count and root), their
+ * coinbase is Carrot, and a send builds a Carrot transfer
+ * (monero-carrot-sender.ts) unless a legacy one is asked for, which v17
+ * still accepts (check_output_types); a Carrot transfer before the fork is
+ * refused. Invariants: heights are array indexes, block
  * timestamps strictly increase, global output indices are dense and are
  * handed back when a reorg removes their outputs. With a chain file, every
  * change is written to it (see monerod-chain-file.ts).
@@ -18,7 +24,11 @@ import { formatXmr } from "../src/core/money.js";
 import { decodeAddress } from "../src/chains/monero/address.js";
 import type { MoneroNetwork } from "../src/chains/monero/types.js";
 import { HttpReply } from "./jsonrpc-server.js";
+import { keccak } from "../src/chains/monero/crypto.js";
+import { bytesToHex, concatBytes } from "../src/chains/monero/encoding.js";
+import { FCMP_PLUS_PLUS_MAX_LAYERS, HF_VERSION_FCMP_PLUS_PLUS } from "../src/chains/monero/carrot/constants.js";
 import { buildBlock, buildCoinbase, buildTransfer, type BuiltMoneroTx } from "./monero-sender.js";
+import { buildCarrotCoinbase, buildCarrotTransfer, type CarrotSenderWallet } from "./monero-carrot-sender.js";
 import { type ChainBlock, ZERO_HASH } from "./monerod-block.js";
 import { readChainFile, saveBlock } from "./monerod-chain-file.js";
 
@@ -31,6 +41,10 @@ export const DEVNET_QUANTIZATION_MASK = 10_000n;
 /** Fee of every devnet transfer (the sender has no real inputs to pay from). */
 export const DEVNET_TX_FEE = 30_000_000n;
 const MAX_TXS_PER_BLOCK = 200;
+/** The fork version before Carrot (the devnet's blocks below carrotForkHeight). */
+export const DEVNET_LEGACY_HF_VERSION = 16;
+
+export type DevnetTxKind = "legacy" | "carrot";
 
 export interface ChainTx {
   tx: BuiltMoneroTx;
@@ -48,6 +62,10 @@ export interface DevnetMoneroChainOptions {
   log?: Logger;
   /** Where the chain is kept between runs; absent: memory only. */
   chainFile?: string;
+  /** First height of fork v17 (FCMP++/Carrot); absent: no fork, every block v16. */
+  carrotForkHeight?: number;
+  /** The wallet Carrot transfers come from (their change returns to it); needed once the fork is reached. */
+  carrotSender?: CarrotSenderWallet;
 }
 
 export class DevnetMoneroChain {
@@ -60,6 +78,14 @@ export class DevnetMoneroChain {
 
   constructor(private readonly opts: DevnetMoneroChainOptions) {
     this.network = opts.network;
+    const f = opts.carrotForkHeight;
+    if (f !== undefined && (!Number.isSafeInteger(f) || f < 1)) throw new RangeError("carrotForkHeight must be a height of 1 or more");
+  }
+
+  /** The fork version of the block at `height`: 17 from carrotForkHeight, else 16. */
+  hfVersionAt(height: number): number {
+    const f = this.opts.carrotForkHeight;
+    return f !== undefined && height >= f ? HF_VERSION_FCMP_PLUS_PLUS : DEVNET_LEGACY_HF_VERSION;
   }
 
   /** Reloads the saved chain, or mines `initialBlocks` (at least the genesis) when there is none or it is unreadable. */
@@ -108,8 +134,11 @@ export class DevnetMoneroChain {
     return hashes;
   }
 
-  /** Builds a transfer to `address` and puts it in the pool; returns the txid. */
-  send(address: string, piconero: bigint): string {
+  /**
+   * Builds a transfer to `address` and puts it in the pool; returns the txid.
+   * `kind` defaults to the version of the next block: Carrot from the fork on.
+   */
+  send(address: string, piconero: bigint, kind?: DevnetTxKind): string {
     const network = this.network;
     const d = decodeAddress(address);
     if (!d.ok) throw new HttpReply(400, { error: { code: "invalid_address", message: `Not a Monero address: ${d.error}` } });
@@ -121,11 +150,40 @@ export class DevnetMoneroChain {
     if (piconero <= 0n || piconero >= 1n << 64n) {
       throw new HttpReply(400, { error: { code: "invalid_amount", message: "amount must be between 1 piconero and 2^64−1" } });
     }
-    const tx = buildTransfer({ destinations: [{ address, amount: piconero }], fee: DEVNET_TX_FEE });
+    const tx = this.buildSend(address, piconero, kind ?? this.defaultKind());
     this.pool.push(tx);
     this.txIndex.set(tx.txid, { tx, height: null, receivedAt: this.nowS(), outputIndices: [] });
-    this.opts.log?.info({ txid: tx.txid, amount: formatXmr(piconero) }, "devnet monerod accepted a transfer");
+    this.opts.log?.info({ txid: tx.txid, amount: formatXmr(piconero), kind: kind ?? this.defaultKind() }, "devnet monerod accepted a transfer");
     return tx.txid;
+  }
+
+  /** What a send builds when not told: the kind the next block's version calls for. */
+  defaultKind(): DevnetTxKind {
+    return this.hfVersionAt(this.blocks.length) >= HF_VERSION_FCMP_PLUS_PLUS ? "carrot" : "legacy";
+  }
+
+  private buildSend(address: string, amount: bigint, kind: DevnetTxKind): BuiltMoneroTx {
+    if (kind === "legacy") return buildTransfer({ destinations: [{ address, amount }], fee: DEVNET_TX_FEE });
+    if (this.hfVersionAt(this.blocks.length) < HF_VERSION_FCMP_PLUS_PLUS) {
+      throw new HttpReply(400, { error: { code: "invalid_kind", message: `Carrot transactions start at the fork height ${this.opts.carrotForkHeight ?? "(none set)"}` } });
+    }
+    const sender = this.opts.carrotSender;
+    if (!sender) throw new Error("devnet monerod: a Carrot transfer needs carrotSender");
+    const top = this.top();
+    return buildCarrotTransfer({
+      destinations: [{ address, amount }],
+      sender,
+      fee: DEVNET_TX_FEE,
+      referenceBlock: BigInt(top.height),
+      nTreeLayers: top.built.json.fcmp_pp_n_tree_layers ?? 1,
+    });
+  }
+
+  /** Simulated FCMP++ tree of a v17 block: layers growing with the outputs so far, a root bound to the previous block. */
+  private fcmpTree(prevHash: string): { nTreeLayers: number; treeRoot: string } {
+    const nTreeLayers = Math.min(FCMP_PLUS_PLUS_MAX_LAYERS, 1 + Math.floor(Math.log2(Number(this.nextGlobalOutput) + 1) / 5));
+    const treeRoot = bytesToHex(keccak(concatBytes(Buffer.from(prevHash, "hex"), new TextEncoder().encode("vigil devnet fcmp++ tree root"))));
+    return { nTreeLayers, treeRoot };
   }
 
   /**
@@ -164,11 +222,17 @@ export class DevnetMoneroChain {
   private mineOne(includePool: boolean): ChainBlock {
     const blocks = this.blocks;
     const height = blocks.length;
-    const included = includePool ? this.pool.slice(0, MAX_TXS_PER_BLOCK) : [];
-    if (includePool) this.pool = this.pool.slice(included.length);
+    const hf = this.hfVersionAt(height);
+    const carrot = hf >= HF_VERSION_FCMP_PLUS_PLUS;
+    // v17 takes both kinds; a v16 block never takes a Carrot transaction (send refuses one before the fork and a
+    // reorg keeps the chain's length, so none should wait below it: this keeps the rule even so).
+    const fits = (t: BuiltMoneroTx) => carrot || !isCarrotTx(t);
+    const included = includePool ? this.pool.filter(fits).slice(0, MAX_TXS_PER_BLOCK) : [];
+    if (includePool) this.pool = this.pool.filter((t) => !included.includes(t));
     const fees = included.reduce((s, t) => s + t.fee, 0n);
     const reward = DEVNET_BLOCK_REWARD + fees;
-    const minerTx = buildCoinbase({ destinations: [{ address: this.opts.minerAddress, amount: reward }], height });
+    const payout = { destinations: [{ address: this.opts.minerAddress, amount: reward }], height };
+    const minerTx = carrot ? buildCarrotCoinbase(payout) : buildCoinbase(payout);
     const prev = blocks.length > 0 ? this.top() : null;
     // Strictly increasing timestamps even when several blocks are mined in one second.
     const timestamp = Math.max(this.nowS(), prev ? prev.timestamp + 1 : 0);
@@ -178,6 +242,9 @@ export class DevnetMoneroChain {
       prevId: prev ? prev.built.hash : ZERO_HASH,
       timestamp,
       nonce: randomBytes(4).readUInt32LE(0),
+      majorVersion: hf,
+      minorVersion: hf,
+      ...(carrot ? { fcmpTree: this.fcmpTree(prev ? prev.built.hash : ZERO_HASH) } : {}),
     });
     const size = built.blob.length + included.reduce((s, t) => s + t.blob.length, 0);
     const block: ChainBlock = {
@@ -210,4 +277,9 @@ export class DevnetMoneroChain {
       });
     }
   }
+}
+
+/** A transaction with Carrot outputs (every output of it is one: v17 allows no mix). */
+export function isCarrotTx(t: BuiltMoneroTx): boolean {
+  return t.json.vout.some((o) => "carrot_v1" in o.target);
 }

@@ -13,16 +13,18 @@ export interface DevnetSendResult {
   amount_piconero: string;
   amount_xmr: string;
   fee_piconero: string;
+  /** "carrot" from the devnet's fork height on (DEVNET_MONERO_CARROT_HEIGHT), else "legacy". */
+  kind: "legacy" | "carrot";
 }
 
 /** Sends devnet XMR: `amountXmr` is an exact decimal string ("0.25"), converted without floats. */
-export async function devnetMoneroSend(url: string, address: string, amountXmr: string): Promise<DevnetSendResult> {
+export async function devnetMoneroSend(url: string, address: string, amountXmr: string, kind?: "legacy" | "carrot"): Promise<DevnetSendResult> {
   const piconero = parseXmr(amountXmr);
   if (piconero <= 0n) throw new RangeError("amount must be more than 0 XMR");
   const res = await request(new URL("/devnet/send", url), {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ address, amount_piconero: piconero.toString() }),
+    body: JSON.stringify({ address, amount_piconero: piconero.toString(), ...(kind ? { kind } : {}) }),
     headersTimeout: 30_000,
     bodyTimeout: 30_000,
   });

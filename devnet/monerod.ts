@@ -10,7 +10,10 @@
  * with real sender-side cryptography, so a view-key scanner finds devnet
  * payments exactly as it would on mainnet.
  *
- * Devnet-only endpoints: POST /devnet/send {address, amount_piconero},
+ * With carrotForkHeight the chain crosses the FCMP++/Carrot fork (v17) at
+ * that height (monerod-chain.ts); Carrot transfers come from the miner wallet.
+ *
+ * Devnet-only endpoints: POST /devnet/send {address, amount_piconero, kind?},
  * POST /devnet/mine {blocks}, POST /devnet/reorg {depth}, GET /devnet/wallets.
  * Addresses use the Monero testnet prefixes (never mainnet). The chain lives
  * in memory and, unless persistChain is off, in
@@ -29,7 +32,7 @@ import { formatXmr } from "../src/core/money.js";
 import { stringifyJsonLossless } from "../src/chains/monero/daemon-client.js";
 import type { MoneroNetwork } from "../src/chains/monero/types.js";
 import { HttpReply, startJsonRpcServer, type PlainRoute } from "./jsonrpc-server.js";
-import { DevnetMoneroChain, DEVNET_TX_FEE } from "./monerod-chain.js";
+import { DevnetMoneroChain, DEVNET_TX_FEE, type DevnetTxKind } from "./monerod-chain.js";
 import { monerodProtocol } from "./monerod-rpc.js";
 import { DEVNET_MONERO_NETWORK, deriveDevnetWallets, loadOrCreateSeed, type DevnetMoneroWallet } from "./monerod-wallets.js";
 
@@ -47,8 +50,10 @@ export interface DevnetMonerod {
   height(): number;
   /** Mines n blocks (with the pool's transactions in the first); returns their hashes. */
   mine(n?: number): string[];
-  /** Builds a transfer to `address` and puts it in the pool; returns the txid. */
-  send(address: string, piconero: bigint): string;
+  /** Builds a transfer to `address` and puts it in the pool; returns the txid. Kind: by the next block's version unless given. */
+  send(address: string, piconero: bigint, kind?: DevnetTxKind): string;
+  /** The fork version of the block at `height` (16, or 17 from carrotForkHeight). */
+  hfVersionAt(height: number): number;
   /**
    * Replaces the newest `depth` blocks with empty ones. Their transfers are
    * dropped (default) or, with keepTxs, returned to the pool as a real node
@@ -80,6 +85,8 @@ export interface StartDevnetMonerodOptions {
    * match the chain. The pool is not kept.
    */
   persistChain?: boolean;
+  /** First block of fork v17 (FCMP++/Carrot); absent: no fork (DEVNET_MONERO_CARROT_HEIGHT). */
+  carrotForkHeight?: number;
 }
 
 export async function startDevnetMonerod(opts: StartDevnetMonerodOptions): Promise<DevnetMonerod> {
@@ -93,6 +100,8 @@ export async function startDevnetMonerod(opts: StartDevnetMonerodOptions): Promi
     clock,
     log: opts.log,
     chainFile: opts.persistChain ?? true ? path.join(opts.dataDir, "devnet", "monero-chain.jsonl") : undefined,
+    ...(opts.carrotForkHeight !== undefined ? { carrotForkHeight: opts.carrotForkHeight } : {}),
+    carrotSender: { address: miner.address, viewKey: miner.viewKey },
   });
   chain.open(opts.initialBlocks ?? 1);
 
@@ -133,7 +142,8 @@ export async function startDevnetMonerod(opts: StartDevnetMonerodOptions): Promi
     wallets,
     height: () => chain.height(),
     mine: (n) => chain.mine(n),
-    send: (address, piconero) => chain.send(address, piconero),
+    send: (address, piconero, kind) => chain.send(address, piconero, kind),
+    hfVersionAt: (height) => chain.hfVersionAt(height),
     reorg: (depth, ropts) => chain.reorg(depth, ropts),
     requestCounts: () => ({ ...counts }),
     resetRequestCounts: () => {
@@ -160,8 +170,12 @@ function devnetControlRoutes(chain: DevnetMoneroChain, wallets: DevnetMoneroWall
       const raw = body.amount_piconero;
       const amount =
         typeof raw === "string" && /^\d{1,20}$/.test(raw) ? BigInt(raw) : typeof raw === "number" && Number.isSafeInteger(raw) ? BigInt(raw) : -1n;
-      const txid = chain.send(address, amount);
-      return { txid, address, amount_piconero: amount.toString(), amount_xmr: formatXmr(amount), fee_piconero: DEVNET_TX_FEE.toString() };
+      if (body.kind !== undefined && body.kind !== "legacy" && body.kind !== "carrot") {
+        throw new HttpReply(400, { error: { code: "invalid_kind", message: 'kind must be "legacy" or "carrot"' } });
+      }
+      const kind = (body.kind as DevnetTxKind | undefined) ?? chain.defaultKind();
+      const txid = chain.send(address, amount, kind);
+      return { txid, address, amount_piconero: amount.toString(), amount_xmr: formatXmr(amount), fee_piconero: DEVNET_TX_FEE.toString(), kind };
     },
     "POST /devnet/mine": (body) => {
       const n = body.blocks === undefined ? 1 : body.blocks;

@@ -46,6 +46,8 @@ export const ConfigSchema = z.object({
    */
   DEVNET: z.enum(["auto", "on", "off"]).default("auto"),
   DEVNET_BLOCK_SECONDS: z.coerce.number().positive().max(3600).default(20),
+  /** Devnet only: the simulated monerod's first block of fork v17 (FCMP++/Carrot); unset: no fork. */
+  DEVNET_MONERO_CARROT_HEIGHT: z.coerce.number().int().min(1).optional(),
   /**
    * Where a running devnet records its URLs and settings, so `vigil api`, `vigil worker` and the
    * devnet helpers find it from any directory. Default: $XDG_RUNTIME_DIR (else the OS temp dir)/vigil-devnet-<uid>.json.

@@ -77,6 +77,8 @@ export interface WatchStackOptions {
   payerIndex?: number;
   /** Blocks of Zcash history the devnet builds at start (default 100, past NU6.3). */
   zcashInitialBlocks?: number;
+  /** The simulated monerod's FCMP++/Carrot fork height (default: no fork). */
+  moneroCarrotHeight?: number;
   /** A PostgreSQL for the stack's schema even when DATABASE_URL is unset (tests that need several processes). */
   postgresUrl?: string;
   /** Wraps the app's database handle (see startTestApp); `t.db` stays the real one. */
@@ -98,7 +100,12 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
   const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
   opts.onTime?.(clock.now());
   const devnetDir = tempDir("vigil-devnet-");
-  const devnet = await startDevnet({ dataDir: devnetDir, blockSeconds: 0, ...(opts.zcashInitialBlocks !== undefined ? { zcashInitialBlocks: opts.zcashInitialBlocks } : {}) });
+  const devnet = await startDevnet({
+    dataDir: devnetDir,
+    blockSeconds: 0,
+    ...(opts.zcashInitialBlocks !== undefined ? { zcashInitialBlocks: opts.zcashInitialBlocks } : {}),
+    ...(opts.moneroCarrotHeight !== undefined ? { moneroCarrotHeight: opts.moneroCarrotHeight } : {}),
+  });
   const receiver = await startReceiver({ https: useHttps });
   const t = await startTestApp(
     {

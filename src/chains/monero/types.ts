@@ -163,7 +163,11 @@ export type JsonU64 = number | bigint | string;
 export type DaemonTxIn =
   | { gen: { height: JsonU64 } }
   | { key: { amount: JsonU64; key_offsets: JsonU64[]; k_image: string } };
-export type DaemonTxOutTarget = { tagged_key: { key: string; view_tag: string } } | { key: string };
+export type DaemonTxOutTarget =
+  | { tagged_key: { key: string; view_tag: string } }
+  | { key: string }
+  /** txout_to_carrot_v1 from fork v17 (PR #10027 decode_as_json): K_o, 3-byte view tag, 16-byte encrypted anchor, hex. */
+  | { carrot_v1: { key: string; view_tag: string; encrypted_janus_anchor: string } };
 export interface DaemonTxJson {
   version: number;
   unlock_time: JsonU64;
@@ -237,6 +241,8 @@ export interface DaemonTxJson {
  *   buildBlock({ minerTx, txHashes, prevId, timestamp, majorVersion?, minorVersion?, nonce? }): BuiltMoneroBlock
  *   BuiltMoneroTx = { txid, blob, hex, prunedHex, prunableHex, prunableHash, json: DaemonTxJson, asJson: string,
  *                     txPublicKey, additionalPublicKeys, outputs: { address, amount, outputIndex, publicKey, viewTag }[],
- *                     unlockTime, fee }
+ *                     unlockTime, fee }   (viewTag: a number; Carrot's 3-byte tag as hex)
+ *   devnet/monero-carrot-sender.ts (from fork v17): buildCarrotTransfer({ destinations, sender, fee, … }),
+ *     buildCarrotCoinbase({ destinations, height }): the same BuiltMoneroTx
  *   seededRng(seed) for reproducible transactions
  */

@@ -15,7 +15,7 @@ import { buildCarrotCoinbaseEnotes, buildCarrotOutputSet, destinationFromAddress
 import { seededRng } from "../../../devnet/monero-sender.js";
 import { runOnStreams } from "../../helpers/cli-streams.js";
 import { makeWallet } from "./helpers.js";
-import { carrotTxBlob } from "./carrot/tx-blob.js";
+import { carrotTxBlob } from "../../../devnet/monero-carrot-tx.js";
 
 const run = (stdinText: string, args = ["carrot-scan"]) => runOnStreams((io) => runMoneroCli(args, io), stdinText);
 

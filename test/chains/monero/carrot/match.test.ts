@@ -1,6 +1,6 @@
 /**
  * The service's per-transaction match on Carrot transactions: a parsed
- * Carrot blob (tx-blob.ts, from sender-built output sets) is found by
+ * Carrot blob (devnet/monero-carrot-tx.ts, from sender-built output sets) is found by
  * matchTx / scanForAccounts (the plain and the batch path) and the
  * worker-thread pool for the watched
  * account, as the same OwnedOutput the legacy path returns, and not for
@@ -20,7 +20,7 @@ import { parseBlockBlob, parseTransactionBlob } from "../../../../src/chains/mon
 import type { ScanTx } from "../../../../src/chains/monero/types.js";
 import { seededRng } from "../../../../devnet/monero-sender.js";
 import { makeWallet } from "../helpers.js";
-import { carrotBlockBlob, carrotCoinbaseBlob, carrotTxBlob } from "./tx-blob.js";
+import { carrotBlockBlob, carrotCoinbaseBlob, carrotTxBlob } from "../../../../devnet/monero-carrot-tx.js";
 
 const merchant = makeWallet("carrot-match merchant");
 const payer = makeWallet("carrot-match payer");

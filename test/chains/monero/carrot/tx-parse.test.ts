@@ -1,6 +1,6 @@
 /**
  * The FCMP++/Carrot transaction and block format read back: blobs serialized
- * from sender-built output sets (tx-blob.ts) parse to exactly the enote
+ * from sender-built output sets (devnet/monero-carrot-tx.ts) parse to exactly the enote
  * fields, input context and pid_enc that were built, and scan to the
  * payments that were made; the v17 block carries its FCMP++ tree into its
  * id; truncated, garbled or inconsistent blobs are refused and never throw.
@@ -19,7 +19,7 @@ import { parseBlockBlob, parseTransactionBlob, txFromDaemonJson } from "../../..
 import type { ScanTx } from "../../../../src/chains/monero/types.js";
 import { seededRng } from "../../../../devnet/monero-sender.js";
 import { makeWallet } from "../helpers.js";
-import { carrotBlockBlob, carrotCoinbaseBlob, carrotTxBlob } from "./tx-blob.js";
+import { carrotBlockBlob, carrotCoinbaseBlob, carrotTxBlob } from "../../../../devnet/monero-carrot-tx.js";
 
 const merchant = makeWallet("carrot-tx merchant");
 const payer = makeWallet("carrot-tx payer");

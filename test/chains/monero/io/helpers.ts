@@ -9,7 +9,7 @@ export function tempDataDir(prefix = "vigil-xmr-"): string {
 }
 
 export async function startTestMonerod(
-  opts: { initialBlocks?: number; dataDir?: string; blockSeconds?: number; persistChain?: boolean } = {},
+  opts: { initialBlocks?: number; dataDir?: string; blockSeconds?: number; persistChain?: boolean; carrotForkHeight?: number } = {},
 ): Promise<
   DevnetMonerod & { dataDir: string }
 > {
@@ -21,6 +21,7 @@ export async function startTestMonerod(
     blockSeconds: opts.blockSeconds ?? 0,
     initialBlocks: opts.initialBlocks ?? 3,
     persistChain: opts.persistChain ?? false,
+    ...(opts.carrotForkHeight !== undefined ? { carrotForkHeight: opts.carrotForkHeight } : {}),
   });
   return Object.assign(d, { dataDir });
 }

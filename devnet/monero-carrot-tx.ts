@@ -1,14 +1,16 @@
 /**
- * Test helper: serializes Carrot output sets (carrot/sender.ts) into the
+ * Serializes Carrot output sets (src/chains/monero/carrot/sender.ts) into the
  * FCMP++ transaction and block format of monero-project/monero PR #10027 @
  * 5e2890bb (format_utils.cpp store_carrot_to_transaction_v1,
  * store_carrot_to_coinbase_transaction_v1; cryptonote_basic.h; rctTypes.h
- * serialize_rctsig_base), so the parser can be checked against what was built.
- * The FCMP++ proof (the prunable part) is opaque filler: the parser only hashes it.
+ * serialize_rctsig_base): for the devnet's Carrot sender
+ * (monero-carrot-sender.ts), for the parser's tests (what was built is what
+ * must be read back) and for bench:monero. The prunable part (BP+, the
+ * FCMP++ proof) is the caller's: the parser only hashes it.
  */
-import { concatBytes, encodeVarint } from "../../../../src/chains/monero/encoding.js";
-import { extraAdditionalKeysField, extraNonceField, extraPubkeyField } from "../../../../src/chains/monero/extra.js";
-import type { BuiltCarrotCoinbaseEnote, BuiltCarrotOutputSet } from "../../../../src/chains/monero/carrot/sender.js";
+import { concatBytes, encodeVarint } from "../src/chains/monero/encoding.js";
+import { extraAdditionalKeysField, extraNonceField, extraPubkeyField } from "../src/chains/monero/extra.js";
+import type { BuiltCarrotCoinbaseEnote, BuiltCarrotOutputSet } from "../src/chains/monero/carrot/sender.js";
 
 const TXIN_TO_KEY = 0x02;
 const TXIN_GEN = 0xff;
@@ -49,33 +51,40 @@ export interface CarrotTxBlobOptions {
   extra?: Uint8Array;
 }
 
-/** A full (or pruned) RingCT type 7 transaction carrying `set`. */
-export function carrotTxBlob(o: CarrotTxBlobOptions): Uint8Array {
-  const n = o.set.enotes.length;
+/** The prefix and RingCT base of a type 7 transaction carrying `set` (the txid hashes them apart). */
+export function carrotTxParts(o: Omit<CarrotTxBlobOptions, "prunable">): { prefix: Uint8Array; base: Uint8Array; extra: Uint8Array } {
   const pidNonce = concatBytes(Uint8Array.of(0x01), o.set.encryptedPaymentId);
   const extra = o.extra ?? sortedExtra(ephemeralKeysField(o.set.enotes.map((e) => e.ephemeralPubkey)), pidNonce);
-  return concatBytes(
+  const prefix = concatBytes(
     encodeVarint(2), // version
     encodeVarint(0), // unlock_time
     encodeVarint(o.keyImages.length),
     ...o.keyImages.map((ki) => concatBytes(Uint8Array.of(TXIN_TO_KEY), encodeVarint(0), encodeVarint(0), ki)), // amount 0, no key offsets
-    encodeVarint(n),
+    encodeVarint(o.set.enotes.length),
     ...o.set.enotes.map((e) => carrotOutput(0n, e)),
     encodeVarint(extra.length),
     extra,
+  );
+  const base = concatBytes(
     Uint8Array.of(RCT_FCMP_PLUS_PLUS),
     encodeVarint(o.fee),
     ...o.set.enotes.map((e) => e.encryptedAmount),
     ...o.set.enotes.map((e) => e.amountCommitment),
-    o.prunable ?? new Uint8Array(0),
   );
+  return { prefix, base, extra };
 }
 
-/** A Carrot miner transaction (RingCT type 0, clear amounts, unlock at height + 60). */
-export function carrotCoinbaseBlob(enotes: BuiltCarrotCoinbaseEnote[], extraNonce: Uint8Array | null = null): Uint8Array {
+/** A full (or pruned) RingCT type 7 transaction carrying `set`. */
+export function carrotTxBlob(o: CarrotTxBlobOptions): Uint8Array {
+  const { prefix, base } = carrotTxParts(o);
+  return concatBytes(prefix, base, o.prunable ?? new Uint8Array(0));
+}
+
+/** The prefix of a Carrot miner transaction (unlock at height + 60); its RingCT base is the single byte 0. */
+export function carrotCoinbasePrefix(enotes: BuiltCarrotCoinbaseEnote[], extraNonce: Uint8Array | null = null): { prefix: Uint8Array; extra: Uint8Array } {
   const height = enotes[0]!.blockIndex;
   const extra = sortedExtra(ephemeralKeysField(enotes.map((e) => e.ephemeralPubkey)), extraNonce);
-  return concatBytes(
+  const prefix = concatBytes(
     encodeVarint(2),
     encodeVarint(height + 60n),
     encodeVarint(1),
@@ -85,8 +94,13 @@ export function carrotCoinbaseBlob(enotes: BuiltCarrotCoinbaseEnote[], extraNonc
     ...enotes.map((e) => carrotOutput(e.amount, e)),
     encodeVarint(extra.length),
     extra,
-    Uint8Array.of(RCT_NULL),
   );
+  return { prefix, extra };
+}
+
+/** A Carrot miner transaction (RingCT type 0, clear amounts, unlock at height + 60). */
+export function carrotCoinbaseBlob(enotes: BuiltCarrotCoinbaseEnote[], extraNonce: Uint8Array | null = null): Uint8Array {
+  return concatBytes(carrotCoinbasePrefix(enotes, extraNonce).prefix, Uint8Array.of(RCT_NULL));
 }
 
 /** A block of fork version `major` (17 on: with the FCMP++ tree after tx_hashes). */
