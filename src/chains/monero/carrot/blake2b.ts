@@ -12,7 +12,8 @@
  * Parameter block (RFC 7693 §2.5, BLAKE2 paper §2.8): h ← IV ⊕ P with
  * P[0] = 0x0101kknn (fanout 1, depth 1, key length kk, digest length nn),
  * salt zero, personalisation in P[6..7]. A key is a first, zero-padded
- * 128-byte block. Single-threaded module state: not re-entrant.
+ * 128-byte block (its compression is reused while the key stays the same).
+ * Single-threaded module state: not re-entrant.
  */
 
 /** The SHA-512 IV, as [lo, hi] halves of each 64-bit word. */
@@ -114,6 +115,35 @@ function compress(t: number, last: boolean): void {
 }
 
 /**
+ * The state after the key block depends only on (digest length, key,
+ * personalisation): the last one is kept, so consecutive hashes under one
+ * key (a watch's view tags for the outputs sharing a D_e) compress it once.
+ * Compared by content, never by reference.
+ */
+const keyedState = new Uint32Array(16);
+const keyedKey = new Uint8Array(64);
+const keyedPers = new Uint8Array(16);
+let keyedKeyLen = -1;
+let keyedOutLen = 0;
+let keyedHasPers = false;
+
+function sameKeyedStart(outLen: number, key: Uint8Array, pers: Uint8Array | undefined): boolean {
+  if (keyedKeyLen !== key.length || keyedOutLen !== outLen || keyedHasPers !== (pers !== undefined)) return false;
+  for (let i = 0; i < key.length; i++) if (keyedKey[i] !== key[i]) return false;
+  if (pers) for (let i = 0; i < 16; i++) if (keyedPers[i] !== pers[i]) return false;
+  return true;
+}
+
+function rememberKeyedStart(outLen: number, key: Uint8Array, pers: Uint8Array | undefined): void {
+  keyedState.set(h);
+  keyedKey.set(key);
+  keyedKeyLen = key.length;
+  keyedOutLen = outLen;
+  keyedHasPers = pers !== undefined;
+  if (pers) keyedPers.set(pers);
+}
+
+/**
  * BLAKE2b(data) with digest length `outLen` (1..64), an optional key (0..64
  * bytes; none and an empty key are the same) and a 16-byte personalisation
  * (zero when absent).
@@ -123,20 +153,26 @@ export function blake2bKeyed(outLen: number, data: Uint8Array, key?: Uint8Array,
   if (!Number.isInteger(outLen) || outLen < 1 || outLen > 64) throw new RangeError("BLAKE2b digest length is 1..64 bytes");
   if (keyLen > 64) throw new RangeError("BLAKE2b key is at most 64 bytes");
   if (personalization !== undefined && personalization.length !== 16) throw new RangeError("BLAKE2b personalisation is 16 bytes");
-  h.set(IV);
-  h[0] = h[0]! ^ 0x01010000 ^ (keyLen << 8) ^ outLen;
-  if (personalization) {
-    h[12] = h[12]! ^ le32(personalization, 0);
-    h[13] = h[13]! ^ le32(personalization, 4);
-    h[14] = h[14]! ^ le32(personalization, 8);
-    h[15] = h[15]! ^ le32(personalization, 12);
-  }
   let t = 0;
-  if (keyLen > 0) {
-    block.fill(0);
-    block.set(key!);
+  if (keyLen > 0 && data.length > 0 && sameKeyedStart(outLen, key!, personalization)) {
+    h.set(keyedState);
     t = BLOCK;
-    compress(t, data.length === 0);
+  } else {
+    h.set(IV);
+    h[0] = h[0]! ^ 0x01010000 ^ (keyLen << 8) ^ outLen;
+    if (personalization) {
+      h[12] = h[12]! ^ le32(personalization, 0);
+      h[13] = h[13]! ^ le32(personalization, 4);
+      h[14] = h[14]! ^ le32(personalization, 8);
+      h[15] = h[15]! ^ le32(personalization, 12);
+    }
+    if (keyLen > 0) {
+      block.fill(0);
+      block.set(key!);
+      t = BLOCK;
+      compress(t, data.length === 0);
+      if (data.length > 0) rememberKeyedStart(outLen, key!, personalization);
+    }
   }
   // Every full block but the last goes in as it is; the last (1..128 bytes, or the empty message unkeyed) is zero-padded and final.
   let off = 0;

@@ -274,10 +274,12 @@ export function scanCarrotEnote(r: CarrotReceiver, ctx: CarrotTxContext, e: Carr
  * must be what carrotSharedSecret gives.
  */
 export function scanCarrotEnotes(r: CarrotReceiver, ctx: CarrotTxContext, enotes: CarrotEnote[], known?: KnownSharedSecrets): CarrotScanResult[] {
-  const secrets = new Map<string, Uint8Array | null>(known);
+  const secrets = new Map<string, Uint8Array | null>();
   return enotes.map((e) => {
     if (!is32(e.ephemeralPubkey)) return refuse("malformed");
     const key = bytesToHex(e.ephemeralPubkey);
+    const given = known?.get(key);
+    if (given !== undefined) return scanCarrotEnote(r, ctx, e, given);
     if (!secrets.has(key)) secrets.set(key, carrotSharedSecret(r.viewSecret, e.ephemeralPubkey));
     return scanCarrotEnote(r, ctx, e, secrets.get(key)!);
   });
@@ -286,8 +288,7 @@ export function scanCarrotEnotes(r: CarrotReceiver, ctx: CarrotTxContext, enotes
 /** The known shared secret for D_e, or undefined (then the scan computes it). */
 export function knownSecretFor(known: KnownSharedSecrets | undefined, ephemeralPubkey: Uint8Array): Uint8Array | null | undefined {
   if (!known || !is32(ephemeralPubkey)) return undefined;
-  const key = bytesToHex(ephemeralPubkey);
-  return known.has(key) ? known.get(key)! : undefined;
+  return known.get(bytesToHex(ephemeralPubkey));
 }
 
 function coinbaseWellFormed(e: CarrotCoinbaseEnote): boolean {

@@ -35,6 +35,24 @@ describe("blake2bKeyed equals @noble/hashes blake2b", () => {
     );
   });
 
+  it("sequences of calls that repeat or change the key, digest length or personalisation (the key-block state is reused)", () => {
+    const call = fc.record({ outLen: fc.constantFrom(3, 16, 32, 64), data: message, key: fc.option(fc.constantFrom(0, 1, 2), { nil: undefined }), pers: fc.option(fc.constantFrom(0, 1), { nil: undefined }) });
+    fc.assert(
+      fc.property(fc.array(call, { minLength: 2, maxLength: 12 }), fc.array(fc.uint8Array({ minLength: 1, maxLength: 64 }), { minLength: 3, maxLength: 3 }), (calls, keys) => {
+        // Same-content keys in fresh arrays, and one key array mutated in place between calls.
+        const shared = new Uint8Array(keys[0]!);
+        const persValues = [new Uint8Array(16), Uint8Array.from({ length: 16 }, (_, i) => i + 1)];
+        for (const [n, c] of calls.entries()) {
+          if (n % 3 === 2) shared[0] = shared[0]! ^ 1;
+          const k = c.key === undefined ? undefined : c.key === 0 ? shared : new Uint8Array(keys[c.key]!);
+          const pers = c.pers === undefined ? undefined : persValues[c.pers]!;
+          expect(bytesToHex(blake2bKeyed(c.outLen, c.data, k, pers))).toBe(noble(c.outLen, c.data, k, pers));
+        }
+      }),
+      { numRuns: 150, seed: 7695 },
+    );
+  });
+
   it("the RFC 7693 Appendix A vector: BLAKE2b-512(\"abc\")", () => {
     expect(bytesToHex(blake2bKeyed(64, new TextEncoder().encode("abc")))).toBe(
       "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923",
