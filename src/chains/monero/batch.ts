@@ -16,11 +16,21 @@
  * The result is byte-identical to generateKeyDerivation (tests compare them
  * on Monero's vectors, torsion cases included): a is used as an integer,
  * never reduced together with the cofactor.
+ *
+ * A Carrot transaction shares its ECDH the same way: per distinct enote
+ * ephemeral key D_e (one for a 2-output set, one per output above that), the
+ * X25519 products k_v·D_e of all watches come from one window table of D_e's
+ * Edwards point and one inversion (carrot/x25519.ts x25519UnclampedMany,
+ * byte-identical to the ladder), and are handed to the Carrot scan, which
+ * otherwise runs a 255-step ladder per watch and D_e.
  */
 import { L, decodePoint } from "./crypto.js";
 import { buildPointTable, chooseWindow, encodeExtBatch, ext, signedDigits, tableMul, type Ext } from "./edwards-fast.js";
 import { isLegacyTx, matchOutputs, prepareTx, scanTx, type AccountDerivations } from "./scan.js";
 import type { OwnedOutput, ScanTx, ViewAccount } from "./types.js";
+import { carrotSharedSecrets } from "./carrot/scan.js";
+import type { CarrotTxEnotes } from "./carrot/tx.js";
+import { bytesToHex } from "./encoding.js";
 
 /** Below this many watches a tx is scanned with the plain per-watch path (no table). */
 export const BATCH_MIN_ACCOUNTS = 3;
@@ -60,6 +70,42 @@ export function batchDerivations(txPublicKey: Uint8Array, accounts: ViewAccount[
 }
 
 
+/**
+ * k_v·D_e (carrotSharedSecret) for every account, sharing D_e's table; null
+ * where the product is the point at infinity, for all when D_e is not 32 bytes.
+ */
+export function batchCarrotSharedSecrets(ephemeralPubkey: Uint8Array, accounts: ViewAccount[], w = chooseWindow(accounts.length)): (Uint8Array | null)[] {
+  return carrotSharedSecrets(
+    accounts.map((a) => a.viewSecret),
+    ephemeralPubkey,
+    // Cached digits only for a k_v the table takes (x25519UnclampedMany asks for no others).
+    { window: w, digits: (i) => digitsFor(accounts[i]!, w) },
+  );
+}
+
+/**
+ * Each account's k_v·D_e for every distinct D_e of a Carrot transaction, as
+ * the Carrot scan takes them ([account] → D_e hex → secret). A coinbase is
+ * scanned for primary-address watches only, so subaddress watches get none
+ * (their scan refuses before it needs one).
+ */
+function carrotSecretsByAccount(carrot: CarrotTxEnotes, accounts: ViewAccount[], w: number): Map<string, Uint8Array | null>[] {
+  const perAccount = accounts.map(() => new Map<string, Uint8Array | null>());
+  if (carrot.kind !== "transfer" && carrot.kind !== "coinbase") return perAccount;
+  const needing = accounts.flatMap((a, i) => (carrot.kind === "coinbase" && a.kind === "subaddress" ? [] : [i]));
+  if (needing.length === 0) return perAccount;
+  const keys = new Map<string, Uint8Array>();
+  for (const e of carrot.enotes) {
+    if (e.ephemeralPubkey instanceof Uint8Array && e.ephemeralPubkey.length === 32) keys.set(bytesToHex(e.ephemeralPubkey), e.ephemeralPubkey);
+  }
+  const subset = needing.map((i) => accounts[i]!);
+  for (const [hex, De] of keys) {
+    const secrets = batchCarrotSharedSecrets(De, subset, w);
+    needing.forEach((ai, k) => perAccount[ai]!.set(hex, secrets[k]!));
+  }
+  return perAccount;
+}
+
 // ---------------------------------------------------------------------------
 // Scanning
 
@@ -69,15 +115,17 @@ export function scanTxForAccounts(tx: ScanTx, accounts: ViewAccount[]): OwnedOut
   try {
     const prepared = prepareTx(tx);
     const w = chooseWindow(accounts.length);
-    // A Carrot transaction has no legacy derivations to share: matchOutputs runs the Carrot scan.
+    // A Carrot transaction has no legacy derivations; its shared secrets are computed here instead.
     const legacy = isLegacyTx(prepared);
     const main = legacy ? prepared.extra.txPublicKeys.map((R) => batchDerivations(R, accounts, w)) : [];
     // Additional keys: derived for every account up front (each account may need any of them).
     const additional = legacy && prepared.additionalUsable ? prepared.extra.additionalPublicKeys.map((R) => batchDerivations(R, accounts, w)) : [];
+    const carrot = legacy ? null : carrotSecretsByAccount(prepared.carrot, accounts, w);
     return accounts.map((account, ai) => {
       const derivations: AccountDerivations = {
         main: main.map((perAccount) => perAccount[ai]!),
         additional: (i) => additional[i]?.[ai] ?? null,
+        ...(carrot ? { carrot: carrot[ai]! } : {}),
       };
       try {
         return matchOutputs(prepared, account, derivations);

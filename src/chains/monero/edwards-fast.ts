@@ -422,3 +422,34 @@ export function commitFast(mask: bigint, amount: bigint, H: EdPoint): Uint8Array
   return encodeExtBatch([Q])[0]!;
 }
 let hTable: PointTable | null = null;
+
+/**
+ * The Montgomery u-coordinates u = (Z + Y)/(Z − Y) of extended points, as 32
+ * canonical bytes, with one shared inversion (Montgomery's trick). The
+ * identity (Z = Y) comes out as 32 zero bytes, as the X25519 ladder gives the
+ * point at infinity; (0, −1) has Z + Y = 0 and gives zero bytes too. The
+ * points' Z are overwritten.
+ */
+export function encodeMontgomeryBatch(points: Ext[]): Uint8Array[] {
+  const den = points.map((q) => {
+    const d = fe();
+    feSub(d, q.Z, q.Y);
+    return d;
+  });
+  // A zero denominator (the identity) would zero the shared product: leave it out of the batch.
+  const zero = den.map((d) => {
+    fePack(zeroCheck, 0, d);
+    return zeroCheck.every((b) => b === 0);
+  });
+  batchInvert(den.filter((_, i) => !zero[i]));
+  const u = fe();
+  return points.map((q, i) => {
+    const out = new Uint8Array(32);
+    if (zero[i]) return out;
+    feAdd(u, q.Z, q.Y);
+    feMul(u, u, den[i]!);
+    fePack(out, 0, u);
+    return out;
+  });
+}
+const zeroCheck = new Uint8Array(32);

@@ -15,6 +15,7 @@ import { pointMinusBaseMul } from "./edwards-fast.js";
 import { bytesToHex, concatBytes } from "./encoding.js";
 import { parseExtra, type ParsedExtra } from "./extra.js";
 import { carrotEnotesOf, carrotOwnedOutputs, type CarrotTxEnotes } from "./carrot/tx.js";
+import type { KnownSharedSecrets } from "./carrot/scan.js";
 import type { OwnedOutput, ScanOutput, ScanTx, SubaddressIndex, ViewAccount } from "./types.js";
 
 /** Per-transaction data computed once and shared by every account scanned against the tx. */
@@ -53,6 +54,8 @@ function outputPoint(prepared: PreparedTx, i: number): EdPoint | null {
 export interface AccountDerivations {
   main: (Uint8Array | null)[];
   additional(outputIndex: number): Uint8Array | null;
+  /** Carrot: the account's k_v·D_e by D_e hex, when computed ahead (batch.ts); the Carrot scan computes missing ones. */
+  carrot?: KnownSharedSecrets;
 }
 
 export function derivationsFor(prepared: PreparedTx, viewSecret: bigint): AccountDerivations {
@@ -113,7 +116,7 @@ function outputAmount(tx: ScanTx, out: ScanOutput, scalar: bigint): bigint | nul
  * derivations. Shared by scanTx and the batch scanner so both run the same checks.
  */
 export function matchOutputs(prepared: PreparedTx, account: ViewAccount, derivations: AccountDerivations): OwnedOutput[] {
-  if (!isLegacyTx(prepared)) return carrotOwnedOutputs(prepared.carrot, account);
+  if (!isLegacyTx(prepared)) return carrotOwnedOutputs(prepared.carrot, account, derivations.carrot);
   const { tx } = prepared;
   const found = new Map<string, OwnedOutput>();
   for (let i = 0; i < tx.outputs.length; i++) {

@@ -9,11 +9,12 @@
  *
  * The digest length b (3, 8, 16, 32 or 64) is a Blake2b parameter, so H_3 is
  * not a prefix of H_32. The key is the secret (s_sr, s_sr_ctx, k_v) or
- * absent; it is never part of the message.
+ * absent; it is never part of the message. BLAKE2b itself is blake2b.ts
+ * (one call per (watch, output) view tag on the scanner's hot path).
  */
-import { blake2b } from "@noble/hashes/blake2.js";
 import { bytesToNumberLE } from "@noble/curves/utils.js";
 import { L } from "../crypto.js";
+import { blake2bKeyed } from "./blake2b.js";
 import { BLAKE2B_PERSONALIZATION } from "./constants.js";
 
 export type DigestLength = 3 | 8 | 16 | 32 | 64;
@@ -47,7 +48,7 @@ export function transcript(domainSep: Uint8Array, ...fields: TranscriptField[]):
 /** H_b[key](data): Blake2b with digest length b, the "Monero" personalisation, keyed when a 32-byte key is given. */
 export function deriveBytes(b: DigestLength, data: Uint8Array, key?: Uint8Array): Uint8Array {
   if (key !== undefined && key.length !== 32) throw new RangeError("a Carrot hash key is 32 bytes");
-  return blake2b(data, { dkLen: b, personalization: BLAKE2B_PERSONALIZATION, ...(key ? { key } : {}) });
+  return blake2bKeyed(b, data, key, BLAKE2B_PERSONALIZATION);
 }
 
 /** H_n[key](data): the 64-byte digest, little-endian, reduced mod ℓ (derive_scalar). */

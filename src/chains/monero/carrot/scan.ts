@@ -51,7 +51,7 @@ import {
   senderExtensionsCoinbase,
   xorBytes,
 } from "./enote.js";
-import { x25519Unclamped } from "./x25519.js";
+import { x25519Unclamped, x25519UnclampedMany, type X25519ManyOptions } from "./x25519.js";
 
 /** A non-coinbase Carrot enote as the chain carries it (tx output, rctSigBase and tx_extra). */
 export interface CarrotEnote {
@@ -143,9 +143,23 @@ const isLen = (b: unknown, n: number): b is Uint8Array => b instanceof Uint8Arra
  */
 export function carrotSharedSecret(viewSecret: bigint, ephemeralPubkey: Uint8Array): Uint8Array | null {
   if (!is32(ephemeralPubkey)) return null;
-  const s = x25519Unclamped(viewSecret, ephemeralPubkey);
-  return s.every((b) => b === 0) ? null : s;
+  return nonZero(x25519Unclamped(viewSecret, ephemeralPubkey));
 }
+
+const nonZero = (s: Uint8Array): Uint8Array | null => (s.every((b) => b === 0) ? null : s);
+
+/**
+ * carrotSharedSecret(k, D_e) for many watches' k_v and one D_e, equal to it
+ * for every k, with the work for D_e shared (x25519.ts x25519UnclampedMany):
+ * what the batch scanner passes to the scans of a transaction's enotes.
+ */
+export function carrotSharedSecrets(viewSecrets: readonly bigint[], ephemeralPubkey: Uint8Array, opts?: X25519ManyOptions): (Uint8Array | null)[] {
+  if (!is32(ephemeralPubkey)) return viewSecrets.map(() => null);
+  return x25519UnclampedMany(ephemeralPubkey, viewSecrets, opts).map(nonZero);
+}
+
+/** Shared secrets computed ahead for one watch, by D_e in lowercase hex (null: the point at infinity). */
+export type KnownSharedSecrets = ReadonlyMap<string, Uint8Array | null>;
 
 function wellFormed(ctx: CarrotTxContext, e: CarrotEnote): boolean {
   return (
@@ -254,15 +268,27 @@ export function scanCarrotEnote(r: CarrotReceiver, ctx: CarrotTxContext, e: Carr
   }
 }
 
-/** Scans the enotes of one transaction, computing k_v·D_e once per distinct D_e. */
-export function scanCarrotEnotes(r: CarrotReceiver, ctx: CarrotTxContext, enotes: CarrotEnote[]): CarrotScanResult[] {
+/**
+ * Scans the enotes of one transaction, computing k_v·D_e once per distinct
+ * D_e; `known` holds those the caller has already (carrotSharedSecrets), which
+ * must be what carrotSharedSecret gives.
+ */
+export function scanCarrotEnotes(r: CarrotReceiver, ctx: CarrotTxContext, enotes: CarrotEnote[], known?: KnownSharedSecrets): CarrotScanResult[] {
   const secrets = new Map<string, Uint8Array | null>();
   return enotes.map((e) => {
     if (!is32(e.ephemeralPubkey)) return refuse("malformed");
     const key = bytesToHex(e.ephemeralPubkey);
+    const given = known?.get(key);
+    if (given !== undefined) return scanCarrotEnote(r, ctx, e, given);
     if (!secrets.has(key)) secrets.set(key, carrotSharedSecret(r.viewSecret, e.ephemeralPubkey));
     return scanCarrotEnote(r, ctx, e, secrets.get(key)!);
   });
+}
+
+/** The known shared secret for D_e, or undefined (then the scan computes it). */
+export function knownSecretFor(known: KnownSharedSecrets | undefined, ephemeralPubkey: Uint8Array): Uint8Array | null | undefined {
+  if (!known || !is32(ephemeralPubkey)) return undefined;
+  return known.get(bytesToHex(ephemeralPubkey));
 }
 
 function coinbaseWellFormed(e: CarrotCoinbaseEnote): boolean {

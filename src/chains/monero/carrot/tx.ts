@@ -21,8 +21,10 @@ import type { OwnedOutput, ScanTx } from "../types.js";
 import { ENCRYPTED_AMOUNT_BYTES, PAYMENT_ID_BYTES, RCT_TYPE_FCMP_PLUS_PLUS, TX_EXTRA_NONCE_ENCRYPTED_PAYMENT_ID } from "./constants.js";
 import { inputContextCoinbase, inputContextRingct } from "./enote.js";
 import {
+  knownSecretFor,
   scanCarrotCoinbaseEnote,
   scanCarrotEnotes,
+  type KnownSharedSecrets,
   type CarrotCoinbaseEnote,
   type CarrotEnote,
   type CarrotReceiver,
@@ -106,11 +108,12 @@ export function carrotEnotesOf(tx: ScanTx, extra?: ParsedExtra): CarrotTxEnotes 
  * wallet's own change (a self-send, the special enote) is an owned output
  * like any other, as the legacy scanner reports a wallet's change. One K_o
  * counts once (the burning bug), keeping the larger amount as the legacy path does.
+ * `known`: the watch's k_v·D_e per D_e when the batch scanner has computed them.
  */
-export function carrotOwnedOutputs(carrot: CarrotTxEnotes, account: CarrotReceiver): OwnedOutput[] {
+export function carrotOwnedOutputs(carrot: CarrotTxEnotes, account: CarrotReceiver, known?: KnownSharedSecrets): OwnedOutput[] {
   let results: CarrotScanResult[];
-  if (carrot.kind === "transfer") results = scanCarrotEnotes(account, carrot.context, carrot.enotes);
-  else if (carrot.kind === "coinbase") results = carrot.enotes.map((e) => scanCarrotCoinbaseEnote(account, e));
+  if (carrot.kind === "transfer") results = scanCarrotEnotes(account, carrot.context, carrot.enotes, known);
+  else if (carrot.kind === "coinbase") results = carrot.enotes.map((e) => scanCarrotCoinbaseEnote(account, e, knownSecretFor(known, e.ephemeralPubkey)));
   else return [];
   const found = new Map<string, OwnedOutput>();
   results.forEach((r, outputIndex) => {

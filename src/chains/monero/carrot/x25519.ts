@@ -15,10 +15,16 @@
  * The ladder runs on the scanner's 12-limb field (field25519.ts). It is
  * variable-time in the scalar's bits (reference swaps, not constant-time
  * conditional swaps), like the rest of the server-side scanner.
+ *
+ * Many scalars against one u (a transaction's D_e against every watch's k_v)
+ * take the Edwards side instead (x25519UnclampedMany): u is mapped to an
+ * ed25519 point once, expanded into a window table, and each k·P costs a
+ * table multiplication; the results are converted back with one inversion.
  */
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { bytesToNumberLE, numberToBytesLE } from "@noble/curves/utils.js";
 import { mulBase, type EdPoint } from "../crypto.js";
+import { buildPointTable, chooseWindow, encodeMontgomeryBatch, ext, signedDigits, tableMul, type Ext } from "../edwards-fast.js";
 import { fe, feAdd, feFromBigint, feInvert, feMul, fePack, feSqr, feSub, feToBigint, type Fe } from "../field25519.js";
 
 const Fp = ed25519.Point.Fp;
@@ -110,4 +116,64 @@ export function edwardsToMontgomery(P: EdPoint): Uint8Array | null {
  */
 export function x25519BaseUnclamped(d: bigint): Uint8Array {
   return edwardsToMontgomery(mulBase(d)) ?? new Uint8Array(32);
+}
+
+const MAX_TABLE_SCALAR = 1n << 253n; // signedDigits' range for the window tables
+
+/**
+ * An ed25519 point whose Montgomery u-coordinate is u (read as the ladder
+ * reads it: bit 255 ignored, taken mod p), or null when there is none: u = −1
+ * (y would be infinite) and u on the quadratic twist (x² = (y² − 1)/(d·y² + 1)
+ * is not a square). Of the two points ±P with that u, the one with x's sign
+ * bit clear; u(k·(−P)) = u(k·P) for every k, so either serves. Torsion
+ * components are kept (u = 0 gives (0, −1), of order 2).
+ */
+export function montgomeryToEdwards(u: Uint8Array): EdPoint | null {
+  if (u.length !== 32) return null;
+  const x = Fp.create(bytesToNumberLE(u) & MASK_255);
+  const den = Fp.add(x, Fp.ONE);
+  if (Fp.is0(den)) return null;
+  const y = Fp.mul(Fp.sub(x, Fp.ONE), Fp.inv(den));
+  try {
+    return ed25519.Point.fromBytes(numberToBytesLE(y, 32), false);
+  } catch {
+    return null; // not on the curve: a twist point
+  }
+}
+
+export interface X25519ManyOptions {
+  /** Window width of the shared table (default: edwards-fast chooseWindow for the number of scalars). */
+  window?: number;
+  /** signedDigits(scalars[i], w), when the caller caches them (each watch's k_v is reused for every transaction). */
+  digits?: (index: number, w: number) => Int32Array;
+}
+
+/**
+ * x25519Unclamped(k, u) for every k in `scalars`, byte for byte, sharing the
+ * work for u: when u is the u-coordinate of a curve point P, one window table
+ * of P (no cofactor clearing: k·P for the full integer k, as the ladder
+ * computes it, torsion included), a table multiplication per scalar, and one
+ * batch inversion for all the u = (Z + Y)/(Z − Y). The ladder itself is used
+ * for a u with no curve point (u = −1, twist points) and for a scalar outside
+ * the table's range [0, 2^253) (a k_v < ℓ never is).
+ */
+export function x25519UnclampedMany(u: Uint8Array, scalars: readonly bigint[], opts: X25519ManyOptions = {}): Uint8Array[] {
+  if (u.length !== 32) throw new RangeError("an X25519 u-coordinate is 32 bytes");
+  const point = montgomeryToEdwards(u);
+  if (!point) return scalars.map((k) => x25519Unclamped(k, u));
+  const inRange = scalars.map((k) => k >= 0n && k < MAX_TABLE_SCALAR);
+  const count = inRange.filter(Boolean).length;
+  if (count === 0) return scalars.map((k) => x25519Unclamped(k, u));
+  const w = opts.window ?? chooseWindow(count);
+  const table = buildPointTable(point, w);
+  const products: Ext[] = [];
+  scalars.forEach((k, i) => {
+    if (!inRange[i]) return;
+    const Q = ext();
+    tableMul(table, opts.digits ? opts.digits(i, w) : signedDigits(k, w), Q);
+    products.push(Q);
+  });
+  const encoded = encodeMontgomeryBatch(products);
+  let next = 0;
+  return scalars.map((k, i) => (inRange[i] ? encoded[next++]! : x25519Unclamped(k, u)));
 }
