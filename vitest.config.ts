@@ -46,8 +46,19 @@ export const OWN_STORE_TESTS = {
  */
 export const BROWSER_TESTS = ["test/e2e/checkout-pay-page.test.ts", "test/e2e/checkout-pay-page-states.test.ts"];
 
+/**
+ * End-to-end tests of a chain format rather than of the store run in one
+ * pass, the PostgreSQL one (the production store; the PGlite pass is the
+ * longer of the two): the Monero Carrot fork (watch, checkout, top-up and
+ * historical scan across it) stores what the legacy path stores, through the
+ * same code, which test/chains/monero/io/watch-e2e.test.ts,
+ * test/e2e/checkout-invoices.test.ts and the top-up and historical tests run
+ * on both stores.
+ */
+export const CHAIN_FORMAT_E2E_TESTS = ["test/e2e/monero-carrot-fork.test.ts"];
+
 function otherPassTests(): string[] {
-  if (process.env.VIGIL_PASS === "pglite") return OWN_STORE_TESTS.postgres;
+  if (process.env.VIGIL_PASS === "pglite") return [...OWN_STORE_TESTS.postgres, ...CHAIN_FORMAT_E2E_TESTS];
   if (process.env.VIGIL_PASS === "postgres") return [...OWN_STORE_TESTS.pglite, ...BROWSER_TESTS];
   return [];
 }

@@ -53,6 +53,9 @@ export default class SummaryReporter implements Reporter {
       const other = process.env.VIGIL_PASS === "pglite" ? "PostgreSQL" : "PGlite";
       process.stdout.write(`\nleft out on purpose: the tests that choose the ${other} store themselves (VIGIL_PASS=${process.env.VIGIL_PASS}; the ${other} pass runs them; vitest.config.ts OWN_STORE_TESTS)\n`);
     }
+    if (process.env.VIGIL_PASS === "pglite") {
+      process.stdout.write("\nleft out on purpose: the end-to-end tests of a chain format (vitest.config.ts CHAIN_FORMAT_E2E_TESTS; the PostgreSQL pass runs them)\n");
+    }
     if (process.env.VIGIL_PASS === "postgres") {
       process.stdout.write("\nleft out on purpose: the pay page's browser tests (vitest.config.ts BROWSER_TESTS; the PGlite pass runs them)\n");
     }

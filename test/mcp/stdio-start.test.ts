@@ -19,7 +19,16 @@ import { freePort } from "../helpers/ports.js";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.js";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
-const INITIALIZE_WITHIN_MS = 5_000;
+/**
+ * The bound that matters to the agent is the MCP SDK client's request
+ * timeout (60 s), which the old start-up (55–81 s) ran past. Half of it
+ * keeps a margin against that and still fails the old behaviour; a tighter
+ * wall-clock bound (5 s) failed CI on a loaded two-core machine (7.8 s, a
+ * process start under two test passes), which measures the machine, not
+ * the start-up order. Whether the start is quick is bench:startup's to say.
+ */
+const SDK_REQUEST_TIMEOUT_MS = 60_000;
+const INITIALIZE_WITHIN_MS = SDK_REQUEST_TIMEOUT_MS / 2;
 
 
 /** Starts `vigil mcp` with the official client; returns the client, its stderr and how long initialize took. */
@@ -39,7 +48,7 @@ async function connectStdio(env: Record<string, string>): Promise<{ client: Clie
   return { client, initializeMs: performance.now() - t0, stderr: () => err };
 }
 
-describe("vigil mcp on stdio answers initialize within 5 s", () => {
+describe("vigil mcp on stdio answers initialize well inside the SDK client's timeout", () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterAll(async () => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
