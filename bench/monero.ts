@@ -16,9 +16,13 @@
  * multiplication per distinct D_e, the 3-byte view tag per output, and for a
  * tag hit the spend-key recovery, the amount commitment and the Janus check.
  *
+ * Last, the Carrot view tag's hash alone (keyed BLAKE2b, 3-byte digest, one
+ * per (watch, output) pair): the project's own blake2b.ts against
+ * @noble/hashes' blake2b on the same inputs — why the hot path has its own.
+ *
  * Options: --watches=1,100,10000  --threads=N  --skip-single-10000  --skip-carrot
  */
-import { availableParallelism, cpus } from "node:os";
+import { availableParallelism, cpus, loadavg } from "node:os";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { encodeAddress } from "../src/chains/monero/address.js";
 import { BATCH_MIN_ACCOUNTS, scanTxsForAccounts, chooseWindow } from "../src/chains/monero/batch.js";
@@ -33,6 +37,9 @@ import type { OwnedOutput, ScanTx, ViewAccount } from "../src/chains/monero/type
 import { buildTransfer, randomScalar, seededRng } from "../devnet/monero-sender.js";
 import { buildCarrotOutputSet, destinationFromAddress, type CarrotPayment } from "../src/chains/monero/carrot/sender.js";
 import { carrotTxBlob } from "../devnet/monero-carrot-tx.js";
+import { blake2b } from "@noble/hashes/blake2.js";
+import { blake2bKeyed } from "../src/chains/monero/carrot/blake2b.js";
+import { BLAKE2B_PERSONALIZATION } from "../src/chains/monero/carrot/constants.js";
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
 const WATCH_COUNTS = (args.get("watches") ?? "1,100,10000").split(",").map(Number);
@@ -43,7 +50,8 @@ const BLOCK_TXS = 40;
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const log = (s: string) => process.stdout.write(`${s}\n`);
 
-log(`Monero view-key scan benchmark — Node ${process.version}, ${cpus()[0]?.model ?? "cpu"} × ${availableParallelism()}`);
+const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
+log(`Monero view-key scan benchmark — Node ${process.version}, ${cpus()[0]?.model ?? "cpu"} × ${availableParallelism()}, load average ${load()}`);
 
 // Watches: 10,000 independent view keys (one shared spend key keeps setup short; it does not change the per-check work).
 const rng = seededRng("vigil-bench-monero");
@@ -201,3 +209,21 @@ if (!args.has("skip-carrot")) {
   }
   log(`  pool, ${fmt(MAX_WATCHES)} watches: Carrot ${carrotPool.toFixed(2)} s vs legacy ${legacyPool.toFixed(2)} s`);
 }
+
+if (!args.has("skip-carrot")) {
+  // The view tag H_3[s_sr](input_context ‖ K_o): a 33 + 32-byte transcript with its domain separator, a 32-byte key.
+  const message = rng(1 + 15 + 33 + 32);
+  const keys = Array.from({ length: 64 }, () => rng(32));
+  const calls = 200_000;
+  const time = (f: (key: Uint8Array) => Uint8Array): number => {
+    for (let i = 0; i < 20_000; i++) f(keys[i & 63]!);
+    const t0 = performance.now();
+    for (let i = 0; i < calls; i++) f(keys[i & 63]!);
+    return ((performance.now() - t0) * 1000) / calls;
+  };
+  const noble = time((key) => blake2b(message, { dkLen: 3, key, personalization: BLAKE2B_PERSONALIZATION }));
+  const own = time((key) => blake2bKeyed(3, message, key, BLAKE2B_PERSONALIZATION));
+  log(`\nCarrot view tag hash (keyed BLAKE2b, 3 bytes), per call: @noble/hashes ${noble.toFixed(2)} µs, blake2b.ts ${own.toFixed(2)} µs → ${(noble / own).toFixed(1)}× faster`);
+}
+
+log(`\nload average at the end: ${load()}`);
