@@ -21,6 +21,7 @@
  * JSON body on bare node:http (the machine's ceiling for comparison) and
  * prints its URL.
  */
+import fs from "node:fs";
 import http from "node:http";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
@@ -224,9 +225,23 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   };
 }
 
-function baselineServer(): void {
+/**
+ * The bare server: a fixed ~90-byte JSON body, or, given a file of recorded
+ * answers ({ "/path": { headers, body } }, bench/http.ts writes it from the
+ * running service), those exact bytes and headers per path, so the transport
+ * cost of the service's answers can be told from the service's own work.
+ */
+function baselineServer(recordedFile?: string): void {
   const body = JSON.stringify({ protocol: "x402", x402Version: 2, network: "eip155:84532", scheme: "exact", routes: [] });
-  const server = http.createServer((_req, res) => {
+  const recorded = recordedFile ? (JSON.parse(fs.readFileSync(recordedFile, "utf8")) as Record<string, { headers: Record<string, string>; body: string }>) : {};
+  const answers = new Map(Object.entries(recorded).map(([p, a]) => [p, { headers: { ...a.headers, "Content-Length": Buffer.byteLength(a.body) }, body: Buffer.from(a.body) }]));
+  const server = http.createServer((req, res) => {
+    const a = answers.get(req.url ?? "");
+    if (a) {
+      res.writeHead(200, a.headers);
+      res.end(a.body);
+      return;
+    }
     res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
     res.end(body);
   });
@@ -240,7 +255,7 @@ function baselineServer(): void {
 
 const arg = process.argv[2];
 if (arg === "baseline-server") {
-  baselineServer();
+  baselineServer(process.argv[3]);
 } else if (arg) {
   run(JSON.parse(arg) as LoadSpec).then(
     (r) => {

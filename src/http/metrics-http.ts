@@ -10,7 +10,9 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import { ServiceError, errorBody } from "../core/errors.js";
+import { getPath } from "hono/utils/url";
 import { METRICS_CONTENT_TYPE, routeLabeller, type Metrics } from "../core/metrics.js";
+import { nodeHeaders } from "./middleware.js";
 
 type Fetch = (req: Request, ...rest: any[]) => Response | Promise<Response>;
 
@@ -51,19 +53,25 @@ export async function serveMetrics(req: Request, metrics: Metrics, token: string
 export function instrumentFetch(fetch: Fetch, opts: { metrics: Metrics; routePatterns: readonly string[]; token: string | undefined }): Fetch {
   const label = routeLabeller(opts.routePatterns);
   return async (req, ...rest) => {
-    const path = new URL(req.url).pathname;
+    // The router's own reading of the path (no URL object per request).
+    const path = getPath(req);
     if (opts.token !== undefined && path === METRICS_PATH) return serveMetrics(req, opts.metrics, opts.token);
     const started = performance.now();
-    const paymentPresented = req.headers.has("payment-signature") || req.headers.has("x-payment");
+    // Node's parsed headers when served over node:http (no web Headers object built for a free call).
+    const headers = nodeHeaders(rest[0]);
+    const paymentPresented = headers ? headers["payment-signature"] !== undefined || headers["x-payment"] !== undefined : req.headers.has("payment-signature") || req.headers.has("x-payment");
     const res = await fetch(req, ...rest);
     const route = label(path);
     const method = req.method;
     opts.metrics.httpRequests.inc({ route, method, status: String(res.status) });
     opts.metrics.httpDuration.observe({ route, method }, (performance.now() - started) / 1000);
     if (res.status === 402) opts.metrics.paymentRequired.inc({ route });
-    // A 402 carries PAYMENT-RESPONSE too when its settlement failed or is still pending: only a success settled.
-    if (res.headers.has("payment-response") && res.status < 400) opts.metrics.settlements.inc({ outcome: "settled" });
-    else if (paymentPresented && res.status >= 400) opts.metrics.settlements.inc({ outcome: "failed" });
+    // Only a call that presented a payment can have settled one. A 402 carries PAYMENT-RESPONSE too
+    // when its settlement failed or is still pending: only a success settled.
+    if (paymentPresented) {
+      if (res.status < 400 && res.headers.has("payment-response")) opts.metrics.settlements.inc({ outcome: "settled" });
+      else if (res.status >= 400) opts.metrics.settlements.inc({ outcome: "failed" });
+    }
     return res;
   };
 }

@@ -9,6 +9,7 @@ import { cors } from "hono/cors";
 import { bodyLimit } from "hono/body-limit";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { randomUUID } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
 import type { Logger } from "pino";
 import { ServiceError } from "../core/errors.js";
 import type { RateLimiter } from "../core/rate-limit.js";
@@ -26,6 +27,25 @@ export interface MiddlewareDeps {
   allowed?: { limiter: RateLimiter; list: AllowList };
 }
 
+/** Node's own parsed request headers, when @hono/node-server serves the request (its bindings hold the IncomingMessage). */
+export function nodeHeaders(env: unknown): IncomingHttpHeaders | undefined {
+  return (env as { incoming?: { headers?: IncomingHttpHeaders } } | undefined)?.incoming?.headers;
+}
+
+/**
+ * A request header (name in lower case), read from Node's parsed headers when
+ * served over node:http: reading it through the Request makes
+ * @hono/node-server build a web Headers object of every header, which a free
+ * GET that reads one or two headers does not need. Repeated headers are
+ * joined with ", " as the Headers object joins them.
+ */
+export function requestHeader(c: Context, name: string): string | undefined {
+  const headers = nodeHeaders(c.env);
+  if (!headers) return c.req.header(name);
+  const v = headers[name];
+  return Array.isArray(v) ? v.join(", ") : v;
+}
+
 function clientIp(c: Context, trustProxyHops: number): string {
   let socketIp = "unknown";
   try {
@@ -34,7 +54,7 @@ function clientIp(c: Context, trustProxyHops: number): string {
     // app.request() in tests has no socket.
   }
   if (trustProxyHops > 0) {
-    const chain = (c.req.header("x-forwarded-for") ?? "")
+    const chain = (requestHeader(c, "x-forwarded-for") ?? "")
       .split(",")
       .map((s) => s.trim())
       .filter(Boolean);
@@ -45,16 +65,42 @@ function clientIp(c: Context, trustProxyHops: number): string {
   return socketIp;
 }
 
+/**
+ * A child logger with the request's bindings, made on its first use: most
+ * requests log nothing, and pino's child() (bindings serialized, redaction
+ * set up) was a few per cent of a free GET's CPU.
+ */
+export function lazyChildLogger(parent: Logger, bindings: Record<string, unknown>): Logger {
+  let child: Logger | undefined;
+  const real = () => (child ??= parent.child(bindings));
+  return new Proxy({} as Logger, {
+    get(_target, prop) {
+      const logger = real();
+      const v = Reflect.get(logger, prop, logger) as unknown;
+      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(logger) : v;
+    },
+    set(_target, prop, value) {
+      return Reflect.set(real(), prop, value);
+    },
+    has(_target, prop) {
+      return Reflect.has(real(), prop);
+    },
+  });
+}
+
 export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): void {
   app.use("*", async (c, next) => {
-    const incoming = c.req.header("x-request-id");
+    const incoming = requestHeader(c, "x-request-id");
     const requestId = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : randomUUID();
     c.set("requestId", requestId);
     c.set("ip", clientIp(c, deps.trustProxyHops));
-    c.set("log", deps.log.child({ requestId }));
+    c.set("log", lazyChildLogger(deps.log, { requestId }));
+    // Prepared on the context before the handler, as the CORS headers are: every answer made
+    // through the context carries it, and the handler's response is not rebuilt to add it.
+    c.header("X-Request-Id", requestId);
+    if (!deps.log.isLevelEnabled("debug")) return next();
     const started = performance.now();
     await next();
-    c.res.headers.set("X-Request-Id", requestId);
     c.get("log").debug(
       { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
       "request",
@@ -97,7 +143,7 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
   // General per-IP limit, before any work.
   app.use("*", async (c, next) => {
     if (c.req.method === "OPTIONS") return next();
-    const listed = deps.allowed?.list.enabled ? deps.allowed.list.keyOf(c.get("ip"), c.req.header(ALLOW_TOKEN_HEADER)) : undefined;
+    const listed = deps.allowed?.list.enabled ? deps.allowed.list.keyOf(c.get("ip"), requestHeader(c, ALLOW_TOKEN_HEADER.toLowerCase())) : undefined;
     const r = listed ? await deps.allowed!.limiter.consume(listed) : await deps.generalLimiter.consume(c.get("ip"));
     if (!r.allowed) {
       return errorResponse(

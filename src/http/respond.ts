@@ -27,17 +27,30 @@ function deepFreeze(value: unknown): void {
   for (const v of Object.values(value)) deepFreeze(v);
 }
 
-const serialized = new WeakMap<object, string>();
+/** A fixed answer's JSON, kept with it: the text, its UTF-8 bytes (sent as they are), and its ETag once asked for. */
+interface FixedJson {
+  text: string;
+  bytes: Uint8Array<ArrayBuffer>;
+  etag?: string;
+}
+const serialized = new WeakMap<object, FixedJson>();
+const utf8 = new TextEncoder();
 
-/** JSON text of an answer; a fixed (frozen) answer's is made once and kept with it. */
-function jsonOf(result: unknown): string {
-  if (typeof result !== "object" || result === null || !Object.isFrozen(result)) return JSON.stringify(result);
-  let text = serialized.get(result);
-  if (text === undefined) {
-    text = JSON.stringify(result);
-    serialized.set(result, text);
+/** A fixed (frozen) answer's JSON, made once; undefined for any other answer. */
+function fixedJsonOf(result: unknown): FixedJson | undefined {
+  if (typeof result !== "object" || result === null || !Object.isFrozen(result)) return undefined;
+  let fixed = serialized.get(result);
+  if (fixed === undefined) {
+    const text = JSON.stringify(result);
+    fixed = { text, bytes: utf8.encode(text) };
+    serialized.set(result, fixed);
   }
-  return text;
+  return fixed;
+}
+
+/** A strong ETag of a body's bytes. */
+function etagOf(body: string): string {
+  return `"${createHash("sha256").update(body, "utf8").digest("base64url").slice(0, 32)}"`;
 }
 
 export function errorResponse(c: Context, err: ServiceError): Response {
@@ -53,16 +66,19 @@ export function errorResponse(c: Context, err: ServiceError): Response {
 export function render(c: Context, result: unknown, status: number, headers: Record<string, string>, conditional?: { ifNoneMatch: string | undefined }): Response {
   if (result instanceof StreamBody) return c.body(webStream(result), status as 200, { ...headers, "Content-Type": result.contentType });
   const raw = result instanceof RawBody;
-  const body = raw ? result.body : jsonOf(result);
+  const fixed = raw ? undefined : fixedJsonOf(result);
+  const body = raw ? result.body : (fixed?.text ?? JSON.stringify(result));
+  // A fixed answer goes out as its kept bytes: no UTF-8 length scan or encoding per request.
+  const payload: string | Uint8Array<ArrayBuffer> = fixed ? fixed.bytes : body;
   const contentType = raw ? result.contentType : "application/json";
   if (!conditional) {
     // The body is serialized once (c.json would serialize it again); a route's own Content-Type wins, as with c.json.
-    return raw ? c.body(body, status as 200, { ...headers, "Content-Type": contentType }) : c.body(body, status as 200, { "Content-Type": "application/json", ...headers });
+    return raw ? c.body(body, status as 200, { ...headers, "Content-Type": contentType }) : c.body(payload, status as 200, { "Content-Type": "application/json", ...headers });
   }
-  const etag = `"${createHash("sha256").update(body, "utf8").digest("base64url").slice(0, 32)}"`;
+  const etag = fixed ? (fixed.etag ??= etagOf(body)) : etagOf(body);
   const withTag = { ...headers, ETag: etag };
   if (etagMatches(conditional.ifNoneMatch, etag)) return c.body(null, 304, withTag);
-  return c.body(body, status as 200, { ...withTag, "Content-Type": raw ? contentType : "application/json" });
+  return c.body(payload, status as 200, { ...withTag, "Content-Type": raw ? contentType : "application/json" });
 }
 
 /** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): W/ prefixes are ignored. */
