@@ -94,9 +94,10 @@ export function batchCarrotSharedSecrets(ephemeralPubkey: Uint8Array, accounts: 
  */
 function carrotShared(carrot: CarrotTxEnotes, accounts: ViewAccount[], w: number): CarrotTxShared | null {
   if (carrot.kind !== "transfer" && carrot.kind !== "coinbase") return null;
-  const needing = accounts.flatMap((a, i) => (carrot.kind === "coinbase" && a.kind === "subaddress" ? [] : [i]));
+  if (carrot.kind === "transfer") return shareCarrotTx(carrot.context, carrot.enotes, (De) => batchCarrotSharedSecrets(De, accounts, w));
+  const needing = accounts.flatMap((a, i) => (a.kind === "subaddress" ? [] : [i]));
   const subset = needing.length === accounts.length ? accounts : needing.map((i) => accounts[i]!);
-  return shareCarrotTx(carrot.kind === "transfer" ? carrot.context : null, carrot.enotes, (De) => {
+  return shareCarrotTx(null, carrot.enotes, (De) => {
     if (needing.length === 0) return [];
     const secrets = batchCarrotSharedSecrets(De, subset, w);
     if (subset === accounts) return secrets;
@@ -127,7 +128,9 @@ export function scanTxForAccounts(tx: ScanTx, accounts: ViewAccount[]): OwnedOut
       // A Carrot transaction reads only its shared work (no per-account closures on that path).
       const derivations: AccountDerivations = legacy
         ? { main: main.map((perAccount) => perAccount[ai]!), additional: (i) => additional[i]?.[ai] ?? null }
-        : { main: [], additional: noDerivation, ...(carrot ? { carrot: { shared: carrot, watch: ai } } : {}) };
+        : carrot
+          ? { main: [], additional: noDerivation, carrot: { shared: carrot, watch: ai } }
+          : { main: [], additional: noDerivation };
       try {
         return matchOutputs(prepared, account, derivations);
       } catch {
