@@ -22,15 +22,17 @@
  * X25519 products k_v·D_e of all watches come from one window table of D_e's
  * Edwards point and one inversion (carrot/x25519.ts x25519UnclampedMany,
  * byte-identical to the ladder), and are handed to the Carrot scan, which
- * otherwise runs a 255-step ladder per watch and D_e.
+ * otherwise runs a 255-step ladder per watch and D_e. The view tag
+ * transcript of each enote is read into its BLAKE2b block once per
+ * transaction, so a watch's view tag costs one keyed hash of that block
+ * (carrot/scan.ts shareCarrotTx, ownedCarrotEnotes).
  */
 import { L, decodePoint } from "./crypto.js";
 import { buildPointTable, chooseWindow, encodeExtBatch, ext, signedDigits, tableMul, type Ext } from "./edwards-fast.js";
 import { isLegacyTx, matchOutputs, prepareTx, scanTx, type AccountDerivations } from "./scan.js";
 import type { OwnedOutput, ScanTx, ViewAccount } from "./types.js";
-import { carrotSharedSecrets } from "./carrot/scan.js";
+import { carrotSharedSecrets, shareCarrotTx, type CarrotTxShared } from "./carrot/scan.js";
 import type { CarrotTxEnotes } from "./carrot/tx.js";
-import { bytesToHex } from "./encoding.js";
 
 /** Below this many watches a tx is scanned with the plain per-watch path (no table). */
 export const BATCH_MIN_ACCOUNTS = 3;
@@ -84,30 +86,31 @@ export function batchCarrotSharedSecrets(ephemeralPubkey: Uint8Array, accounts: 
 }
 
 /**
- * Each account's k_v·D_e for every distinct D_e of a Carrot transaction, as
- * the Carrot scan takes them ([account] → D_e hex → secret). A coinbase is
- * scanned for primary-address watches only, so subaddress watches get none
- * (their scan refuses before it needs one).
+ * A Carrot transaction's shared scan work (carrot/scan.ts shareCarrotTx):
+ * every account's k_v·D_e for each distinct D_e, and the view tag transcripts
+ * read once for all accounts. A coinbase is scanned for primary-address
+ * watches only, so subaddress watches get no secret (their scan refuses
+ * before it needs one). Null for a transaction with no Carrot enotes to scan.
  */
-function carrotSecretsByAccount(carrot: CarrotTxEnotes, accounts: ViewAccount[], w: number): Map<string, Uint8Array | null>[] {
-  const perAccount = accounts.map(() => new Map<string, Uint8Array | null>());
-  if (carrot.kind !== "transfer" && carrot.kind !== "coinbase") return perAccount;
-  const needing = accounts.flatMap((a, i) => (carrot.kind === "coinbase" && a.kind === "subaddress" ? [] : [i]));
-  if (needing.length === 0) return perAccount;
-  const keys = new Map<string, Uint8Array>();
-  for (const e of carrot.enotes) {
-    if (e.ephemeralPubkey instanceof Uint8Array && e.ephemeralPubkey.length === 32) keys.set(bytesToHex(e.ephemeralPubkey), e.ephemeralPubkey);
-  }
-  const subset = needing.map((i) => accounts[i]!);
-  for (const [hex, De] of keys) {
+function carrotShared(carrot: CarrotTxEnotes, accounts: ViewAccount[], w: number): CarrotTxShared | null {
+  if (carrot.kind !== "transfer" && carrot.kind !== "coinbase") return null;
+  if (carrot.kind === "transfer") return shareCarrotTx(carrot.context, carrot.enotes, (De) => batchCarrotSharedSecrets(De, accounts, w));
+  const needing = accounts.flatMap((a, i) => (a.kind === "subaddress" ? [] : [i]));
+  const subset = needing.length === accounts.length ? accounts : needing.map((i) => accounts[i]!);
+  return shareCarrotTx(null, carrot.enotes, (De) => {
+    if (needing.length === 0) return [];
     const secrets = batchCarrotSharedSecrets(De, subset, w);
-    needing.forEach((ai, k) => perAccount[ai]!.set(hex, secrets[k]!));
-  }
-  return perAccount;
+    if (subset === accounts) return secrets;
+    const perAccount = new Array<Uint8Array | null | undefined>(accounts.length);
+    needing.forEach((ai, k) => (perAccount[ai] = secrets[k]!));
+    return perAccount;
+  });
 }
 
 // ---------------------------------------------------------------------------
 // Scanning
+
+const noDerivation = (): null => null;
 
 /** Outputs of one tx for each account ([account] → owned outputs). Never throws for malformed tx data. */
 export function scanTxForAccounts(tx: ScanTx, accounts: ViewAccount[]): OwnedOutput[][] {
@@ -120,13 +123,14 @@ export function scanTxForAccounts(tx: ScanTx, accounts: ViewAccount[]): OwnedOut
     const main = legacy ? prepared.extra.txPublicKeys.map((R) => batchDerivations(R, accounts, w)) : [];
     // Additional keys: derived for every account up front (each account may need any of them).
     const additional = legacy && prepared.additionalUsable ? prepared.extra.additionalPublicKeys.map((R) => batchDerivations(R, accounts, w)) : [];
-    const carrot = legacy ? null : carrotSecretsByAccount(prepared.carrot, accounts, w);
+    const carrot = legacy ? null : carrotShared(prepared.carrot, accounts, w);
     return accounts.map((account, ai) => {
-      const derivations: AccountDerivations = {
-        main: main.map((perAccount) => perAccount[ai]!),
-        additional: (i) => additional[i]?.[ai] ?? null,
-        ...(carrot ? { carrot: carrot[ai]! } : {}),
-      };
+      // A Carrot transaction reads only its shared work (no per-account closures on that path).
+      const derivations: AccountDerivations = legacy
+        ? { main: main.map((perAccount) => perAccount[ai]!), additional: (i) => additional[i]?.[ai] ?? null }
+        : carrot
+          ? { main: [], additional: noDerivation, carrot: { shared: carrot, watch: ai } }
+          : { main: [], additional: noDerivation };
       try {
         return matchOutputs(prepared, account, derivations);
       } catch {

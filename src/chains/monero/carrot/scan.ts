@@ -33,7 +33,17 @@
 import { decodePoint } from "../crypto.js";
 import { bytesToHex, equalBytes } from "../encoding.js";
 import type { SubaddressIndex, ViewAccount } from "../types.js";
-import { ENCRYPTED_AMOUNT_BYTES, INPUT_CONTEXT_BYTES, JANUS_ANCHOR_BYTES, PAYMENT_ID_BYTES, VIEW_TAG_BYTES, type CarrotEnoteType } from "./constants.js";
+import { blake2bKeyedWord0, oneBlockMessage, type OneBlockMessage } from "./blake2b.js";
+import {
+  BLAKE2B_PERSONALIZATION,
+  DOMAIN,
+  ENCRYPTED_AMOUNT_BYTES,
+  INPUT_CONTEXT_BYTES,
+  JANUS_ANCHOR_BYTES,
+  PAYMENT_ID_BYTES,
+  VIEW_TAG_BYTES,
+  type CarrotEnoteType,
+} from "./constants.js";
 import {
   amountBlindingFactor,
   anchorMask,
@@ -51,6 +61,7 @@ import {
   senderExtensionsCoinbase,
   xorBytes,
 } from "./enote.js";
+import { transcript } from "./hash.js";
 import { x25519Unclamped, x25519UnclampedMany, type X25519ManyOptions } from "./x25519.js";
 
 /** A non-coinbase Carrot enote as the chain carries it (tx output, rctSigBase and tx_extra). */
@@ -146,7 +157,10 @@ export function carrotSharedSecret(viewSecret: bigint, ephemeralPubkey: Uint8Arr
   return nonZero(x25519Unclamped(viewSecret, ephemeralPubkey));
 }
 
-const nonZero = (s: Uint8Array): Uint8Array | null => (s.every((b) => b === 0) ? null : s);
+function nonZero(s: Uint8Array): Uint8Array | null {
+  for (let i = 0; i < s.length; i++) if (s[i] !== 0) return s;
+  return null;
+}
 
 /**
  * carrotSharedSecret(k, D_e) for many watches' k_v and one D_e, equal to it
@@ -158,8 +172,69 @@ export function carrotSharedSecrets(viewSecrets: readonly bigint[], ephemeralPub
   return x25519UnclampedMany(ephemeralPubkey, viewSecrets, opts).map(nonZero);
 }
 
-/** Shared secrets computed ahead for one watch, by D_e in lowercase hex (null: the point at infinity). */
-export type KnownSharedSecrets = ReadonlyMap<string, Uint8Array | null>;
+/**
+ * One Carrot transaction's scan work shared by many watches (the batch
+ * scanner builds it once per transaction with shareCarrotTx): per enote, the
+ * index of its D_e among the transaction's distinct ones (−1: not 32 bytes)
+ * and, for a well-formed transfer enote, its view tag transcript
+ * input_context ‖ K_o (with the domain separator) read into one BLAKE2b block
+ * and its view tag as a little-endian number; per distinct D_e, every watch's
+ * k_v·D_e (null: the point at infinity; undefined: not computed ahead).
+ */
+export interface CarrotTxShared {
+  readonly keyIndex: Int32Array;
+  readonly viewTagMessages: readonly (OneBlockMessage | null)[];
+  readonly viewTags: Int32Array;
+  /** [distinct D_e][watch]. */
+  readonly secrets: readonly (readonly (Uint8Array | null | undefined)[])[];
+}
+
+/** Shared secrets computed ahead for one watch: its index in a transaction's CarrotTxShared. */
+export interface KnownSharedSecrets {
+  readonly shared: CarrotTxShared;
+  readonly watch: number;
+}
+
+/**
+ * Builds a transaction's CarrotTxShared: `secretsFor(D_e)` gives every
+ * watch's k_v·D_e (as carrotSharedSecret gives it) and is called once per
+ * distinct 32-byte D_e. `ctx` is null for a coinbase (no view-tag prefilter).
+ */
+export function shareCarrotTx(
+  ctx: CarrotTxContext | null,
+  enotes: readonly (CarrotEnote | CarrotCoinbaseEnote)[],
+  secretsFor: (ephemeralPubkey: Uint8Array) => readonly (Uint8Array | null | undefined)[],
+): CarrotTxShared {
+  const keyIndex = new Int32Array(enotes.length).fill(-1);
+  const byHex = new Map<string, number>();
+  const secrets: (readonly (Uint8Array | null | undefined)[])[] = [];
+  const viewTagMessages: (OneBlockMessage | null)[] = [];
+  const viewTags = new Int32Array(enotes.length);
+  enotes.forEach((e, i) => {
+    viewTagMessages.push(null);
+    if (!is32(e.ephemeralPubkey)) return;
+    const hex = bytesToHex(e.ephemeralPubkey);
+    let k = byHex.get(hex);
+    if (k === undefined) {
+      byHex.set(hex, (k = secrets.length));
+      secrets.push(secretsFor(e.ephemeralPubkey));
+    }
+    keyIndex[i] = k;
+    if (ctx === null || !("amountCommitment" in e) || !wellFormed(ctx, e)) return;
+    const message = transcript(DOMAIN.viewTag, ctx.inputContext, e.onetimeAddress);
+    if (message.length > 128) return;
+    viewTagMessages[i] = oneBlockMessage(message);
+    viewTags[i] = e.viewTag[0]! | (e.viewTag[1]! << 8) | (e.viewTag[2]! << 16);
+  });
+  return { keyIndex, viewTagMessages, viewTags, secrets };
+}
+
+/** The watch's k_v·D_e for enote i when computed ahead, else undefined. */
+export function knownSecretFor(known: KnownSharedSecrets | undefined, enoteIndex: number): Uint8Array | null | undefined {
+  if (!known) return undefined;
+  const k = known.shared.keyIndex[enoteIndex];
+  return k === undefined || k < 0 ? undefined : known.shared.secrets[k]![known.watch];
+}
 
 function wellFormed(ctx: CarrotTxContext, e: CarrotEnote): boolean {
   return (
@@ -270,25 +345,51 @@ export function scanCarrotEnote(r: CarrotReceiver, ctx: CarrotTxContext, e: Carr
 
 /**
  * Scans the enotes of one transaction, computing k_v·D_e once per distinct
- * D_e; `known` holds those the caller has already (carrotSharedSecrets), which
+ * D_e; `known` holds those the caller has already (shareCarrotTx), which
  * must be what carrotSharedSecret gives.
  */
 export function scanCarrotEnotes(r: CarrotReceiver, ctx: CarrotTxContext, enotes: CarrotEnote[], known?: KnownSharedSecrets): CarrotScanResult[] {
   const secrets = new Map<string, Uint8Array | null>();
-  return enotes.map((e) => {
+  return enotes.map((e, i) => {
     if (!is32(e.ephemeralPubkey)) return refuse("malformed");
-    const key = bytesToHex(e.ephemeralPubkey);
-    const given = known?.get(key);
+    const given = knownSecretFor(known, i);
     if (given !== undefined) return scanCarrotEnote(r, ctx, e, given);
+    const key = bytesToHex(e.ephemeralPubkey);
     if (!secrets.has(key)) secrets.set(key, carrotSharedSecret(r.viewSecret, e.ephemeralPubkey));
     return scanCarrotEnote(r, ctx, e, secrets.get(key)!);
   });
 }
 
-/** The known shared secret for D_e, or undefined (then the scan computes it). */
-export function knownSecretFor(known: KnownSharedSecrets | undefined, ephemeralPubkey: Uint8Array): Uint8Array | null | undefined {
-  if (!known || !is32(ephemeralPubkey)) return undefined;
-  return known.get(bytesToHex(ephemeralPubkey));
+/** An owned enote of a transaction: its index and its scan result. */
+export interface OwnedCarrotEnote {
+  index: number;
+  result: Extract<CarrotScanResult, { owned: true }>;
+}
+
+/**
+ * The owned enotes of one transaction for a watch whose shared secrets were
+ * computed ahead: exactly the enotes scanCarrotEnotes (with the same `known`)
+ * reports owned, in order, or null when there is none. A well-formed enote is
+ * refused here without allocating when its shared secret is the point at
+ * infinity or its view tag differs (one keyed BLAKE2b of the transcript block
+ * prepared per transaction); every other enote, a view-tag hit or anything
+ * unusual, takes the full scanCarrotEnote.
+ */
+export function ownedCarrotEnotes(r: CarrotReceiver, ctx: CarrotTxContext, enotes: readonly CarrotEnote[], known: KnownSharedSecrets): OwnedCarrotEnote[] | null {
+  const { shared, watch } = known;
+  let owned: OwnedCarrotEnote[] | null = null;
+  for (let i = 0; i < enotes.length; i++) {
+    const k = shared.keyIndex[i]!;
+    const sSr = k < 0 ? undefined : shared.secrets[k]![watch];
+    const message = shared.viewTagMessages[i];
+    if (message && sSr === null) continue; // refusal "low-order-ephemeral-key"
+    if (message && sSr && sSr.length === 32 && (blake2bKeyedWord0(VIEW_TAG_BYTES, message, sSr, BLAKE2B_PERSONALIZATION) & 0xffffff) !== shared.viewTags[i]) {
+      continue; // refusal "view-tag"
+    }
+    const result = k < 0 ? refuse("malformed") : scanCarrotEnote(r, ctx, enotes[i]!, sSr);
+    if (result.owned) (owned ??= []).push({ index: i, result });
+  }
+  return owned;
 }
 
 function coinbaseWellFormed(e: CarrotCoinbaseEnote): boolean {

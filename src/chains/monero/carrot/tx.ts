@@ -22,9 +22,11 @@ import { ENCRYPTED_AMOUNT_BYTES, PAYMENT_ID_BYTES, RCT_TYPE_FCMP_PLUS_PLUS, TX_E
 import { inputContextCoinbase, inputContextRingct } from "./enote.js";
 import {
   knownSecretFor,
+  ownedCarrotEnotes,
   scanCarrotCoinbaseEnote,
   scanCarrotEnotes,
   type KnownSharedSecrets,
+  type OwnedCarrotEnote,
   type CarrotCoinbaseEnote,
   type CarrotEnote,
   type CarrotReceiver,
@@ -108,21 +110,29 @@ export function carrotEnotesOf(tx: ScanTx, extra?: ParsedExtra): CarrotTxEnotes 
  * wallet's own change (a self-send, the special enote) is an owned output
  * like any other, as the legacy scanner reports a wallet's change. One K_o
  * counts once (the burning bug), keeping the larger amount as the legacy path does.
- * `known`: the watch's k_v·D_e per D_e when the batch scanner has computed them.
+ * `known`: the watch's k_v·D_e per D_e when the batch scanner has computed
+ * them (shareCarrotTx); a transfer is then scanned with the view-tag
+ * prefilter (ownedCarrotEnotes), which reports the same enotes.
  */
 export function carrotOwnedOutputs(carrot: CarrotTxEnotes, account: CarrotReceiver, known?: KnownSharedSecrets): OwnedOutput[] {
-  let results: CarrotScanResult[];
-  if (carrot.kind === "transfer") results = scanCarrotEnotes(account, carrot.context, carrot.enotes, known);
-  else if (carrot.kind === "coinbase") results = carrot.enotes.map((e) => scanCarrotCoinbaseEnote(account, e, knownSecretFor(known, e.ephemeralPubkey)));
-  else return [];
+  let owned: OwnedCarrotEnote[] | null;
+  if (carrot.kind === "coinbase") owned = ownedOf(carrot.enotes.map((e, i) => scanCarrotCoinbaseEnote(account, e, knownSecretFor(known, i))));
+  else if (carrot.kind !== "transfer") return [];
+  else if (known) owned = ownedCarrotEnotes(account, carrot.context, carrot.enotes, known);
+  else owned = ownedOf(scanCarrotEnotes(account, carrot.context, carrot.enotes));
+  if (owned === null) return [];
   const found = new Map<string, OwnedOutput>();
-  results.forEach((r, outputIndex) => {
-    if (!r.owned) return;
+  for (const { index: outputIndex, result: r } of owned) {
     const publicKey = bytesToHex(carrot.enotes[outputIndex]!.onetimeAddress);
-    const owned: OwnedOutput = { outputIndex, publicKey, amount: r.amount, subaddress: r.subaddress };
-    if (r.paymentId) owned.paymentId = r.paymentId;
+    const output: OwnedOutput = { outputIndex, publicKey, amount: r.amount, subaddress: r.subaddress };
+    if (r.paymentId) output.paymentId = r.paymentId;
     const prev = found.get(publicKey);
-    if (!prev || prev.amount < r.amount) found.set(publicKey, owned);
-  });
+    if (!prev || prev.amount < r.amount) found.set(publicKey, output);
+  }
   return [...found.values()].sort((a, b) => a.outputIndex - b.outputIndex);
+}
+
+function ownedOf(results: CarrotScanResult[]): OwnedCarrotEnote[] | null {
+  const owned = results.flatMap((result, index) => (result.owned ? [{ index, result }] : []));
+  return owned.length > 0 ? owned : null;
 }

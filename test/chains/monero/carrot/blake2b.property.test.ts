@@ -4,13 +4,14 @@
  * keys of every length class (none, 1..64 bytes, the 32-byte Carrot keys),
  * every digest length 1..64, with and without a personalisation; and Carrot's
  * own calls (hash.ts deriveBytes, deriveScalar) with the "Monero"
- * personalisation.
+ * personalisation; and the scanner's one-block form (oneBlockMessage,
+ * blake2bKeyedWord0) against the first four bytes of the same hash.
  */
 import { blake2b } from "@noble/hashes/blake2.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bytesToHex } from "../../../../src/chains/monero/encoding.js";
-import { blake2bKeyed } from "../../../../src/chains/monero/carrot/blake2b.js";
+import { blake2bKeyed, blake2bKeyedWord0, oneBlockMessage } from "../../../../src/chains/monero/carrot/blake2b.js";
 import { BLAKE2B_PERSONALIZATION } from "../../../../src/chains/monero/carrot/constants.js";
 import { deriveBytes, deriveScalar, type DigestLength } from "../../../../src/chains/monero/carrot/hash.js";
 import { L } from "../../../../src/chains/monero/crypto.js";
@@ -67,6 +68,27 @@ describe("blake2bKeyed equals @noble/hashes blake2b", () => {
       }),
       { numRuns: 100, seed: 7694 },
     );
+  });
+
+  it("blake2bKeyedWord0 of a one-block message is the first four digest bytes, interleaved with blake2bKeyed under the same and other keys", () => {
+    const oneBlock = fc.integer({ min: 1, max: 128 }).chain((n) => fc.uint8Array({ minLength: n, maxLength: n }));
+    const call = fc.record({ outLen: fc.constantFrom(3, 4, 8, 32, 64), data: oneBlock, key: fc.option(fc.constantFrom(0, 1), { nil: undefined }), other: message });
+    fc.assert(
+      fc.property(fc.array(call, { minLength: 1, maxLength: 8 }), fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { minLength: 2, maxLength: 2 }), (calls, keys) => {
+        for (const c of calls) {
+          const k = c.key === undefined ? undefined : keys[c.key]!;
+          const digest = blake2b(c.data, { dkLen: c.outLen, personalization: BLAKE2B_PERSONALIZATION, ...(k ? { key: k } : {}) });
+          const word = blake2bKeyedWord0(c.outLen, oneBlockMessage(c.data), k, BLAKE2B_PERSONALIZATION);
+          const n = Math.min(4, c.outLen);
+          const want = digest.subarray(0, n).reduce((w, b, i) => w + b * 2 ** (8 * i), 0);
+          expect(word % 2 ** (8 * n)).toBe(want);
+          expect(bytesToHex(blake2bKeyed(c.outLen, c.other, k, BLAKE2B_PERSONALIZATION))).toBe(noble(c.outLen, c.other, k, BLAKE2B_PERSONALIZATION));
+        }
+      }),
+      { numRuns: 150, seed: 7696 },
+    );
+    expect(() => oneBlockMessage(new Uint8Array(0))).toThrow(RangeError);
+    expect(() => oneBlockMessage(new Uint8Array(129))).toThrow(RangeError);
   });
 
   it("refuses parameters outside BLAKE2b's", () => {
