@@ -14,6 +14,7 @@ import type { MoneroBlockHeader, MoneroDaemon, MoneroTxEntry } from "./daemon-cl
 import { hexToBytesStrict } from "./encoding.js";
 import { prepareTx, type PreparedTx } from "./scan.js";
 import { parseTransactionBlob, txFromDaemonJson } from "./tx-binary.js";
+import { outputKindViolation } from "./carrot/tx.js";
 import type { ScanTx } from "./types.js";
 
 /** Hashes per /get_transactions request (restricted-node limit). */
@@ -42,6 +43,23 @@ export function scanTxFromEntry(entry: MoneroTxEntry): ScanTx {
   throw upstreamFailed("chain_rpc_failed", `Monero daemon sent transaction ${entry.txHash} in a form that cannot be read`, {
     txid: entry.txHash,
   });
+}
+
+/**
+ * The fork the block was mined under decides which output kinds it may hold
+ * (legacy before v17, either in v17, Carrot from v18): a block that breaks
+ * the rule is refused as the daemon's failure, never scanned.
+ */
+function keepsForkRules(tx: ScanTx, header: MoneroBlockHeader): ScanTx {
+  const violation = outputKindViolation(tx, header.majorVersion);
+  if (violation) {
+    throw upstreamFailed("chain_rpc_failed", `Monero daemon sent block ${header.height} with transaction ${tx.txid} that breaks its fork's rules: ${violation}`, {
+      height: header.height,
+      txid: tx.txid,
+      majorVersion: header.majorVersion,
+    });
+  }
+  return tx;
 }
 
 export class MoneroBlockSource {
@@ -137,11 +155,11 @@ export class MoneroBlockSource {
           reason: miner.error,
         });
       }
-      const txs: PreparedTx[] = [prepareTx(miner.value)];
+      const txs: PreparedTx[] = [prepareTx(keepsForkRules(miner.value, b.header))];
       for (const th of b.txHashes) {
         const t = txByHash.get(th);
         if (!t) throw upstreamFailed("chain_rpc_failed", `Monero daemon did not return transaction ${th}`, { txid: th });
-        txs.push(prepareTx(t));
+        txs.push(prepareTx(keepsForkRules(t, b.header)));
       }
       return { height: b.header.height, hash: b.header.hash, prevHash: b.header.prevHash, timestamp: b.header.timestamp, txs };
     });

@@ -18,7 +18,7 @@
 import { bytesToHex, hexToBytesStrict } from "../encoding.js";
 import { parseExtra, type ParsedExtra } from "../extra.js";
 import type { OwnedOutput, ScanTx } from "../types.js";
-import { ENCRYPTED_AMOUNT_BYTES, PAYMENT_ID_BYTES, RCT_TYPE_FCMP_PLUS_PLUS, TX_EXTRA_NONCE_ENCRYPTED_PAYMENT_ID } from "./constants.js";
+import { ENCRYPTED_AMOUNT_BYTES, PAYMENT_ID_BYTES, RCT_TYPE_FCMP_PLUS_PLUS, TX_EXTRA_NONCE_ENCRYPTED_PAYMENT_ID, outputKindRule } from "./constants.js";
 import { inputContextCoinbase, inputContextRingct } from "./enote.js";
 import {
   knownSecretFor,
@@ -135,4 +135,20 @@ export function carrotOwnedOutputs(carrot: CarrotTxEnotes, account: CarrotReceiv
 function ownedOf(results: CarrotScanResult[]): OwnedCarrotEnote[] | null {
   const owned = results.flatMap((result, index) => (result.owned ? [{ index, result }] : []));
   return owned.length > 0 ? owned : null;
+}
+
+/**
+ * Why a transaction's outputs break the output-kind rule of the fork its
+ * block was mined under (constants.ts outputKindRule: legacy only before
+ * v17, either kind in v17, Carrot only from v18), or undefined when they
+ * keep it. Consensus enforces this, so a block that breaks it comes from a
+ * daemon that cannot be trusted. A block without a version (0) is not judged.
+ */
+export function outputKindViolation(tx: ScanTx, hfVersion: number): string | undefined {
+  if (!Number.isInteger(hfVersion) || hfVersion <= 0 || tx.outputs.length === 0) return undefined;
+  const rule = outputKindRule(hfVersion);
+  const carrot = tx.outputs.filter((o) => o.carrot !== undefined).length;
+  if (rule === "legacy-only" && carrot > 0) return `${carrot} Carrot output(s) in a v${hfVersion} block (legacy outputs only before v17)`;
+  if (rule === "carrot-only" && carrot < tx.outputs.length) return `${tx.outputs.length - carrot} legacy output(s) in a v${hfVersion} block (Carrot outputs only from v18)`;
+  return undefined;
 }
