@@ -143,7 +143,7 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
   // General per-IP limit, before any work.
   app.use("*", async (c, next) => {
     if (c.req.method === "OPTIONS") return next();
-    const listed = deps.allowed?.list.enabled ? deps.allowed.list.keyOf(c.get("ip"), requestHeader(c, ALLOW_TOKEN_HEADER.toLowerCase())) : undefined;
+    const listed = deps.allowed?.list.enabled ? deps.allowed.list.keyOf(c.get("ip"), requestHeader(c, ALLOW_TOKEN_HEADER)) : undefined;
     const r = listed ? await deps.allowed!.limiter.consume(listed) : await deps.generalLimiter.consume(c.get("ip"));
     if (!r.allowed) {
       return errorResponse(

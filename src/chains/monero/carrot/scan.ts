@@ -345,15 +345,12 @@ export function scanCarrotEnote(r: CarrotReceiver, ctx: CarrotTxContext, e: Carr
 
 /**
  * Scans the enotes of one transaction, computing k_v·D_e once per distinct
- * D_e; `known` holds those the caller has already (shareCarrotTx), which
- * must be what carrotSharedSecret gives.
+ * D_e (the batch scanner, which has them already, uses ownedCarrotEnotes).
  */
-export function scanCarrotEnotes(r: CarrotReceiver, ctx: CarrotTxContext, enotes: CarrotEnote[], known?: KnownSharedSecrets): CarrotScanResult[] {
+export function scanCarrotEnotes(r: CarrotReceiver, ctx: CarrotTxContext, enotes: CarrotEnote[]): CarrotScanResult[] {
   const secrets = new Map<string, Uint8Array | null>();
-  return enotes.map((e, i) => {
+  return enotes.map((e) => {
     if (!is32(e.ephemeralPubkey)) return refuse("malformed");
-    const given = knownSecretFor(known, i);
-    if (given !== undefined) return scanCarrotEnote(r, ctx, e, given);
     const key = bytesToHex(e.ephemeralPubkey);
     if (!secrets.has(key)) secrets.set(key, carrotSharedSecret(r.viewSecret, e.ephemeralPubkey));
     return scanCarrotEnote(r, ctx, e, secrets.get(key)!);
