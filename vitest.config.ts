@@ -32,7 +32,7 @@ function storelessTests(): string[] {
  * the PostgreSQL pass, the embedded database's own tests in the PGlite pass.
  */
 export const OWN_STORE_TESTS = {
-  postgres: ["test/e2e/database-outage.test.ts", "test/e2e/database-restart.test.ts", "test/watch/lease-locks.test.ts"],
+  postgres: ["test/e2e/database-outage.test.ts", "test/e2e/database-restart.test.ts", "test/watch/lease-locks.test.ts", "test/core/rate-limit-claims.test.ts"],
   pglite: ["test/e2e/pglite-disk-full.test.ts", "test/db/pglite-open.test.ts"],
 };
 

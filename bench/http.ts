@@ -33,10 +33,16 @@
  * stops at SECONDS), ONLY (comma list of scenario names), PROFILE=1 (service
  * runs under --cpu-prof; top self-time functions are printed), SKIP_INPROC=1,
  * FACILITATOR (local | http, the service's facilitator; the in-process
- * breakdown always times the local one).
+ * breakdown always times the local one), SHAPE (devnet | production:
+ * `node bin/vigil.mjs api` from the bundle with DEVNET=off, PostgreSQL at
+ * DATABASE_URL in a schema of its own, dropped at the end, every upstream
+ * given as the devnet's URLs), IDLE_SECONDS (3: the service's CPU while no
+ * request runs, measured before each of its scenarios and taken off that
+ * scenario's CPU per request, so the background jobs are not counted as the
+ * requests' work).
  * Nothing here is a test: figures are printed, nothing is asserted.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -50,8 +56,11 @@ import type { FacilitatorClient } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { LoadResult, LoadSpec } from "./load.js";
 import { authorizationTypes } from "@x402/evm";
+import pg from "pg";
+import { productionEnvFromDevnet } from "./support.js";
 
 const root = path.resolve(import.meta.dirname, "..");
+const VIGIL = path.join(root, "bin", "vigil.mjs");
 const SECONDS = Number(process.env.SECONDS ?? 10);
 const WARMUP = Number(process.env.WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
@@ -65,6 +74,14 @@ if (FACILITATOR !== "local" && FACILITATOR !== "http") {
   process.stderr.write(`bench:http: FACILITATOR must be local or http, not ${FACILITATOR}\n`);
   process.exit(2);
 }
+/** devnet: `vigil api` joins the devnet on PGlite (tsx); production: the bundle on PostgreSQL with every upstream by URL. */
+const SHAPE = process.env.SHAPE ?? "devnet";
+if (SHAPE !== "devnet" && SHAPE !== "production") {
+  process.stderr.write(`bench:http: SHAPE must be devnet or production, not ${SHAPE}\n`);
+  process.exit(2);
+}
+const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 3);
+const PG_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const MNEMONIC = "test test test test test test test test test test test junk";
 const CLK_TCK = 100;
 
@@ -168,20 +185,40 @@ interface Row {
   serverCpu: number;
   /** Service CPU time per request (µs), over the whole load run. */
   cpuPerRequestUs: number;
+  /** The service's CPU share while idle just before the run (background jobs), and the per-request figure with it taken off. */
+  idleCpu?: number;
+  netCpuPerRequestUs?: number;
   load1: number;
+}
+
+/** The service's CPU share (cores) over `seconds` with no request sent: its background work. */
+async function idleCpuShare(pid: number, seconds: number): Promise<number> {
+  const cpu0 = procCpuSeconds(pid);
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  return (procCpuSeconds(pid) - cpu0) / ((performance.now() - t0) / 1000);
 }
 
 async function measure(name: string, server: Child, spec: LoadSpec, kind: Row["server"] = "vigil"): Promise<Row> {
   process.stderr.write(`> ${name}: ${spec.kind} ${spec.path}, ${spec.connections} connections\n`);
   const pid = server.proc.pid!;
+  const idle = kind === "vigil" && IDLE_SECONDS > 0 ? await idleCpuShare(pid, IDLE_SECONDS) : undefined;
   const cpu0 = procCpuSeconds(pid);
+  const t0 = performance.now();
   const result = await runLoad(spec);
-  // Server CPU over the whole load process lifetime (includes warm-up and signing); normalised below to measured seconds where possible.
+  // Server CPU over the whole load process lifetime (includes warm-up, signing and the load process's start).
   const cpu = procCpuSeconds(pid) - cpu0;
+  const wall = (performance.now() - t0) / 1000;
   const span = result.seconds + (spec.warmupSeconds ?? 0) + (result.signSeconds ?? 0);
-  const row: Row = { name, server: kind, result, serverCpu: cpu / Math.max(span, 1e-9), cpuPerRequestUs: (cpu * 1e6) / Math.max(result.totalRequests, 1), load1: os.loadavg()[0]! };
+  const n = Math.max(result.totalRequests, 1);
+  const row: Row = { name, server: kind, result, serverCpu: cpu / Math.max(span, 1e-9), cpuPerRequestUs: (cpu * 1e6) / n, load1: os.loadavg()[0]! };
+  if (idle !== undefined) {
+    row.idleCpu = idle;
+    row.netCpuPerRequestUs = (Math.max(0, cpu - idle * wall) * 1e6) / n;
+  }
+  const net = row.netCpuPerRequestUs === undefined ? "" : ` (idle ${Math.round(100 * idle!)}% of a core: ${int(row.netCpuPerRequestUs)} µs/req above it)`;
   process.stderr.write(
-    `  ${int(result.rps)} req/s  p50 ${f2(result.p50)} ms  p99 ${f2(result.p99)} ms  service CPU ${int(row.cpuPerRequestUs)} µs/req  statuses ${JSON.stringify(result.statuses)}${result.errors ? `  errors ${result.errors} (${result.firstError})` : ""}\n`,
+    `  ${int(result.rps)} req/s  p50 ${f2(result.p50)} ms  p99 ${f2(result.p99)} ms  service CPU ${int(row.cpuPerRequestUs)} µs/req${net}  statuses ${JSON.stringify(result.statuses)}${result.errors ? `  errors ${result.errors} (${result.firstError})` : ""}\n`,
   );
   return row;
 }
@@ -575,8 +612,11 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vigil-bench-http-"));
   const profDir = path.join(dir, "prof");
   const children: Child[] = [];
+  const schema = `bench_http_${randomBytes(4).toString("hex")}`;
+  let dropSchema = async () => {};
   const cleanup = async () => {
     await Promise.allSettled(children.map((c) => c.stop()));
+    await dropSchema().catch((e: Error) => process.stderr.write(`could not drop schema ${schema}: ${e.message}\n`));
     fs.rmSync(dir, { recursive: true, force: true });
   };
   process.once("SIGINT", () => void cleanup().then(() => process.exit(130)));
@@ -607,8 +647,34 @@ async function main(): Promise<void> {
       await baseline.stop();
     }
 
-    const cliArgs = [...(PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []), "--import", "tsx", path.join(root, "src", "cli.ts"), "api"];
-    const server = await spawnAndWait(cliArgs, { ...env, ...(FACILITATOR === "http" ? { FACILITATOR_MODE: "http" } : {}) }, /listening on (http:\/\/\S+)/);
+    const profArgs = PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
+    let server: Child;
+    if (SHAPE === "production") {
+      // The production shape: the bundled CLI, DEVNET=off, PostgreSQL, every upstream given as the devnet's URLs.
+      const overlay = (JSON.parse(fs.readFileSync(env.DEVNET_STATE_FILE, "utf8")) as { configOverlay: Record<string, string> }).configOverlay;
+      const prod = {
+        PATH: env.PATH,
+        HOME: env.HOME,
+        ...productionEnvFromDevnet(overlay, { databaseUrl: PG_URL, schema, dataDir: path.join(dir, "prod"), all: true }),
+        PORT: "0",
+        HOST: "127.0.0.1",
+        LOG_LEVEL: "warn",
+        RATE_LIMIT_PER_MINUTE: env.RATE_LIMIT_PER_MINUTE,
+        ...(FACILITATOR === "http" ? { FACILITATOR_MODE: "http", FACILITATOR_URL: overlay.FACILITATOR_URL! } : {}),
+      };
+      dropSchema = async () => {
+        const c = new pg.Client({ connectionString: PG_URL });
+        await c.connect();
+        await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await c.end();
+      };
+      // Production migrates once, before the processes start.
+      execFileSync(process.execPath, [VIGIL, "migrate"], { cwd: root, env: prod, stdio: "ignore" });
+      server = await spawnAndWait([...profArgs, VIGIL, "api"], prod, /listening on (http:\/\/\S+)/);
+    } else {
+      const cliArgs = [...profArgs, "--import", "tsx", path.join(root, "src", "cli.ts"), "api"];
+      server = await spawnAndWait(cliArgs, { ...env, ...(FACILITATOR === "http" ? { FACILITATOR_MODE: "http" } : {}) }, /listening on (http:\/\/\S+)/);
+    }
     children.push(server);
     const paywall = (await (await fetch(`${server.url}/v1/paywall`)).json()) as { facilitator: string; facilitator_mode: string };
     if (paywall.facilitator_mode !== FACILITATOR) throw new Error(`the service runs facilitator mode ${paywall.facilitator_mode}, not ${FACILITATOR}`);
@@ -671,18 +737,18 @@ async function main(): Promise<void> {
   console.log("");
   console.log(`## http — ${started.toISOString().slice(0, 16).replace("T", " ")} UTC`);
   console.log(
-    `${cpus.length} × ${cpus[0]?.model.trim() ?? "cpu"}, Node ${process.version}, loopback, service = \`vigil api\` (devnet on, PGlite, LOG_LEVEL=warn, limiter on at ${int(1e8)}/min, facilitator ${FACILITATOR === "http" ? "http: the devnet's, in the devnet process" : "local: in the service process"}), load = bench/load.ts (undici Pool, pipelining 1), ${SECONDS} s per run after ${WARMUP} s warm-up (paid: no warm-up). Load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.`,
+    `${cpus.length} × ${cpus[0]?.model.trim() ?? "cpu"}, Node ${process.version}, loopback, service = ${SHAPE === "production" ? "\`node bin/vigil.mjs api\` (production shape: DEVNET=off, PostgreSQL, every upstream a separate `vigil devnet`'s" : "\`vigil api\` (devnet on, PGlite"}, LOG_LEVEL=warn, limiter on at ${int(1e8)}/min, facilitator ${FACILITATOR === "http" ? "http: the devnet's, in the devnet process" : "local: in the service process"}), load = bench/load.ts (undici Pool, pipelining 1), ${SECONDS} s per run after ${WARMUP} s warm-up (paid: no warm-up). Load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.`,
   );
   console.log("");
-  console.log("| scenario | conns | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | statuses | service CPU | service CPU µs/req | load CPU | load1 |");
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|");
+  console.log("| scenario | conns | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | statuses | service CPU | service CPU µs/req | idle CPU | µs/req above idle | load CPU | load1 |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|");
   for (const r of rows) {
     const x = r.result;
     const st = Object.entries(x.statuses)
       .map(([k, v]) => `${k}×${v}`)
       .join(" ") + (x.errors ? ` err×${x.errors}` : "");
     console.log(
-      `| ${r.name} | ${x.connections} | ${int(x.requests)} | ${int(x.rps)} | ${f2(x.p50)} | ${f2(x.p90)} | ${f2(x.p99)} | ${f1(x.max)} | ${st} | ${Math.round(100 * r.serverCpu)}% | ${int(r.cpuPerRequestUs)} | ${Math.round((100 * x.loadCpuSeconds) / x.seconds)}% | ${r.load1.toFixed(1)} |`,
+      `| ${r.name} | ${x.connections} | ${int(x.requests)} | ${int(x.rps)} | ${f2(x.p50)} | ${f2(x.p90)} | ${f2(x.p99)} | ${f1(x.max)} | ${st} | ${Math.round(100 * r.serverCpu)}% | ${int(r.cpuPerRequestUs)} | ${r.idleCpu === undefined ? "—" : `${(100 * r.idleCpu).toFixed(1)}%`} | ${r.netCpuPerRequestUs === undefined ? "—" : int(r.netCpuPerRequestUs)} | ${Math.round((100 * x.loadCpuSeconds) / x.seconds)}% | ${r.load1.toFixed(1)} |`,
     );
   }
   const paid = rows.find((r) => r.result.kind === "paid");

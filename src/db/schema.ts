@@ -30,6 +30,8 @@ export interface RateLimitsTable {
   key: string;
   points: number;
   expire: string | null;
+  /** What the last claim gave its caller (src/core/rate-limit.ts). */
+  granted: Generated<number>;
 }
 
 export interface WatchesTable {
