@@ -201,6 +201,9 @@ interface Row {
   load1: number;
 }
 
+/** The `vigil devnet` process (the simulated chains and facilitator): its CPU per request is printed beside the service's. */
+let devnetPid: number | undefined;
+
 /** The service's CPU share (cores) over `seconds` with no request sent: its background work. */
 async function idleCpuShare(pid: number, seconds: number): Promise<number> {
   const cpu0 = procCpuSeconds(pid);
@@ -215,9 +218,11 @@ async function measure(name: string, server: Child, spec: LoadSpec, kind: Row["s
   const idle = kind === "vigil" && IDLE_SECONDS > 0 ? await idleCpuShare(pid, IDLE_SECONDS) : undefined;
   const cpu0 = procCpuSeconds(pid);
   const sys0 = procSysSeconds(pid);
+  const dev0 = devnetPid ? procCpuSeconds(devnetPid) : NaN;
   const t0 = performance.now();
   const result = await runLoad(spec);
   const sys = procSysSeconds(pid) - sys0;
+  const dev = devnetPid ? procCpuSeconds(devnetPid) - dev0 : NaN;
   // Server CPU over the whole load process lifetime (includes warm-up, signing and the load process's start).
   const cpu = procCpuSeconds(pid) - cpu0;
   const wall = (performance.now() - t0) / 1000;
@@ -230,7 +235,7 @@ async function measure(name: string, server: Child, spec: LoadSpec, kind: Row["s
   }
   const net =
     (row.netCpuPerRequestUs === undefined ? "" : ` (idle ${Math.round(100 * idle!)}% of a core: ${int(row.netCpuPerRequestUs)} µs/req above it)`) +
-    `, of which in the kernel ${int((sys * 1e6) / n)} µs/req`;
+    `, of which in the kernel ${int((sys * 1e6) / n)} µs/req; devnet process ${int((dev * 1e6) / n)} µs/req`;
   process.stderr.write(
     `  ${int(result.rps)} req/s  p50 ${f2(result.p50)} ms  p99 ${f2(result.p99)} ms  service CPU ${int(row.cpuPerRequestUs)} µs/req${net}  statuses ${JSON.stringify(result.statuses)}${result.errors ? `  errors ${result.errors} (${result.firstError})` : ""}\n`,
   );
@@ -651,8 +656,10 @@ async function main(): Promise<void> {
     };
     const common = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP };
     // `vigil api` joins a running devnet (it starts none of its own): `vigil devnet` runs beside it, as an operator runs them.
-    const devnet = await spawnAndWait(["--import", "tsx", path.join(root, "src", "cli.ts"), "devnet"], env, /Recorded in (\S+):/, 180_000);
+    const devnetProf = process.env.PROFILE_DEVNET ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROFILE_DEVNET}`] : [];
+    const devnet = await spawnAndWait([...devnetProf, "--import", "tsx", path.join(root, "src", "cli.ts"), "devnet"], env, /Recorded in (\S+):/, 180_000);
     children.push(devnet);
+    devnetPid = devnet.proc.pid;
 
     if (want("baseline")) {
       const baseline = await spawnAndWait(["--import", "tsx", path.join(root, "bench", "load.ts"), "baseline-server"], env, /baseline listening on (http:\/\/\S+)/);
@@ -661,7 +668,8 @@ async function main(): Promise<void> {
       await baseline.stop();
     }
 
-    const profArgs = PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
+    // PERF_MAP=1: the service writes /tmp/perf-<pid>.map, so `perf record -g -p <pid>` names its JIT frames.
+    const profArgs = [...(PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []), ...(process.env.PERF_MAP === "1" ? ["--perf-basic-prof"] : [])];
     let server: Child;
     if (SHAPE === "production") {
       // The production shape: the bundled CLI, DEVNET=off, PostgreSQL, every upstream given as the devnet's URLs.
