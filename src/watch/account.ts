@@ -208,22 +208,30 @@ export async function debitSettlementFee(trx: Queryable, input: { watchId: strin
 // ---------------------------------------------------------------------------
 // The tick's batch.
 
-/** A watch row as the tick leaves it: the plan's update and its next poll. */
+/** A watch row as the tick leaves it: the plan's update, its next poll, and its findings memory when that changed. */
 export interface TickAccountUpdate extends WatchUpdate {
   nextPollAt: Date;
+  knownOutputs?: unknown;
 }
 
 /**
  * The tick's writes of the account for one batch, in the caller's batch
  * transaction: the ledger rows, the events, then every watch row (meter,
- * scan state, schedule) — each in multi-row statements of at most
- * SQL_ROWS_PER_STATEMENT rows (the 65535 bind-parameter limit). Only rows
- * still leased to `owner` are updated.
+ * scan state, schedule, findings memory) — each in multi-row statements of
+ * at most SQL_ROWS_PER_STATEMENT rows (the 65535 bind-parameter limit). Only
+ * rows still leased to `owner` are updated.
+ *
+ * The same statement hands back the lease of every watch with no event
+ * waiting in the outbox (events queued above included): one row version per
+ * watch for the write and the release, not two, and no release statement
+ * after the batch (a pass over N watches left 3N dead versions and ~5 kB of
+ * WAL per watch; bench/README.md, workers). A watch with events keeps its
+ * lease for the delivery that follows. Returns the ids released.
  */
 export async function writeTickAccounts(
   trx: Queryable,
   batch: { owner: string; now: Date; ledger: readonly LedgerRow[]; events: readonly PendingEvent[]; updates: readonly TickAccountUpdate[] },
-): Promise<void> {
+): Promise<string[]> {
   const { owner, now } = batch;
   await appendLedger(trx, batch.ledger);
   await insertEvents(trx, batch.events);
@@ -233,18 +241,29 @@ export async function writeTickAccounts(
            ${u.meter.low_credit_armed}::boolean, ${u.meter.drain_unbooked_atomic}::bigint, ${u.meter.drain_unbooked_from_ms}::bigint,
            ${u.scanState === null ? null : JSON.stringify(u.scanState)}::jsonb,
            ${u.snapshot === null ? null : JSON.stringify(u.snapshot)}::jsonb, ${u.initialDone}::boolean,
-           ${u.expiresAt}::timestamptz, ${u.nextPollAt}::timestamptz, ${u.polled}::boolean)`,
+           ${u.expiresAt}::timestamptz, ${u.nextPollAt}::timestamptz, ${u.polled}::boolean,
+           ${u.knownOutputs === undefined ? null : JSON.stringify(u.knownOutputs)}::jsonb)`,
   );
+  const released: string[] = [];
   for (let i = 0; i < values.length; i += SQL_ROWS_PER_STATEMENT) {
-    await sql`
+    const rows = await sql<{ id: string }>`
       UPDATE watches AS w SET
         credit_atomic = v.credit, drained_through_ms = v.drained, drain_remainder = v.remainder,
         low_credit_armed = v.armed, drain_unbooked_atomic = v.unbooked, drain_unbooked_from_ms = v.unbooked_from, scan_state = v.scan_state, snapshot = v.snapshot,
         initial_scan_done = v.initial_done, expires_at = v.expires_at, next_poll_at = v.next_poll,
-        last_polled_at = CASE WHEN v.polled THEN ${now}::timestamptz ELSE w.last_polled_at END
-      FROM (VALUES ${sql.join(values.slice(i, i + SQL_ROWS_PER_STATEMENT))}) AS v(id, credit, drained, remainder, armed, unbooked, unbooked_from, scan_state, snapshot, initial_done, expires_at, next_poll, polled)
-      WHERE w.id = v.id AND w.lease_owner = ${owner}`.execute(trx);
+        last_polled_at = CASE WHEN v.polled THEN ${now}::timestamptz ELSE w.last_polled_at END,
+        known_outputs = COALESCE(v.known, w.known_outputs),
+        lease_owner = CASE WHEN v.pending THEN w.lease_owner END,
+        lease_until = CASE WHEN v.pending THEN w.lease_until END
+      FROM (
+        SELECT v.*, EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.watch_id = v.id AND o.status = 'pending') AS pending
+        FROM (VALUES ${sql.join(values.slice(i, i + SQL_ROWS_PER_STATEMENT))}) AS v(id, credit, drained, remainder, armed, unbooked, unbooked_from, scan_state, snapshot, initial_done, expires_at, next_poll, polled, known)
+      ) AS v
+      WHERE w.id = v.id AND w.lease_owner = ${owner}
+      RETURNING w.id, w.lease_owner`.execute(trx);
+    for (const r of rows.rows as { id: string; lease_owner: string | null }[]) if (r.lease_owner === null) released.push(r.id);
   }
+  return released;
 }
 
 // ---------------------------------------------------------------------------

@@ -8,14 +8,13 @@
  *
  * Round trips: one locking SELECT, then multi-row statements of at most
  * SQL_ROWS_PER_STATEMENT rows (the 65535 bind-parameter limit) for the
- * ledger, the outbox and the watch rows; the findings memory is written only
- * for watches whose outputs changed.
+ * ledger, the outbox and the watch rows (with the findings memory of the
+ * watches whose outputs changed, and the leases of the watches with nothing
+ * to deliver handed back: account.ts).
  */
-import { sql } from "kysely";
 import type { Database } from "../db/types.js";
 import type { Clock } from "../core/clock.js";
 import { hasFindings, type KnownOutput, type ScanSubscriber, type WatchFindings } from "./findings.js";
-import { SQL_ROWS_PER_STATEMENT } from "./model.js";
 import { writeKeyMaterial } from "./key-material.js";
 import { writeTickAccounts, type LedgerRow, type PendingEvent, type WatchUpdate } from "./account.js";
 import type { ClaimedWatch } from "./tick-leases.js";
@@ -38,11 +37,11 @@ export interface BatchInput {
   keyMaterial?: ReadonlyMap<string, Uint8Array>;
 }
 
-/** Writes the batch; returns how many events it queued. */
+/** Writes the batch; returns how many events it queued and the watches whose leases it handed back (none when it fails). */
 export async function writeTickBatch(
   deps: { db: Database; clock: Clock; pollSeconds: number; scanSubscribers?: readonly ScanSubscriber[] },
   batch: BatchInput,
-): Promise<{ events: number }> {
+): Promise<{ events: number; released: string[] }> {
   const { owner, nowMs, claimed } = batch;
   const now = new Date(nowMs);
   return deps.db.transaction().execute(async (trx) => {
@@ -73,21 +72,16 @@ export async function writeTickBatch(
       if (p.found && hasFindings(p.found.findings)) found.push({ watchId: w.id, chain: w.chain, address: w.address, ...p.found.findings });
     }
 
-    // The account's part (account.ts): ledger, outbox, then the watch rows with their meters.
-    await writeTickAccounts(trx, {
+    // The account's part (account.ts): ledger, outbox, then the watch rows with their meters and
+    // findings memory, handing back the leases of the watches with nothing to deliver.
+    const known = new Map(memory.map((m) => [m.id, m.known]));
+    const released = await writeTickAccounts(trx, {
       owner,
       now,
       ledger,
       events,
-      updates: updates.map((u) => ({ ...u, nextPollAt: u.dueNow ? now : nextPoll(nowMs, deps.pollSeconds) })),
+      updates: updates.map((u) => ({ ...u, nextPollAt: u.dueNow ? now : nextPoll(nowMs, deps.pollSeconds), ...(known.has(u.id) ? { knownOutputs: known.get(u.id) } : {}) })),
     });
-    for (let i = 0; i < memory.length; i += SQL_ROWS_PER_STATEMENT) {
-      const rows = memory.slice(i, i + SQL_ROWS_PER_STATEMENT).map((m) => sql`(${m.id}::uuid, ${JSON.stringify(m.known)}::jsonb)`);
-      await sql`
-        UPDATE watches AS w SET known_outputs = v.known
-        FROM (VALUES ${sql.join(rows)}) AS v(id, known)
-        WHERE w.id = v.id AND w.lease_owner = ${owner}`.execute(trx);
-    }
     // Key material only for rows held (and so locked): a watch deleted meanwhile gets none.
     const material = heldRows.flatMap((r) => {
       const sealed = batch.keyMaterial?.get(r.id);
@@ -96,6 +90,6 @@ export async function writeTickBatch(
     if (material.length > 0) await writeKeyMaterial(trx, material);
     // Subscribers settle on what was found, in the same transaction as the rows that say so.
     if (found.length > 0) for (const s of deps.scanSubscribers ?? []) await s.onScan(trx, found);
-    return { events: events.length };
+    return { events: events.length, released };
   });
 }

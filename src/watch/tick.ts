@@ -74,6 +74,8 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
   const claimedIds = claimed.map((w) => w.id);
   opts.keeper?.hold(claimedIds);
   let handedOff = new Set<string>();
+  // Leases the batch's write handed back with it (watches with nothing to deliver).
+  let released = new Set<string>();
   let delivered: Promise<{ deliveries: number; deliveryFailures: number }> | null = null;
 
   try {
@@ -85,15 +87,21 @@ export async function runWatchTick(deps: WatchDeps, opts: TickOptions): Promise<
     );
     stats.scanned = scans.scanned;
     stats.scanErrors = scans.scanErrors;
-    ({ events: stats.events } = await writeTickBatch(deps, { owner: opts.owner, nowMs, claimed, drained, results: scans.results, keyMaterial: scans.keyMaterial }));
-    const withEvents = await watchesWithPendingEvents(deps, claimedIds);
+    const written = await writeTickBatch(deps, { owner: opts.owner, nowMs, claimed, drained, results: scans.results, keyMaterial: scans.keyMaterial });
+    stats.events = written.events;
+    released = new Set(written.released);
+    // Only watches still leased here go to the delivery pool.
+    const withEvents = await watchesWithPendingEvents(
+      deps,
+      claimedIds.filter((id) => !released.has(id)),
+    );
     const pool = opts.pool ?? createDeliveryPool(deps, { owner: opts.owner, concurrency: opts.deliveryConcurrency ?? 16, keeper: opts.keeper });
     // From here the pool owns these leases and hands them back when each watch's run ends.
     handedOff = new Set(withEvents);
     delivered = pool.submit(withEvents);
   } finally {
     // Also after a failure: the watches are still due, so the next tick (here or elsewhere) retries them.
-    const rest = claimedIds.filter((id) => !handedOff.has(id));
+    const rest = claimedIds.filter((id) => !handedOff.has(id) && !released.has(id));
     try {
       await releaseLeases(deps.db, rest, opts.owner);
     } finally {

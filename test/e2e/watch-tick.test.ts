@@ -18,6 +18,7 @@
  *    birthday a year back would take days to reach `scan_complete`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "kysely";
 import { CREATE_CREDIT } from "../../src/watch/meter.js";
 import { createWatch, topupWatch } from "../../src/watch/service.js";
 import { runWatchTick, type TickStats } from "../../src/watch/tick.js";
@@ -195,5 +196,44 @@ describe("a watch whose stored secrets no longer decrypt", () => {
     expect(s.receiver.deliveries(healthy.watchId, "scan_complete")).toHaveLength(1);
     const leases = await s.t.db.db.selectFrom("watches").select(["id", "lease_owner"]).where("id", "in", [broken.watchId, healthy.watchId]).execute();
     for (const l of leases) expect(l.lease_owner).toBeNull();
+  }, 120_000);
+});
+
+describe("a tick's write hands back the leases of watches with nothing to deliver", () => {
+  it("in the same statement as their rows (one row version, no release afterwards); a watch with an event keeps its lease for the delivery", async () => {
+    const [alice, carol] = [s.wallets.find((w) => w.label === "alice")!, s.wallets.find((w) => w.label === "carol")!];
+    const busy = await watchOn(alice, "/busy-release");
+    const quiet = await watchOn(carol, "/quiet-release");
+    s.receiver.registerSecret(busy.watchId, busy.webhookSecret);
+    s.receiver.registerSecret(quiet.watchId, quiet.webhookSecret);
+    s.advance(1000);
+    await s.tick(); // first scans (scan_complete), so the next tick is steady-state
+    s.devnet.monerod.send(alice.address, 7_000_000_000n);
+    s.devnet.monerod.mine(1);
+    s.advance(3_600_000);
+
+    // The busy watch's balance_change is held at the receiver, so its delivery is still in flight below.
+    s.receiver.delayPath("/busy-release", 3_000);
+    const attemptsBefore = s.receiver.attempts.length;
+    const running = runWatchTick(s.t.app.watch, { owner: "worker-D", batchSize: 50 });
+    try {
+      await s.receiver.waitFor(() => s.receiver.attempts.slice(attemptsBefore).some((a) => a.watchId === busy.watchId), 20_000, "the busy watch's delivery");
+      const rows = (
+        await sql<{ id: string; xmin: string; lease_owner: string | null }>`
+          SELECT id, xmin::text AS xmin, lease_owner FROM watches WHERE id IN (${busy.watchId}, ${quiet.watchId})`.execute(s.t.db.db)
+      ).rows;
+      const b = rows.find((r) => r.id === busy.watchId)!;
+      const q = rows.find((r) => r.id === quiet.watchId)!;
+      expect(b.lease_owner).toBe("worker-D");
+      expect(q.lease_owner).toBeNull();
+      // Both rows were last written by the batch's transaction: the quiet watch's release was no later statement.
+      expect(q.xmin).toBe(b.xmin);
+    } finally {
+      s.receiver.delayPath("/busy-release", null);
+      await running;
+    }
+    expect(s.receiver.deliveries(busy.watchId, "balance_change")).toHaveLength(1);
+    const after = await s.t.db.db.selectFrom("watches").select(["id", "lease_owner"]).where("id", "in", [busy.watchId, quiet.watchId]).execute();
+    for (const l of after) expect(l.lease_owner).toBeNull();
   }, 120_000);
 });
