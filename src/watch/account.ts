@@ -246,7 +246,7 @@ export async function writeTickAccounts(
   );
   const released: string[] = [];
   for (let i = 0; i < values.length; i += SQL_ROWS_PER_STATEMENT) {
-    const rows = await sql<{ id: string }>`
+    const rows = await sql<{ id: string; lease_owner: string | null }>`
       UPDATE watches AS w SET
         credit_atomic = v.credit, drained_through_ms = v.drained, drain_remainder = v.remainder,
         low_credit_armed = v.armed, drain_unbooked_atomic = v.unbooked, drain_unbooked_from_ms = v.unbooked_from, scan_state = v.scan_state, snapshot = v.snapshot,
@@ -261,7 +261,7 @@ export async function writeTickAccounts(
       ) AS v
       WHERE w.id = v.id AND w.lease_owner = ${owner}
       RETURNING w.id, w.lease_owner`.execute(trx);
-    for (const r of rows.rows as { id: string; lease_owner: string | null }[]) if (r.lease_owner === null) released.push(r.id);
+    for (const r of rows.rows) if (r.lease_owner === null) released.push(r.id);
   }
   return released;
 }
