@@ -15,7 +15,7 @@ import { PAYMENT_IDENTIFIER, isValidPaymentId } from "@x402/extensions/payment-i
 import type { UsdcAsset } from "./networks.js";
 
 /** Seconds an authorisation must still be valid for when it reaches us (the reference facilitator uses 6). */
-const MIN_VALIDITY_SECONDS = 6n;
+export const MIN_VALIDITY_SECONDS = 6n;
 /** Extra seconds of validBefore we tolerate beyond maxTimeoutSeconds (client clock skew). */
 export const VALID_BEFORE_SLACK_SECONDS = 600n;
 

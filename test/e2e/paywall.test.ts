@@ -15,6 +15,8 @@ import { startDevnet, type SimulatedDevnet } from "../../devnet/index.js";
 import { DEVNET_MNEMONIC } from "../../devnet/evm.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { createLocalFacilitator } from "../../src/x402/local-facilitator.js";
+import { MIN_VALIDITY_SECONDS as MIN_VALIDITY } from "../../src/x402/exact-payload.js";
+const MIN_VALIDITY_SECONDS = Number(MIN_VALIDITY);
 import { startTestApp, tempDir, type TestApp } from "../helpers/app.js";
 import { authorizationTypes } from "@x402/evm";
 
@@ -211,6 +213,31 @@ describe("x402 paywall end to end (devnet chain + local facilitator)", () => {
     expect(decodePaymentRequiredHeader(again.headers.get("payment-required")!).error).toBe("authorization_already_used");
     expect(await rows()).toEqual({ work: before.work + 1, payments: before.payments + 1, settled: before.settled + 1 });
     expect(devnet.evm.usdcBalanceOf(payer.address)).toBe(balance0 - PRICE);
+  });
+
+  it("a settled payment presented again after its authorisation's window gives the same request its answer, and no other request anything", async () => {
+    const before = await rows();
+    const payer = privateKeyToAccount(keyAt(9));
+    const req = (await challenge()).accepts[0];
+    // Valid for MIN_VALIDITY_SECONDS + 3 from now: accepted now, too late for a fresh payment 4 s later.
+    const validBefore = Math.floor(Date.now() / 1000) + MIN_VALIDITY_SECONDS + 3;
+    const header = encodePaymentSignatureHeader(await signPayment(keyAt(9), req, { validBefore: String(validBefore) }));
+    const first = await call("late-retry", header);
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ tag: "late-retry" });
+    const balance = devnet.evm.usdcBalanceOf(payer.address);
+
+    await new Promise((r) => setTimeout(r, 4_500));
+    const again = await call("late-retry", header);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual({ tag: "late-retry" });
+    const other = await call("late-other", header);
+    expect(other.status).toBe(402);
+    expect(decodePaymentRequiredHeader(other.headers.get("payment-required")!).error).toBe("authorization_already_used");
+    expect(runs.get("late-retry")).toBe(1);
+    expect(runs.get("late-other")).toBeUndefined();
+    expect(devnet.evm.usdcBalanceOf(payer.address)).toBe(balance);
+    expect(await rows()).toEqual({ work: before.work + 1, payments: before.payments + 1, settled: before.settled + 1 });
   });
 
   it("accepts the payment under X-PAYMENT too (the header the spec names)", async () => {
