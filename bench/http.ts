@@ -142,26 +142,19 @@ function spawnAndWait(args: string[], env: Record<string, string>, waitFor: RegE
   });
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc. */
-function procCpuSeconds(pid: number): number {
+/** CPU seconds a process has used so far, from /proc: user + system, and system alone (in the kernel on its behalf). */
+function procCpu(pid: number): { total: number; sys: number } {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+    const user = Number(fields[11]) / CLK_TCK;
+    const sys = Number(fields[12]) / CLK_TCK;
+    return { total: user + sys, sys };
   } catch {
-    return NaN;
+    return { total: NaN, sys: NaN };
   }
 }
-
-/** System CPU seconds (time in the kernel on the process's behalf) a process has used so far. */
-function procSysSeconds(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[12]) / CLK_TCK;
-  } catch {
-    return NaN;
-  }
-}
+const procCpuSeconds = (pid: number) => procCpu(pid).total;
 
 function runLoad(spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
@@ -216,15 +209,15 @@ async function measure(name: string, server: Child, spec: LoadSpec, kind: Row["s
   process.stderr.write(`> ${name}: ${spec.kind} ${spec.path}, ${spec.connections} connections\n`);
   const pid = server.proc.pid!;
   const idle = kind === "vigil" && IDLE_SECONDS > 0 ? await idleCpuShare(pid, IDLE_SECONDS) : undefined;
-  const cpu0 = procCpuSeconds(pid);
-  const sys0 = procSysSeconds(pid);
+  const { total: cpu0, sys: sys0 } = procCpu(pid);
   const dev0 = devnetPid ? procCpuSeconds(devnetPid) : NaN;
   const t0 = performance.now();
   const result = await runLoad(spec);
-  const sys = procSysSeconds(pid) - sys0;
   const dev = devnetPid ? procCpuSeconds(devnetPid) - dev0 : NaN;
   // Server CPU over the whole load process lifetime (includes warm-up, signing and the load process's start).
-  const cpu = procCpuSeconds(pid) - cpu0;
+  const end = procCpu(pid);
+  const cpu = end.total - cpu0;
+  const sys = end.sys - sys0;
   const wall = (performance.now() - t0) / 1000;
   const span = result.seconds + (spec.warmupSeconds ?? 0) + (result.signSeconds ?? 0);
   const n = Math.max(result.totalRequests, 1);

@@ -201,14 +201,11 @@ describe("a watch whose stored secrets no longer decrypt", () => {
 
 describe("a tick's write hands back the leases of watches with nothing to deliver", () => {
   it("in the same statement as their rows (one row version, no release afterwards); a watch with an event keeps its lease for the delivery", async () => {
-    const [alice, carol] = [s.wallets.find((w) => w.label === "alice")!, s.wallets.find((w) => w.label === "carol")!];
-    const busy = await watchOn(alice, "/busy-release");
-    const quiet = await watchOn(carol, "/quiet-release");
-    s.receiver.registerSecret(busy.watchId, busy.webhookSecret);
-    s.receiver.registerSecret(quiet.watchId, quiet.webhookSecret);
+    const busy = await s.openMoneroWatch("alice", "/busy-release");
+    const quiet = await s.openMoneroWatch("carol", "/quiet-release");
     s.advance(1000);
     await s.tick(); // first scans (scan_complete), so the next tick is steady-state
-    s.devnet.monerod.send(alice.address, 7_000_000_000n);
+    s.devnet.monerod.send(s.wallet("alice").address, 7_000_000_000n);
     s.devnet.monerod.mine(1);
     s.advance(3_600_000);
 
