@@ -32,6 +32,12 @@ export interface RateLimitResult {
 
 export interface RateLimiter {
   consume(key: string): Promise<RateLimitResult>;
+  /**
+   * The answer without waiting, when this process can give it from what it
+   * holds (a point claimed earlier, or a window the database said is spent);
+   * undefined when only `consume` can answer. A point it grants is spent.
+   */
+  trySpend(key: string): RateLimitResult | undefined;
 }
 
 export type RateLimitStore = { kind: "memory" } | { kind: "postgres"; pool: pg.Pool; schema?: string };
@@ -53,6 +59,8 @@ function memoryLimiter(name: string, points: number, windowSeconds: number): Rat
         throw e;
       }
     },
+    // rate-limiter-flexible answers through a promise only.
+    trySpend: () => undefined,
   };
 }
 
@@ -124,22 +132,35 @@ function claimingLimiter(pool: pg.Pool, name: string, points: number, windowSeco
     for (const [k, w] of windows) if (w.expire <= now && !w.claiming) windows.delete(k);
   };
 
+  /** The key's window as this process holds it, and the answer when it can be given without the database. */
+  const fromMemory = (key: string, now: number): { w: KeyWindow; answer?: RateLimitResult } => {
+    prune(now);
+    let w = windows.get(key);
+    if (!w || (w.expire <= now && !w.claiming)) {
+      w = { expire: now + windowMs, available: 0, exhausted: false, nextClaim: 1, waiting: 0 };
+      windows.set(key, w);
+    }
+    if (w.available > 0) {
+      w.available--;
+      return { w, answer: { allowed: true, retryAfterSeconds: 0, remaining: w.available, limit: points } };
+    }
+    if (w.exhausted) return { w, answer: refused(points, w.expire - now) };
+    return { w };
+  };
+
   return {
+    trySpend(key) {
+      const now = Date.now();
+      if (now < awayUntil) return undefined;
+      return fromMemory(key, now).answer;
+    },
+
     async consume(key) {
       for (;;) {
         const now = Date.now();
         if (now < awayUntil) return insurance.consume(key);
-        prune(now);
-        let w = windows.get(key);
-        if (!w || (w.expire <= now && !w.claiming)) {
-          w = { expire: now + windowMs, available: 0, exhausted: false, nextClaim: 1, waiting: 0 };
-          windows.set(key, w);
-        }
-        if (w.available > 0) {
-          w.available--;
-          return { allowed: true, retryAfterSeconds: 0, remaining: w.available, limit: points };
-        }
-        if (w.exhausted) return refused(points, w.expire - now);
+        const { w, answer } = fromMemory(key, now);
+        if (answer) return answer;
         const current = w;
         current.waiting++;
         try {

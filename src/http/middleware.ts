@@ -4,7 +4,7 @@
  * limit; the body limit. They run before any route, so even a 404 carries a
  * request id and CORS headers, and a flood is refused before any parsing.
  */
-import type { Context, Hono } from "hono";
+import type { Context, Hono, Next } from "hono";
 import { cors } from "hono/cors";
 import { bodyLimit } from "hono/body-limit";
 import { getConnInfo } from "@hono/node-server/conninfo";
@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Logger } from "pino";
 import { ServiceError } from "../core/errors.js";
-import type { RateLimiter } from "../core/rate-limit.js";
+import type { RateLimiter, RateLimitResult } from "../core/rate-limit.js";
 import { ALLOW_TOKEN_HEADER, type AllowList } from "./rate-limits.js";
 import { errorResponse, type HttpEnv } from "./respond.js";
 
@@ -89,24 +89,6 @@ export function lazyChildLogger(parent: Logger, bindings: Record<string, unknown
 }
 
 export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): void {
-  app.use("*", async (c, next) => {
-    const incoming = requestHeader(c, "x-request-id");
-    const requestId = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : randomUUID();
-    c.set("requestId", requestId);
-    c.set("ip", clientIp(c, deps.trustProxyHops));
-    c.set("log", lazyChildLogger(deps.log, { requestId }));
-    // Prepared on the context before the handler, as the CORS headers are: every answer made
-    // through the context carries it, and the handler's response is not rebuilt to add it.
-    c.header("X-Request-Id", requestId);
-    if (!deps.log.isLevelEnabled("debug")) return next();
-    const started = performance.now();
-    await next();
-    c.get("log").debug(
-      { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
-      "request",
-    );
-  });
-
   // CORS. Preflights go through hono's cors(); on every other request the two
   // headers it would add are set with c.header() before the handler runs.
   // (cors() writes them through c.res, which makes an empty placeholder
@@ -133,28 +115,6 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
   };
   const corsPreflight = cors(corsOptions);
   const exposeHeaders = corsOptions.exposeHeaders.join(",");
-  app.use("*", async (c, next) => {
-    if (c.req.method === "OPTIONS") return corsPreflight(c, next);
-    c.header("Access-Control-Allow-Origin", corsOptions.origin);
-    c.header("Access-Control-Expose-Headers", exposeHeaders);
-    await next();
-  });
-
-  // General per-IP limit, before any work.
-  app.use("*", async (c, next) => {
-    if (c.req.method === "OPTIONS") return next();
-    const listed = deps.allowed?.list.enabled ? deps.allowed.list.keyOf(c.get("ip"), requestHeader(c, ALLOW_TOKEN_HEADER)) : undefined;
-    const r = listed ? await deps.allowed!.limiter.consume(listed) : await deps.generalLimiter.consume(c.get("ip"));
-    if (!r.allowed) {
-      return errorResponse(
-        c,
-        new ServiceError("rate_limited", `Too many requests: at most ${r.limit} per minute${listed ? " for this allow-list entry" : " per IP"}.`, { limit: r.limit }, {
-          "Retry-After": String(r.retryAfterSeconds),
-        }),
-      );
-    }
-    return next();
-  });
 
   // Bodies over 64 KB are refused while streaming, whether or not Content-Length is sent.
   // GET and HEAD never carry a body; they skip the check, because reading
@@ -164,5 +124,53 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
     maxSize: MAX_BODY_BYTES,
     onError: (c) => errorResponse(c, new ServiceError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`)),
   });
-  app.use("*", (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
+
+  /** The general per-IP limit (or the allow-list's), before any work; a refusal is the answer. */
+  const limited = (r: RateLimitResult, listed: string | undefined, c: Context<HttpEnv>): Response | undefined =>
+    r.allowed
+      ? undefined
+      : errorResponse(
+          c,
+          new ServiceError("rate_limited", `Too many requests: at most ${r.limit} per minute${listed ? " for this allow-list entry" : " per IP"}.`, { limit: r.limit }, {
+            "Retry-After": String(r.retryAfterSeconds),
+          }),
+        );
+
+  /** What follows the limit: the body limit on requests that may carry one, then the route. */
+  const afterLimit = (c: Context<HttpEnv>, next: Next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next));
+
+  /** Everything after the request id: CORS, the limit, the body limit, the route. */
+  const guarded = (c: Context<HttpEnv>, next: Next): Promise<Response | void> | Response | void => {
+    if (c.req.method === "OPTIONS") return corsPreflight(c, next);
+    c.header("Access-Control-Allow-Origin", corsOptions.origin);
+    c.header("Access-Control-Expose-Headers", exposeHeaders);
+    const listed = deps.allowed?.list.enabled ? deps.allowed.list.keyOf(c.get("ip"), requestHeader(c, ALLOW_TOKEN_HEADER)) : undefined;
+    const limiter = listed ? deps.allowed!.limiter : deps.generalLimiter;
+    const key = listed ?? c.get("ip");
+    // Most requests are answered from the points this process already holds, without waiting.
+    const now = limiter.trySpend(key);
+    if (now) return limited(now, listed, c) ?? afterLimit(c, next);
+    return limiter.consume(key).then((r) => limited(r, listed, c) ?? afterLimit(c, next));
+  };
+
+  // One middleware, not one per concern: each layer of Hono's chain is an async step on every
+  // request, and these always run together, in this order.
+  app.use("*", async (c, next) => {
+    const incoming = requestHeader(c, "x-request-id");
+    const requestId = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    c.set("requestId", requestId);
+    c.set("ip", clientIp(c, deps.trustProxyHops));
+    c.set("log", lazyChildLogger(deps.log, { requestId }));
+    // Prepared on the context before the handler, as the CORS headers are: every answer made
+    // through the context carries it, and the handler's response is not rebuilt to add it.
+    c.header("X-Request-Id", requestId);
+    if (!deps.log.isLevelEnabled("debug")) return guarded(c, next);
+    const started = performance.now();
+    const res = await guarded(c, next);
+    c.get("log").debug(
+      { method: c.req.method, path: c.req.path, status: (res ?? c.res).status, ms: Math.round(performance.now() - started) },
+      "request",
+    );
+    return res;
+  });
 }

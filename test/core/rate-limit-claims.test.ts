@@ -96,6 +96,44 @@ describe("PostgreSQL rate limits claimed in chunks", () => {
     expect(r!.points).toBeLessThan(1000 + 200);
   });
 
+  it("answers without waiting from the points it holds, and defers to consume when it holds none", async () => {
+    const p = processPool();
+    const limiter = createRateLimiter({ kind: "postgres", pool: p.pool }, "t_spend", 64, 60); // chunks up to 2
+    // Nothing claimed yet: only consume can answer, and trySpend asks nothing of the database.
+    expect(limiter.trySpend("6.6.6.6")).toBeUndefined();
+    expect(p.statements()).toBe(0);
+    let ok = 0;
+    for (let i = 0; i < 64; i++) {
+      const r = limiter.trySpend("6.6.6.6") ?? (await limiter.consume("6.6.6.6"));
+      if (r.allowed) ok++;
+    }
+    expect(ok).toBe(64);
+    // Half the points came from chunks already held: no statement and no promise for those.
+    expect(p.statements()).toBeLessThanOrEqual(33);
+    expect((await row("t_spend:6.6.6.6"))?.points).toBe(64);
+    // The window is spent: consume learns it once, then trySpend refuses by itself with the window's Retry-After.
+    expect((await limiter.consume("6.6.6.6")).allowed).toBe(false);
+    const before = p.statements();
+    const refused = limiter.trySpend("6.6.6.6");
+    expect(refused?.allowed).toBe(false);
+    expect(refused?.retryAfterSeconds).toBeGreaterThan(0);
+    expect(p.statements()).toBe(before);
+  });
+
+  it("has no answer without waiting while the database is away (the limit is then counted in memory by consume)", async () => {
+    const away = new pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:1/none", connectionTimeoutMillis: 500 });
+    pools.push(away);
+    const limiter = createRateLimiter({ kind: "postgres", pool: away }, "t_spend_away", 3, 60);
+    expect((await limiter.consume("8.8.8.8")).allowed).toBe(true);
+    expect(limiter.trySpend("8.8.8.8")).toBeUndefined();
+  });
+
+  it("a limiter in memory always answers through consume", async () => {
+    const limiter = createRateLimiter({ kind: "memory" }, "t_spend_mem", 2, 60);
+    expect(limiter.trySpend("9.8.7.6")).toBeUndefined();
+    expect((await limiter.consume("9.8.7.6")).allowed).toBe(true);
+  });
+
   it("starts a new window when the old one ends", async () => {
     const { pool } = processPool();
     const limiter = createRateLimiter({ kind: "postgres", pool }, "t_window", 3, 1);
