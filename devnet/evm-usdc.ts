@@ -26,7 +26,27 @@ import {
   size,
   toHex,
 } from "viem";
+import { LRUCache } from "lru-cache";
 import { type CallFrame, ExecutionReverted, type SimulatedContract, SIMULATED_CODE, ZERO_ADDRESS, lower, revert } from "./evm-contract.js";
+
+/**
+ * Signers already recovered, by digest and signature. One x402 payment is
+ * checked by the token three times (the facilitator's eth_call, its
+ * eth_estimateGas, and the transaction itself) with the same digest and
+ * signature, and each secp256k1 recovery cost milliseconds of the devnet's
+ * one thread (bench/README.md, http). Recovery is a pure function of the two,
+ * so the answer is kept; a signature that does not recover is not.
+ */
+const recovered = new LRUCache<string, Address>({ max: 10_000 });
+
+async function recoverSigner(digest: Hex, signature: Hex): Promise<Address> {
+  const key = digest + signature.slice(2);
+  const known = recovered.get(key);
+  if (known) return known;
+  const address = await recoverAddress({ hash: digest, signature });
+  recovered.set(key, address);
+  return address;
+}
 
 /** secp256k1 n / 2: FiatToken's ECRecover rejects malleable high-s signatures. */
 const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
@@ -320,13 +340,13 @@ export class SimulatedUsdc implements SimulatedContract {
     const v = Number.parseInt(signature.slice(130, 132), 16);
     if (s > SECP256K1_HALF_N) revert("ECRecover: invalid signature 's' value");
     if (v !== 27 && v !== 28) revert("ECRecover: invalid signature 'v' value");
-    let recovered: Address;
+    let signerOf: Address;
     try {
-      recovered = await recoverAddress({ hash: digest, signature });
+      signerOf = await recoverSigner(digest, signature);
     } catch {
       revert("ECRecover: invalid signature");
     }
-    if (lower(recovered) !== lower(signer)) revert("FiatTokenV2: invalid signature");
+    if (lower(signerOf) !== lower(signer)) revert("FiatTokenV2: invalid signature");
   }
 
   private transfer(frame: CallFrame, from: Address, to: Address, value: bigint): void {

@@ -1,13 +1,13 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Address, type Hex, createPublicClient, http as http_, parseEventLogs } from "viem";
+import { type Address, type Hex, createPublicClient, createWalletClient, http as http_, parseEventLogs } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { FacilitatorResponseError } from "@x402/core/types";
 import { startDevnetEvm, usdcAbi, type DevnetEvm } from "../../devnet/evm.js";
-import { createLocalFacilitator, LocalFacilitatorRpcError, type LocalFacilitator } from "../../src/x402/local-facilitator.js";
+import { createLocalFacilitator, FEE_TTL_MS, LocalFacilitatorRpcError, type LocalFacilitator } from "../../src/x402/local-facilitator.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { signAuthorization } from "../helpers/x402-sign.js";
 
@@ -397,6 +397,84 @@ describe("local facilitator when answers are lost after the broadcast", () => {
       expect(dev.usdcBalanceOf(dev.accounts[1]!.address)).toBe(1_000_100_000n);
     } finally {
       await proxy.close();
+      await dev.close();
+    }
+  });
+});
+
+describe("local facilitator round trips to the RPC", () => {
+  /** A devnet chain that lists every JSON-RPC method asked of it, in order, and a facilitator on it (key: the last account). */
+  async function counted() {
+    const calls: string[] = [];
+    const dev = await startDevnetEvm({ accounts: 6, onRequest: (m) => calls.push(m) });
+    const facilitator = createLocalFacilitator({ rpcUrl: dev.url, privateKey: dev.accounts[5]!.privateKey, network: "eip155:84532" });
+    const req = requirements({ payTo: dev.accounts[4]!.address });
+    const pay = async (payer: number) => {
+      const { payload } = await createPayer(dev.accounts[payer]!.privateKey).signFor(paymentRequired(req));
+      expect(await facilitator.verify(payload, req)).toMatchObject({ isValid: true });
+      return facilitator.settle(payload, req);
+    };
+    const count = (m: string) => calls.filter((c) => c === m).length;
+    return { dev, calls, pay, count };
+  }
+
+  it("asks for the payer's code once per verify and per settle, and counts the key's nonce itself", async () => {
+    const { dev, calls, pay, count } = await counted();
+    try {
+      expect(await pay(0)).toMatchObject({ success: true });
+      // The first payment read the chain id and the key's pending nonce once.
+      expect(count("eth_chainId")).toBe(1);
+      expect(count("eth_getTransactionCount")).toBe(1);
+      for (const payer of [1, 2]) {
+        calls.length = 0;
+        expect(await pay(payer)).toMatchObject({ success: true });
+        expect(count("eth_getCode")).toBe(2);
+        expect(count("eth_getTransactionCount")).toBe(0);
+        expect(count("eth_call")).toBe(1);
+        expect(count("eth_estimateGas")).toBe(1);
+        expect(count("eth_sendRawTransaction")).toBe(1);
+        // The fee estimate is kept for FEE_TTL_MS: read again at most once here, on a slow machine.
+        expect(count("eth_maxPriorityFeePerGas")).toBeLessThanOrEqual(1);
+        expect(count("eth_getBlockByNumber")).toBeLessThanOrEqual(1);
+      }
+      expect(dev.usdcBalanceOf(dev.accounts[4]!.address)).toBe(1_000_300_000n);
+    } finally {
+      await dev.close();
+    }
+  });
+
+  it("reads the fees again once they are FEE_TTL_MS old", async () => {
+    const { dev, calls, pay, count } = await counted();
+    try {
+      expect(await pay(0)).toMatchObject({ success: true });
+      await new Promise((r) => setTimeout(r, FEE_TTL_MS + 200));
+      calls.length = 0;
+      expect(await pay(1)).toMatchObject({ success: true });
+      expect(count("eth_maxPriorityFeePerGas")).toBe(1);
+    } finally {
+      await dev.close();
+    }
+  });
+
+  it("a key also used elsewhere: the node's 'nonce too low' makes it read the nonce again, and the payment still settles", async () => {
+    const { dev, calls, pay, count } = await counted();
+    try {
+      expect(await pay(0)).toMatchObject({ success: true });
+      // Somebody else sends from the facilitator's key: the nonce counted here is now one short.
+      const wallet = createWalletClient({ account: privateKeyToAccount(dev.accounts[5]!.privateKey), chain: baseSepolia, transport: http_(dev.url) });
+      await wallet.sendTransaction({ to: dev.accounts[3]!.address, value: 1n });
+      calls.length = 0;
+      const settled = await pay(1);
+      expect(settled).toMatchObject({ success: true });
+      expect(count("eth_getTransactionCount")).toBe(1);
+      // The refused broadcast and the one that landed.
+      expect(count("eth_sendRawTransaction")).toBe(2);
+      expect(dev.usdcBalanceOf(dev.accounts[4]!.address)).toBe(1_000_200_000n);
+      // And the count goes on from there.
+      calls.length = 0;
+      expect(await pay(2)).toMatchObject({ success: true });
+      expect(count("eth_getTransactionCount")).toBe(0);
+    } finally {
       await dev.close();
     }
   });
