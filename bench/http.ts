@@ -39,7 +39,9 @@
  * given as the devnet's URLs), IDLE_SECONDS (3: the service's CPU while no
  * request runs, measured before each of its scenarios and taken off that
  * scenario's CPU per request, so the background jobs are not counted as the
- * requests' work).
+ * requests' work), LOAD_CLIENT (raw | undici: how the load process sends
+ * unpaid GETs; raw, the default, costs it about 40 % less CPU than undici, so
+ * the load less often limits the server).
  * Nothing here is a test: figures are printed, nothing is asserted.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
@@ -64,6 +66,12 @@ const VIGIL = path.join(root, "bin", "vigil.mjs");
 const SECONDS = Number(process.env.SECONDS ?? 10);
 const WARMUP = Number(process.env.WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
+/** How the load process sends unpaid GETs: "raw" sockets (default) or an undici Pool (the client of runs before 2026-11-29). */
+const LOAD_CLIENT = (process.env.LOAD_CLIENT ?? "raw") as "raw" | "undici";
+if (!["raw", "undici"].includes(LOAD_CLIENT)) {
+  process.stderr.write(`bench:http: LOAD_CLIENT must be raw or undici, not ${LOAD_CLIENT}\n`);
+  process.exit(2);
+}
 const PAID_CONNECTIONS = Number(process.env.PAID_CONNECTIONS ?? 16);
 const PAID_REQUESTS = Number(process.env.PAID_REQUESTS ?? 3000);
 const ONLY = process.env.ONLY ? new Set(process.env.ONLY.split(",")) : undefined;
@@ -647,7 +655,7 @@ async function main(): Promise<void> {
       RATE_LIMIT_PER_MINUTE: "100000000",
       DEVNET_STATE_FILE: path.join(dir, "devnet.json"),
     };
-    const common = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP };
+    const common = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP, client: LOAD_CLIENT };
     // `vigil api` joins a running devnet (it starts none of its own): `vigil devnet` runs beside it, as an operator runs them.
     const devnetProf = process.env.PROFILE_DEVNET ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROFILE_DEVNET}`] : [];
     const devnet = await spawnAndWait([...devnetProf, "--import", "tsx", path.join(root, "src", "cli.ts"), "devnet"], env, /Recorded in (\S+):/, 180_000);
@@ -754,7 +762,7 @@ async function main(): Promise<void> {
   console.log("");
   console.log(`## http — ${started.toISOString().slice(0, 16).replace("T", " ")} UTC`);
   console.log(
-    `${cpus.length} × ${cpus[0]?.model.trim() ?? "cpu"}, Node ${process.version}, loopback, service = ${SHAPE === "production" ? "\`node bin/vigil.mjs api\` (production shape: DEVNET=off, PostgreSQL, every upstream a separate `vigil devnet`'s" : "\`vigil api\` (devnet on, PGlite"}, LOG_LEVEL=warn, limiter on at ${int(1e8)}/min, facilitator ${FACILITATOR === "http" ? "http: the devnet's, in the devnet process" : "local: in the service process"}), load = bench/load.ts (undici Pool, pipelining 1), ${SECONDS} s per run after ${WARMUP} s warm-up (paid: no warm-up). Load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.`,
+    `${cpus.length} × ${cpus[0]?.model.trim() ?? "cpu"}, Node ${process.version}, loopback, service = ${SHAPE === "production" ? "\`node bin/vigil.mjs api\` (production shape: DEVNET=off, PostgreSQL, every upstream a separate `vigil devnet`'s" : "\`vigil api\` (devnet on, PGlite"}, LOG_LEVEL=warn, limiter on at ${int(1e8)}/min, facilitator ${FACILITATOR === "http" ? "http: the devnet's, in the devnet process" : "local: in the service process"}), load = bench/load.ts (${LOAD_CLIENT === "raw" ? "unpaid GETs over plain sockets, paid calls through an undici Pool" : "undici Pool"}, pipelining 1), ${SECONDS} s per run after ${WARMUP} s warm-up (paid: no warm-up). Load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.`,
   );
   console.log("");
   console.log("| scenario | conns | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | statuses | service CPU | service CPU µs/req | idle CPU | µs/req above idle | load CPU | load1 |");
