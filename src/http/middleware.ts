@@ -168,7 +168,8 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
     const started = performance.now();
     const res = await guarded(c, next);
     c.get("log").debug(
-      { method: c.req.method, path: c.req.path, status: (res ?? c.res).status, ms: Math.round(performance.now() - started) },
+      // A refusal made here is the middleware's answer (Hono sets it on c.res after this returns); otherwise the route's is on c.res.
+      { method: c.req.method, path: c.req.path, status: res instanceof Response ? res.status : c.res.status, ms: Math.round(performance.now() - started) },
       "request",
     );
     return res;

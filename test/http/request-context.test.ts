@@ -109,6 +109,28 @@ describe("the request context over HTTP", () => {
   });
 });
 
+describe("the request line at debug level", () => {
+  let t: TestApp;
+  const captured = captureLogs();
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_PER_MINUTE: "2" }, { log: captured.log, extraRoutes: [logs] });
+  });
+  afterAll(async () => t?.close());
+
+  const requestLine = (id: string) =>
+    captured.lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === "request" && l.requestId === id);
+
+  it("carries the status of the answer: the route's, a 404's, and the limit's own 429", async () => {
+    expect((await fetch(`${t.url}/v1/test/logs`, { headers: { "X-Request-Id": "line-200" } })).status).toBe(200);
+    expect((await fetch(`${t.url}/v1/no-such-route`, { headers: { "X-Request-Id": "line-404" } })).status).toBe(404);
+    expect((await fetch(`${t.url}/v1/test/logs`, { headers: { "X-Request-Id": "line-429" } })).status).toBe(429);
+    expect(requestLine("line-200")).toMatchObject({ method: "GET", path: "/v1/test/logs", status: 200 });
+    expect(requestLine("line-404")).toMatchObject({ status: 404 });
+    expect(requestLine("line-429")).toMatchObject({ status: 429 });
+    expect(typeof requestLine("line-200")?.ms).toBe("number");
+  });
+});
+
 describe("lazyChildLogger", () => {
   it("makes the child on first use only, with the bindings, and behaves as the child", () => {
     const lines: string[] = [];
