@@ -42,6 +42,9 @@
  * requests' work), LOAD_CLIENT (raw | undici: how the load process sends
  * unpaid GETs; raw, the default, costs it about 40 % less CPU than undici, so
  * the load less often limits the server).
+ * Each row also prints "other CPU": the cores the machine spent on anything
+ * but the server, the load, the devnet and this process during the run
+ * (PostgreSQL, and whatever else ran); a run with much of it was not quiet.
  * Nothing here is a test: figures are printed, nothing is asserted.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
@@ -150,6 +153,13 @@ function spawnAndWait(args: string[], env: Record<string, string>, waitFor: RegE
   });
 }
 
+/** CPU seconds the whole machine has been busy so far (every core; /proc/stat: all but idle and iowait). */
+function machineBusySeconds(): number {
+  const f = fs.readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = f;
+  return (user! + nice! + system! + irq! + softirq! + (steal ?? 0)) / CLK_TCK;
+}
+
 /** CPU seconds a process has used so far, from /proc: user + system, and system alone (in the kernel on its behalf). */
 function procCpu(pid: number): { total: number; sys: number } {
   try {
@@ -200,6 +210,11 @@ interface Row {
   idleCpu?: number;
   netCpuPerRequestUs?: number;
   load1: number;
+  /**
+   * Cores busy with anything but the server, the load process, the devnet and this process, over
+   * the run: PostgreSQL, and whatever else the machine was doing. A run with much of it was not quiet.
+   */
+  otherCores: number;
 }
 
 /** The `vigil devnet` process (the simulated chains and facilitator): its CPU per request is printed beside the service's. */
@@ -219,8 +234,12 @@ async function measure(name: string, server: Child, spec: LoadSpec, kind: Row["s
   const idle = kind === "vigil" && IDLE_SECONDS > 0 ? await idleCpuShare(pid, IDLE_SECONDS) : undefined;
   const { total: cpu0, sys: sys0 } = procCpu(pid);
   const dev0 = devnetPid ? procCpuSeconds(devnetPid) : NaN;
+  const machine0 = machineBusySeconds();
+  const self0 = process.cpuUsage();
   const t0 = performance.now();
   const result = await runLoad(spec);
+  const machine = machineBusySeconds() - machine0;
+  const self = process.cpuUsage(self0);
   const dev = devnetPid ? procCpuSeconds(devnetPid) - dev0 : NaN;
   // Server CPU over the whole load process lifetime (includes warm-up, signing and the load process's start).
   const end = procCpu(pid);
@@ -229,14 +248,16 @@ async function measure(name: string, server: Child, spec: LoadSpec, kind: Row["s
   const wall = (performance.now() - t0) / 1000;
   const span = result.seconds + (spec.warmupSeconds ?? 0) + (result.signSeconds ?? 0);
   const n = Math.max(result.totalRequests, 1);
-  const row: Row = { name, server: kind, result, serverCpu: cpu / Math.max(span, 1e-9), cpuPerRequestUs: (cpu * 1e6) / n, load1: os.loadavg()[0]! };
+  const known = cpu + (Number.isNaN(dev) ? 0 : dev) + result.loadCpuTotalSeconds + (self.user + self.system) / 1e6;
+  const otherCores = Math.max(0, machine - known) / Math.max(wall, 1e-9);
+  const row: Row = { name, server: kind, result, serverCpu: cpu / Math.max(span, 1e-9), cpuPerRequestUs: (cpu * 1e6) / n, load1: os.loadavg()[0]!, otherCores };
   if (idle !== undefined) {
     row.idleCpu = idle;
     row.netCpuPerRequestUs = (Math.max(0, cpu - idle * wall) * 1e6) / n;
   }
   const net =
     (row.netCpuPerRequestUs === undefined ? "" : ` (idle ${Math.round(100 * idle!)}% of a core: ${int(row.netCpuPerRequestUs)} µs/req above it)`) +
-    `, of which in the kernel ${int((sys * 1e6) / n)} µs/req; devnet process ${int((dev * 1e6) / n)} µs/req`;
+    `, of which in the kernel ${int((sys * 1e6) / n)} µs/req; devnet process ${int((dev * 1e6) / n)} µs/req; other work on the machine ${Math.round(100 * otherCores)}% of a core`;
   process.stderr.write(
     `  ${int(result.rps)} req/s  p50 ${f2(result.p50)} ms  p99 ${f2(result.p99)} ms  service CPU ${int(row.cpuPerRequestUs)} µs/req${net}  statuses ${JSON.stringify(result.statuses)}${result.errors ? `  errors ${result.errors} (${result.firstError})` : ""}\n`,
   );
@@ -765,15 +786,15 @@ async function main(): Promise<void> {
     `${cpus.length} × ${cpus[0]?.model.trim() ?? "cpu"}, Node ${process.version}, loopback, service = ${SHAPE === "production" ? "\`node bin/vigil.mjs api\` (production shape: DEVNET=off, PostgreSQL, every upstream a separate `vigil devnet`'s" : "\`vigil api\` (devnet on, PGlite"}, LOG_LEVEL=warn, limiter on at ${int(1e8)}/min, facilitator ${FACILITATOR === "http" ? "http: the devnet's, in the devnet process" : "local: in the service process"}), load = bench/load.ts (${LOAD_CLIENT === "raw" ? "unpaid GETs over plain sockets, paid calls through an undici Pool" : "undici Pool"}, pipelining 1), ${SECONDS} s per run after ${WARMUP} s warm-up (paid: no warm-up). Load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.`,
   );
   console.log("");
-  console.log("| scenario | conns | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | statuses | service CPU | service CPU µs/req | idle CPU | µs/req above idle | load CPU | load1 |");
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|");
+  console.log("| scenario | conns | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | statuses | service CPU | service CPU µs/req | idle CPU | µs/req above idle | load CPU | other CPU | load1 |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of rows) {
     const x = r.result;
     const st = Object.entries(x.statuses)
       .map(([k, v]) => `${k}×${v}`)
       .join(" ") + (x.errors ? ` err×${x.errors}` : "");
     console.log(
-      `| ${r.name} | ${x.connections} | ${int(x.requests)} | ${int(x.rps)} | ${f2(x.p50)} | ${f2(x.p90)} | ${f2(x.p99)} | ${f1(x.max)} | ${st} | ${Math.round(100 * r.serverCpu)}% | ${int(r.cpuPerRequestUs)} | ${r.idleCpu === undefined ? "—" : `${(100 * r.idleCpu).toFixed(1)}%`} | ${r.netCpuPerRequestUs === undefined ? "—" : int(r.netCpuPerRequestUs)} | ${Math.round((100 * x.loadCpuSeconds) / x.seconds)}% | ${r.load1.toFixed(1)} |`,
+      `| ${r.name} | ${x.connections} | ${int(x.requests)} | ${int(x.rps)} | ${f2(x.p50)} | ${f2(x.p90)} | ${f2(x.p99)} | ${f1(x.max)} | ${st} | ${Math.round(100 * r.serverCpu)}% | ${int(r.cpuPerRequestUs)} | ${r.idleCpu === undefined ? "—" : `${(100 * r.idleCpu).toFixed(1)}%`} | ${r.netCpuPerRequestUs === undefined ? "—" : int(r.netCpuPerRequestUs)} | ${Math.round((100 * x.loadCpuSeconds) / x.seconds)}% | ${Math.round(100 * r.otherCores)}% | ${r.load1.toFixed(1)} |`,
     );
   }
   const paid = rows.find((r) => r.result.kind === "paid");

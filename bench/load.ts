@@ -73,6 +73,8 @@ export interface LoadResult {
   firstError?: string;
   /** CPU seconds this load process used during the measured part. */
   loadCpuSeconds: number;
+  /** CPU seconds this load process used from its start to its answer (to tell the machine's other work apart). */
+  loadCpuTotalSeconds: number;
   /** Requests completed in the whole run, warm-up included (to divide the service's CPU time by). */
   totalRequests: number;
   /** Measured window on the system monotonic clock (µs), to cut the service's CPU profile per scenario. */
@@ -296,6 +298,7 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
     errors,
     ...(firstError ? { firstError } : {}),
     loadCpuSeconds,
+    loadCpuTotalSeconds: cpuSeconds(),
     totalRequests: total,
     windowUs: [w0, w1],
     ...(signSeconds !== undefined ? { signSeconds, signedPerSecond: (spec.requests ?? 1000) / signSeconds } : {}),
