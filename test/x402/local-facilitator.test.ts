@@ -403,8 +403,9 @@ describe("local facilitator when answers are lost after the broadcast", () => {
 });
 
 describe("local facilitator round trips to the RPC", () => {
-  /** A devnet chain that lists every JSON-RPC method asked of it, in order, and a facilitator on it (key: the last account). */
-  async function counted() {
+  type Counted = { dev: DevnetEvm; calls: string[]; pay: (payer: number) => ReturnType<LocalFacilitator["settle"]>; count: (m: string) => number };
+  /** Runs `body` with a devnet chain that lists every JSON-RPC method asked of it, in order, and a facilitator on it (key: the last account). */
+  async function withCounted(body: (c: Counted) => Promise<void>): Promise<void> {
     const calls: string[] = [];
     const dev = await startDevnetEvm({ accounts: 6, onRequest: (m) => calls.push(m) });
     const facilitator = createLocalFacilitator({ rpcUrl: dev.url, privateKey: dev.accounts[5]!.privateKey, network: "eip155:84532" });
@@ -415,12 +416,15 @@ describe("local facilitator round trips to the RPC", () => {
       return facilitator.settle(payload, req);
     };
     const count = (m: string) => calls.filter((c) => c === m).length;
-    return { dev, calls, pay, count };
+    try {
+      await body({ dev, calls, pay, count });
+    } finally {
+      await dev.close();
+    }
   }
 
   it("asks for the payer's code once per verify and per settle, and counts the key's nonce itself", async () => {
-    const { dev, calls, pay, count } = await counted();
-    try {
+    await withCounted(async ({ dev, calls, pay, count }) => {
       expect(await pay(0)).toMatchObject({ success: true });
       // The first payment read the chain id and the key's pending nonce once.
       expect(count("eth_chainId")).toBe(1);
@@ -438,27 +442,21 @@ describe("local facilitator round trips to the RPC", () => {
         expect(count("eth_getBlockByNumber")).toBeLessThanOrEqual(1);
       }
       expect(dev.usdcBalanceOf(dev.accounts[4]!.address)).toBe(1_000_300_000n);
-    } finally {
-      await dev.close();
-    }
+    });
   });
 
   it("reads the fees again once they are FEE_TTL_MS old", async () => {
-    const { dev, calls, pay, count } = await counted();
-    try {
+    await withCounted(async ({ calls, pay, count }) => {
       expect(await pay(0)).toMatchObject({ success: true });
       await new Promise((r) => setTimeout(r, FEE_TTL_MS + 200));
       calls.length = 0;
       expect(await pay(1)).toMatchObject({ success: true });
       expect(count("eth_maxPriorityFeePerGas")).toBe(1);
-    } finally {
-      await dev.close();
-    }
+    });
   });
 
   it("a key also used elsewhere: the node's 'nonce too low' makes it read the nonce again, and the payment still settles", async () => {
-    const { dev, calls, pay, count } = await counted();
-    try {
+    await withCounted(async ({ dev, calls, pay, count }) => {
       expect(await pay(0)).toMatchObject({ success: true });
       // Somebody else sends from the facilitator's key: the nonce counted here is now one short.
       const wallet = createWalletClient({ account: privateKeyToAccount(dev.accounts[5]!.privateKey), chain: baseSepolia, transport: http_(dev.url) });
@@ -474,8 +472,6 @@ describe("local facilitator round trips to the RPC", () => {
       calls.length = 0;
       expect(await pay(2)).toMatchObject({ success: true });
       expect(count("eth_getTransactionCount")).toBe(0);
-    } finally {
-      await dev.close();
-    }
+    });
   });
 });
