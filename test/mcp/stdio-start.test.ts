@@ -65,6 +65,9 @@ describe("vigil mcp on stdio answers initialize well inside the SDK client's tim
       DEVNET_STATE_FILE: path.join(dataDir, "state.json"),
       ...db.env,
     });
+    // The data directory goes only after the client has closed (and so ended) the
+    // process: removing it under a running PGlite fails with ENOTEMPTY.
+    cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 }));
     cleanups.push(() => client.close());
     expect(initializeMs, stderr()).toBeLessThan(INITIALIZE_WITHIN_MS);
     expect(client.getServerVersion()).toMatchObject({ name: "vigil" });
@@ -73,7 +76,6 @@ describe("vigil mcp on stdio answers initialize well inside the SDK client's tim
     expect(health.isError, JSON.stringify(health)).toBeFalsy();
     expect(health.structuredContent).toMatchObject({ devnet: true, sources: { monerod: "simulated" } });
     expect(stderr()).not.toMatch(/relaying to the running service/);
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("with a service running on its address: relays to it (no devnet of its own)", async () => {
