@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { RelayClient, parseRelayUrls, slotTime } from "../../src/chains/ethereum/relays.js";
+import { RelayClient, parseRelayUrls, slotAt, slotTime } from "../../src/chains/ethereum/relays.js";
 import { builderKeyNames, builderName } from "../../src/chains/ethereum/builders.js";
 import { EthRpc } from "../../src/chains/ethereum/rpc.js";
 import { ManualClock } from "../../src/core/clock.js";
@@ -33,8 +33,19 @@ const warnings: string[] = [];
 /** The learner's clock (moved by a day below); the answers run on real time, as the relays do. */
 const clock = new ManualClock(Date.now());
 const realClock = { now: () => Date.now() };
-/** The relays' time: 15 min behind, so the test moves it on (and new slots arrive) only when it says so. */
-let relayNow = Date.now() - 900_000;
+/**
+ * The relays' time: at least 15 min behind, so the test moves it on (and new
+ * slots arrive) only when it says so; and just before a slot Quasar wins, so
+ * the slot the retry test moves it to is long past, whatever the time of day
+ * (Quasar wins about one slot in twelve; a fixed offset once left its next
+ * win 1.4 s short of the margin the chain needs).
+ */
+const quasarSlot = (() => {
+  let s = slotAt((Date.now() - 900_000) / 1000);
+  while (auctionAt(s)?.winner.name !== "Quasar") s--;
+  return s;
+})();
+let relayNow = slotTime(quasarSlot - 1) * 1000 + 1_000;
 const builder = (name: string) => DEVNET_BUILDERS.find((b) => b.name === name)!;
 const prefix = (key: string) => `${key.slice(0, 12)}…`;
 
@@ -178,6 +189,7 @@ describe("builder names learned from blocks", () => {
     // New slots reach the relays, one of them Quasar's: the retry reads that newest block.
     let next = sim.currentSlot() + 1;
     while (auctionAt(next)?.winner.name !== "Quasar") next++;
+    expect(next).toBe(quasarSlot);
     expect(slotTime(next) * 1000).toBeLessThan(Date.now() - 24_000);
     relayNow = slotTime(next) * 1000 + 1_000;
     before = blockCalls();
