@@ -109,6 +109,60 @@ describe("the request context over HTTP", () => {
   });
 });
 
+describe("the request's headers on every kind of answer, with a paywall", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(
+      { RATE_LIMIT_PER_MINUTE: "1000", PAY_TO: "0x1111111111111111111111111111111111111111", FACILITATOR_MODE: "http", FACILITATOR_URL: "http://127.0.0.1:9" },
+      { extraRoutes: [paid] },
+    );
+  });
+  afterAll(async () => t?.close());
+
+  const carries = (r: Response, what: string) => {
+    expect(r.headers.get("x-request-id"), what).toMatch(UUID);
+    expect(r.headers.get("access-control-allow-origin"), what).toBe("*");
+    expect(r.headers.get("access-control-expose-headers"), what).toContain("Vigil-Ignored-Input");
+  };
+
+  it("a 402, a 304, a HEAD, a 413 and a preflight carry them; the ignored input is named on a 200 and on a 402", async () => {
+    const unpaid = await fetch(`${t.url}/v1/test/paid?junk=1`);
+    expect(unpaid.status).toBe(402);
+    expect(unpaid.headers.get("payment-required")).toBeTruthy();
+    expect(unpaid.headers.get("vigil-ignored-input")).toBe("junk");
+    carries(unpaid, "402");
+    await unpaid.arrayBuffer();
+
+    const first = await fetch(`${t.url}/v1/board?x=2&a=1`);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("vigil-ignored-input")).toBe("a, x");
+    expect(first.headers.get("content-type")).toBe("application/json");
+    carries(first, "200");
+    const etag = first.headers.get("etag")!;
+    expect(etag).toMatch(/^"/);
+    await first.arrayBuffer();
+    const again = await fetch(`${t.url}/v1/board`, { headers: { "If-None-Match": etag } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("etag")).toBe(etag);
+    expect(again.headers.get("vigil-ignored-input")).toBeNull();
+    carries(again, "304");
+
+    const head = await fetch(`${t.url}/v1/paywall`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    carries(head, "HEAD");
+
+    const big = await fetch(`${t.url}/v1/board/general/notices`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text: "x".repeat(70_000) }) });
+    expect(big.status).toBe(413);
+    carries(big, "413");
+    await big.arrayBuffer();
+
+    const preflight = await fetch(`${t.url}/v1/paywall`, { method: "OPTIONS", headers: { Origin: "https://agent.example", "Access-Control-Request-Method": "GET" } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("x-request-id")).toMatch(UUID);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+  });
+});
+
 describe("the request line at debug level", () => {
   let t: TestApp;
   const captured = captureLogs();
@@ -127,6 +181,12 @@ describe("the request line at debug level", () => {
     expect(requestLine("line-200")).toMatchObject({ method: "GET", path: "/v1/test/logs", status: 200 });
     expect(requestLine("line-404")).toMatchObject({ status: 404 });
     expect(requestLine("line-429")).toMatchObject({ status: 429 });
+    // The limit's own refusal carries the request's headers too.
+    const refused = await fetch(`${t.url}/v1/test/logs`, { headers: { "X-Request-Id": "refused-1" } });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("x-request-id")).toBe("refused-1");
+    expect(refused.headers.get("access-control-allow-origin")).toBe("*");
+    expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
     expect(typeof requestLine("line-200")?.ms).toBe("number");
   });
 });
