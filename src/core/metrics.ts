@@ -112,12 +112,23 @@ export function deliveryOutcome(r: { ok: boolean; status?: number | undefined; e
 /**
  * Route label for a request path: the first route pattern of the table
  * that matches (`:param` segments match one segment), else `unmatched`, so
- * a scan of random paths cannot blow up the label set.
+ * a scan of random paths cannot blow up the label set. The paths of the
+ * patterns without parameters (with and without a trailing slash) are
+ * labelled once, up front: the free GETs every client repeats are a map
+ * lookup, not a test of every route's expression in turn (one per route, on
+ * every request).
  */
 export function routeLabeller(patterns: readonly string[]): (path: string) => string {
+  const isParam = (seg: string) => seg.startsWith(":") || (seg.startsWith("{") && seg.endsWith("}"));
   const compiled = patterns.map((p) => ({
     p,
-    re: new RegExp(`^${p.split("/").map((seg) => (seg.startsWith(":") || (seg.startsWith("{") && seg.endsWith("}")) ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/")}/?$`),
+    re: new RegExp(`^${p.split("/").map((seg) => (isParam(seg) ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/")}/?$`),
   }));
-  return (path) => compiled.find((c) => c.re.test(path))?.p ?? "unmatched";
+  const scan = (path: string) => compiled.find((c) => c.re.test(path))?.p ?? "unmatched";
+  const fixed = new Map<string, string>();
+  for (const p of patterns) {
+    if (p.split("/").some(isParam)) continue;
+    for (const path of [p, `${p}/`]) if (!fixed.has(path)) fixed.set(path, scan(path));
+  }
+  return (path) => fixed.get(path) ?? scan(path);
 }
