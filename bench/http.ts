@@ -8,7 +8,9 @@
  *  2. bench/load.ts, in its own process, drives it with an undici Pool
  *     (N connections, pipelining 1):
  *       - a bare node:http server with a fixed JSON body (the ceiling of this
- *         machine and this load generator),
+ *         machine and this load generator), then the bytes of the service's
+ *         own free answers from bare node:http and from Hono on
+ *         @hono/node-server with one middleware (the framework alone),
  *       - free routes: GET /v1/paywall and GET /v1/q (answers built from
  *         in-memory state), GET /v1/health (not cached: a DB round trip and a
  *         monerod call each time),
@@ -36,7 +38,10 @@
  * breakdown always times the local one), SHAPE (devnet | production:
  * `node bin/vigil.mjs api` from the bundle with DEVNET=off, PostgreSQL at
  * DATABASE_URL in a schema of its own, dropped at the end, every upstream
- * given as the devnet's URLs), IDLE_SECONDS (3: the service's CPU while no
+ * given as the devnet's URLs, and `vigil devnet` from the bundle too, as the
+ * binary runs it; the devnet shape runs both from the sources under tsx),
+ * PROFILE_DEVNET=<dir> (the devnet under --cpu-prof), PERF_MAP_DEVNET=1 (the
+ * devnet writes /tmp/perf-<pid>.map for `perf record`), IDLE_SECONDS (3: the service's CPU while no
  * request runs, measured before each of its scenarios and taken off that
  * scenario's CPU per request, so the background jobs are not counted as the
  * requests' work), LOAD_CLIENT (raw | undici: how the load process sends
@@ -678,8 +683,10 @@ async function main(): Promise<void> {
     };
     const common = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP, client: LOAD_CLIENT };
     // `vigil api` joins a running devnet (it starts none of its own): `vigil devnet` runs beside it, as an operator runs them.
-    const devnetProf = process.env.PROFILE_DEVNET ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROFILE_DEVNET}`] : [];
-    const devnet = await spawnAndWait([...devnetProf, "--import", "tsx", path.join(root, "src", "cli.ts"), "devnet"], env, /Recorded in (\S+):/, 180_000);
+    const devnetProf = process.env.PROFILE_DEVNET ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROFILE_DEVNET}`] : process.env.PERF_MAP_DEVNET ? ["--perf-basic-prof"] : [];
+    // The production shape runs it from the bundle, as the `vigil` binary does; the devnet shape from the sources (tsx).
+    const devnetCli = SHAPE === "production" ? [path.join(root, "bin", "vigil.mjs")] : ["--import", "tsx", path.join(root, "src", "cli.ts")];
+    const devnet = await spawnAndWait([...devnetProf, ...devnetCli, "devnet"], env, /Recorded in (\S+):/, 180_000);
     children.push(devnet);
     devnetPid = devnet.proc.pid;
 
@@ -747,6 +754,11 @@ async function main(): Promise<void> {
         rows.push(await measure(label, same, { ...common, origin: same.url, path: p, kind: "get" }, "baseline"));
       }
       await same.stop();
+      // The framework alone: Hono on @hono/node-server, one middleware (request id, CORS), the same bytes.
+      const hono = await spawnAndWait(["--import", "tsx", path.join(root, "bench", "load.ts"), "hono-server", recordedFile], env, /baseline listening on (http:\/\/\S+)/);
+      children.push(hono);
+      rows.push(await measure("Hono + @hono/node-server, one middleware (request id, CORS), the bytes of GET /v1/q", hono, { ...common, origin: hono.url, path: "/v1/q", kind: "get" }, "baseline"));
+      await hono.stop();
     }
 
     const scenarios: [string, string, LoadSpec][] = [

@@ -32,7 +32,7 @@ import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { once } from "node:events";
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
 import { bytesToHex, type Hex } from "viem";
@@ -333,9 +333,41 @@ function baselineServer(recordedFile?: string): void {
   process.on("SIGTERM", () => server.close(() => process.exit(0)));
 }
 
+/**
+ * The same recorded answers from Hono on @hono/node-server, as the service
+ * serves them but with nothing of its own: one middleware giving each answer
+ * a request id and the CORS headers through the context, the route handler
+ * returning the kept bytes with the recorded headers. Between bare node:http
+ * and the service, it tells what the framework costs from what the service's
+ * own work per request costs.
+ */
+async function honoServer(recordedFile: string): Promise<void> {
+  const { Hono } = await import("hono");
+  const { serve } = await import("@hono/node-server");
+  const recorded = JSON.parse(fs.readFileSync(recordedFile, "utf8")) as Record<string, { headers: Record<string, string>; body: string }>;
+  const app = new Hono();
+  app.use("*", async (c, next) => {
+    c.header("X-Request-Id", randomUUID());
+    c.header("Access-Control-Allow-Origin", "*");
+    await next();
+  });
+  for (const [p, a] of Object.entries(recorded)) {
+    const headers = Object.fromEntries(Object.entries(a.headers).filter(([k]) => !["x-request-id", "access-control-allow-origin"].includes(k)));
+    const body = new Uint8Array(Buffer.from(a.body));
+    app.get(p, (c) => c.body(body, 200, headers));
+  }
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => {
+    process.stdout.write(`baseline listening on http://127.0.0.1:${info.port}\n`);
+  }) as http.Server;
+  server.keepAliveTimeout = 60_000;
+  process.on("SIGTERM", () => server.close(() => process.exit(0)));
+}
+
 const arg = process.argv[2];
 if (arg === "baseline-server") {
   baselineServer(process.argv[3]);
+} else if (arg === "hono-server") {
+  void honoServer(process.argv[3]!);
 } else if (arg) {
   run(JSON.parse(arg) as LoadSpec).then(
     (r) => {
@@ -347,6 +379,6 @@ if (arg === "baseline-server") {
     },
   );
 } else {
-  process.stderr.write("usage: load.ts '<LoadSpec JSON>' | baseline-server\n");
+  process.stderr.write("usage: load.ts '<LoadSpec JSON>' | baseline-server [recorded.json] | hono-server recorded.json\n");
   process.exit(2);
 }
