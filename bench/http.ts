@@ -46,7 +46,10 @@
  * scenario's CPU per request, so the background jobs are not counted as the
  * requests' work), LOAD_CLIENT (raw | undici: how the load process sends
  * unpaid GETs; raw, the default, costs it about 40 % less CPU than undici, so
- * the load less often limits the server).
+ * the load less often limits the server), ROUNDS (1: the same-bytes ceilings
+ * and the unpaid scenarios run that many times in turn, the paid one once
+ * after them; a summary gives each one's median and range, and the service's
+ * share of bare node's requests per second).
  * Each row also prints "other CPU": the cores the machine spent on anything
  * but the server, the load, the devnet and this process during the run
  * (PostgreSQL, and whatever else ran); a run with much of it was not quiet.
@@ -97,6 +100,10 @@ if (SHAPE !== "devnet" && SHAPE !== "production") {
   process.exit(2);
 }
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 3);
+const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 1));
+const HONO_ROW = "Hono + @hono/node-server, one middleware (request id, CORS), the bytes of GET /v1/q";
+const PAYWALL_ROW = "GET /v1/paywall (free, in-memory)";
+const CATALOGUE_ROW = "GET /v1/q (free, in-memory)";
 const PG_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const MNEMONIC = "test test test test test test test test test test test junk";
 const CLK_TCK = 100;
@@ -206,6 +213,8 @@ function runLoad(spec: LoadSpec): Promise<LoadResult> {
 
 interface Row {
   name: string;
+  /** The scenario, the same in every round (the name carries the round when ROUNDS > 1). */
+  scenario: string;
   server: "vigil" | "baseline";
   result: LoadResult;
   serverCpu: number;
@@ -233,7 +242,7 @@ async function idleCpuShare(pid: number, seconds: number): Promise<number> {
   return (procCpuSeconds(pid) - cpu0) / ((performance.now() - t0) / 1000);
 }
 
-async function measure(name: string, server: Child, spec: LoadSpec, kind: Row["server"] = "vigil"): Promise<Row> {
+async function measure(name: string, server: Child, spec: LoadSpec, kind: Row["server"] = "vigil", round?: number): Promise<Row> {
   process.stderr.write(`> ${name}: ${spec.kind} ${spec.path}, ${spec.connections} connections\n`);
   const pid = server.proc.pid!;
   const idle = kind === "vigil" && IDLE_SECONDS > 0 ? await idleCpuShare(pid, IDLE_SECONDS) : undefined;
@@ -255,7 +264,7 @@ async function measure(name: string, server: Child, spec: LoadSpec, kind: Row["s
   const n = Math.max(result.totalRequests, 1);
   const known = cpu + (Number.isNaN(dev) ? 0 : dev) + result.loadCpuTotalSeconds + (self.user + self.system) / 1e6;
   const otherCores = Math.max(0, machine - known) / Math.max(wall, 1e-9);
-  const row: Row = { name, server: kind, result, serverCpu: cpu / Math.max(span, 1e-9), cpuPerRequestUs: (cpu * 1e6) / n, load1: os.loadavg()[0]!, otherCores };
+  const row: Row = { name: round ? `${name} (round ${round})` : name, scenario: name, server: kind, result, serverCpu: cpu / Math.max(span, 1e-9), cpuPerRequestUs: (cpu * 1e6) / n, load1: os.loadavg()[0]!, otherCores };
   if (idle !== undefined) {
     row.idleCpu = idle;
     row.netCpuPerRequestUs = (Math.max(0, cpu - idle * wall) * 1e6) / n;
@@ -735,6 +744,7 @@ async function main(): Promise<void> {
 
     // The same bytes from bare node: the service's free answers (8–9 kB) cost the kernel far more to send
     // over loopback than the fixed ~90-byte body, so a second ceiling serves exactly them, headers included.
+    const ceilings: [string, Child, LoadSpec][] = [];
     if (want("baseline")) {
       const recorded: Record<string, { headers: Record<string, string>; body: string }> = {};
       for (const p of ["/v1/paywall", "/v1/q"]) {
@@ -751,28 +761,32 @@ async function main(): Promise<void> {
       children.push(same);
       for (const p of ["/v1/paywall", "/v1/q"]) {
         const label = `bare node:http, the bytes of GET ${p} (${int(Buffer.byteLength(recorded[p]!.body))} B body, same headers)`;
-        rows.push(await measure(label, same, { ...common, origin: same.url, path: p, kind: "get" }, "baseline"));
+        ceilings.push([label, same, { ...common, origin: same.url, path: p, kind: "get" }]);
       }
-      await same.stop();
       // The framework alone: Hono on @hono/node-server, one middleware (request id, CORS), the same bytes.
       const hono = await spawnAndWait(["--import", "tsx", path.join(root, "bench", "load.ts"), "hono-server", recordedFile], env, /baseline listening on (http:\/\/\S+)/);
       children.push(hono);
-      rows.push(await measure("Hono + @hono/node-server, one middleware (request id, CORS), the bytes of GET /v1/q", hono, { ...common, origin: hono.url, path: "/v1/q", kind: "get" }, "baseline"));
-      await hono.stop();
+      ceilings.push([HONO_ROW, hono, { ...common, origin: hono.url, path: "/v1/q", kind: "get" }]);
     }
 
     const scenarios: [string, string, LoadSpec][] = [
-      ["paywall", "GET /v1/paywall (free, in-memory)", { ...common, origin: server.url, path: "/v1/paywall", kind: "get" }],
-      ["catalogue", "GET /v1/q (free, in-memory)", { ...common, origin: server.url, path: "/v1/q", kind: "get" }],
+      ["paywall", PAYWALL_ROW, { ...common, origin: server.url, path: "/v1/paywall", kind: "get" }],
+      ["catalogue", CATALOGUE_ROW, { ...common, origin: server.url, path: "/v1/q", kind: "get" }],
       ["health", "GET /v1/health (free, DB + monerod each call)", { ...common, origin: server.url, path: "/v1/health", kind: "get" }],
       ["402", "GET /v1/q/xmr/height unpaid (402)", { ...common, origin: server.url, path: "/v1/q/xmr/height", kind: "get" }],
-      [
-        "paid",
-        "GET /v1/q/xmr/height paid $0.001",
-        { origin: server.url, path: "/v1/q/xmr/height", kind: "paid", connections: PAID_CONNECTIONS, seconds: SECONDS, requests: PAID_REQUESTS, payers: 10 },
-      ],
     ];
-    for (const [key, label, spec] of scenarios) if (want(key)) rows.push(await measure(label, server, spec));
+    // ROUNDS > 1: the same-bytes ceilings and the unpaid scenarios again and again, in turn, so a
+    // drift of the machine falls on all of them alike; the summary gives the median of each.
+    for (let round = 1; round <= ROUNDS; round++) {
+      const r = ROUNDS > 1 ? round : undefined;
+      for (const [label, child, spec] of ceilings) rows.push(await measure(label, child, spec, "baseline", r));
+      for (const [key, label, spec] of scenarios) if (want(key)) rows.push(await measure(label, server, spec, "vigil", r));
+    }
+    for (const [, child] of ceilings) await child.stop();
+    if (want("paid")) {
+      const spec: LoadSpec = { origin: server.url, path: "/v1/q/xmr/height", kind: "paid", connections: PAID_CONNECTIONS, seconds: SECONDS, requests: PAID_REQUESTS, payers: 10 };
+      rows.push(await measure("GET /v1/q/xmr/height paid $0.001", server, spec));
+    }
 
     await server.stop();
     if (PROFILE) {
@@ -809,6 +823,7 @@ async function main(): Promise<void> {
       `| ${r.name} | ${x.connections} | ${int(x.requests)} | ${int(x.rps)} | ${f2(x.p50)} | ${f2(x.p90)} | ${f2(x.p99)} | ${f1(x.max)} | ${st} | ${Math.round(100 * r.serverCpu)}% | ${int(r.cpuPerRequestUs)} | ${r.idleCpu === undefined ? "—" : `${(100 * r.idleCpu).toFixed(1)}%`} | ${r.netCpuPerRequestUs === undefined ? "—" : int(r.netCpuPerRequestUs)} | ${Math.round((100 * x.loadCpuSeconds) / x.seconds)}% | ${Math.round(100 * r.otherCores)}% | ${r.load1.toFixed(1)} |`,
     );
   }
+  if (ROUNDS > 1) printRoundSummary(rows);
   const paid = rows.find((r) => r.result.kind === "paid");
   if (paid?.result.signSeconds) console.log(`\nPre-signing in the load process: ${int(paid.result.signedPerSecond!)} authorisations/s.`);
   if (inproc) {
@@ -823,6 +838,35 @@ async function main(): Promise<void> {
     for (const l of profileLines) console.log(l);
     console.log("```");
   }
+}
+
+/** Each scenario's median over the rounds, with its range, and the service's share of bare node's requests per second. */
+function printRoundSummary(rows: Row[]): void {
+  const byScenario = new Map<string, Row[]>();
+  for (const r of rows) if (r.result.kind === "get") byScenario.set(r.scenario, [...(byScenario.get(r.scenario) ?? []), r]);
+  const cpuOf = (r: Row) => r.netCpuPerRequestUs ?? r.cpuPerRequestUs;
+  const medians = new Map<string, { rps: number; cpu: number }>();
+  console.log("");
+  console.log(`Over ${ROUNDS} rounds, in turn (median, and the range):`);
+  console.log("");
+  console.log("| scenario | rounds | req/s | req/s range | CPU µs/req | CPU range |");
+  console.log("|---|---:|---:|---|---:|---|");
+  for (const [scenario, rs] of byScenario) {
+    if (rs.length < 2) continue;
+    const rps = rs.map((r) => r.result.rps);
+    const cpu = rs.map(cpuOf);
+    medians.set(scenario, { rps: median(rps), cpu: median(cpu) });
+    console.log(`| ${scenario} | ${rs.length} | ${int(median(rps))} | ${int(Math.min(...rps))}–${int(Math.max(...rps))} | ${int(median(cpu))} | ${int(Math.min(...cpu))}–${int(Math.max(...cpu))} |`);
+  }
+  const bare = (p: string) => [...medians].find(([k]) => k.startsWith(`bare node:http, the bytes of GET ${p} `))?.[1];
+  const lines: string[] = [];
+  for (const [p, row] of [["/v1/paywall", PAYWALL_ROW], ["/v1/q", CATALOGUE_ROW]] as const) {
+    const b = bare(p), v = medians.get(row);
+    if (b && v) lines.push(`GET ${p}: the service serves ${Math.round((100 * v.rps) / b.rps)} % of bare node's req/s with the same bytes, at ${f1(v.cpu / b.cpu)}× its CPU per request`);
+  }
+  const h = medians.get(HONO_ROW), b = bare("/v1/q");
+  if (h && b) lines.push(`Hono + node-server: ${Math.round((100 * h.rps) / b.rps)} % of bare node's req/s, ${f1(h.cpu / b.cpu)}× its CPU per request`);
+  if (lines.length) console.log(`\n${lines.join(".\n")}.`);
 }
 
 main().then(
