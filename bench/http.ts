@@ -46,7 +46,12 @@
  * scenario's CPU per request, so the background jobs are not counted as the
  * requests' work), LOAD_CLIENT (raw | undici: how the load process sends
  * unpaid GETs; raw, the default, costs it about 40 % less CPU than undici, so
- * the load less often limits the server), ROUNDS (1: the same-bytes ceilings
+ * the load less often limits the server), CHAIN (devnet | anvil: with
+ * SHAPE=production, paid calls settle on Foundry's anvil with Circle's real
+ * USDC bytecode instead of the devnet's simulated chain; with
+ * FACILITATOR=http the facilitator runs in a process of its own,
+ * bench/facilitator.ts; RPC_RTT_MS adds a round trip to every call to the
+ * node through a loopback proxy, as a hosted node's), ROUNDS (1: the same-bytes ceilings
  * and the unpaid scenarios run that many times in turn, the paid one once
  * after them; a summary gives each one's median and range, and the service's
  * share of bare node's requests per second).
@@ -101,6 +106,14 @@ if (SHAPE !== "devnet" && SHAPE !== "production") {
 }
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 3);
 const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 1));
+/** Where paid calls settle: "devnet" (its simulated Base Sepolia) or "anvil" (Foundry's anvil with Circle's USDC; production shape only). */
+const CHAIN = process.env.CHAIN ?? "devnet";
+/** CHAIN=anvil: a round trip (ms) added to every call to the node, as a hosted node's. */
+const RPC_RTT_MS = Number(process.env.RPC_RTT_MS ?? 0);
+if (CHAIN !== "devnet" && CHAIN !== "anvil") {
+  process.stderr.write(`bench:http: CHAIN must be devnet or anvil, not ${CHAIN}\n`);
+  process.exit(2);
+}
 const HONO_ROW = "Hono + @hono/node-server, one middleware (request id, CORS), the bytes of GET /v1/q";
 const PAYWALL_ROW = "GET /v1/paywall (free, in-memory)";
 const CATALOGUE_ROW = "GET /v1/q (free, in-memory)";
@@ -233,6 +246,9 @@ interface Row {
 
 /** The `vigil devnet` process (the simulated chains and facilitator): its CPU per request is printed beside the service's. */
 let devnetPid: number | undefined;
+/** CHAIN=anvil: the anvil node and, with FACILITATOR=http, the facilitator's process; their CPU per request is printed too. */
+const anvilSide: { name: string; pid: number }[] = [];
+const anvilSideCpu = () => anvilSide.map((p) => procCpuSeconds(p.pid));
 
 /** The service's CPU share (cores) over `seconds` with no request sent: its background work. */
 async function idleCpuShare(pid: number, seconds: number): Promise<number> {
@@ -248,6 +264,7 @@ async function measure(name: string, server: Child, spec: LoadSpec, kind: Row["s
   const idle = kind === "vigil" && IDLE_SECONDS > 0 ? await idleCpuShare(pid, IDLE_SECONDS) : undefined;
   const { total: cpu0, sys: sys0 } = procCpu(pid);
   const dev0 = devnetPid ? procCpuSeconds(devnetPid) : NaN;
+  const side0 = anvilSideCpu();
   const machine0 = machineBusySeconds();
   const self0 = process.cpuUsage();
   const t0 = performance.now();
@@ -255,6 +272,8 @@ async function measure(name: string, server: Child, spec: LoadSpec, kind: Row["s
   const machine = machineBusySeconds() - machine0;
   const self = process.cpuUsage(self0);
   const dev = devnetPid ? procCpuSeconds(devnetPid) - dev0 : NaN;
+  const sides = anvilSideCpu().map((c, i) => c - side0[i]!);
+  const side = sides.reduce((a, b) => a + b, 0);
   // Server CPU over the whole load process lifetime (includes warm-up, signing and the load process's start).
   const end = procCpu(pid);
   const cpu = end.total - cpu0;
@@ -262,7 +281,7 @@ async function measure(name: string, server: Child, spec: LoadSpec, kind: Row["s
   const wall = (performance.now() - t0) / 1000;
   const span = result.seconds + (spec.warmupSeconds ?? 0) + (result.signSeconds ?? 0);
   const n = Math.max(result.totalRequests, 1);
-  const known = cpu + (Number.isNaN(dev) ? 0 : dev) + result.loadCpuTotalSeconds + (self.user + self.system) / 1e6;
+  const known = cpu + (Number.isNaN(dev) ? 0 : dev) + side + result.loadCpuTotalSeconds + (self.user + self.system) / 1e6;
   const otherCores = Math.max(0, machine - known) / Math.max(wall, 1e-9);
   const row: Row = { name: round ? `${name} (round ${round})` : name, scenario: name, server: kind, result, serverCpu: cpu / Math.max(span, 1e-9), cpuPerRequestUs: (cpu * 1e6) / n, load1: os.loadavg()[0]!, otherCores };
   if (idle !== undefined) {
@@ -271,7 +290,7 @@ async function measure(name: string, server: Child, spec: LoadSpec, kind: Row["s
   }
   const net =
     (row.netCpuPerRequestUs === undefined ? "" : ` (idle ${Math.round(100 * idle!)}% of a core: ${int(row.netCpuPerRequestUs)} µs/req above it)`) +
-    `, of which in the kernel ${int((sys * 1e6) / n)} µs/req; devnet process ${int((dev * 1e6) / n)} µs/req; other work on the machine ${Math.round(100 * otherCores)}% of a core`;
+    `, of which in the kernel ${int((sys * 1e6) / n)} µs/req; devnet process ${int((dev * 1e6) / n)} µs/req;${anvilSide.map((p, i) => ` ${p.name} ${int((sides[i]! * 1e6) / n)} µs/req;`).join("")} other work on the machine ${Math.round(100 * otherCores)}% of a core`;
   process.stderr.write(
     `  ${int(result.rps)} req/s  p50 ${f2(result.p50)} ms  p99 ${f2(result.p99)} ms  service CPU ${int(row.cpuPerRequestUs)} µs/req${net}  statuses ${JSON.stringify(result.statuses)}${result.errors ? `  errors ${result.errors} (${result.firstError})` : ""}\n`,
   );
@@ -662,15 +681,19 @@ function summariseProfile(prof: CpuProfile, title: string, window: [number, numb
 // Main
 // ---------------------------------------------------------------------------
 
+/** Every process the benchmark starts, stopped at the end whatever happens; and other things to close then (anvil). */
+const children: Child[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+
 async function main(): Promise<void> {
   const started = new Date();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vigil-bench-http-"));
   const profDir = path.join(dir, "prof");
-  const children: Child[] = [];
   const schema = `bench_http_${randomBytes(4).toString("hex")}`;
   let dropSchema = async () => {};
   const cleanup = async () => {
     await Promise.allSettled(children.map((c) => c.stop()));
+    await Promise.allSettled(cleanups.map((c) => c()));
     await dropSchema().catch((e: Error) => process.stderr.write(`could not drop schema ${schema}: ${e.message}\n`));
     fs.rmSync(dir, { recursive: true, force: true });
   };
@@ -712,6 +735,7 @@ async function main(): Promise<void> {
     if (SHAPE === "production") {
       // The production shape: the bundled CLI, DEVNET=off, PostgreSQL, every upstream given as the devnet's URLs.
       const overlay = (JSON.parse(fs.readFileSync(env.DEVNET_STATE_FILE, "utf8")) as { configOverlay: Record<string, string> }).configOverlay;
+      const anvilEnv = CHAIN === "anvil" ? await startAnvilSide(env) : {};
       const prod = {
         PATH: env.PATH,
         HOME: env.HOME,
@@ -721,6 +745,7 @@ async function main(): Promise<void> {
         LOG_LEVEL: "warn",
         RATE_LIMIT_PER_MINUTE: env.RATE_LIMIT_PER_MINUTE,
         ...(FACILITATOR === "http" ? { FACILITATOR_MODE: "http", FACILITATOR_URL: overlay.FACILITATOR_URL! } : {}),
+        ...anvilEnv,
       };
       dropSchema = async () => {
         const c = new pg.Client({ connectionString: PG_URL });
@@ -838,6 +863,59 @@ async function main(): Promise<void> {
     for (const l of profileLines) console.log(l);
     console.log("```");
   }
+}
+
+/**
+ * CHAIN=anvil: Foundry's anvil as Base Sepolia with Circle's real USDC at its
+ * address and Multicall3 (test/helpers/anvil-usdc.ts, as the real-EVM suite
+ * sets them up), the load's ten payers given USDC; with FACILITATOR=http the
+ * devnet's facilitator code in a process of its own settles there. Returns
+ * the service's settings for it.
+ */
+async function startAnvilSide(env: Record<string, string>): Promise<Record<string, string>> {
+  if (SHAPE !== "production") throw new Error("CHAIN=anvil needs SHAPE=production");
+  const { startAnvil } = await import("../test/helpers/anvil.js");
+  const { installCircleUsdc, installMulticall3 } = await import("../test/helpers/anvil-usdc.js");
+  const { USDC } = await import("../src/x402/networks.js");
+  // Accounts 0..9 pay (bench/load.ts signs with them), 11 pays the settlements' gas, 12 and 13 own the token.
+  const node = await startAnvil({ chainId: 84532, accounts: 14 });
+  cleanups.push(() => node.close());
+  anvilSide.push({ name: "anvil", pid: node.pid });
+  const token = USDC["eip155:84532"];
+  const usdc = await installCircleUsdc(node, { at: token.asset, name: token.name, symbol: "USDC", admin: node.accounts[13]!, owner: node.accounts[12]! });
+  await installMulticall3(node, node.accounts[12]!);
+  for (let i = 0; i < 10; i++) await usdc.mint(node.accounts[i]!.address, 1_000_000_000n);
+  process.stderr.write(`anvil: ${node.url} (pid ${node.pid}), Circle's USDC at ${token.asset}\n`);
+  // RPC_RTT_MS: the node is reached through a loopback proxy that adds this round trip, as a hosted node's.
+  const rpcUrl = RPC_RTT_MS > 0 ? await startDelayProxy(node.url, RPC_RTT_MS) : node.url;
+  if (FACILITATOR !== "http") return { EVM_RPC_URL: rpcUrl, FACILITATOR_PRIVATE_KEY: node.keys[11]! };
+  const f = await spawnAndWait([...(process.env.PROFILE_FACILITATOR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROFILE_FACILITATOR}`] : []), "--import", "tsx", path.join(root, "bench", "facilitator.ts"), rpcUrl, node.keys[11]!], env, /facilitator listening on (http:\/\/\S+)/);
+  children.push(f);
+  anvilSide.push({ name: "facilitator process", pid: f.proc.pid! });
+  return { EVM_RPC_URL: rpcUrl, FACILITATOR_MODE: "http", FACILITATOR_URL: f.url };
+}
+
+/** A loopback HTTP proxy to `target` that answers each request `rttMs` later than the target does (half before, half after). */
+async function startDelayProxy(target: string, rttMs: number): Promise<string> {
+  const http = await import("node:http");
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      void (async () => {
+        await sleep(rttMs / 2);
+        const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) });
+        const text = await upstream.text();
+        await sleep(rttMs / 2);
+        res.writeHead(upstream.status, { "content-type": "application/json" }).end(text);
+      })().catch(() => res.destroy());
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 }
 
 /** Each scenario's median over the rounds, with its range, and the service's share of bare node's requests per second. */

@@ -27,7 +27,9 @@
  *   pointed at a test chain by accident, nor the reverse).
  * - Broadcasts from the facilitator key are serialised in-process, so
  *   concurrent settlements never race for the same account nonce. Run one
- *   facilitator key per process.
+ *   facilitator key per process. A settlement's gas is estimated before it
+ *   joins the queue: only signing and the send are serial, one round trip
+ *   each, so the queue is not what limits settlements per second.
  * - Fewer round trips to the RPC per payment (each is a network round trip
  *   to a hosted node, and every paid call waits for them): the official
  *   scheme asks for the payer's code twice in one verify or settle, which one
@@ -280,7 +282,16 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
       getCode: (a) => tracked(() => codeAt(a.address)),
       readContract: (a) => tracked(() => client.readContract({ ...a, args: a.args ?? [] } as unknown as ReadArgs)),
       verifyTypedData: (a) => tracked(() => client.verifyTypedData(a as unknown as TypedArgs)),
-      writeContract: (a) => tracked(() => broadcast((prepared) => client.writeContract({ ...a, ...prepared } as unknown as WriteArgs))),
+      // The gas is estimated before the broadcast queue, not inside it: an estimate does not depend on
+      // the key's nonce, and inside the queue its round trip (the node runs the transfer) held up every
+      // other settlement's broadcast; only signing and the send are serial now.
+      writeContract: (a) =>
+        tracked(async () => {
+          const args = { ...a, args: a.args ?? [] } as unknown as WriteArgs;
+          // prepare: false — one eth_estimateGas; viem would otherwise read the nonce and the fees for it.
+          const gas = (a as { gas?: bigint }).gas ?? (await client.estimateContractGas({ ...args, prepare: false } as unknown as Parameters<typeof client.estimateContractGas>[0]));
+          return broadcast((prepared) => client.writeContract({ ...args, ...prepared, gas } as unknown as WriteArgs));
+        }),
       sendTransaction: (a) => tracked(() => broadcast((prepared) => client.sendTransaction({ ...a, ...prepared }))),
       waitForTransactionReceipt: (a) =>
         tracked(() =>

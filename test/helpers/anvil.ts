@@ -29,6 +29,8 @@ export interface AnvilOptions {
 
 export interface AnvilNode {
   url: string;
+  /** The anvil process (a benchmark reads its CPU). */
+  pid: number;
   chainId: number;
   chain: Chain;
   /** Funded accounts (10,000 ETH each), with their keys. */
@@ -103,6 +105,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilNode> {
     const transport = http(url, { retryCount: 0 });
     return {
       url,
+      pid: proc.pid!,
       chainId: opts.chainId,
       chain,
       accounts,

@@ -402,6 +402,73 @@ describe("local facilitator when answers are lost after the broadcast", () => {
   });
 });
 
+/**
+ * A loopback JSON-RPC proxy in front of the devnet that holds the answers to
+ * `method` until `n` of its requests wait at once (or `maxWaitMs` passed), and
+ * records the most that ever waited together.
+ */
+async function startGatedProxy(target: string, method: string, n: number, maxWaitMs: number) {
+  let waiting: (() => void)[] = [];
+  let most = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      void (async () => {
+        const body = Buffer.concat(chunks).toString("utf8");
+        const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
+        const text = await upstream.text();
+        if ((JSON.parse(body) as { method?: string }).method === method) {
+          await new Promise<void>((release) => {
+            waiting.push(release);
+            most = Math.max(most, waiting.length);
+            const all = () => {
+              const w = waiting;
+              waiting = [];
+              for (const r of w) r();
+            };
+            if (waiting.length >= n) all();
+            else setTimeout(all, maxWaitMs);
+          });
+        }
+        res.writeHead(upstream.status, { "content-type": "application/json" }).end(text);
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    most: () => most,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe("local facilitator: concurrent settlements", () => {
+  it("estimate their gas side by side; only the broadcasts take turns", async () => {
+    const dev = await startDevnetEvm({ accounts: 6 });
+    // Each gas estimate is answered only once two are asked at the same time (or after 3 s).
+    const proxy = await startGatedProxy(dev.url, "eth_estimateGas", 2, 3_000);
+    try {
+      const facilitator = createLocalFacilitator({ rpcUrl: proxy.url, privateKey: dev.accounts[5]!.privateKey, network: "eip155:84532" });
+      const req = requirements({ payTo: dev.accounts[4]!.address });
+      const payloads = await Promise.all([0, 1].map(async (i) => (await createPayer(dev.accounts[i]!.privateKey).signFor(paymentRequired(req))).payload));
+      for (const p of payloads) expect(await facilitator.verify(p, req)).toMatchObject({ isValid: true });
+      const settled = await Promise.all(payloads.map((p) => facilitator.settle(p, req)));
+      expect(settled).toMatchObject([{ success: true }, { success: true }]);
+      // Inside the broadcast queue the second estimate would wait for the first settlement's send.
+      expect(proxy.most()).toBe(2);
+      expect(dev.usdcBalanceOf(dev.accounts[4]!.address)).toBe(1_000_200_000n);
+    } finally {
+      await proxy.close();
+      await dev.close();
+    }
+  });
+});
+
 describe("local facilitator round trips to the RPC", () => {
   type Counted = { dev: DevnetEvm; calls: string[]; pay: (payer: number) => ReturnType<LocalFacilitator["settle"]>; count: (m: string) => number };
   /** Runs `body` with a devnet chain that lists every JSON-RPC method asked of it, in order, and a facilitator on it (key: the last account). */
