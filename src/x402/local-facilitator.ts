@@ -28,8 +28,9 @@
  * - Broadcasts from the facilitator key are serialised in-process, so
  *   concurrent settlements never race for the same account nonce. Run one
  *   facilitator key per process. A settlement's gas is estimated before it
- *   joins the queue: only signing and the send are serial, one round trip
- *   each, so the queue is not what limits settlements per second.
+ *   joins the queue, and the broadcast names the chain id (viem would
+ *   otherwise ask the node to fill the transaction): only signing and the
+ *   send are serial, one round trip per settlement, not three.
  * - Fewer round trips to the RPC per payment (each is a network round trip
  *   to a hosted node, and every paid call waits for them): the official
  *   scheme asks for the payer's code twice in one verify or settle, which one
@@ -290,9 +291,11 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
           const args = { ...a, args: a.args ?? [] } as unknown as WriteArgs;
           // prepare: false — one eth_estimateGas; viem would otherwise read the nonce and the fees for it.
           const gas = (a as { gas?: bigint }).gas ?? (await client.estimateContractGas({ ...args, prepare: false } as unknown as Parameters<typeof client.estimateContractGas>[0]));
-          return broadcast((prepared) => client.writeContract({ ...args, ...prepared, gas } as unknown as WriteArgs));
+          // chainId given: viem would otherwise ask the node to fill the transaction (eth_fillTransaction,
+          // which geth and anvil serve): one more round trip, inside the queue.
+          return broadcast((prepared) => client.writeContract({ ...args, ...prepared, gas, chainId: chain.id } as unknown as WriteArgs));
         }),
-      sendTransaction: (a) => tracked(() => broadcast((prepared) => client.sendTransaction({ ...a, ...prepared }))),
+      sendTransaction: (a) => tracked(() => broadcast((prepared) => client.sendTransaction({ ...a, ...prepared, chainId: chain.id }))),
       waitForTransactionReceipt: (a) =>
         tracked(() =>
           client.waitForTransactionReceipt(a).catch((err: unknown) => {
