@@ -308,8 +308,12 @@ describe("local facilitator when the RPC is unreachable or wrong", () => {
   });
 });
 
-/** A loopback JSON-RPC proxy in front of the devnet that can lose answers to chosen methods. */
-async function startLossyProxy(target: string, lose: Set<string>): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * A loopback JSON-RPC proxy in front of the devnet: every request reaches the
+ * node; `answer(method)` then decides what the client gets: the node's answer
+ * ("send", after the promise settles) or none at all ("lose": the socket is cut).
+ */
+async function startRpcProxy(target: string, answer: (method: string) => Promise<"send" | "lose">): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -317,10 +321,9 @@ async function startLossyProxy(target: string, lose: Set<string>): Promise<{ url
       void (async () => {
         const body = Buffer.concat(chunks).toString("utf8");
         const method = (JSON.parse(body) as { method?: string }).method ?? "";
-        // The request reaches the node either way; only the answer is lost.
         const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
         const text = await upstream.text();
-        if (lose.has(method)) {
+        if ((await answer(method)) === "lose") {
           req.socket.destroy();
           return;
         }
@@ -338,6 +341,9 @@ async function startLossyProxy(target: string, lose: Set<string>): Promise<{ url
       }),
   };
 }
+
+/** A proxy that loses the answers to chosen methods (the request reaches the node either way). */
+const startLossyProxy = (target: string, lose: Set<string>) => startRpcProxy(target, async (m) => (lose.has(m) ? "lose" : "send"));
 
 describe("local facilitator when answers are lost after the broadcast", () => {
   it("a lost eth_sendRawTransaction answer throws with indeterminate=true, and the transfer did land", async () => {
@@ -403,48 +409,28 @@ describe("local facilitator when answers are lost after the broadcast", () => {
 });
 
 /**
- * A loopback JSON-RPC proxy in front of the devnet that holds the answers to
- * `method` until `n` of its requests wait at once (or `maxWaitMs` passed), and
- * records the most that ever waited together.
+ * A proxy that holds the answers to `method` until `n` of its requests wait
+ * at once (or `maxWaitMs` passed), and records the most that ever waited together.
  */
 async function startGatedProxy(target: string, method: string, n: number, maxWaitMs: number) {
   let waiting: (() => void)[] = [];
   let most = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      void (async () => {
-        const body = Buffer.concat(chunks).toString("utf8");
-        const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
-        const text = await upstream.text();
-        if ((JSON.parse(body) as { method?: string }).method === method) {
-          await new Promise<void>((release) => {
-            waiting.push(release);
-            most = Math.max(most, waiting.length);
-            const all = () => {
-              const w = waiting;
-              waiting = [];
-              for (const r of w) r();
-            };
-            if (waiting.length >= n) all();
-            else setTimeout(all, maxWaitMs);
-          });
-        }
-        res.writeHead(upstream.status, { "content-type": "application/json" }).end(text);
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    most: () => most,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+  const releaseAll = () => {
+    const w = waiting;
+    waiting = [];
+    for (const r of w) r();
   };
+  const proxy = await startRpcProxy(target, async (m) => {
+    if (m !== method) return "send";
+    await new Promise<void>((release) => {
+      waiting.push(release);
+      most = Math.max(most, waiting.length);
+      if (waiting.length >= n) releaseAll();
+      else setTimeout(releaseAll, maxWaitMs);
+    });
+    return "send";
+  });
+  return { ...proxy, most: () => most };
 }
 
 describe("local facilitator: concurrent settlements", () => {
