@@ -1,6 +1,9 @@
 /**
  * Signed-transaction decoding for the simulated EVM: the RLP envelope is
- * parsed and the sender recovered with viem, then checked the way geth
+ * parsed with viem and the sender recovered as viem's
+ * recoverTransactionAddress recovers it (secp256k1-recover.ts, which
+ * confirms a recent sender's key instead of recovering from scratch), then
+ * checked the way geth
  * checks a transaction before it looks at any state (supported type,
  * EIP-155 replay protection, this chain's id, a recipient), and priced
  * against a base fee. Every refusal is the JSON-RPC error -32000 with
@@ -13,9 +16,10 @@ import {
   getAddress,
   keccak256,
   parseTransaction,
-  recoverTransactionAddress,
+  serializeTransaction,
 } from "viem";
 import { JsonRpcError } from "./jsonrpc-server.js";
+import { recoverSignerAddress } from "./secp256k1-recover.js";
 
 export type ParsedTransaction = ReturnType<typeof parseTransaction>;
 
@@ -38,12 +42,29 @@ const refuse = (message: string): never => {
   throw new JsonRpcError(-32000, message);
 };
 
+/** The last few distinct senders, newest first: the keys tried before a full recovery (most transactions come from them). */
+const recentSenders: Address[] = [];
+const RECENT_SENDERS = 3;
+
+/** The sender, recovered over the unsigned envelope's hash exactly as viem's recoverTransactionAddress does. */
+function senderOf(parsed: ParsedTransaction): Address {
+  if (parsed.r === undefined || parsed.s === undefined) throw new Error("the transaction is not signed");
+  const unsigned = serializeTransaction({ ...parsed, r: undefined, s: undefined, v: undefined, yParity: undefined, sidecars: undefined } as Parameters<typeof serializeTransaction>[0]);
+  const from = recoverSignerAddress(keccak256(unsigned), { r: BigInt(parsed.r), s: BigInt(parsed.s), yParity: yParityOf(parsed) }, recentSenders);
+  const at = recentSenders.indexOf(from);
+  if (at !== 0) {
+    if (at > 0) recentSenders.splice(at, 1);
+    recentSenders.unshift(from);
+    recentSenders.length = Math.min(recentSenders.length, RECENT_SENDERS);
+  }
+  return from;
+}
+
 /** Parses a raw signed transaction and recovers its sender. */
 export async function decodeSignedTransaction(raw: Hex): Promise<DecodedTransaction> {
   try {
     const parsed = parseTransaction(raw as TransactionSerialized);
-    const from = await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized });
-    return { hash: keccak256(raw), from, parsed };
+    return { hash: keccak256(raw), from: senderOf(parsed), parsed };
   } catch (err) {
     return refuse(`invalid transaction: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
   }

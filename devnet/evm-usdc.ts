@@ -22,12 +22,12 @@ import {
   keccak256,
   numberToHex,
   parseAbi,
-  recoverAddress,
   size,
   toHex,
 } from "viem";
 import { LRUCache } from "lru-cache";
 import { type CallFrame, ExecutionReverted, type SimulatedContract, SIMULATED_CODE, ZERO_ADDRESS, lower, revert } from "./evm-contract.js";
+import { recoverSignerAddress, splitSignature } from "./secp256k1-recover.js";
 
 /**
  * Signers already recovered, by digest and signature. One x402 payment is
@@ -39,11 +39,12 @@ import { type CallFrame, ExecutionReverted, type SimulatedContract, SIMULATED_CO
  */
 const recovered = new LRUCache<string, Address>({ max: 10_000 });
 
-async function recoverSigner(digest: Hex, signature: Hex): Promise<Address> {
+/** The signer of `digest`; the claimed signer's key, when seen before, is confirmed rather than recovered anew (secp256k1-recover.ts). */
+function recoverSigner(digest: Hex, signature: Hex, claimed: Address): Address {
   const key = digest + signature.slice(2);
   const known = recovered.get(key);
   if (known) return known;
-  const address = await recoverAddress({ hash: digest, signature });
+  const address = recoverSignerAddress(digest, splitSignature(signature), [claimed]);
   recovered.set(key, address);
   return address;
 }
@@ -342,7 +343,7 @@ export class SimulatedUsdc implements SimulatedContract {
     if (v !== 27 && v !== 28) revert("ECRecover: invalid signature 'v' value");
     let signerOf: Address;
     try {
-      signerOf = await recoverSigner(digest, signature);
+      signerOf = recoverSigner(digest, signature, signer);
     } catch {
       revert("ECRecover: invalid signature");
     }
