@@ -5,7 +5,7 @@
  * settles on Foundry's anvil with Circle's USDC, and its CPU is counted
  * apart from the service's and the node's.
  *
- *   node --import tsx bench/facilitator.ts <rpc url> <gas key>
+ *   node --import tsx bench/facilitator.ts <rpc url> <gas key[,gas key...]>
  *
  * Prints "facilitator listening on <url>" when it serves; SIGTERM stops it.
  */
@@ -17,6 +17,6 @@ if (!rpcUrl || !privateKey) {
   process.stderr.write("usage: facilitator.ts <rpc url> <gas key>\n");
   process.exit(2);
 }
-const f = await startDevnetFacilitator({ rpcUrl, privateKey: privateKey as Hex, network: "eip155:84532" });
+const f = await startDevnetFacilitator({ rpcUrl, privateKey: privateKey.split(",") as Hex[], network: "eip155:84532" });
 process.stdout.write(`facilitator listening on ${f.url}\n`);
 process.on("SIGTERM", () => void f.close().then(() => process.exit(0)));

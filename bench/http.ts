@@ -51,7 +51,9 @@
  * USDC bytecode instead of the devnet's simulated chain; with
  * FACILITATOR=http the facilitator runs in a process of its own,
  * bench/facilitator.ts; RPC_RTT_MS adds a round trip to every call to the
- * node through a loopback proxy, as a hosted node's), ROUNDS (1: the same-bytes ceilings
+ * node through a loopback proxy, as a hosted node's), GAS_KEYS (1: how many
+ * gas keys the local facilitator settles with, FACILITATOR_PRIVATE_KEY as a
+ * comma list; production shape), ROUNDS (1: the same-bytes ceilings
  * and the unpaid scenarios run that many times in turn, the paid one once
  * after them; a summary gives each one's median and range, and the service's
  * share of bare node's requests per second).
@@ -76,6 +78,7 @@ import type { LoadResult, LoadSpec } from "./load.js";
 import { authorizationTypes } from "@x402/evm";
 import pg from "pg";
 import { productionEnvFromDevnet } from "./support.js";
+import { DEVNET_MNEMONIC } from "../devnet/evm-network.js";
 
 const root = path.resolve(import.meta.dirname, "..");
 const VIGIL = path.join(root, "bin", "vigil.mjs");
@@ -110,6 +113,15 @@ const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 1));
 const CHAIN = process.env.CHAIN ?? "devnet";
 /** CHAIN=anvil: a round trip (ms) added to every call to the node, as a hosted node's. */
 const RPC_RTT_MS = Number(process.env.RPC_RTT_MS ?? 0);
+/** How many gas keys the local facilitator settles with (FACILITATOR_PRIVATE_KEY as a comma list); production shape only. */
+const GAS_KEYS = Number(process.env.GAS_KEYS ?? 1);
+if (!Number.isInteger(GAS_KEYS) || GAS_KEYS < 1 || GAS_KEYS > 16) {
+  process.stderr.write(`bench:http: GAS_KEYS must be an integer from 1 to 16, not ${process.env.GAS_KEYS}\n`);
+  process.exit(2);
+}
+/** Devnet keys at mnemonic indices 20 onwards (no payer, no devnet role), as extra gas keys. */
+const devnetGasKeys = (n: number): Hex[] =>
+  Array.from({ length: n }, (_, i) => bytesToHex(mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 20 + i }).getHdKey().privateKey!));
 if (CHAIN !== "devnet" && CHAIN !== "anvil") {
   process.stderr.write(`bench:http: CHAIN must be devnet or anvil, not ${CHAIN}\n`);
   process.exit(2);
@@ -745,6 +757,8 @@ async function main(): Promise<void> {
         LOG_LEVEL: "warn",
         RATE_LIMIT_PER_MINUTE: env.RATE_LIMIT_PER_MINUTE,
         ...(FACILITATOR === "http" ? { FACILITATOR_MODE: "http", FACILITATOR_URL: overlay.FACILITATOR_URL! } : {}),
+        // GAS_KEYS > 1 (local facilitator on the devnet chain): devnet addresses 20 onwards pay gas beside the devnet's key; every devnet address holds ETH.
+        ...(GAS_KEYS > 1 ? { FACILITATOR_PRIVATE_KEY: [overlay.FACILITATOR_PRIVATE_KEY!, ...devnetGasKeys(GAS_KEYS - 1)].join(",") } : {}),
         ...anvilEnv,
       };
       dropSchema = async () => {
@@ -878,7 +892,7 @@ async function startAnvilSide(env: Record<string, string>): Promise<Record<strin
   const { installCircleUsdc, installMulticall3 } = await import("../test/helpers/anvil-usdc.js");
   const { USDC } = await import("../src/x402/networks.js");
   // Accounts 0..9 pay (bench/load.ts signs with them), 11 pays the settlements' gas, 12 and 13 own the token.
-  const node = await startAnvil({ chainId: 84532, accounts: 14 });
+  const node = await startAnvil({ chainId: 84532, accounts: 13 + GAS_KEYS });
   cleanups.push(() => node.close());
   anvilSide.push({ name: "anvil", pid: node.pid });
   const token = USDC["eip155:84532"];
@@ -888,8 +902,10 @@ async function startAnvilSide(env: Record<string, string>): Promise<Record<strin
   process.stderr.write(`anvil: ${node.url} (pid ${node.pid}), Circle's USDC at ${token.asset}\n`);
   // RPC_RTT_MS: the node is reached through a loopback proxy that adds this round trip, as a hosted node's.
   const rpcUrl = RPC_RTT_MS > 0 ? await startDelayProxy(node.url, RPC_RTT_MS) : node.url;
-  if (FACILITATOR !== "http") return { EVM_RPC_URL: rpcUrl, FACILITATOR_PRIVATE_KEY: node.keys[11]! };
-  const f = await spawnAndWait([...(process.env.PROFILE_FACILITATOR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROFILE_FACILITATOR}`] : []), "--import", "tsx", path.join(root, "bench", "facilitator.ts"), rpcUrl, node.keys[11]!], env, /facilitator listening on (http:\/\/\S+)/);
+  // GAS_KEYS > 1: accounts 14 onwards pay gas beside 11.
+  const gasKeys = [node.keys[11]!, ...node.keys.slice(14, 14 + GAS_KEYS - 1)].join(",");
+  if (FACILITATOR !== "http") return { EVM_RPC_URL: rpcUrl, FACILITATOR_PRIVATE_KEY: gasKeys };
+  const f = await spawnAndWait([...(process.env.PROFILE_FACILITATOR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROFILE_FACILITATOR}`] : []), "--import", "tsx", path.join(root, "bench", "facilitator.ts"), rpcUrl, gasKeys], env, /facilitator listening on (http:\/\/\S+)/);
   children.push(f);
   anvilSide.push({ name: "facilitator process", pid: f.proc.pid! });
   return { EVM_RPC_URL: rpcUrl, FACILITATOR_MODE: "http", FACILITATOR_URL: f.url };

@@ -36,8 +36,8 @@ export interface DevnetFacilitatorOptions {
   port?: number;
   /** The JSON-RPC of the chain it settles on (the devnet's EVM node). */
   rpcUrl: string;
-  /** The key that pays the settlements' gas. */
-  privateKey: Hex;
+  /** The key that pays the settlements' gas, or several (the local facilitator spreads settlements over them). */
+  privateKey: Hex | readonly Hex[];
   /** Default: the devnet's network, Base Sepolia. */
   network?: LocalFacilitatorNetwork;
   /** Bound on a settlement's receipt wait; the local facilitator's default when absent. */

@@ -6,7 +6,7 @@ import type { Hono } from "hono";
 import type { Logger } from "pino";
 import { serve, type ServerType } from "@hono/node-server";
 import { closeServer, keepConnections } from "./http/close-server.js";
-import type { Config } from "./config.js";
+import { gasKeys, type Config } from "./config.js";
 import { VERSION } from "./version.js";
 import { upstreamSources } from "./upstream-sources.js";
 import { createUpstreamClients } from "./upstream-clients.js";
@@ -138,9 +138,7 @@ function facilitatorSettings(config: Config): FacilitatorSettings {
       return {
         mode: "local",
         rpcUrl: config.EVM_RPC_URL!,
-        privateKey: (config.FACILITATOR_PRIVATE_KEY!.startsWith("0x")
-          ? config.FACILITATOR_PRIVATE_KEY
-          : `0x${config.FACILITATOR_PRIVATE_KEY}`) as `0x${string}`,
+        privateKey: gasKeys(config.FACILITATOR_PRIVATE_KEY!),
         network: config.X402_NETWORK,
         confirmationTimeoutMs: config.FACILITATOR_CONFIRMATION_SECONDS * 1000,
       };

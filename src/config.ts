@@ -15,6 +15,12 @@ const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixe
 const hexKey = z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, "must be 32 bytes of hex");
 const url = z.string().url();
 const commaList = (v: string) => v.split(",").map((x) => x.trim()).filter(Boolean);
+/** One or more 32-byte hex keys separated by commas (FACILITATOR_PRIVATE_KEY), each 0x-prefixed. */
+export const gasKeys = (v: string): `0x${string}`[] => commaList(v).map((k) => (k.startsWith("0x") ? k : `0x${k}`) as `0x${string}`);
+const hexKeyList = z
+  .string()
+  .refine((v) => commaList(v).length > 0 && commaList(v).every((k) => /^(0x)?[0-9a-fA-F]{64}$/.test(k)), "must be 32 bytes of hex, or several such keys separated by commas")
+  .refine((v) => new Set(gasKeys(v).map((k) => k.toLowerCase())).size === commaList(v).length, "names the same key twice");
 /** A browser origin: http(s)://host[:port], no path. */
 const isOriginSpec = (v: string) => /^https?:\/\/[^/?#\s]+\/?$/i.test(v) && URL.canParse(v);
 /** A host name, IPv4 address or bracketed IPv6 address, with an optional port. */
@@ -62,8 +68,8 @@ export const ConfigSchema = z.object({
   CDP_API_KEY_SECRET: z.string().optional(),
   /** JSON-RPC of the EVM chain the local facilitator settles on. */
   EVM_RPC_URL: url.optional(),
-  /** Gas-paying key of the local facilitator. */
-  FACILITATOR_PRIVATE_KEY: hexKey.optional(),
+  /** Gas-paying key of the local facilitator, or several separated by commas (settlements are spread over them). */
+  FACILITATOR_PRIVATE_KEY: hexKeyList.optional(),
   X402_NETWORK: z.enum(["eip155:8453", "eip155:84532"]).default("eip155:8453"),
   /** How long the local facilitator waits for its settlement's receipt before answering "pending" (the payment reconciler finishes it later). */
   FACILITATOR_CONFIRMATION_SECONDS: z.coerce.number().int().min(1).max(600).default(60),

@@ -16,7 +16,7 @@
  * A refusal (a payment chain x402 does not settle on; the devnet's public
  * keys on Base mainnet) is a StartupError with the message to print.
  */
-import { applyConfigOverlay, type Config } from "./config.js";
+import { applyConfigOverlay, gasKeys, type Config } from "./config.js";
 import type { Logger } from "pino";
 import type { DevnetHandle, PublishedDevnet } from "../devnet/index.js";
 import { privateKeyToAccount } from "viem/accounts";
@@ -116,9 +116,16 @@ async function withRealPaymentChain(cfg: Config, notes: string[]): Promise<Confi
     );
   }
   notes.push(`payments settle on the real chain at EVM_RPC_URL (chain ${id.chainId}, ${network})${explicit.has("PAY_TO") ? "" : "; PAY_TO is the devnet's, of a public mnemonic: fine on a test chain only"}`);
-  if (cfg.FACILITATOR_PRIVATE_KEY) {
-    const gas = await evmBalance(url, privateKeyToAccount(`0x${cfg.FACILITATOR_PRIVATE_KEY.replace(/^0x/, "")}`).address);
-    if (gas === 0n) notes.push("the facilitator's gas key (FACILITATOR_PRIVATE_KEY) holds no ETH on that chain: every settlement will fail until it is funded");
+  const keys = cfg.FACILITATOR_PRIVATE_KEY ? gasKeys(cfg.FACILITATOR_PRIVATE_KEY) : [];
+  for (const key of keys) {
+    const address = privateKeyToAccount(key).address;
+    if ((await evmBalance(url, address)) === 0n) {
+      notes.push(
+        keys.length === 1
+          ? "the facilitator's gas key (FACILITATOR_PRIVATE_KEY) holds no ETH on that chain: every settlement will fail until it is funded"
+          : `the facilitator's gas key ${address} (of FACILITATOR_PRIVATE_KEY) holds no ETH on that chain: the settlements it is given will fail until it is funded`,
+      );
+    }
   }
   return Object.freeze({ ...cfg, X402_NETWORK: network });
 }

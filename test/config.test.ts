@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyConfigOverlay, ConfigError, loadConfig } from "../src/config.js";
+import { applyConfigOverlay, ConfigError, gasKeys, loadConfig } from "../src/config.js";
 
 describe("configuration", () => {
   it("has working defaults and turns the devnet on when no upstream is configured", () => {
@@ -107,6 +107,17 @@ describe("settings given beat the overlay", () => {
       FACILITATOR_MODE: "local",
       FACILITATOR_PRIVATE_KEY: "11".repeat(32),
     });
+  });
+
+  it("FACILITATOR_PRIVATE_KEY takes one key or several separated by commas, refusing a malformed or repeated one", () => {
+    const a = "11".repeat(32);
+    const b = `0x${"22".repeat(32)}`;
+    const c = loadConfig({ DEVNET: "off", FACILITATOR_PRIVATE_KEY: ` ${a} , ${b}`, FACILITATOR_MODE: "local", EVM_RPC_URL: "http://127.0.0.1:8545" });
+    expect(gasKeys(c.FACILITATOR_PRIVATE_KEY!)).toEqual([`0x${a}`, b]);
+    expect(gasKeys(a)).toEqual([`0x${a}`]);
+    expect(() => loadConfig({ DEVNET: "off", FACILITATOR_PRIVATE_KEY: `${a},0x${a}` })).toThrow(/FACILITATOR_PRIVATE_KEY.*names the same key twice/s);
+    expect(() => loadConfig({ DEVNET: "off", FACILITATOR_PRIVATE_KEY: `${a},12` })).toThrow(/FACILITATOR_PRIVATE_KEY.*several such keys separated by commas/s);
+    expect(() => loadConfig({ DEVNET: "off", FACILITATOR_PRIVATE_KEY: "," })).toThrow(/FACILITATOR_PRIVATE_KEY/);
   });
 
   it("an empty value is not a given setting", () => {

@@ -15,6 +15,7 @@
 import { privateKeyToAccount } from "viem/accounts";
 import { formatEther } from "viem";
 import { EthRpc } from "../chains/ethereum/rpc.js";
+import { gasKeys } from "../config.js";
 import { createFacilitator, type FacilitatorSettings } from "../x402/facilitators.js";
 import { USDC } from "../x402/networks.js";
 import { fail, pass, probeUpstream, reason, shownUrl, verdict, warn, type CheckContext, type CheckResult } from "./check.js";
@@ -31,13 +32,10 @@ export function checkPayTo(ctx: Pick<CheckContext, "config">): CheckResult {
   return pass("pay-to", `${PAY_TO} receives USDC ${USDC[X402_NETWORK].asset} on ${NETWORK_NAMES[X402_NETWORK]} (${X402_NETWORK})`);
 }
 
-function gasKey(hex: string): `0x${string}` {
-  return (hex.startsWith("0x") ? hex : `0x${hex}`) as `0x${string}`;
-}
-
 /**
- * EVM_RPC_URL: X402_NETWORK's chain, synced; with `gasKeyHex`, the key's ETH
- * balance too (zero cannot pay for a settlement).
+ * EVM_RPC_URL: X402_NETWORK's chain, synced; with `gasKeyHex` (one key or
+ * several separated by commas), each key's ETH balance too (zero cannot pay
+ * for a settlement).
  */
 export function checkEvmNode(ctx: CheckContext, name: string, gasKeyHex?: string): Promise<CheckResult> {
   const { config } = ctx;
@@ -61,8 +59,8 @@ export function checkEvmNode(ctx: CheckContext, name: string, gasKeyHex?: string
         });
       }
       const parts = [`${where} chain ${state.chainId}`];
-      if (gasKeyHex) {
-        const address = privateKeyToAccount(gasKey(gasKeyHex)).address;
+      for (const key of gasKeyHex ? gasKeys(gasKeyHex) : []) {
+        const address = privateKeyToAccount(key).address;
         const raw = await rpc.call("eth_getBalance", [address, "latest"], ctx.signal);
         const balance = typeof raw === "string" && /^0x[0-9a-fA-F]+$/.test(raw) ? BigInt(raw) : undefined;
         if (balance === undefined) problems.push({ detail: "eth_getBalance answered malformed", fix: "use a node that serves eth_getBalance" });

@@ -9,7 +9,7 @@ export type FacilitatorSettings =
   | {
       mode: "local";
       rpcUrl: string;
-      privateKey: `0x${string}`;
+      privateKey: `0x${string}` | readonly `0x${string}`[];
       network: "eip155:8453" | "eip155:84532";
       /** Bound on the settlement's receipt wait (createLocalFacilitator's default when absent); no config key sets it yet. */
       confirmationTimeoutMs?: number;

@@ -25,12 +25,14 @@
  * - The RPC must serve the configured chain: the first operation checks
  *   eth_chainId and refuses a mismatch (a mainnet facilitator is never
  *   pointed at a test chain by accident, nor the reverse).
- * - Broadcasts from the facilitator key are serialised in-process, so
- *   concurrent settlements never race for the same account nonce. Run one
- *   facilitator key per process. A settlement's gas is estimated before it
- *   joins the queue, and the broadcast names the chain id (viem would
- *   otherwise ask the node to fill the transaction): only signing and the
- *   send are serial, one round trip per settlement, not three.
+ * - Broadcasts from each gas key are serialised in-process, so concurrent
+ *   settlements never race for the same account nonce. Run one process per
+ *   key. A settlement's gas is estimated before it joins the queue, and the
+ *   broadcast names the chain id (viem would otherwise ask the node to fill
+ *   the transaction): only signing and the send are serial, one round trip
+ *   per settlement, not three. With several gas keys each settlement goes to
+ *   the key with the fewest broadcasts waiting, so n keys settle up to n
+ *   payments per round trip to the node.
  * - Fewer round trips to the RPC per payment (each is a network round trip
  *   to a hosted node, and every paid call waits for them): the official
  *   scheme asks for the payer's code twice in one verify or settle, which one
@@ -69,6 +71,7 @@ import {
   type Hex,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { LRUCache } from "lru-cache";
 import { base, baseSepolia } from "viem/chains";
 
 export type LocalFacilitatorNetwork = "eip155:8453" | "eip155:84532";
@@ -76,8 +79,12 @@ export type LocalFacilitatorNetwork = "eip155:8453" | "eip155:84532";
 export interface LocalFacilitatorOptions {
   /** Any EVM JSON-RPC endpoint for the network (the devnet's in devnet mode). */
   rpcUrl: string;
-  /** The facilitator's gas-paying key. */
-  privateKey: Hex;
+  /**
+   * The facilitator's gas-paying key, or several: each key broadcasts one settlement at a time (its
+   * nonces in order), and a settlement goes to the key with the fewest waiting, so with a distant
+   * node n keys settle up to n times as many payments a second.
+   */
+  privateKey: Hex | readonly Hex[];
   network: LocalFacilitatorNetwork;
   /** Bound on each receipt wait; past it settle reports settlement_pending. Default 60 s. */
   confirmationTimeoutMs?: number;
@@ -88,8 +95,10 @@ export interface LocalFacilitatorOptions {
 }
 
 export interface LocalFacilitator extends FacilitatorClient {
-  /** The gas-paying address (also listed under signers in getSupported). */
+  /** The first gas-paying address. */
   readonly address: Address;
+  /** Every gas-paying address (all listed under signers in getSupported). */
+  readonly addresses: readonly Address[];
   readonly network: LocalFacilitatorNetwork;
 }
 
@@ -192,12 +201,14 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
   const { rpcUrl, privateKey, network } = options;
   const chain = CHAINS[network];
   if (!chain) throw new Error(`local facilitator: unsupported network ${String(network)}`);
-  const account = privateKeyToAccount(privateKey);
-  const client = createWalletClient({
-    account,
-    chain,
-    transport: http(rpcUrl, { timeout: options.rpcTimeoutMs ?? 10_000, retryCount: options.rpcRetryCount ?? 2 }),
-  }).extend(publicActions);
+  const keys = typeof privateKey === "string" ? [privateKey] : [...privateKey];
+  if (keys.length === 0) throw new Error("local facilitator: at least one gas key is needed");
+  const accounts = keys.map((k) => privateKeyToAccount(k));
+  const addresses = accounts.map((a) => a.address);
+  if (new Set(addresses).size !== addresses.length) throw new Error("local facilitator: a gas key is given twice");
+  const transport = http(rpcUrl, { timeout: options.rpcTimeoutMs ?? 10_000, retryCount: options.rpcRetryCount ?? 2 });
+  const clientOf = (account: (typeof accounts)[number]) => createWalletClient({ account, chain, transport }).extend(publicActions);
+  const client = clientOf(accounts[0]!);
 
   const operations = new AsyncLocalStorage<OperationContext>();
   const tracked = async <T>(fn: () => Promise<T>): Promise<T> => {
@@ -213,19 +224,6 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
     }
   };
 
-  // One broadcast at a time from this key: each takes the nonce after the previous one was accepted.
-  let broadcastQueue: Promise<unknown> = Promise.resolve();
-  const serialBroadcast = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = broadcastQueue.then(fn, fn);
-    broadcastQueue = run.catch(() => undefined);
-    return run;
-  };
-
-  // The key's next nonce, counted here between reads of the pending count (only serialBroadcast
-  // touches it); undefined means "read it again", after any broadcast or receipt wait that failed.
-  let nextNonce: number | undefined;
-  const takeNonce = async (): Promise<number> =>
-    (nextNonce ??= await client.getTransactionCount({ address: account.address, blockTag: "pending" }));
   let fees: { at: number; value: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> } | undefined;
   const currentFees = () => {
     if (!fees || Date.now() - fees.at > FEE_TTL_MS) {
@@ -238,26 +236,20 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
     }
     return fees.value;
   };
-  /**
-   * Sends with the counted nonce and the kept fees. Any failure makes the next broadcast read the
-   * nonce again; a node that says the nonce is wrong (the key was used elsewhere) gets one more
-   * try at once with the nonce read again.
-   */
-  const broadcast = <T>(send: (prepared: { nonce: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) => Promise<T>): Promise<T> =>
-    serialBroadcast(async () => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const [nonce, fee] = await Promise.all([takeNonce(), currentFees()]);
-          const hash = await send({ nonce, ...fee });
-          nextNonce = nonce + 1;
-          return hash;
-        } catch (err) {
-          nextNonce = undefined;
-          if (attempt === 0 && err instanceof BaseError && err.walk((e) => e instanceof NonceTooLowError || e instanceof NonceTooHighError)) continue;
-          throw err;
-        }
-      }
-    });
+  type Lane = GasKeyLane<typeof client>;
+  const lanes: Lane[] = accounts.map((a, i) => {
+    const c = i === 0 ? client : clientOf(a);
+    return gasKeyLane(c, () => c.getTransactionCount({ address: a.address, blockTag: "pending" }), currentFees);
+  });
+  // Which key sent a transaction still awaiting its receipt: a failed wait makes that key read its nonce again.
+  const sentBy = new LRUCache<Hex, Lane>({ max: 10_000 });
+  let turn = 0;
+  /** The key with the fewest broadcasts waiting (the next in turn among equals) sends this one. */
+  const broadcast = <T extends Hex>(send: (lane: Lane, prepared: PreparedFees) => Promise<T>): Promise<T> => {
+    let lane = lanes[turn++ % lanes.length]!;
+    for (const l of lanes) if (l.waiting < lane.waiting) lane = l;
+    return lane.broadcast((prepared) => send(lane, prepared)).then((hash) => (sentBy.set(hash, lane), hash));
+  };
 
   /** The payer's code, asked once per verify or settle. */
   const codeAt = (address: Address): Promise<Hex | undefined> => {
@@ -279,7 +271,7 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
   type TypedArgs = Parameters<typeof client.verifyTypedData>[0];
   const signer = toFacilitatorEvmSigner(
     {
-      address: account.address,
+      address: addresses[0]!,
       getCode: (a) => tracked(() => codeAt(a.address)),
       readContract: (a) => tracked(() => client.readContract({ ...a, args: a.args ?? [] } as unknown as ReadArgs)),
       verifyTypedData: (a) => tracked(() => client.verifyTypedData(a as unknown as TypedArgs)),
@@ -293,23 +285,28 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
           const gas = (a as { gas?: bigint }).gas ?? (await client.estimateContractGas({ ...args, prepare: false } as unknown as Parameters<typeof client.estimateContractGas>[0]));
           // chainId given: viem would otherwise ask the node to fill the transaction (eth_fillTransaction,
           // which geth and anvil serve): one more round trip, inside the queue.
-          return broadcast((prepared) => client.writeContract({ ...args, ...prepared, gas, chainId: chain.id } as unknown as WriteArgs));
+          return broadcast((lane, prepared) => lane.client.writeContract({ ...args, ...prepared, gas, chainId: chain.id } as unknown as WriteArgs));
         }),
-      sendTransaction: (a) => tracked(() => broadcast((prepared) => client.sendTransaction({ ...a, ...prepared, chainId: chain.id }))),
+      sendTransaction: (a) => tracked(() => broadcast((lane, prepared) => lane.client.sendTransaction({ ...a, ...prepared, chainId: chain.id }))),
       waitForTransactionReceipt: (a) =>
         tracked(() =>
-          client.waitForTransactionReceipt(a).catch((err: unknown) => {
-            // The transaction may have been dropped: the pending count is the truth again.
-            nextNonce = undefined;
-            throw err;
-          }),
+          client.waitForTransactionReceipt(a).then(
+            (receipt) => (sentBy.delete(a.hash), receipt),
+            (err: unknown) => {
+              // The transaction may have been dropped: the pending count is the truth again.
+              sentBy.get(a.hash)?.forgetNonce();
+              sentBy.delete(a.hash);
+              throw err;
+            },
+          ),
         ),
     },
     { confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000 },
   );
 
   const facilitator = new x402Facilitator();
-  facilitator.register(network, new ExactEvmScheme(signer));
+  // Every gas key is listed under signers in getSupported, not only the first.
+  facilitator.register(network, new ExactEvmScheme({ ...signer, getAddresses: () => addresses }));
 
   let chainChecked: Promise<void> | undefined;
   const checkChain = (operation: "verify" | "settle"): Promise<void> => {
@@ -360,7 +357,8 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
   };
 
   return {
-    address: account.address,
+    address: addresses[0]!,
+    addresses,
     network,
 
     async verify(payload, requirements): Promise<VerifyResponse> {
@@ -425,6 +423,61 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
     async getSupported(): Promise<SupportedResponse> {
       return facilitator.getSupported() as SupportedResponse;
     },
+  };
+}
+
+type PreparedFees = { nonce: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+
+interface GasKeyLane<C> {
+  readonly client: C;
+  /** Broadcasts queued on this key or in flight. */
+  readonly waiting: number;
+  broadcast<T>(send: (prepared: PreparedFees) => Promise<T>): Promise<T>;
+  /** The next broadcast reads the key's pending nonce from the node again. */
+  forgetNonce(): void;
+}
+
+/**
+ * One gas key's broadcasts, one at a time: each takes the nonce after the previous one was accepted.
+ * The nonce is counted here between reads of the key's pending count; any failed broadcast makes
+ * the next one read it again, and a node that says the nonce is wrong (the key was used elsewhere)
+ * gets one more try at once with the nonce read again. Fees are shared by all keys.
+ */
+function gasKeyLane<C>(
+  client: C,
+  pendingCount: () => Promise<number>,
+  currentFees: () => Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>,
+): GasKeyLane<C> {
+  let queue: Promise<unknown> = Promise.resolve();
+  let waiting = 0;
+  let nextNonce: number | undefined;
+  const takeNonce = async (): Promise<number> => (nextNonce ??= await pendingCount());
+  const sendInTurn = async <T>(send: (prepared: PreparedFees) => Promise<T>): Promise<T> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const [nonce, fee] = await Promise.all([takeNonce(), currentFees()]);
+        const result = await send({ nonce, ...fee });
+        nextNonce = nonce + 1;
+        return result;
+      } catch (err) {
+        nextNonce = undefined;
+        if (attempt === 0 && err instanceof BaseError && err.walk((e) => e instanceof NonceTooLowError || e instanceof NonceTooHighError)) continue;
+        throw err;
+      }
+    }
+  };
+  return {
+    client,
+    get waiting() {
+      return waiting;
+    },
+    broadcast(send) {
+      waiting++;
+      const run = queue.then(() => sendInTurn(send)).finally(() => waiting--);
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    forgetNonce: () => void (nextNonce = undefined),
   };
 }
 

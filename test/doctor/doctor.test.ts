@@ -19,6 +19,7 @@ import { formatReport, runDoctor, type CheckResult } from "../../src/doctor/inde
 import type { Config } from "../../src/config.js";
 import { tempDir } from "../helpers/app.js";
 import { doctorConfig, prepareStore, randomKey, runCliDoctor, startSilentServer, startSupportedServer, type DoctorStore } from "./helpers.js";
+import { privateKeyToAccount } from "viem/accounts";
 
 const PAY_TO = "0x2222222222222222222222222222222222222222";
 /** Settings of a non-devnet configuration with nothing else configured. */
@@ -162,6 +163,14 @@ describe("upstreams on the devnet's simulators", () => {
       const r = await checkFacilitator(ctx(local({})));
       expect(r.ok, r.detail).toBe(true);
       expect(r.detail).toMatch(/^local, settles eip155:84532 through EVM_RPC_URL http:\/\/127\.0\.0\.1:\d+ chain 84532, gas key 0x[0-9a-fA-F]{40} holds [\d.]+ ETH$/);
+    });
+
+    it("local with several gas keys: each key's balance", async () => {
+      const second = "0x" + "42".repeat(32);
+      const r = await checkFacilitator(ctx(local({ FACILITATOR_PRIVATE_KEY: `${devnet.facilitatorKey},${second}` })));
+      expect(r.ok, r.detail).toBe(true);
+      expect(r.detail.match(/gas key 0x[0-9a-fA-F]{40} holds [\d.]+ ETH/g)).toHaveLength(2);
+      expect(r.detail).toContain(privateKeyToAccount(second as `0x${string}`).address);
     });
 
     it("local: fails a node of another chain than X402_NETWORK (a gas key without ETH: real-nodes.test.ts, the devnet funds every address)", async () => {

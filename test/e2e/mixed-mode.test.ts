@@ -22,6 +22,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createApp, type App } from "../../src/app.js";
 import { startupBanner } from "../../src/banner.js";
@@ -282,8 +283,8 @@ describe.skipIf(!runs)("a real upstream beside the devnet replaces only its own 
     {
       key: "payment_chain",
       label: "payment chain",
-      // A gas key of the operator's own: the devnet's (mnemonic index 18) holds nothing on this anvil.
-      env: () => ({ EVM_RPC_URL: base.url, FACILITATOR_PRIVATE_KEY: base.keys[0]! }),
+      // Gas keys of the operator's own (two, comma-separated): the devnet's (mnemonic index 18) holds nothing on this anvil.
+      env: () => ({ EVM_RPC_URL: base.url, FACILITATOR_PRIVATE_KEY: `${base.keys[0]!}, ${base.keys[6]!.slice(2)}` }),
       simulator: (p) => p.devnet!.evm,
       uses: async (m) => {
         // The network comes from the node's chain id; a paid call settles on anvil with Circle's USDC.
@@ -326,6 +327,15 @@ describe.skipIf(!runs)("a real upstream beside the devnet replaces only its own 
       expect(m.banner).toMatch(/note: the facilitator's gas key \(FACILITATOR_PRIVATE_KEY\) holds no ETH on that chain/);
     } finally {
       await m.close();
+    }
+    // Of several keys, the one without ETH is named.
+    const fresh = generatePrivateKey();
+    const several = await startMixed({ EVM_RPC_URL: base.url, FACILITATOR_PRIVATE_KEY: `${base.keys[0]!},${fresh}` });
+    try {
+      expect(several.banner).toContain(`note: the facilitator's gas key ${privateKeyToAccount(fresh).address} (of FACILITATOR_PRIVATE_KEY) holds no ETH on that chain`);
+      expect(several.banner).not.toContain(privateKeyToAccount(base.keys[0]!).address);
+    } finally {
+      await several.close();
     }
   });
 

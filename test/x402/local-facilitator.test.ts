@@ -455,6 +455,43 @@ describe("local facilitator: concurrent settlements", () => {
   });
 });
 
+describe("local facilitator with several gas keys", () => {
+  it("broadcasts side by side, one settlement per key at a time, each key's nonces in order; lists every key", async () => {
+    const dev = await startDevnetEvm({ accounts: 9 });
+    // Each broadcast is answered only once three are asked at the same time (or after 3 s): one key
+    // broadcasts one at a time, so only three keys can have three in flight.
+    const proxy = await startGatedProxy(dev.url, "eth_sendRawTransaction", 3, 3_000);
+    try {
+      const keys = [6, 7, 8].map((i) => dev.accounts[i]!);
+      const facilitator = createLocalFacilitator({ rpcUrl: proxy.url, privateKey: keys.map((k) => k.privateKey), network: "eip155:84532" });
+      expect(facilitator.addresses).toEqual(keys.map((k) => k.address));
+      expect((await facilitator.getSupported()).signers["eip155:*"]).toEqual(keys.map((k) => k.address));
+      const req = requirements({ payTo: dev.accounts[5]!.address });
+      const payloads = await Promise.all([0, 1, 2, 3, 4, 0].map(async (i) => (await createPayer(dev.accounts[i]!.privateKey).signFor(paymentRequired(req))).payload));
+      const settled = await Promise.all(payloads.map((p) => facilitator.settle(p, req)));
+      expect(settled.map((r) => r.success)).toEqual([true, true, true, true, true, true]);
+      expect(proxy.most()).toBe(3);
+      expect(dev.usdcBalanceOf(dev.accounts[5]!.address)).toBe(1_000_600_000n);
+      // Two settlements per key, with nonces 0 and 1: none lost, none reused.
+      const chain = createPublicClient({ chain: baseSepolia, transport: http_(dev.url) });
+      const senders = await Promise.all(settled.map((r) => chain.getTransaction({ hash: r.transaction as Hex })));
+      for (const k of keys) {
+        expect(senders.filter((t) => t.from === k.address.toLowerCase() || t.from === k.address).map((t) => t.nonce).sort()).toEqual([0, 1]);
+      }
+    } finally {
+      await proxy.close();
+      await dev.close();
+    }
+  });
+
+  it("refuses no key and a key given twice", () => {
+    const key = generatePrivateKey();
+    const at = { rpcUrl: "http://127.0.0.1:9", network: "eip155:84532" } as const;
+    expect(() => createLocalFacilitator({ ...at, privateKey: [] })).toThrow(/at least one gas key/);
+    expect(() => createLocalFacilitator({ ...at, privateKey: [key, key] })).toThrow(/given twice/);
+  });
+});
+
 describe("local facilitator round trips to the RPC", () => {
   type Counted = { dev: DevnetEvm; calls: string[]; pay: (payer: number) => ReturnType<LocalFacilitator["settle"]>; count: (m: string) => number };
   /** Runs `body` with a devnet chain that lists every JSON-RPC method asked of it, in order, and a facilitator on it (key: the last account). */
