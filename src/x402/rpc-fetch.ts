@@ -1,7 +1,7 @@
 /**
  * The `fetchFn` the local facilitator gives viem's http transport: each
- * JSON-RPC request goes out through undici's `request` on a keep-alive agent
- * of its own, and the answer, read whole, comes back as the few parts of a
+ * JSON-RPC request goes out through undici's `request` on an agent of its
+ * own (keep-alive as the global fetch keeps it), and the answer, read whole, comes back as the few parts of a
  * Response that viem reads (ok, status, statusText, headers, text) with no
  * body stream. Node's global fetch runs the whole WHATWG pipeline (Request,
  * header guards, a web ReadableStream that viem then reads chunk by chunk)
@@ -29,9 +29,11 @@ export class RpcBodyTooLargeError extends Error {
 /** A fetch for viem's http transport; its idle keep-alive sockets do not hold the process open. */
 export function createRpcFetch(options: { maxBodyBytes?: number } = {}): typeof fetch {
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
-  const agent = new Agent({ keepAliveTimeout: 30_000 });
+  // undici's keep-alive defaults, as the global fetch has them: an idle socket is kept 4 s unless the
+  // server's Keep-Alive header says less, so a send is not written to a socket the node just closed.
+  const agent = new Agent();
   const fetchFn = async (url: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    const res = await request(String(url), {
+    const res = await request(url instanceof Request ? url.url : String(url), {
       method: (init.method ?? "GET") as "POST",
       headers: init.headers as Record<string, string> | undefined,
       body: init.body as string | undefined,
