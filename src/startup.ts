@@ -117,9 +117,11 @@ async function withRealPaymentChain(cfg: Config, notes: string[]): Promise<Confi
   }
   notes.push(`payments settle on the real chain at EVM_RPC_URL (chain ${id.chainId}, ${network})${explicit.has("PAY_TO") ? "" : "; PAY_TO is the devnet's, of a public mnemonic: fine on a test chain only"}`);
   const keys = cfg.FACILITATOR_PRIVATE_KEY ? gasKeys(cfg.FACILITATOR_PRIVATE_KEY) : [];
-  for (const key of keys) {
-    const address = privateKeyToAccount(key).address;
-    if ((await evmBalance(url, address)) === 0n) {
+  // Every key's balance read side by side: each read is a round trip to the node, and start-up waits for them.
+  const addresses = keys.map((k) => privateKeyToAccount(k).address);
+  const balances = await Promise.all(addresses.map((a) => evmBalance(url, a)));
+  for (const [i, address] of addresses.entries()) {
+    if (balances[i] === 0n) {
       notes.push(
         keys.length === 1
           ? "the facilitator's gas key (FACILITATOR_PRIVATE_KEY) holds no ETH on that chain: every settlement will fail until it is funded"

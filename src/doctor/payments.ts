@@ -59,9 +59,11 @@ export function checkEvmNode(ctx: CheckContext, name: string, gasKeyHex?: string
         });
       }
       const parts = [`${where} chain ${state.chainId}`];
-      for (const key of gasKeyHex ? gasKeys(gasKeyHex) : []) {
-        const address = privateKeyToAccount(key).address;
-        const raw = await rpc.call("eth_getBalance", [address, "latest"], ctx.signal);
+      const addresses = (gasKeyHex ? gasKeys(gasKeyHex) : []).map((k) => privateKeyToAccount(k).address);
+      // Side by side: one round trip for all the keys, not one after another.
+      const answers = await Promise.all(addresses.map((a) => rpc.call("eth_getBalance", [a, "latest"], ctx.signal)));
+      for (const [i, address] of addresses.entries()) {
+        const raw = answers[i];
         const balance = typeof raw === "string" && /^0x[0-9a-fA-F]+$/.test(raw) ? BigInt(raw) : undefined;
         if (balance === undefined) problems.push({ detail: "eth_getBalance answered malformed", fix: "use a node that serves eth_getBalance" });
         else if (balance === 0n) problems.push({ detail: `gas key ${address} holds no ETH`, fix: `send ETH on ${NETWORK_NAMES[config.X402_NETWORK]} to ${address} (the local facilitator pays each settlement's gas)` });
