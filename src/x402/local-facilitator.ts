@@ -46,7 +46,7 @@
  *   cent a block. A settlement went from eleven round trips to six.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { x402Facilitator } from "@x402/core/facilitator";
+import { InMemoryPendingSettlementStore, x402Facilitator } from "@x402/core/facilitator";
 import type { FacilitatorClient } from "@x402/core/http";
 import {
   FacilitatorResponseError,
@@ -75,6 +75,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { LRUCache } from "lru-cache";
 import { createRpcFetch } from "./rpc-fetch.js";
+import { settleVerifiedOnce } from "./verified-settle.js";
 import { base, baseSepolia } from "viem/chains";
 
 export type LocalFacilitatorNetwork = "eip155:8453" | "eip155:84532";
@@ -95,6 +96,11 @@ export interface LocalFacilitatorOptions {
   rpcTimeoutMs?: number;
   /** Transport retries per RPC request on network errors / 5xx. Default 2. */
   rpcRetryCount?: number;
+  /**
+   * A settle of a payment this facilitator verified moments ago skips the official scheme's second
+   * signature check (verified-settle.ts). Default true; false settles through the official scheme only.
+   */
+  settleVerifiedOnce?: boolean;
 }
 
 export interface LocalFacilitator extends FacilitatorClient {
@@ -309,7 +315,11 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
 
   const facilitator = new x402Facilitator();
   // Every gas key is listed under signers in getSupported, not only the first.
-  facilitator.register(network, new ExactEvmScheme({ ...signer, getAddresses: () => addresses }));
+  const schemeSigner = { ...signer, getAddresses: () => addresses };
+  const pending = new InMemoryPendingSettlementStore();
+  const scheme = new ExactEvmScheme(schemeSigner, { pendingSettlementStore: pending });
+  // A payment verified here is not verified again when it is settled (verified-settle.ts).
+  facilitator.register(network, options.settleVerifiedOnce === false ? scheme : settleVerifiedOnce(scheme, { signer: schemeSigner, pending }));
 
   let chainChecked: Promise<void> | undefined;
   const checkChain = (operation: "verify" | "settle"): Promise<void> => {

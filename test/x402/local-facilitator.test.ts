@@ -377,7 +377,10 @@ describe("local facilitator when answers are lost after the broadcast", () => {
     }
   });
 
-  it("a lost receipt gives settlement_pending with the hash, and a retry of the same payload reconciles", async () => {
+  it.each([
+    ["settled without a verify before it", false],
+    ["verified first (the settle skips the second signature check)", true],
+  ])("a lost receipt gives settlement_pending with the hash, and a retry of the same payload reconciles: %s", async (_, verifyFirst) => {
     const dev = await startDevnetEvm({ accounts: 3 });
     const lose = new Set(["eth_getTransactionReceipt", "eth_getTransactionByHash", "eth_blockNumber"]);
     const proxy = await startLossyProxy(dev.url, lose);
@@ -391,6 +394,7 @@ describe("local facilitator when answers are lost after the broadcast", () => {
       });
       const req = requirements({ payTo: dev.accounts[1]!.address });
       const { payload } = await createPayer(dev.accounts[0]!.privateKey).signFor(paymentRequired(req));
+      if (verifyFirst) expect(await facilitator.verify(payload, req)).toMatchObject({ isValid: true });
       const first = await facilitator.settle(payload, req);
       expect(first).toMatchObject({ success: false, errorReason: "settlement_pending" });
       expect(first.transaction).toMatch(/^0x[0-9a-f]{64}$/);
@@ -513,7 +517,7 @@ describe("local facilitator round trips to the RPC", () => {
     }
   }
 
-  it("asks for the payer's code once per verify and per settle, and counts the key's nonce itself", async () => {
+  it("asks for the payer's code once per verify and not again to settle what it verified, and counts the key's nonce itself", async () => {
     await withCounted(async ({ dev, calls, pay, count }) => {
       expect(await pay(0)).toMatchObject({ success: true });
       // The first payment read the chain id and the key's pending nonce once.
@@ -522,7 +526,8 @@ describe("local facilitator round trips to the RPC", () => {
       for (const payer of [1, 2]) {
         calls.length = 0;
         expect(await pay(payer)).toMatchObject({ success: true });
-        expect(count("eth_getCode")).toBe(2);
+        // Settling a payment it has just verified, the facilitator does not check the signer again.
+        expect(count("eth_getCode")).toBe(1);
         expect(count("eth_getTransactionCount")).toBe(0);
         expect(count("eth_call")).toBe(1);
         expect(count("eth_estimateGas")).toBe(1);
