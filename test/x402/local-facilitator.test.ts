@@ -346,7 +346,10 @@ async function startRpcProxy(target: string, answer: (method: string) => Promise
 const startLossyProxy = (target: string, lose: Set<string>) => startRpcProxy(target, async (m) => (lose.has(m) ? "lose" : "send"));
 
 describe("local facilitator when answers are lost after the broadcast", () => {
-  it("a lost eth_sendRawTransaction answer throws with indeterminate=true, and the transfer did land", async () => {
+  it.each([
+    ["settled without a verify before it", false],
+    ["verified first (the settle skips the second signature check)", true],
+  ])("a lost eth_sendRawTransaction answer throws with indeterminate=true, and the transfer did land: %s", async (_, verifyFirst) => {
     const dev = await startDevnetEvm({ accounts: 3 });
     const proxy = await startLossyProxy(dev.url, new Set(["eth_sendRawTransaction"]));
     try {
@@ -358,6 +361,7 @@ describe("local facilitator when answers are lost after the broadcast", () => {
       });
       const req = requirements({ payTo: dev.accounts[1]!.address });
       const { payload } = await createPayer(dev.accounts[0]!.privateKey).signFor(paymentRequired(req));
+      if (verifyFirst) expect(await facilitator.verify(payload, req)).toMatchObject({ isValid: true });
       const err = await facilitator.settle(payload, req).then(
         () => undefined,
         (e: unknown) => e,
