@@ -47,7 +47,6 @@
  * - A settle of a payment this facilitator has just verified does not check its signature again
  *   (verified-settle.ts): the same outcomes as the official settle, one secp256k1 recovery less.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { InMemoryPendingSettlementStore, x402Facilitator } from "@x402/core/facilitator";
 import type { FacilitatorClient } from "@x402/core/http";
 import {
@@ -77,7 +76,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { LRUCache } from "lru-cache";
 import { createRpcFetch } from "./rpc-fetch.js";
-import { settleVerifiedOnce } from "./verified-settle.js";
+import { settleVerifiedOnce, verifiedPayments } from "./verified-settle.js";
 import { base, baseSepolia } from "viem/chains";
 
 export type LocalFacilitatorNetwork = "eip155:8453" | "eip155:84532";
@@ -221,12 +220,11 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
   const clientOf = (account: (typeof accounts)[number]) => createWalletClient({ account, chain, transport }).extend(publicActions);
   const client = clientOf(accounts[0]!);
 
-  const operations = new AsyncLocalStorage<OperationContext>();
-  const tracked = async <T>(fn: () => Promise<T>): Promise<T> => {
+  /** Runs one RPC call of an operation; a transport failure is recorded on the operation's context. */
+  const trackedIn = (ctx: OperationContext | undefined) => async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
     } catch (err) {
-      const ctx = operations.getStore();
       if (ctx && isTransportError(err)) {
         ctx.transportErrors.push(err);
         if (touchesBroadcast(err)) ctx.broadcastUncertain = true;
@@ -263,8 +261,7 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
   };
 
   /** The payer's code, asked once per verify or settle. */
-  const codeAt = (address: Address): Promise<Hex | undefined> => {
-    const ctx = operations.getStore();
+  const codeIn = (ctx: OperationContext | undefined) => (address: Address): Promise<Hex | undefined> => {
     if (!ctx) return client.getCode({ address });
     const key = address.toLowerCase();
     let code = ctx.code.get(key);
@@ -280,48 +277,64 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
   type WriteArgs = Parameters<typeof client.writeContract>[0];
   type ReadArgs = Parameters<typeof client.readContract>[0];
   type TypedArgs = Parameters<typeof client.verifyTypedData>[0];
-  const signer = toFacilitatorEvmSigner(
-    {
-      address: addresses[0]!,
-      getCode: (a) => tracked(() => codeAt(a.address)),
-      readContract: (a) => tracked(() => client.readContract({ ...a, args: a.args ?? [] } as unknown as ReadArgs)),
-      verifyTypedData: (a) => tracked(() => client.verifyTypedData(a as unknown as TypedArgs)),
-      // The gas is estimated before the broadcast queue, not inside it: an estimate does not depend on
-      // the key's nonce, and inside the queue its round trip (the node runs the transfer) held up every
-      // other settlement's broadcast; only signing and the send are serial now.
-      writeContract: (a) =>
-        tracked(async () => {
-          const args = { ...a, args: a.args ?? [] } as unknown as WriteArgs;
-          // prepare: false — one eth_estimateGas; viem would otherwise read the nonce and the fees for it.
-          const gas = (a as { gas?: bigint }).gas ?? (await client.estimateContractGas({ ...args, prepare: false } as unknown as Parameters<typeof client.estimateContractGas>[0]));
-          // chainId given: viem would otherwise ask the node to fill the transaction (eth_fillTransaction,
-          // which geth and anvil serve): one more round trip, inside the queue.
-          return broadcast((lane, prepared) => lane.client.writeContract({ ...args, ...prepared, gas, chainId: chain.id } as unknown as WriteArgs));
-        }),
-      sendTransaction: (a) => tracked(() => broadcast((lane, prepared) => lane.client.sendTransaction({ ...a, ...prepared, chainId: chain.id }))),
-      waitForTransactionReceipt: (a) =>
-        tracked(() =>
-          client.waitForTransactionReceipt(a).then(
-            (receipt) => (sentBy.delete(a.hash), receipt),
-            (err: unknown) => {
-              // The transaction may have been dropped: the pending count is the truth again.
-              sentBy.get(a.hash)?.forgetNonce();
-              sentBy.delete(a.hash);
-              throw err;
-            },
+  /**
+   * The official adapter over this process's clients, for one operation: its RPC calls are tracked
+   * on `ctx` (transport failures, the payer's code). Each verify and settle gets its own, so no
+   * AsyncLocalStorage is needed to tell operations apart: once used, one would add promise hooks to
+   * every promise of the process, every request's included (bench/README.md).
+   */
+  const signerFor = (ctx: OperationContext | undefined) => {
+    const tracked = trackedIn(ctx);
+    const codeAt = codeIn(ctx);
+    const adapter = toFacilitatorEvmSigner(
+      {
+        address: addresses[0]!,
+        getCode: (a) => tracked(() => codeAt(a.address)),
+        readContract: (a) => tracked(() => client.readContract({ ...a, args: a.args ?? [] } as unknown as ReadArgs)),
+        verifyTypedData: (a) => tracked(() => client.verifyTypedData(a as unknown as TypedArgs)),
+        // The gas is estimated before the broadcast queue, not inside it: an estimate does not depend on
+        // the key's nonce, and inside the queue its round trip (the node runs the transfer) held up every
+        // other settlement's broadcast; only signing and the send are serial now.
+        writeContract: (a) =>
+          tracked(async () => {
+            const args = { ...a, args: a.args ?? [] } as unknown as WriteArgs;
+            // prepare: false — one eth_estimateGas; viem would otherwise read the nonce and the fees for it.
+            const gas = (a as { gas?: bigint }).gas ?? (await client.estimateContractGas({ ...args, prepare: false } as unknown as Parameters<typeof client.estimateContractGas>[0]));
+            // chainId given: viem would otherwise ask the node to fill the transaction (eth_fillTransaction,
+            // which geth and anvil serve): one more round trip, inside the queue.
+            return broadcast((lane, prepared) => lane.client.writeContract({ ...args, ...prepared, gas, chainId: chain.id } as unknown as WriteArgs));
+          }),
+        sendTransaction: (a) => tracked(() => broadcast((lane, prepared) => lane.client.sendTransaction({ ...a, ...prepared, chainId: chain.id }))),
+        waitForTransactionReceipt: (a) =>
+          tracked(() =>
+            client.waitForTransactionReceipt(a).then(
+              (receipt) => (sentBy.delete(a.hash), receipt),
+              (err: unknown) => {
+                // The transaction may have been dropped: the pending count is the truth again.
+                sentBy.get(a.hash)?.forgetNonce();
+                sentBy.delete(a.hash);
+                throw err;
+              },
+            ),
           ),
-        ),
-    },
-    { confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000 },
-  );
+      },
+      { confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000 },
+    );
+    // Every gas key is listed under signers in getSupported, not only the first.
+    return { ...adapter, getAddresses: () => addresses };
+  };
 
-  const facilitator = new x402Facilitator();
-  // Every gas key is listed under signers in getSupported, not only the first.
-  const schemeSigner = { ...signer, getAddresses: () => addresses };
+  // Shared by every operation: settlements awaiting their receipt (for the retry), and the payments
+  // verified here, whose settle skips the second signature check (verified-settle.ts).
   const pending = new InMemoryPendingSettlementStore();
-  const scheme = new ExactEvmScheme(schemeSigner, { pendingSettlementStore: pending });
-  // A payment verified here is not verified again when it is settled (verified-settle.ts).
-  facilitator.register(network, options.settleVerifiedOnce === false ? scheme : settleVerifiedOnce(scheme, { signer: schemeSigner, pending }));
+  const verified = verifiedPayments();
+  /** The official facilitator and scheme for one operation, over a signer bound to its context. */
+  const facilitatorFor = (ctx: OperationContext | undefined) => {
+    const signer = signerFor(ctx);
+    const scheme = new ExactEvmScheme(signer, { pendingSettlementStore: pending });
+    return new x402Facilitator().register(network, options.settleVerifiedOnce === false ? scheme : settleVerifiedOnce(scheme, { signer, pending, verified }));
+  };
+  const facilitator = facilitatorFor(undefined);
 
   let chainChecked: Promise<void> | undefined;
   const checkChain = (operation: "verify" | "settle"): Promise<void> => {
@@ -385,7 +398,7 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
       const ctx = newContext();
       let result: VerifyResponse;
       try {
-        result = await operations.run(ctx, () => facilitator.verify(payload, requirements));
+        result = await facilitatorFor(ctx).verify(payload, requirements);
       } catch (err) {
         if (ctx.transportErrors.length > 0) {
           throw new LocalFacilitatorRpcError("verify", `RPC failed: ${shortMessage(ctx.transportErrors[0])}`, { cause: err });
@@ -416,7 +429,7 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
       const ctx = newContext();
       let result: SettleResponse;
       try {
-        result = await operations.run(ctx, () => facilitator.settle(payload, requirements));
+        result = await facilitatorFor(ctx).settle(payload, requirements);
       } catch (err) {
         if (ctx.transportErrors.length > 0) {
           throw new LocalFacilitatorRpcError("settle", `RPC failed: ${shortMessage(ctx.transportErrors[0])}`, {

@@ -114,19 +114,25 @@ function paymentKey(payload: PaymentPayload, requirements: PaymentRequirements):
   }
 }
 
+/** The payments a facilitator verified, kept for their settle (the oldest go first past `max`). */
+export type VerifiedPayments = LRUCache<string, true>;
+
+export function verifiedPayments(max = 10_000): VerifiedPayments {
+  return new LRUCache<string, true>({ max, ttl: VERIFIED_TTL_MS });
+}
+
 export interface VerifiedSettleOptions {
   /** The signer the official scheme was built with (its broadcasts and receipt waits). */
   signer: FacilitatorEvmSigner;
   /** The pending store the official scheme was built with. */
   pending: PendingSettlementStore;
-  /** How many verifications are kept for their settle (the oldest go first). Default 10,000. */
-  max?: number;
+  /** The verifications, shared by every scheme instance of the facilitator. */
+  verified: VerifiedPayments;
 }
 
 /** The official scheme, whose settle skips the signature check a verification here has just made. */
 export function settleVerifiedOnce(official: SchemeNetworkFacilitator, options: VerifiedSettleOptions): SchemeNetworkFacilitator {
-  const { signer, pending } = options;
-  const verified = new LRUCache<string, true>({ max: options.max ?? 10_000, ttl: VERIFIED_TTL_MS });
+  const { signer, pending, verified } = options;
 
   const settleVerified = async (
     payload: PaymentPayload,

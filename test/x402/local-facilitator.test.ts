@@ -1,3 +1,4 @@
+import { executionAsyncId } from "node:async_hooks";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -572,5 +573,26 @@ describe("local facilitator round trips to the RPC", () => {
       expect(await pay(2)).toMatchObject({ success: true });
       expect(count("eth_getTransactionCount")).toBe(0);
     });
+  });
+});
+
+describe("local facilitator and the rest of the process", () => {
+  it("verifying and settling leave no promise hooks behind (an AsyncLocalStorage once run would slow every promise of the process)", async () => {
+    const dev = await startDevnetEvm({ accounts: 3 });
+    try {
+      const facilitator = createLocalFacilitator({ rpcUrl: dev.url, privateKey: dev.accounts[2]!.privateKey, network: "eip155:84532" });
+      const req = requirements({ payTo: dev.accounts[1]!.address });
+      const { payload } = await createPayer(dev.accounts[0]!.privateKey).signFor(paymentRequired(req));
+      expect(await facilitator.verify(payload, req)).toMatchObject({ isValid: true });
+      expect(await facilitator.settle(payload, req)).toMatchObject({ success: true });
+      // With promise hooks off, a promise continuation runs without an async id of its own.
+      const idAfterAwait = async () => {
+        await null;
+        return executionAsyncId();
+      };
+      expect(await idAfterAwait()).toBe(0);
+    } finally {
+      await dev.close();
+    }
   });
 });
