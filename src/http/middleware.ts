@@ -65,27 +65,36 @@ function clientIp(c: Context, trustProxyHops: number): string {
   return socketIp;
 }
 
+/** The target of a lazy child logger: its parent, its bindings, and the child once made. */
+interface LazyTarget {
+  parent: Logger;
+  bindings: Record<string, unknown>;
+  child: Logger | undefined;
+}
+const childOf = (t: LazyTarget): Logger => (t.child ??= t.parent.child(t.bindings));
+
+/** One handler for every lazy logger (a request makes a target and a proxy, no closures). */
+const lazyHandler: ProxyHandler<LazyTarget> = {
+  get(target, prop) {
+    const logger = childOf(target);
+    const v = Reflect.get(logger, prop, logger) as unknown;
+    return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(logger) : v;
+  },
+  set(target, prop, value) {
+    return Reflect.set(childOf(target), prop, value);
+  },
+  has(target, prop) {
+    return Reflect.has(childOf(target), prop);
+  },
+};
+
 /**
  * A child logger with the request's bindings, made on its first use: most
  * requests log nothing, and pino's child() (bindings serialized, redaction
  * set up) was a few per cent of a free GET's CPU.
  */
 export function lazyChildLogger(parent: Logger, bindings: Record<string, unknown>): Logger {
-  let child: Logger | undefined;
-  const real = () => (child ??= parent.child(bindings));
-  return new Proxy({} as Logger, {
-    get(_target, prop) {
-      const logger = real();
-      const v = Reflect.get(logger, prop, logger) as unknown;
-      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(logger) : v;
-    },
-    set(_target, prop, value) {
-      return Reflect.set(real(), prop, value);
-    },
-    has(_target, prop) {
-      return Reflect.has(real(), prop);
-    },
-  });
+  return new Proxy<LazyTarget>({ parent, bindings, child: undefined }, lazyHandler) as unknown as Logger;
 }
 
 export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): void {

@@ -20,6 +20,7 @@ import { base64OfJson, encodeX402Header } from "../x402/header-codec.js";
 import type { AnyRouteDef } from "./route-table.js";
 import { installMiddleware } from "./middleware.js";
 import { installFallbacks } from "./fallbacks.js";
+import { FixedPathRouter } from "./fixed-path-router.js";
 import { sentInput } from "./request-input.js";
 import { createRateLimiters, type RateLimitSettings } from "./rate-limits.js";
 import { render, type HttpEnv } from "./respond.js";
@@ -42,7 +43,8 @@ export interface RouterDeps {
 
 export function buildRouter(deps: RouterDeps): Hono<HttpEnv> {
   // strict: false — a trailing slash names the same route (`/v1/q/xmr/height/` is `/v1/q/xmr/height`).
-  const app = new Hono<HttpEnv>({ strict: false });
+  // The trie router, with each fixed path's match kept (fixed-path-router.ts).
+  const app = new Hono<HttpEnv>({ strict: false, router: new FixedPathRouter() });
   const limiters = createRateLimiters(deps.routes, deps.rateLimits);
   installMiddleware(app, {
     log: deps.log,
