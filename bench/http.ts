@@ -745,7 +745,12 @@ async function main(): Promise<void> {
     }
 
     // PERF_MAP=1: the service writes /tmp/perf-<pid>.map, so `perf record -g -p <pid>` names its JIT frames.
-    const profArgs = [...(PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []), ...(process.env.PERF_MAP === "1" ? ["--perf-basic-prof"] : [])];
+    const profArgs = [
+      ...(PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []),
+      ...(process.env.PERF_MAP === "1" ? ["--perf-basic-prof"] : []),
+      // SERVICE_NODE_FLAGS: node/V8 flags for the service process (e.g. GC settings), space-separated.
+      ...(process.env.SERVICE_NODE_FLAGS ?? "").split(" ").filter(Boolean),
+    ];
     let server: Child;
     if (SHAPE === "production") {
       // The production shape: the bundled CLI, DEVNET=off, PostgreSQL, every upstream given as the devnet's URLs.
@@ -834,6 +839,8 @@ async function main(): Promise<void> {
     if (want("paid") && !PAID_FIRST) await paid();
 
     await server.stop();
+    // SERVICE_LOG=<file>: what the service printed (with SERVICE_NODE_FLAGS=--trace-gc, its collections).
+    if (process.env.SERVICE_LOG) fs.writeFileSync(process.env.SERVICE_LOG, server.output());
     if (PROFILE) {
       // The main thread's profile is the largest (the other is tsx's loader thread).
       const files = fs.existsSync(profDir) ? fs.readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile")) : [];
