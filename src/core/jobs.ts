@@ -79,7 +79,10 @@ export function startJobs(jobs: readonly Job[], log: JobLog, opts: JobRunnerOpti
         if (outages > 0) log.info?.({ job: job.name, failedRuns: outages }, `${job.name} resumed`);
         outages = 0;
       } catch (e) {
-        if (opts.isOutage?.(e)) {
+        if (stopping.signal.aborted) {
+          // stop() aborted this run: the process is shutting down, not failing.
+          log.info?.({ job: job.name, err: (e as Error).message }, `${job.name} stopped mid-run`);
+        } else if (opts.isOutage?.(e)) {
           waitMs = outageWaitMs(job.intervalMs, ++outages);
           log.warn({ job: job.name, err: (e as Error).message, failedRuns: outages, retryInMs: waitMs }, `${job.name} waits for the database`);
         } else {

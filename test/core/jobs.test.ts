@@ -7,10 +7,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MAX_OUTAGE_WAIT_MS, outageWaitMs, startJobs, type Job, type JobLog } from "../../src/core/jobs.js";
 
 function recordingLog() {
-  const lines: { level: "error" | "warn"; obj: object; msg: string }[] = [];
+  const lines: { level: "error" | "warn" | "info"; obj: object; msg: string }[] = [];
   const log: JobLog = {
     error: (obj, msg) => lines.push({ level: "error", obj, msg }),
     warn: (obj, msg) => lines.push({ level: "warn", obj, msg }),
+    info: (obj, msg) => lines.push({ level: "info", obj, msg }),
   };
   return { log, lines };
 }
@@ -37,6 +38,27 @@ afterEach(() => {
 });
 
 describe("startJobs", () => {
+  it("a run that stop() aborts is not reported as a failure", async () => {
+    const { log, lines } = recordingLog();
+    let started = false;
+    // A run that gives up when its signal is aborted, as the chain followers' requests do.
+    const job: Job = {
+      name: "follower",
+      intervalMs: 1000,
+      run: (signal) =>
+        new Promise((_, reject) => {
+          started = true;
+          signal.addEventListener("abort", () => reject(new Error("This operation was aborted")), { once: true });
+        }),
+    };
+    const runner = startJobs([job], log);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started).toBe(true);
+    await runner.stop();
+    expect(lines.filter((l) => l.level !== "info")).toEqual([]);
+    expect(lines).toMatchObject([{ level: "info", msg: "follower stopped mid-run", obj: { job: "follower", err: "This operation was aborted" } }]);
+  });
+
   it("runs a job at once, then once per interval while it reports no more work", async () => {
     const { log } = recordingLog();
     const j = scripted("idle", 1000);
