@@ -62,6 +62,8 @@ export const SettleReasons = {
 /** As @x402/evm bounds the message of a pending settlement. */
 const MAX_ERROR_MESSAGE_LENGTH = 500;
 
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
 const transferEvent = [
   {
     type: "event",
@@ -76,7 +78,7 @@ const transferEvent = [
 
 /** The reason a failed broadcast gets, read from the node's revert message as @x402/evm reads it. */
 export function transferErrorReason(error: unknown): string {
-  const msg = error instanceof Error ? error.message : String(error);
+  const msg = messageOf(error);
   if (/authorization.*(expired|valid before)/i.test(msg) || /AuthorizationExpired/i.test(msg)) return SettleReasons.validBeforeExpired;
   if (/authorization.*not.*valid|AuthorizationNotYetValid/i.test(msg)) return SettleReasons.validAfterInFuture;
   if (/authorization.*used|AuthorizationAlreadyUsed|AuthorizationUsedOrCanceled/i.test(msg)) return SettleReasons.nonceAlreadyUsed;
@@ -134,6 +136,34 @@ export interface VerifiedSettleOptions {
 export function settleVerifiedOnce(official: SchemeNetworkFacilitator, options: VerifiedSettleOptions): SchemeNetworkFacilitator {
   const { signer, pending, verified } = options;
 
+  /** What the receipt of a sent transfer says; a wait that fails is `settlement_pending` with the hash. */
+  const receiptOutcome = async (tx: Hex, token: Hex, auth: Eip3009Payload["authorization"], network: Network): Promise<SettleResponse> => {
+    const payer = auth.from;
+    const pendingAnswer = (error: unknown): SettleResponse => ({
+      success: false,
+      errorReason: SettleReasons.settlementPending,
+      errorMessage: messageOf(error).slice(0, MAX_ERROR_MESSAGE_LENGTH),
+      transaction: tx,
+      network,
+      payer,
+    });
+    let receipt: TransactionReceipt;
+    try {
+      receipt = (await signer.waitForTransactionReceipt({ hash: tx })) as TransactionReceipt;
+    } catch (error) {
+      return pendingAnswer(error);
+    }
+    try {
+      if (receipt.status !== "success") return { success: false, errorReason: SettleReasons.transactionFailed, transaction: tx, network, payer };
+      if (receipt.logs != null && !hasTransfer(receipt.logs, token, { from: getAddress(auth.from), to: getAddress(auth.to), value: BigInt(auth.value) })) {
+        return { success: false, errorReason: SettleReasons.transferEventMismatch, transaction: tx, network, payer };
+      }
+      return { success: true, transaction: tx, network, payer };
+    } catch (error) {
+      return pendingAnswer(error);
+    }
+  };
+
   const settleVerified = async (
     payload: PaymentPayload,
     requirements: PaymentRequirements,
@@ -171,35 +201,9 @@ export function settleVerifiedOnce(official: SchemeNetworkFacilitator, options: 
         ...(dataSuffix ? { dataSuffix } : {}),
       } as Parameters<FacilitatorEvmSigner["writeContract"]>[0])) as Hex;
     } catch (error) {
-      return { ...refused(transferErrorReason(error)), errorMessage: error instanceof Error ? error.message : String(error) };
+      return { ...refused(transferErrorReason(error)), errorMessage: messageOf(error) };
     }
-
-    const result = await (async (): Promise<SettleResponse> => {
-      const pendingAnswer = (error: unknown): SettleResponse => ({
-        success: false,
-        errorReason: SettleReasons.settlementPending,
-        errorMessage: (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_MESSAGE_LENGTH),
-        transaction: tx,
-        network,
-        payer,
-      });
-      let receipt: TransactionReceipt;
-      try {
-        receipt = (await signer.waitForTransactionReceipt({ hash: tx })) as TransactionReceipt;
-      } catch (error) {
-        return pendingAnswer(error);
-      }
-      try {
-        if (receipt.status !== "success") return { success: false, errorReason: SettleReasons.transactionFailed, transaction: tx, network, payer };
-        if (receipt.logs != null && !hasTransfer(receipt.logs, token, { from: getAddress(auth.from), to: getAddress(auth.to), value: BigInt(auth.value) })) {
-          return { success: false, errorReason: SettleReasons.transferEventMismatch, transaction: tx, network, payer };
-        }
-        return { success: true, transaction: tx, network, payer };
-      } catch (error) {
-        return pendingAnswer(error);
-      }
-    })();
-
+    const result = await receiptOutcome(tx, token, auth, network);
     // As the official settle does: a pending broadcast is kept for the retry, anything else forgotten.
     if (!result.success && result.errorReason === SettleReasons.settlementPending && result.transaction) {
       try {
@@ -208,7 +212,7 @@ export function settleVerifiedOnce(official: SchemeNetworkFacilitator, options: 
         return {
           ...result,
           errorReason: "invalid_transaction_state",
-          errorMessage: `settlement_pending, but failed to persist for retry: ${storeError instanceof Error ? storeError.message : String(storeError)}`,
+          errorMessage: `settlement_pending, but failed to persist for retry: ${messageOf(storeError)}`,
         };
       }
       return result;

@@ -12,7 +12,7 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/
 import { startDevnetEvm, usdcAbi, type DevnetEvm } from "../../devnet/evm.js";
 import { createLocalFacilitator, type LocalFacilitator } from "../../src/x402/local-facilitator.js";
 import { hasTransfer, transferErrorReason, SettleReasons } from "../../src/x402/verified-settle.js";
-import { signAuthorization } from "../helpers/x402-sign.js";
+import { signAuthorization, type HandSignedOverrides } from "../helpers/x402-sign.js";
 
 const USDC_SEPOLIA: Address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 const nowS = () => Math.floor(Date.now() / 1000);
@@ -115,41 +115,38 @@ describe("settling a payment the facilitator verified: the official outcomes, on
     expect(r).toMatchObject({ success: false, errorReason: SettleReasons.nonceAlreadyUsed, transaction: "" });
   });
 
-  it("an authorisation that expires between verify and settle is refused before anything is sent", async () => {
-    const r = await same(async (f) => {
+  /**
+   * A fresh payer with exactly the price signs a payment (with `over`), the facilitator verifies it,
+   * `meanwhile` happens, then it settles; the payer's balance afterwards is `balanceAfter`.
+   */
+  const settleAfter = (meanwhile: (p: { key: Hex }, payload: PaymentPayload) => Promise<void>, balanceAfter: bigint, over: HandSignedOverrides = {}) =>
+    same(async (f) => {
       const p = freshPayer(100_000n);
-      const payload = await signAuthorization(p.key, req, { validBefore: BigInt(nowS() + 8) });
+      const payload = await signAuthorization(p.key, req, over);
       expect(await f.verify(payload, req)).toMatchObject({ isValid: true });
-      await new Promise((done) => setTimeout(done, 3_100));
+      await meanwhile(p, payload);
       const settled = await f.settle(payload, req);
-      expect(dev.usdcBalanceOf(p.address)).toBe(100_000n);
+      expect(dev.usdcBalanceOf(p.address)).toBe(balanceAfter);
       return [settled, payload];
     });
+
+  it("an authorisation that expires between verify and settle is refused before anything is sent", async () => {
+    const r = await settleAfter(() => new Promise((done) => setTimeout(done, 3_100)), 100_000n, { validBefore: BigInt(nowS() + 8) });
     expect(r).toMatchObject({ success: false, errorReason: SettleReasons.validBeforeExpired, transaction: "" });
   });
 
   it("an authorisation used elsewhere between verify and settle: nonce already used, nothing moves twice", async () => {
-    const r = await same(async (f) => {
-      const p = freshPayer(100_000n);
-      const payload = await signAuthorization(p.key, req);
-      expect(await f.verify(payload, req)).toMatchObject({ isValid: true });
+    const r = await settleAfter(async (_, payload) => {
       expect(await other.settle(payload, req)).toMatchObject({ success: true });
-      const settled = await f.settle(payload, req);
-      expect(dev.usdcBalanceOf(p.address)).toBe(0n);
-      return [settled, payload];
-    });
+    }, 0n);
     expect(r).toMatchObject({ success: false, errorReason: SettleReasons.nonceAlreadyUsed, transaction: "" });
   });
 
   it("a payer whose balance went elsewhere between verify and settle: insufficient balance", async () => {
-    const r = await same(async (f) => {
-      const p = freshPayer(100_000n);
-      const payload = await signAuthorization(p.key, req);
-      expect(await f.verify(payload, req)).toMatchObject({ isValid: true });
-      // The payer spends the same funds on another authorisation first.
+    // The payer spends the same funds on another authorisation first.
+    const r = await settleAfter(async (p) => {
       expect(await other.settle(await signAuthorization(p.key, req), req)).toMatchObject({ success: true });
-      return [await f.settle(payload, req), payload];
-    });
+    }, 0n);
     expect(r).toMatchObject({ success: false, errorReason: SettleReasons.insufficientBalance, transaction: "" });
   });
 
