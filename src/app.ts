@@ -5,6 +5,7 @@
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import { serve, type ServerType } from "@hono/node-server";
+import { createServer as createHttpServer, type RequestListener, type ServerOptions } from "node:http";
 import { closeServer, keepConnections } from "./http/close-server.js";
 import { gasKeys, type Config } from "./config.js";
 import { VERSION } from "./version.js";
@@ -14,14 +15,15 @@ import type { ModuleContext, ServiceModule } from "./module.js";
 import { systemClock, type Clock } from "./core/clock.js";
 import { createLogger } from "./core/logger.js";
 import { createMetrics, type Metrics } from "./core/metrics.js";
-import { instrumentFetch, serveMetrics } from "./http/metrics-http.js";
+import { countRequest, instrumentFetch, serveMetrics } from "./http/metrics-http.js";
 import type { RateLimitStore } from "./core/rate-limit.js";
 import { openDatabase, type DatabaseHandle } from "./db/connection.js";
 import { whenDatabaseReachable } from "./db/unavailable.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { tableUpkeepJob } from "./db/upkeep.js";
 import { httpRoutes, type AnyRouteDef, type TableEntry } from "./http/route-table.js";
-import { buildRouter } from "./http/router.js";
+import { buildHttpApp } from "./http/router.js";
+import type { StandingAnswers } from "./http/standing-answers.js";
 import { metaRoutes } from "./http/meta-routes.js";
 import { createPaywall, type Paywall, type PaymentTerms } from "./x402/paywall.js";
 import { checkFacilitatorSupport, createFacilitator, type FacilitatorSettings } from "./x402/facilitators.js";
@@ -113,6 +115,8 @@ export interface App {
   mcp: McpService;
   /** Bound address of the MCP server's own port once listening (MCP_PORT set), else undefined. */
   mcpSite: { baseUrl: string | undefined };
+  /** The free GETs answered in front of Hono (http/standing-answers.ts), with how many it answered. */
+  standing: StandingAnswers;
   /** Prometheus metrics of this process (GET /metrics: docs/operations.md). */
   metrics: Metrics;
   /** Bound address of the metrics port once listening (METRICS_PORT set), else undefined. */
@@ -307,7 +311,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   const paywall = payments.paywall;
   const store: RateLimitStore = database.kind === "postgres" ? { kind: "postgres", pool: database.pool, schema: config.DATABASE_SCHEMA } : { kind: "memory" };
-  const hono = buildRouter({
+  const { hono, standing } = buildHttpApp({
     routes,
     paywall,
     db: database.db,
@@ -328,11 +332,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     access: { listenHost: config.HOST, publicUrls: () => [site.baseUrl, config.MCP_PUBLIC_URL], allowedOrigins: config.MCP_ALLOWED_ORIGINS, allowedHosts: config.MCP_ALLOWED_HOSTS },
   });
   mountMcp(hono, mcp);
-  const servers = appServers(ctx, { hono, mcp, store, routes, shutdownDrainMs: opts.shutdownDrainMs, warmUp: () => warmUpModules(modules, log) });
+  const servers = appServers(ctx, { hono, standing, mcp, store, routes, shutdownDrainMs: opts.shutdownDrainMs, warmUp: () => warmUpModules(modules, log) });
 
   return {
     config,
     hono,
+    standing,
     routes,
     table,
     modules,
@@ -367,6 +372,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
 interface ServerParts {
   hono: Hono<any>;
+  /** Free GETs answered in front of Hono (http/standing-answers.ts). */
+  standing: StandingAnswers;
   mcp: McpService;
   store: RateLimitStore;
   routes: readonly AnyRouteDef[];
@@ -425,7 +432,11 @@ function appServers(ctx: ModuleContext, parts: ServerParts) {
     });
   const listen = () =>
     new Promise<string>((resolve, reject) => {
-      server = keepConnections(serve({ fetch: appFetch, port: config.PORT, hostname: config.HOST }, (info) => {
+      // The standing answers go in front of @hono/node-server's listener, counted in the metrics as the wrapped fetch counts.
+      const count = (route: string, method: string, status: number, started: number) => countRequest(metrics, route, method, status, started);
+      // (serve calls it as createServer(serverOptions, listener); the option is typed as node's overloaded createServer.)
+      const createServer = ((options: ServerOptions, listener: RequestListener) => createHttpServer(options, parts.standing.listener(listener, count))) as typeof createHttpServer;
+      server = keepConnections(serve({ fetch: appFetch, port: config.PORT, hostname: config.HOST, createServer }, (info) => {
         const url = boundUrl(info);
         if (!config.PUBLIC_URL) site.baseUrl = url;
         resolve(url);

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { sql } from "kysely";
-import { defineRoute, priceLabel, type AnyRouteDef } from "./route-table.js";
+import { defineRoute, defineStandingRoute, priceLabel, type AnyRouteDef } from "./route-table.js";
 import { buildOpenApi, OpenApiDocument } from "./openapi.js";
 import { buildLlmsTxt, type LlmsTxtInfo } from "./llms.js";
 import { discoveryResources, DISCOVERY_INSTRUCTIONS } from "./discovery.js";
@@ -203,15 +203,13 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
   );
 
   return [
-    defineRoute({
-      method: "GET",
+    defineStandingRoute({
       path: "/",
       operationId: "index",
       summary: "Service index: products and where to start",
       tags: ["meta"],
-      input: Empty,
       output: ServiceIndex,
-      handler: async (): Promise<z.input<typeof ServiceIndex>> => ({
+      answer: (): z.input<typeof ServiceIndex> => ({
         service: "vigil",
         version: deps.version,
         about:
@@ -227,36 +225,30 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
         devnet: deps.devnet,
       }),
     }),
-    defineRoute({
-      method: "GET",
+    defineStandingRoute({
       path: "/v1/paywall",
       operationId: "paywallInfo",
       summary: "Payment metadata: protocol, network, facilitator, payTo and every paid route's price",
       tags: ["meta"],
       mcpTool: "service_paywall_info",
-      input: Empty,
       output: PaywallInfo,
-      handler: async (): Promise<z.input<typeof PaywallInfo>> => paywallInfo(),
+      answer: paywallInfo,
     }),
-    defineRoute({
-      method: "GET",
+    defineStandingRoute({
       path: "/v1/openapi.json",
       operationId: "openapi",
       summary: "OpenAPI 3.1 description of every route",
       tags: ["meta"],
-      input: Empty,
       output: OpenApiDocument,
-      handler: async () => openapi(),
+      answer: openapi,
     }),
-    defineRoute({
-      method: "GET",
+    defineStandingRoute({
       path: "/openapi.json",
       operationId: "openapiRoot",
       summary: "The same OpenAPI 3.1 document at the root, where x402 catalogues look first",
       tags: ["meta"],
-      input: Empty,
       output: OpenApiDocument,
-      handler: async () => openapi(),
+      answer: openapi,
     }),
     defineRoute({
       method: "GET",
@@ -269,15 +261,13 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
       mimeType: "text/plain",
       handler: async () => new RawBody(llms(), "text/plain; charset=utf-8"),
     }),
-    defineRoute({
-      method: "GET",
+    defineStandingRoute({
       path: "/.well-known/x402",
       operationId: "x402Discovery",
       summary: "x402 discovery manifest: the paid resources of this service",
       tags: ["meta"],
-      input: Empty,
       output: DiscoveryManifest,
-      handler: async (): Promise<z.input<typeof DiscoveryManifest>> => ({
+      answer: (): z.input<typeof DiscoveryManifest> => ({
         version: 1,
         x402Version: 2,
         network: network(),

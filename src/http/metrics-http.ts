@@ -49,6 +49,13 @@ export async function serveMetrics(req: Request, metrics: Metrics, token: string
   });
 }
 
+/** One answered request in the HTTP metrics: its route's pattern, method and status, and its duration since `started` (performance.now()). */
+export function countRequest(metrics: Metrics, route: string, method: string, status: number, started: number): void {
+  metrics.httpRequests.inc({ route, method, status: String(status) });
+  metrics.httpDuration.observe({ route, method }, (performance.now() - started) / 1000);
+  if (status === 402) metrics.paymentRequired.inc({ route });
+}
+
 /** Wraps the app's fetch: counts every request, and answers /metrics when METRICS_TOKEN is set. */
 export function instrumentFetch(fetch: Fetch, opts: { metrics: Metrics; routePatterns: readonly string[]; token: string | undefined }): Fetch {
   const label = routeLabeller(opts.routePatterns);
@@ -62,10 +69,7 @@ export function instrumentFetch(fetch: Fetch, opts: { metrics: Metrics; routePat
     const paymentPresented = headers ? headers["payment-signature"] !== undefined || headers["x-payment"] !== undefined : req.headers.has("payment-signature") || req.headers.has("x-payment");
     const res = await fetch(req, ...rest);
     const route = label(path);
-    const method = req.method;
-    opts.metrics.httpRequests.inc({ route, method, status: String(res.status) });
-    opts.metrics.httpDuration.observe({ route, method }, (performance.now() - started) / 1000);
-    if (res.status === 402) opts.metrics.paymentRequired.inc({ route });
+    countRequest(opts.metrics, route, req.method, res.status, started);
     // Only a call that presented a payment can have settled one. A 402 carries PAYMENT-RESPONSE too
     // when its settlement failed or is still pending: only a success settled.
     if (paymentPresented) {

@@ -46,15 +46,10 @@ export function requestHeader(c: Context, name: string): string | undefined {
   return Array.isArray(v) ? v.join(", ") : v;
 }
 
-function clientIp(c: Context, trustProxyHops: number): string {
-  let socketIp = "unknown";
-  try {
-    socketIp = getConnInfo(c).remote.address ?? "unknown";
-  } catch {
-    // app.request() in tests has no socket.
-  }
+/** The client's IP: the socket's address, or behind `trustProxyHops` proxies of our own the X-Forwarded-For entry before theirs. */
+export function clientIpOf(socketIp: string | undefined, forwardedFor: string | undefined, trustProxyHops: number): string {
   if (trustProxyHops > 0) {
-    const chain = (requestHeader(c, "x-forwarded-for") ?? "")
+    const chain = (forwardedFor ?? "")
       .split(",")
       .map((s) => s.trim())
       .filter(Boolean);
@@ -62,7 +57,32 @@ function clientIp(c: Context, trustProxyHops: number): string {
     const idx = chain.length - trustProxyHops;
     if (idx >= 0 && chain[idx]) return chain[idx];
   }
-  return socketIp;
+  return socketIp ?? "unknown";
+}
+
+function clientIp(c: Context, trustProxyHops: number): string {
+  let socketIp: string | undefined;
+  try {
+    socketIp = getConnInfo(c).remote.address;
+  } catch {
+    // app.request() in tests has no socket.
+  }
+  return clientIpOf(socketIp, trustProxyHops > 0 ? requestHeader(c, "x-forwarded-for") : undefined, trustProxyHops);
+}
+
+/** The request id: the caller's X-Request-Id when it is a safe token (1 to 64 of A-Z a-z 0-9 . _ -), else a new UUID. */
+export function requestIdOf(sent: string | undefined): string {
+  return sent && /^[A-Za-z0-9._-]{1,64}$/.test(sent) ? sent : randomUUID();
+}
+
+/** CORS on every answer that is not a preflight: any origin, and the headers a browser client may read. */
+export const CORS_ALLOW_ORIGIN = "*";
+export const CORS_EXPOSE_HEADERS = ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Retry-After", "X-Request-Id", "ETag", "Vigil-Ignored-Input", "Mcp-Session-Id", "Mcp-Protocol-Version"].join(",");
+
+/** Which limiter counts a request, and under which key: the allow-list's for a listed caller, else the general one per IP. */
+export function generalLimitOf(deps: Pick<MiddlewareDeps, "generalLimiter" | "allowed">, ip: string, allowToken: string | undefined): { limiter: RateLimiter; key: string; listed: string | undefined } {
+  const listed = deps.allowed?.list.enabled ? deps.allowed.list.keyOf(ip, allowToken) : undefined;
+  return listed ? { limiter: deps.allowed!.limiter, key: listed, listed } : { limiter: deps.generalLimiter, key: ip, listed };
 }
 
 /** The target of a lazy child logger: its parent, its bindings, and the child once made. */
@@ -104,7 +124,7 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
   // response; Hono then rebuilds the handler's response on top of it, reading
   // its body as a stream, so @hono/node-server loses its fast write path.)
   const corsOptions = {
-    origin: "*",
+    origin: CORS_ALLOW_ORIGIN,
     allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
     // Mcp-*: browser agents on the MCP endpoint (Streamable HTTP) send and read these.
     allowHeaders: [
@@ -120,10 +140,9 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
       "Mcp-Session-Id",
       "Last-Event-ID",
     ],
-    exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Retry-After", "X-Request-Id", "ETag", "Vigil-Ignored-Input", "Mcp-Session-Id", "Mcp-Protocol-Version"],
+    exposeHeaders: CORS_EXPOSE_HEADERS.split(","),
   };
   const corsPreflight = cors(corsOptions);
-  const exposeHeaders = corsOptions.exposeHeaders.join(",");
 
   // Bodies over 64 KB are refused while streaming, whether or not Content-Length is sent.
   // GET and HEAD never carry a body; they skip the check, because reading
@@ -151,11 +170,9 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
   /** Everything after the request id: CORS, the limit, the body limit, the route. */
   const guarded = (c: Context<HttpEnv>, next: Next): Promise<Response | void> | Response | void => {
     if (c.req.method === "OPTIONS") return corsPreflight(c, next);
-    c.header("Access-Control-Allow-Origin", corsOptions.origin);
-    c.header("Access-Control-Expose-Headers", exposeHeaders);
-    const listed = deps.allowed?.list.enabled ? deps.allowed.list.keyOf(c.get("ip"), requestHeader(c, ALLOW_TOKEN_HEADER)) : undefined;
-    const limiter = listed ? deps.allowed!.limiter : deps.generalLimiter;
-    const key = listed ?? c.get("ip");
+    c.header("Access-Control-Allow-Origin", CORS_ALLOW_ORIGIN);
+    c.header("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
+    const { limiter, key, listed } = generalLimitOf(deps, c.get("ip"), deps.allowed?.list.enabled ? requestHeader(c, ALLOW_TOKEN_HEADER) : undefined);
     // Most requests are answered from the points this process already holds, without waiting.
     const now = limiter.trySpend(key);
     if (now) return limited(now, listed, c) ?? afterLimit(c, next);
@@ -165,8 +182,7 @@ export function installMiddleware(app: Hono<HttpEnv>, deps: MiddlewareDeps): voi
   // One middleware, not one per concern: each layer of Hono's chain is an async step on every
   // request, and these always run together, in this order.
   app.use("*", async (c, next) => {
-    const incoming = requestHeader(c, "x-request-id");
-    const requestId = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdOf(requestHeader(c, "x-request-id"));
     c.set("requestId", requestId);
     c.set("ip", clientIp(c, deps.trustProxyHops));
     c.set("log", lazyChildLogger(deps.log, { requestId }));

@@ -48,6 +48,11 @@ function fixedJsonOf(result: unknown): FixedJson | undefined {
   return fixed;
 }
 
+/** A JSON answer's body as sent: a fixed answer's kept bytes, any other value serialized now. */
+export function jsonPayload(result: unknown): string | Uint8Array<ArrayBuffer> {
+  return fixedJsonOf(result)?.bytes ?? JSON.stringify(result);
+}
+
 /** A strong ETag of a body's bytes. */
 function etagOf(body: string): string {
   return `"${createHash("sha256").update(body, "utf8").digest("base64url").slice(0, 32)}"`;

@@ -5,7 +5,7 @@
  * also holds tool-only entries (ToolOnlyDef): MCP tools with no HTTP route of
  * their own, which the router and the OpenAPI paths skip.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import type { Logger } from "pino";
 import type { Queryable } from "../db/types.js";
 import type { PaymentInfo } from "../x402/paywall.js";
@@ -138,6 +138,13 @@ export interface RouteDef<S extends z.ZodType = z.ZodType, O extends z.ZodType =
    */
   precheck?: (input: z.infer<S>, ctx: RequestContext) => Promise<void>;
   handler: (input: z.infer<S>, ctx: RequestContext) => Promise<z.input<O> | RawBody | StreamBody>;
+  /**
+   * Set by defineStandingRoute: the route's JSON answer as it stands now, made
+   * without waiting and from nothing of the request (a free GET with no input).
+   * The handler answers the same; the HTTP server may serve it before the
+   * framework (src/http/standing-answers.ts).
+   */
+  standingAnswer?: () => z.input<O>;
 }
 
 /** Sets of fields of which a call needs one (`exactlyOne`: and no more than one). */
@@ -153,6 +160,25 @@ export type AnyRouteDef = RouteDef<any, any>;
 /** Identity helper that keeps the input type flowing into the handler and the output type out of it. */
 export function defineRoute<S extends z.ZodType, O extends z.ZodType>(def: RouteDef<S, O>): RouteDef<S, O> {
   return def;
+}
+
+/** No input at all: an empty query string (a name sent is refused by the strict object, as every route's unknown names are dropped first). */
+const NoInput = z.object({}).strict();
+
+/**
+ * A free GET whose JSON answer depends on nothing of the request: no input, no
+ * caller, no price, no route limit, no ETag. `answer` gives the answer as it
+ * stands now (a fixed answer from respond.ts is sent as its kept bytes); the
+ * handler is derived from it, so MCP, the router and the fast path
+ * (src/http/standing-answers.ts) cannot answer differently.
+ */
+export function defineStandingRoute<O extends z.ZodType>(
+  def: Omit<RouteDef<typeof NoInput, O>, "method" | "input" | "handler" | "standingAnswer" | "price" | "priceRange" | "rateLimit" | "etag" | "precheck" | "mimeType" | "headerInputs"> & {
+    answer: () => z.input<O>;
+  },
+): RouteDef<typeof NoInput, O> {
+  const { answer, ...rest } = def;
+  return { ...rest, method: "GET", input: NoInput, handler: async () => answer(), standingAnswer: answer };
 }
 
 /**

@@ -20,6 +20,7 @@ import { base64OfJson, encodeX402Header } from "../x402/header-codec.js";
 import type { AnyRouteDef } from "./route-table.js";
 import { installMiddleware } from "./middleware.js";
 import { installFallbacks } from "./fallbacks.js";
+import { standingAnswers, type StandingAnswers } from "./standing-answers.js";
 import { FixedPathRouter } from "./fixed-path-router.js";
 import { sentInput } from "./request-input.js";
 import { createRateLimiters, type RateLimitSettings } from "./rate-limits.js";
@@ -42,16 +43,22 @@ export interface RouterDeps {
 }
 
 export function buildRouter(deps: RouterDeps): Hono<HttpEnv> {
+  return buildHttpApp(deps).hono;
+}
+
+/** The Hono app, and the standing answers served in front of it (standing-answers.ts) with the same limiters. */
+export function buildHttpApp(deps: RouterDeps): { hono: Hono<HttpEnv>; standing: StandingAnswers } {
   // strict: false — a trailing slash names the same route (`/v1/q/xmr/height/` is `/v1/q/xmr/height`).
   // The trie router, with each fixed path's match kept (fixed-path-router.ts).
   const app = new Hono<HttpEnv>({ strict: false, router: new FixedPathRouter() });
   const limiters = createRateLimiters(deps.routes, deps.rateLimits);
-  installMiddleware(app, {
+  const middleware = {
     log: deps.log,
     trustProxyHops: deps.trustProxyHops,
     generalLimiter: limiters.general,
     allowed: { limiter: limiters.allowed, list: limiters.allowList },
-  });
+  };
+  installMiddleware(app, middleware);
   const pipeline: PipelineDeps = { paywall: deps.paywall, db: deps.db, site: deps.site, limiters };
   for (const route of deps.routes) {
     // Without strict matching Hono drops a request's trailing slash, so a path declared with one is mounted without it.
@@ -59,7 +66,7 @@ export function buildRouter(deps: RouterDeps): Hono<HttpEnv> {
     app.on(route.method, mounted, (c) => serveRoute(c, route, pipeline));
   }
   installFallbacks(app, deps.routes);
-  return app;
+  return { hono: app, standing: standingAnswers(deps.routes, middleware) };
 }
 
 /** The payment header of a request (x402 v2 PAYMENT-SIGNATURE, or the v1 X-PAYMENT the spec names). */
