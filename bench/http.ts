@@ -12,8 +12,11 @@
  *         own free answers from bare node:http and from Hono on
  *         @hono/node-server with one middleware (the framework alone),
  *       - free routes: GET /v1/paywall and GET /v1/q (answers built from
- *         in-memory state), GET /v1/health (not cached: a DB round trip and a
- *         monerod call each time),
+ *         in-memory state; on the production shape the service answers them
+ *         in front of Hono, src/http/standing-answers.ts, as its limiter
+ *         then holds points), GET /v1/q/ ("framework": the same answer
+ *         through Hono, which a trailing slash is left to), GET /v1/health
+ *         (not cached: a DB round trip and a monerod call each time),
  *       - GET /v1/q/xmr/height without payment (the 402 answer),
  *       - the same route paid ($0.001): a fresh pre-signed EIP-3009
  *         authorisation per request; verify, handler in a transaction and
@@ -132,6 +135,7 @@ if (CHAIN !== "devnet" && CHAIN !== "anvil") {
 const HONO_ROW = "Hono + @hono/node-server, one middleware (request id, CORS), the bytes of GET /v1/q";
 const PAYWALL_ROW = "GET /v1/paywall (free, in-memory)";
 const CATALOGUE_ROW = "GET /v1/q (free, in-memory)";
+const FRAMEWORK_ROW = "GET /v1/q/ (the same answer through Hono: a trailing slash is no standing answer)";
 const PG_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const MNEMONIC = "test test test test test test test test test test test junk";
 const CLK_TCK = 100;
@@ -819,6 +823,7 @@ async function main(): Promise<void> {
     const scenarios: [string, string, LoadSpec][] = [
       ["paywall", PAYWALL_ROW, { ...common, origin: server.url, path: "/v1/paywall", kind: "get" }],
       ["catalogue", CATALOGUE_ROW, { ...common, origin: server.url, path: "/v1/q", kind: "get" }],
+      ["framework", FRAMEWORK_ROW, { ...common, origin: server.url, path: "/v1/q/", kind: "get" }],
       ["health", "GET /v1/health (free, DB + monerod each call)", { ...common, origin: server.url, path: "/v1/health", kind: "get" }],
       ["402", "GET /v1/q/xmr/height unpaid (402)", { ...common, origin: server.url, path: "/v1/q/xmr/height", kind: "get" }],
     ];
@@ -971,6 +976,8 @@ function printRoundSummary(rows: Row[]): void {
     const b = bare(p), v = medians.get(row);
     if (b && v) lines.push(`GET ${p}: the service serves ${Math.round((100 * v.rps) / b.rps)} % of bare node's req/s with the same bytes, at ${f1(v.cpu / b.cpu)}× its CPU per request`);
   }
+  const fw = medians.get(FRAMEWORK_ROW), q = medians.get(CATALOGUE_ROW);
+  if (fw && q) lines.push(`GET /v1/q/ through Hono: ${int(fw.cpu)} µs a request against ${int(q.cpu)} µs as a standing answer`);
   const h = medians.get(HONO_ROW), b = bare("/v1/q");
   if (h && b) lines.push(`Hono + node-server: ${Math.round((100 * h.rps) / b.rps)} % of bare node's req/s, ${f1(h.cpu / b.cpu)}× its CPU per request`);
   if (lines.length) console.log(`\n${lines.join(".\n")}.`);
