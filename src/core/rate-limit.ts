@@ -1,6 +1,6 @@
 /**
  * Per-key fixed-window limits. One process (PGlite, or a store of its own)
- * counts in memory with rate-limiter-flexible. Processes that share one
+ * counts in memory, without a promise (memoryLimiter). Processes that share one
  * PostgreSQL database share each key's window through the `rate_limits`
  * table, claiming points in chunks: a process takes up to k of a window's
  * points in one statement and spends them in memory, so a request costs a
@@ -19,7 +19,6 @@
  * back to a limiter in memory, as before, and for the next second every
  * request of that limiter counts there without trying the database.
  */
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type pg from "pg";
 
 export interface RateLimitResult {
@@ -34,8 +33,10 @@ export interface RateLimiter {
   consume(key: string): Promise<RateLimitResult>;
   /**
    * The answer without waiting, when this process can give it from what it
-   * holds (a point claimed earlier, or a window the database said is spent);
-   * undefined when only `consume` can answer. A point it grants is spent.
+   * holds (the limiter in memory always can; the PostgreSQL one from a point
+   * claimed earlier, a window the database said is spent, or its count in
+   * memory while the database is away); undefined when only `consume` can
+   * answer. A point it grants is spent.
    */
   trySpend(key: string): RateLimitResult | undefined;
 }
@@ -43,25 +44,38 @@ export interface RateLimiter {
 export type RateLimitStore = { kind: "memory" } | { kind: "postgres"; pool: pg.Pool; schema?: string };
 
 export function createRateLimiter(store: RateLimitStore, name: string, points: number, windowSeconds: number): RateLimiter {
-  if (store.kind === "memory") return memoryLimiter(name, points, windowSeconds);
-  return claimingLimiter(store.pool, name, points, windowSeconds, memoryLimiter(`${name}-ins`, points, windowSeconds));
+  if (store.kind === "memory") return memoryLimiter(points, windowSeconds);
+  return claimingLimiter(store.pool, name, points, windowSeconds, memoryLimiter(points, windowSeconds));
 }
 
-function memoryLimiter(name: string, points: number, windowSeconds: number): RateLimiter {
-  const limiter = new RateLimiterMemory({ keyPrefix: name, points, duration: windowSeconds });
-  return {
-    async consume(key) {
-      try {
-        const res = await limiter.consume(key, 1);
-        return { allowed: true, retryAfterSeconds: 0, remaining: res.remainingPoints, limit: points };
-      } catch (e) {
-        if (e instanceof RateLimiterRes) return refused(points, e.msBeforeNext);
-        throw e;
-      }
-    },
-    // rate-limiter-flexible answers through a promise only.
-    trySpend: () => undefined,
+/**
+ * A fixed window per key, counted in this process: a key's window starts with its first request and
+ * lasts `windowSeconds`, and allows `points` requests. It answers without a promise, so the middleware
+ * and the standing answers (src/http/standing-answers.ts) never wait for it. rate-limiter-flexible's
+ * RateLimiterMemory, used until 2026-11-29, counted the same way but answered only through a promise,
+ * which kept every free GET of the embedded store on the framework's path (bench/README.md, http).
+ * Windows that ended are dropped once a minute, so one-off callers do not grow the map.
+ */
+function memoryLimiter(points: number, windowSeconds: number): RateLimiter {
+  const windowMs = windowSeconds * 1000;
+  const windows = new Map<string, { expire: number; used: number }>();
+  let lastPrune = Date.now();
+  const spend = (key: string): RateLimitResult => {
+    const now = Date.now();
+    if (now - lastPrune >= 60_000) {
+      lastPrune = now;
+      for (const [k, w] of windows) if (w.expire <= now) windows.delete(k);
+    }
+    let w = windows.get(key);
+    if (!w || w.expire <= now) {
+      w = { expire: now + windowMs, used: 0 };
+      windows.set(key, w);
+    }
+    if (w.used >= points) return refused(points, w.expire - now);
+    w.used++;
+    return { allowed: true, retryAfterSeconds: 0, remaining: points - w.used, limit: points };
   };
+  return { consume: async (key) => spend(key), trySpend: spend };
 }
 
 const refused = (limit: number, msLeft: number): RateLimitResult => ({ allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(msLeft / 1000)), remaining: 0, limit });
@@ -151,7 +165,7 @@ function claimingLimiter(pool: pg.Pool, name: string, points: number, windowSeco
   return {
     trySpend(key) {
       const now = Date.now();
-      if (now < awayUntil) return undefined;
+      if (now < awayUntil) return insurance.trySpend(key);
       return fromMemory(key, now).answer;
     },
 
@@ -166,7 +180,7 @@ function claimingLimiter(pool: pg.Pool, name: string, points: number, windowSeco
         try {
           await (current.claiming ??= claim(key, current).finally(() => (current.claiming = undefined)));
         } catch {
-          // The database is away: this request is counted in memory, as rate-limiter-flexible's insurance did.
+          // The database is away: this request is counted in memory (as rate-limiter-flexible's insurance did).
           awayUntil = Date.now() + 1000;
           return insurance.consume(key);
         } finally {

@@ -14,9 +14,9 @@
  * framework, untouched: another method (HEAD, OPTIONS), a query string or a
  * trailing slash, a payment header, debug logging (the middleware logs a line
  * per request), and a limit this process cannot decide without waiting (a
- * claim from PostgreSQL, or the in-memory limiter, which answers only through
- * a promise) or that refuses. A point is spent only when this path answers,
- * so a request it leaves to the framework is counted once, there.
+ * claim from PostgreSQL) or that refuses. A point is spent only when this
+ * path answers, so a request it leaves to the framework is counted once,
+ * there.
  *
  * The answer is byte for byte the framework's, bar the Date and a new request
  * id: test/http/standing-answers.test.ts sends the same requests both ways.

@@ -5,9 +5,10 @@
  * middleware, count each request once against the limit and once in the
  * metrics, and leave everything else to the framework.
  *
- * The service runs on the machine's PostgreSQL in both CI passes: only a
- * limiter that holds points (the PostgreSQL one) answers without waiting,
- * which this path needs. The framework's own answers come from a second
+ * The service runs on the machine's PostgreSQL in both CI passes: its
+ * limiter answers without waiting only from points it claimed, so the cases
+ * below also cover the requests that wait for a claim (the limiter in memory
+ * always answers at once: its own case is at the end). The framework's own answers come from a second
  * server on the same app (same routes, limiters and metrics) without the
  * standing answers in front.
  */
@@ -221,11 +222,11 @@ describe("standingAnswers() on its own", () => {
     }
   }
 
-  it("never answers on a limiter that answers only through a promise (the in-memory one)", async () => {
-    const limiter = createRateLimiter({ kind: "memory" }, "rl_standing_mem", 100, 60);
+  it("on the limiter in memory (the embedded store's), answers every request up to the limit, then leaves the refusals to the framework", async () => {
+    const limiter = createRateLimiter({ kind: "memory" }, "rl_standing_mem", 4, 60);
     const front = standingAnswers(route(() => ({ a: 1 })), { log, trustProxyHops: 0, generalLimiter: limiter });
-    expect(await statuses(front, limiter, 5)).toEqual([299, 299, 299, 299, 299]);
-    expect(front.served).toBe(0);
+    expect(await statuses(front, limiter, 6)).toEqual([200, 200, 200, 200, 429, 429]);
+    expect(front.served).toBe(4);
   });
 
   it("an answer that throws goes to the framework, which gives the route's own answer or error", async () => {
