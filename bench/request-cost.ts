@@ -9,8 +9,10 @@
  * middleware (request id and CORS) answering the same bytes through the same listener.
  *
  * Rows, in this order (a later one cannot be undone in the process):
- *  - each path, first alone;
- *  - again after mixed traffic (20,000 requests over other routes: V8's inline caches see more shapes);
+ *  - each path, first alone: through the framework, then as the service serves it (a standing answer,
+ *    src/http/standing-answers.ts, in front of the framework);
+ *  - again after mixed traffic (20,000 requests over other routes: V8's inline caches see more shapes),
+ *    both ways;
  *  - again once an AsyncLocalStorage has run in the process (Node 20 then puts promise hooks on
  *    every promise: the service must never leave one behind).
  *
@@ -32,7 +34,7 @@ import { getRequestListener } from "@hono/node-server";
 import { applyConfigOverlay, loadConfig } from "../src/config.js";
 import { startDevnet } from "../devnet/index.js";
 import { createApp } from "../src/app.js";
-import { instrumentFetch } from "../src/http/metrics-http.js";
+import { countRequest, instrumentFetch } from "../src/http/metrics-http.js";
 import { machineLine } from "./support.js";
 
 const PATHS = (process.env.PATHS ?? "/v1/q,/v1/paywall").split(",").filter(Boolean);
@@ -40,7 +42,7 @@ const BATCHES = Number(process.env.BATCHES ?? 15);
 const PER_BATCH = Number(process.env.PER_BATCH ?? 5000);
 const MIXED = ["/v1/paywall", "/v1/q", "/v1/q/xmr/height", "/v1/q?unknown=1", "/nowhere", "/v1/q/xmr/fee", "/openapi.json", "/v1/health"];
 
-type Listener = ReturnType<typeof getRequestListener>;
+type Listener = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 /** One GET through `listener`, on a socket that takes every byte and sends nothing back. */
 function serveOnce(listener: Listener, url: string): Promise<void> {
@@ -94,8 +96,10 @@ const app = await createApp(applyConfigOverlay(loadConfig({ DATA_DIR: dir, DEVNE
   log,
 });
 try {
-  // The service's listener as `vigil api` builds it: the metrics wrapper around the router.
+  // The framework's path as `vigil api` builds it: the metrics wrapper around the router.
   const service = getRequestListener(instrumentFetch(app.hono.fetch, { metrics: app.metrics, routePatterns: app.routes.map((r) => r.path), token: undefined }));
+  // And the listener `vigil api` serves: the standing answers in front of it (src/http/standing-answers.ts).
+  const served = app.standing.listener(service, (route, method, status, started) => countRequest(app.metrics, route, method, status, started));
 
   const rows: [string, { median: number; min: number; max: number }][] = [];
   for (const p of PATHS) {
@@ -114,12 +118,18 @@ try {
     });
     bare.get(p, (c) => c.body(body, 200, headers));
     rows.push([`Hono + one middleware, the bytes of GET ${p} (baseline)`, await measure(getRequestListener(bare.fetch), p)]);
-    rows.push([`GET ${p}`, await measure(service, p)]);
+    rows.push([`GET ${p} through the framework`, await measure(service, p)]);
+    const before = app.standing.served;
+    rows.push([`GET ${p} as served: a standing answer, in front of the framework`, await measure(served, p)]);
+    if (app.standing.served === before) throw new Error(`GET ${p} was not answered in front of the framework`);
   }
   for (let i = 0; i < 20_000; i++) await serveOnce(service, MIXED[i % MIXED.length]!);
-  for (const p of PATHS) rows.push([`GET ${p}, after 20,000 requests over ${MIXED.length} routes`, await measure(service, p)]);
+  for (const p of PATHS) {
+    rows.push([`GET ${p} through the framework, after 20,000 requests over ${MIXED.length} routes`, await measure(service, p)]);
+    rows.push([`GET ${p} as served, after them`, await measure(served, p)]);
+  }
   new AsyncLocalStorage().run({}, () => undefined);
-  for (const p of PATHS) rows.push([`GET ${p}, once an AsyncLocalStorage has run`, await measure(service, p)]);
+  for (const p of PATHS) rows.push([`GET ${p} through the framework, once an AsyncLocalStorage has run`, await measure(service, p)]);
 
   console.log(`\n## request-cost — ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`);
   console.log(machineLine("bench:request-cost"));
