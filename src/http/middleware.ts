@@ -46,7 +46,7 @@ export function requestHeader(c: Context, name: string): string | undefined {
   return Array.isArray(v) ? v.join(", ") : v;
 }
 
-/** The client's IP: the socket's address, or behind `trustProxyHops` proxies of our own the X-Forwarded-For entry before theirs. */
+/** The client's IP: the socket's address, or behind `trustProxyHops` proxies of our own the X-Forwarded-For entry the outermost of them appended (the `trustProxyHops`-th from the right). */
 export function clientIpOf(socketIp: string | undefined, forwardedFor: string | undefined, trustProxyHops: number): string {
   if (trustProxyHops > 0) {
     const chain = (forwardedFor ?? "")
