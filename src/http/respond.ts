@@ -48,9 +48,9 @@ function fixedJsonOf(result: unknown): FixedJson | undefined {
   return fixed;
 }
 
-/** A JSON answer's body as sent: a fixed answer's kept bytes, any other value serialized now. */
-export function jsonPayload(result: unknown): string | Uint8Array<ArrayBuffer> {
-  return fixedJsonOf(result)?.bytes ?? JSON.stringify(result);
+/** A JSON answer's body as sent: a fixed answer's kept bytes, any other value serialized now (undefined, as JSON.stringify gives, for no JSON value). */
+export function jsonPayload(result: unknown): string | Uint8Array<ArrayBuffer> | undefined {
+  return fixedJsonOf(result)?.bytes ?? (JSON.stringify(result) as string | undefined);
 }
 
 /** A strong ETag of a body's bytes. */

@@ -56,13 +56,15 @@ export function standingAnswers(routes: readonly AnyRouteDef[], deps: Middleware
     const { limiter, key } = generalLimitOf(deps, ip, deps.allowed?.list.enabled ? header(h[ALLOW_TOKEN_HEADER]) : undefined);
     const decided = limiter.trySpend(key);
     if (!decided?.allowed) return false;
-    let body: string | Uint8Array;
+    let body: string | Uint8Array | undefined;
     try {
       body = jsonPayload(answer());
     } catch {
-      // The framework answers (the route's handler gives the same answer, so its error envelope too); the point spent here is lost.
-      return false;
+      body = undefined;
     }
+    // An answer that threw (or is no JSON value): the framework answers, with the route's handler giving the same
+    // answer, so its error envelope too; the point spent here is lost.
+    if (body === undefined) return false;
     // The framework's headers, in its order: the web Headers' names sorted, then Content-Length.
     res.writeHead(200, {
       "access-control-allow-origin": CORS_ALLOW_ORIGIN,

@@ -244,6 +244,13 @@ describe("standingAnswers() on its own", () => {
     expect(calls).toBeGreaterThan(0);
   });
 
+  it("an answer that is no JSON value goes to the framework too, and the process stays up", async () => {
+    const limiter = createRateLimiter({ kind: "memory" }, "rl_standing_undefined", 100, 60);
+    const front = standingAnswers(route(() => undefined), { log, trustProxyHops: 0, generalLimiter: limiter });
+    expect(await statuses(front, limiter, 3)).toEqual([299, 299, 299]);
+    expect(front.served).toBe(0);
+  });
+
   it("leaves every request to the framework while the log is at debug (the middleware logs a line per request)", async () => {
     const limiter = createRateLimiter({ kind: "postgres", pool: pool() }, `rl_standing_dbg_${process.pid}_${Date.now()}`, 1000, 60);
     const front = standingAnswers(route(() => ({ a: 1 })), { log: pino({ level: "debug" }, { write: () => {} }), trustProxyHops: 0, generalLimiter: limiter });
