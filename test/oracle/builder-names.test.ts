@@ -46,13 +46,20 @@ const quasarSlot = (() => {
   return s;
 })();
 let relayNow = slotTime(quasarSlot - 1) * 1000 + 1_000;
+const RELAY_HISTORY_SLOTS = 150;
+/**
+ * Blocks of L1 history reaching back past the relays' oldest slot: a slot before the chain's first
+ * block keeps a made-up block hash, which the tests below cannot retag. (The default 256 blocks
+ * fell short whenever Quasar's last win lay more than about 30 slots back: one run in fifteen.)
+ */
+const chainHistory = Math.ceil((Date.now() / 1000 - slotTime(quasarSlot - 1 - RELAY_HISTORY_SLOTS)) / 12) + 16;
 const builder = (name: string) => DEVNET_BUILDERS.find((b) => b.name === name)!;
 const prefix = (key: string) => `${key.slice(0, 12)}…`;
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  eth = await startDevnetEthereum({});
-  sim = await startDevnetRelays({ historySlots: 150, chain: eth.mevBoost, now: () => relayNow });
+  eth = await startDevnetEthereum({ history: chainHistory });
+  sim = await startDevnetRelays({ historySlots: RELAY_HISTORY_SLOTS, chain: eth.mevBoost, now: () => relayNow });
   rpc = new EthRpc({ urls: [eth.url], attemptsPerUrl: 1, timeoutMs: 10_000 });
   const endpoints = parseRelayUrls(sim.relayUrls);
   const names = builderKeyNames(sim.builderPubkeys);
