@@ -15,6 +15,7 @@ import { startWatchStack, type WatchStack } from "../helpers/stack.js";
 import { pollRelaysOnce } from "../../src/ingest/relay-poller.js";
 import { backgroundJobs } from "../../src/workers.js";
 import { auctionAt, DEVNET_BUILDERS } from "../../devnet/relays.js";
+import { slotAt } from "../../src/chains/ethereum/relays.js";
 import { startDevnet } from "../../devnet/index.js";
 import { loadConfig } from "../../src/config.js";
 import { tempDir } from "../helpers/app.js";
@@ -68,9 +69,22 @@ describe("builder questions on the devnet", () => {
     expect((await s.call("GET", "/v1/q/top-builder")).status).toBe(402);
     const top = await s.paidGet("/v1/q/top-builder?window=1h");
     expect(top.status).toBe(200);
-    expect(top.json).toMatchObject({ window: "1h", builder: "Titan", matched: true, relays_down: [], relays_ok: RELAY_IDS });
+    expect(top.json).toMatchObject({ window: "1h", matched: true, relays_down: [], relays_ok: RELAY_IDS });
     expect(top.json.total_slots).toBeGreaterThan(100);
     expect(top.json.share_pct).toBeGreaterThan(25);
+    // The devnet's auctions are seeded by slot, so which builder led the last hour depends on the hour (Titan
+    // wins 40 % of slots, BuilderNet 28 %: over an hour BuilderNet is sometimes ahead). The leader is counted
+    // from the devnet's own auctions over the hour before the answer; a slot or two at the window's edges may
+    // differ, so a builder within two slots of the most is a right answer, with its count within two slots.
+    const wins = new Map<string, number>();
+    const lastSlot = slotAt(top.json.as_of_ms / 1000);
+    for (let slot = slotAt(top.json.as_of_ms / 1000 - 3600); slot <= lastSlot; slot++) {
+      const winner = auctionAt(slot)?.winner.name;
+      if (winner) wins.set(winner, (wins.get(winner) ?? 0) + 1);
+    }
+    const most = Math.max(...wins.values());
+    expect(wins.get(top.json.builder) ?? 0, JSON.stringify([...wins])).toBeGreaterThanOrEqual(most - 2);
+    expect(Math.abs(top.json.slots_won - wins.get(top.json.builder)!)).toBeLessThanOrEqual(2);
     expect(top.json.source_age_s).toBeLessThan(60);
     expect(typeof top.json.as_of_ms).toBe("number");
     const share = await s.paidGet("/v1/q/builder-share?builder=beaver&window=1h");
