@@ -34,7 +34,7 @@ import { getRequestListener } from "@hono/node-server";
 import { applyConfigOverlay, loadConfig } from "../src/config.js";
 import { startDevnet } from "../devnet/index.js";
 import { createApp } from "../src/app.js";
-import { countRequest, instrumentFetch } from "../src/http/metrics-http.js";
+import { instrumentFetch, requestCounter } from "../src/http/metrics-http.js";
 import { machineLine } from "./support.js";
 
 const PATHS = (process.env.PATHS ?? "/v1/q,/v1/paywall").split(",").filter(Boolean);
@@ -97,9 +97,10 @@ const app = await createApp(applyConfigOverlay(loadConfig({ DATA_DIR: dir, DEVNE
 });
 try {
   // The framework's path as `vigil api` builds it: the metrics wrapper around the router.
-  const service = getRequestListener(instrumentFetch(app.hono.fetch, { metrics: app.metrics, routePatterns: app.routes.map((r) => r.path), token: undefined }));
+  const count = requestCounter(app.metrics, app.routes.map((r) => r.path));
+  const service = getRequestListener(instrumentFetch(app.hono.fetch, { metrics: app.metrics, routePatterns: app.routes.map((r) => r.path), token: undefined, count }));
   // And the listener `vigil api` serves: the standing answers in front of it (src/http/standing-answers.ts).
-  const served = app.standing.listener(service, (route, method, status, started) => countRequest(app.metrics, route, method, status, started));
+  const served = app.standing.listener(service, count);
 
   const rows: [string, { median: number; min: number; max: number }][] = [];
   for (const p of PATHS) {

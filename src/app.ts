@@ -15,7 +15,7 @@ import type { ModuleContext, ServiceModule } from "./module.js";
 import { systemClock, type Clock } from "./core/clock.js";
 import { createLogger } from "./core/logger.js";
 import { createMetrics, type Metrics } from "./core/metrics.js";
-import { countRequest, instrumentFetch, serveMetrics } from "./http/metrics-http.js";
+import { instrumentFetch, requestCounter, serveMetrics } from "./http/metrics-http.js";
 import type { RateLimitStore } from "./core/rate-limit.js";
 import { openDatabase, type DatabaseHandle } from "./db/connection.js";
 import { whenDatabaseReachable } from "./db/unavailable.js";
@@ -394,7 +394,9 @@ function appServers(ctx: ModuleContext, parts: ServerParts) {
   let warmUpTimer: NodeJS.Timeout | undefined;
   const mcpSite: { baseUrl: string | undefined } = { baseUrl: undefined };
   const metricsSite: { baseUrl: string | undefined } = { baseUrl: undefined };
-  const appFetch = instrumentFetch(parts.hono.fetch, { metrics, routePatterns: parts.routes.map((r) => r.path), token: config.METRICS_TOKEN });
+  // One counter for the wrapped fetch and the standing answers in front of it: the same labels either way.
+  const count = requestCounter(metrics, parts.routes.map((r) => r.path));
+  const appFetch = instrumentFetch(parts.hono.fetch, { metrics, routePatterns: parts.routes.map((r) => r.path), token: config.METRICS_TOKEN, count });
   const listenMetrics = () =>
     config.METRICS_PORT === undefined || metricsServer
       ? Promise.resolve()
@@ -432,8 +434,7 @@ function appServers(ctx: ModuleContext, parts: ServerParts) {
     });
   const listen = () =>
     new Promise<string>((resolve, reject) => {
-      // The standing answers go in front of @hono/node-server's listener, counted in the metrics as the wrapped fetch counts.
-      const count = (route: string, method: string, status: number, started: number) => countRequest(metrics, route, method, status, started);
+      // The standing answers go in front of @hono/node-server's listener, counted as the wrapped fetch counts.
       // (serve calls it as createServer(serverOptions, listener); the option is typed as node's overloaded createServer.)
       const createServer = ((options: ServerOptions, listener: RequestListener) => createHttpServer(options, parts.standing.listener(listener, count))) as typeof createHttpServer;
       server = keepConnections(serve({ fetch: appFetch, port: config.PORT, hostname: config.HOST, createServer }, (info) => {

@@ -49,16 +49,23 @@ export async function serveMetrics(req: Request, metrics: Metrics, token: string
   });
 }
 
-/** One answered request in the HTTP metrics: its route's pattern, method and status, and its duration since `started` (performance.now()). */
-export function countRequest(metrics: Metrics, route: string, method: string, status: number, started: number): void {
-  metrics.httpRequests.inc({ route, method, status: String(status) });
-  metrics.httpDuration.observe({ route, method }, (performance.now() - started) / 1000);
-  if (status === 402) metrics.paymentRequired.inc({ route });
+/** Counts one answered request by its path: labelled with its route's pattern (routeLabeller), with its method, status and duration since `started` (performance.now()). */
+export type RequestCounter = (path: string, method: string, status: number, started: number) => void;
+
+/** The counter of the HTTP metrics, for the wrapped fetch and for what answers in front of it (standing-answers.ts). */
+export function requestCounter(metrics: Metrics, routePatterns: readonly string[]): RequestCounter {
+  const label = routeLabeller(routePatterns);
+  return (path, method, status, started) => {
+    const route = label(path);
+    metrics.httpRequests.inc({ route, method, status: String(status) });
+    metrics.httpDuration.observe({ route, method }, (performance.now() - started) / 1000);
+    if (status === 402) metrics.paymentRequired.inc({ route });
+  };
 }
 
 /** Wraps the app's fetch: counts every request, and answers /metrics when METRICS_TOKEN is set. */
-export function instrumentFetch(fetch: Fetch, opts: { metrics: Metrics; routePatterns: readonly string[]; token: string | undefined }): Fetch {
-  const label = routeLabeller(opts.routePatterns);
+export function instrumentFetch(fetch: Fetch, opts: { metrics: Metrics; routePatterns: readonly string[]; token: string | undefined; count?: RequestCounter }): Fetch {
+  const count = opts.count ?? requestCounter(opts.metrics, opts.routePatterns);
   return async (req, ...rest) => {
     // The router's own reading of the path (no URL object per request).
     const path = getPath(req);
@@ -68,8 +75,7 @@ export function instrumentFetch(fetch: Fetch, opts: { metrics: Metrics; routePat
     const headers = nodeHeaders(rest[0]);
     const paymentPresented = headers ? headers["payment-signature"] !== undefined || headers["x-payment"] !== undefined : req.headers.has("payment-signature") || req.headers.has("x-payment");
     const res = await fetch(req, ...rest);
-    const route = label(path);
-    countRequest(opts.metrics, route, req.method, res.status, started);
+    count(path, req.method, res.status, started);
     // Only a call that presented a payment can have settled one. A 402 carries PAYMENT-RESPONSE too
     // when its settlement failed or is still pending: only a success settled.
     if (paymentPresented) {

@@ -41,10 +41,11 @@ export function nodeHeaders(env: unknown): IncomingHttpHeaders | undefined {
  */
 export function requestHeader(c: Context, name: string): string | undefined {
   const headers = nodeHeaders(c.env);
-  if (!headers) return c.req.header(name);
-  const v = headers[name];
-  return Array.isArray(v) ? v.join(", ") : v;
+  return headers ? joinedHeader(headers[name]) : c.req.header(name);
 }
+
+/** One of Node's parsed request headers as one value: repeated ones joined with ", ", as the Headers object joins them. */
+export const joinedHeader = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(", ") : v);
 
 /** The client's IP: the socket's address, or behind `trustProxyHops` proxies of our own the X-Forwarded-For entry the outermost of them appended (the `trustProxyHops`-th from the right). */
 export function clientIpOf(socketIp: string | undefined, forwardedFor: string | undefined, trustProxyHops: number): string {

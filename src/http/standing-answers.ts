@@ -24,18 +24,17 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { AnyRouteDef } from "./route-table.js";
-import { CORS_ALLOW_ORIGIN, CORS_EXPOSE_HEADERS, clientIpOf, generalLimitOf, requestIdOf, type MiddlewareDeps } from "./middleware.js";
+import { CORS_ALLOW_ORIGIN, CORS_EXPOSE_HEADERS, clientIpOf, generalLimitOf, joinedHeader, requestIdOf, type MiddlewareDeps } from "./middleware.js";
 import { ALLOW_TOKEN_HEADER } from "./rate-limits.js";
 import { jsonPayload } from "./respond.js";
+import type { RequestCounter } from "./metrics-http.js";
 
 export interface StandingAnswers {
   /** `next` with the standing routes answered in front of it. */
-  listener(next: RequestListener, count: (route: string, method: string, status: number, started: number) => void): RequestListener;
+  listener(next: RequestListener, count: RequestCounter): RequestListener;
   /** How many requests this path answered (the rest went to the framework). */
   readonly served: number;
 }
-
-const header = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(", ") : v);
 
 export function standingAnswers(routes: readonly AnyRouteDef[], deps: MiddlewareDeps & { log: Logger }): StandingAnswers {
   const answers = new Map<string, () => unknown>();
@@ -43,7 +42,7 @@ export function standingAnswers(routes: readonly AnyRouteDef[], deps: Middleware
   let served = 0;
 
   /** True when this path answered the request. */
-  const serve = (req: IncomingMessage, res: ServerResponse, count: (route: string, method: string, status: number, started: number) => void): boolean => {
+  const serve = (req: IncomingMessage, res: ServerResponse, count: RequestCounter): boolean => {
     if (req.method !== "GET") return false;
     const path = req.url;
     const answer = path === undefined ? undefined : answers.get(path);
@@ -52,8 +51,8 @@ export function standingAnswers(routes: readonly AnyRouteDef[], deps: Middleware
     if (h["payment-signature"] !== undefined || h["x-payment"] !== undefined) return false;
     if (deps.log.isLevelEnabled("debug")) return false;
     const started = performance.now();
-    const ip = clientIpOf(req.socket.remoteAddress, deps.trustProxyHops > 0 ? header(h["x-forwarded-for"]) : undefined, deps.trustProxyHops);
-    const { limiter, key } = generalLimitOf(deps, ip, deps.allowed?.list.enabled ? header(h[ALLOW_TOKEN_HEADER]) : undefined);
+    const ip = clientIpOf(req.socket.remoteAddress, deps.trustProxyHops > 0 ? joinedHeader(h["x-forwarded-for"]) : undefined, deps.trustProxyHops);
+    const { limiter, key } = generalLimitOf(deps, ip, deps.allowed?.list.enabled ? joinedHeader(h[ALLOW_TOKEN_HEADER]) : undefined);
     const decided = limiter.trySpend(key);
     if (!decided?.allowed) return false;
     let body: string | Uint8Array | undefined;
@@ -70,7 +69,7 @@ export function standingAnswers(routes: readonly AnyRouteDef[], deps: Middleware
       "access-control-allow-origin": CORS_ALLOW_ORIGIN,
       "access-control-expose-headers": CORS_EXPOSE_HEADERS,
       "content-type": "application/json",
-      "x-request-id": requestIdOf(header(h["x-request-id"])),
+      "x-request-id": requestIdOf(joinedHeader(h["x-request-id"])),
       "Content-Length": typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
     });
     res.end(body);
