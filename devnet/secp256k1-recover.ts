@@ -1,83 +1,11 @@
 /**
- * secp256k1 signer recovery for the simulated chain: the address ecrecover
- * gives for a 32-byte digest and a signature (r, s, y parity), exactly as
- * viem's recoverAddress answers it, at a fraction of its cost for signers the
- * chain has seen before.
- *
- * Recovery is Q = r⁻¹·(s·R − z·G), where R is the curve point with x = r and
- * the y parity the signature names. For a candidate public key P the same
- * equation read backwards is R = u1·G + u2·P with u1 = z·s⁻¹ and u2 = r·s⁻¹:
- * P is the recovered key if and only if that point has x = r and the named
- * parity. So a candidate is confirmed by one double multiplication with a
- * precomputed table for P (about a third of a recovery), and a wrong
- * candidate is simply not confirmed: the answer is the same either way,
- * only its cost differs. A signer not yet seen is recovered in full with
- * @noble/curves 2 (faster than the 1.x copy inside viem) and remembered.
- *
- * bench/README.md (http, paid calls on the devnet) has the figures.
+ * The simulated chain's signer recovery (src/chains/ethereum/signer-recovery.ts): one memory of
+ * keys for its token's ecrecover and its transactions' senders. The chain sees a few keys many
+ * times (the facilitator's gas keys, the bench's payers), so each gets its table at once.
  */
-import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { keccak_256 } from "@noble/hashes/sha3.js";
-import { LRUCache } from "lru-cache";
-import { type Address, type Hex, bytesToHex, getAddress, hexToBytes } from "viem";
+import { signerRecovery } from "../src/chains/ethereum/signer-recovery.js";
 
-const Point = secp256k1.Point;
-type Point = InstanceType<typeof Point>;
-const Fn = Point.Fn;
-const N = Fn.ORDER;
+export { splitSignature } from "../src/chains/ethereum/signer-recovery.js";
 
-/** wNAF window of a remembered key's table: 6 costs about 200 kB a key and confirms in ~0.45 ms on the bench VM. */
-const TABLE_WINDOW = 6;
-
-/** Public keys of signers already recovered, by lower-case address, each with its multiplication table. */
-const keys = new LRUCache<string, { address: Address; key: Point }>({ max: 64 });
-
-export interface RecoverableSignature {
-  r: bigint;
-  s: bigint;
-  /** 0 or 1: the parity of R's y. */
-  yParity: number;
-}
-
-/** A 65-byte r ‖ s ‖ v signature (v 27/28 or 0/1) split as ecrecover reads it. */
-export function splitSignature(signature: Hex): RecoverableSignature {
-  if (signature.length !== 132) throw new Error("signature must be 65 bytes");
-  const v = Number.parseInt(signature.slice(130, 132), 16);
-  return { r: BigInt(`0x${signature.slice(2, 66)}`), s: BigInt(`0x${signature.slice(66, 130)}`), yParity: v >= 27 ? v - 27 : v };
-}
-
-function addressOf(key: Point): Address {
-  const uncompressed = key.toBytes(false);
-  return getAddress(bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12)));
-}
-
-/** Whether `key` is the key this signature recovers to (see the header). */
-function confirms(key: Point, z: bigint, sig: RecoverableSignature): boolean {
-  const sInv = Fn.inv(sig.s);
-  const R = Point.BASE.multiplyUnsafe(Fn.mul(z, sInv)).add(key.multiplyUnsafe(Fn.mul(sig.r, sInv)));
-  if (R.is0()) return false;
-  const { x, y } = R.toAffine();
-  return x === sig.r && Number(y & 1n) === sig.yParity;
-}
-
-/**
- * The address `sig` recovers to over `digest`, as viem's recoverAddress gives
- * it; throws where it throws (r or s out of range, a parity other than 0/1,
- * no curve point with x = r, the point at infinity). `candidates` are
- * addresses the caller expects (the claimed signer, recent senders): each one
- * already seen is tried first.
- */
-export function recoverSignerAddress(digest: Hex, sig: RecoverableSignature, candidates: readonly Address[] = []): Address {
-  const { r, s, yParity } = sig;
-  if (yParity !== 0 && yParity !== 1) throw new Error("invalid signature: recovery id must be 0 or 1");
-  if (r <= 0n || r >= N || s <= 0n || s >= N) throw new Error("invalid signature: r or s out of range");
-  const z = BigInt(digest) % N;
-  for (const candidate of candidates) {
-    const known = keys.get(candidate.toLowerCase());
-    if (known && confirms(known.key, z, sig)) return known.address;
-  }
-  const recovered = new secp256k1.Signature(r, s, yParity).recoverPublicKey(hexToBytes(digest));
-  const address = addressOf(recovered);
-  if (!keys.has(address.toLowerCase())) keys.set(address.toLowerCase(), { address, key: recovered.precompute(TABLE_WINDOW) });
-  return address;
-}
+/** wNAF window 6: about 200 kB a key, a confirmation in ~0.5 ms. */
+export const recoverSignerAddress = signerRecovery({ maxKeys: 64, tableWindow: 6, tableAfter: 1 });

@@ -93,13 +93,13 @@ export function hasTransfer(logs: readonly Log[], token: Hex, expected: { from: 
   return events.some((e) => isAddressEqual(e.args.from, expected.from) && isAddressEqual(e.args.to, expected.to) && e.args.value === expected.value);
 }
 
-interface Eip3009Payload {
+export interface Eip3009Payload {
   signature: Hex;
   authorization: { from: Hex; to: Hex; value: string; validAfter: string; validBefore: string; nonce: Hex };
 }
 
 /** A plain EIP-3009 payload: a 65-byte signature (no ERC-6492 wrapper, which the official settle unwraps itself). */
-function plainEip3009(payload: PaymentPayload): Eip3009Payload | undefined {
+export function plainEip3009(payload: PaymentPayload): Eip3009Payload | undefined {
   const inner = payload?.payload;
   if (!inner || typeof inner !== "object" || "permit2Authorization" in inner || !isEIP3009Payload(inner as Parameters<typeof isEIP3009Payload>[0])) return undefined;
   const p = inner as unknown as Eip3009Payload;

@@ -1,18 +1,21 @@
 /**
- * The simulated chain's signer recovery gives exactly what viem's
- * recoverAddress / recoverTransactionAddress give, whether a candidate key
- * is confirmed, refused or unknown: for real signatures, for signatures
- * with the parity flipped or s mirrored, for arbitrary (r, s), and it fails
- * where viem fails.
+ * Signer recovery gives exactly what viem's recoverAddress /
+ * recoverTransactionAddress give, whether a candidate key is confirmed,
+ * refused or unknown, with or without its precomputed table: for real
+ * signatures, for signatures with the parity flipped or s mirrored, for
+ * arbitrary (r, s), and it fails where viem fails. Each memory policy in use
+ * is held to it: the devnet chain's (a table at the first confirmation), the
+ * local facilitator's (a table after several), and a table built at once.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Address, type Hex, bytesToHex, numberToHex, recoverAddress, recoverTransactionAddress, type TransactionSerialized } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { recoverSignerAddress, splitSignature } from "../../devnet/secp256k1-recover.js";
-import { decodeSignedTransaction } from "../../devnet/evm-tx.js";
-import { DEVNET_CHAIN_ID } from "../../devnet/evm.js";
+import { signerRecovery, splitSignature } from "../../../src/chains/ethereum/signer-recovery.js";
+import { recoverSignerAddress as devnetRecovers } from "../../../devnet/secp256k1-recover.js";
+import { decodeSignedTransaction } from "../../../devnet/evm-tx.js";
+import { DEVNET_CHAIN_ID } from "../../../devnet/evm.js";
 
 const N = secp256k1.Point.Fn.ORDER;
 const P = secp256k1.Point.Fp.ORDER;
@@ -26,19 +29,28 @@ async function viemRecovers(digest: Hex, r: bigint, s: bigint, yParity: number):
   }
 }
 
-function oursRecovers(digest: Hex, r: bigint, s: bigint, yParity: number, candidates: Address[]): Address | "throws" {
-  try {
-    return recoverSignerAddress(digest, { r, s, yParity }, candidates);
-  } catch {
-    return "throws";
-  }
-}
+/** The policies in use, and a table built at once. */
+const POLICIES = [
+  ["the devnet chain's", () => devnetRecovers],
+  ["a table at the fourth confirmation, window 4", () => signerRecovery({ maxKeys: 64, tableWindow: 4, tableAfter: 4 })],
+  ["a table at recovery", () => signerRecovery({ maxKeys: 64, tableWindow: 6, tableAfter: 0 })],
+  ["no table", () => signerRecovery({ maxKeys: 64, tableWindow: 4, tableAfter: Number.MAX_SAFE_INTEGER })],
+] as const;
 
 const secretKey = fc.uint8Array({ minLength: 32, maxLength: 32 }).filter((k) => secp256k1.utils.isValidSecretKey(k));
 const digest = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => bytesToHex(b));
 const scalar = fc.bigInt({ min: 1n, max: N - 1n });
 
-describe("secp256k1 signer recovery of the simulated chain", () => {
+describe.each(POLICIES)("secp256k1 signer recovery, %s", (_, make) => {
+  const recoverSignerAddress = make();
+  const oursRecovers = (digest: Hex, r: bigint, s: bigint, yParity: number, candidates: Address[]): Address | "throws" => {
+    try {
+      return recoverSignerAddress(digest, { r, s, yParity }, candidates);
+    } catch {
+      return "throws";
+    }
+  };
+
   it("recovers real signatures as viem does, with the signer, another key or nothing as the candidate", async () => {
     const other = privateKeyToAccount(bytesToHex(secp256k1.utils.randomSecretKey()));
     // Makes `other` a known key, so it is tried and must be refused.
@@ -115,7 +127,20 @@ describe("secp256k1 signer recovery of the simulated chain", () => {
     expect(() => splitSignature("0x1234")).toThrow(/65 bytes/);
   });
 
-  it("recovers transaction senders as recoverTransactionAddress does, senders alternating (recent ones are tried first)", async () => {
+  it("confirms a signer many times over, through the building of its table, and refuses another key's signature in between", async () => {
+    const [a, b] = [1, 2].map(() => privateKeyToAccount(bytesToHex(secp256k1.utils.randomSecretKey())));
+    for (let i = 0; i < 8; i++) {
+      const d = digestOf(100 + i);
+      expect(recoverSignerAddress(d, splitSignature(await a!.sign({ hash: d })), [a!.address])).toBe(a!.address);
+      // b's signature with a as the candidate: a is not confirmed, b is recovered.
+      expect(recoverSignerAddress(d, splitSignature(await b!.sign({ hash: d })), [a!.address])).toBe(b!.address);
+    }
+  });
+});
+
+describe("the devnet chain's senders", () => {
+
+  it("are recovered as recoverTransactionAddress does, senders alternating (recent ones are tried first)", async () => {
     const accounts = [1, 2, 3, 4, 5].map(() => privateKeyToAccount(bytesToHex(secp256k1.utils.randomSecretKey())));
     const sign = (i: number, nonce: number, type: "eip1559" | "legacy" | "eip2930") => {
       const account = accounts[i % accounts.length]!;
