@@ -8,4 +8,4 @@ import { signerRecovery } from "../src/chains/ethereum/signer-recovery.js";
 export { splitSignature } from "../src/chains/ethereum/signer-recovery.js";
 
 /** wNAF window 6: about 200 kB a key, a confirmation in ~0.5 ms. */
-export const recoverSignerAddress = signerRecovery({ maxKeys: 64, tableWindow: 6, tableAfter: 1 });
+export const recoverSignerAddress = signerRecovery({ maxKeys: 64, maxTables: 64, tableWindow: 6, tableAfter: 1 });

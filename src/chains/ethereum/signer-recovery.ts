@@ -56,16 +56,18 @@ function confirms(key: Point, z: bigint, sig: RecoverableSignature): boolean {
 }
 
 export interface SignerRecoveryOptions {
-  /** Signers' public keys remembered (least recently used go first). */
+  /** Signers' public keys remembered (least recently used go first): a few hundred bytes each. */
   maxKeys: number;
   /**
-   * wNAF window of a remembered key's table: 6 costs about 200 kB a key and ~20 ms to build, 4 about
-   * 50 kB and ~9 ms (bench VM, Intel); a confirmation with a table costs about 0.6 ms, without one 1.3.
+   * Of those, how many keep a precomputed table (least recently used lose it first). A window-4
+   * table holds about 130 kB of heap and takes ~9 ms to build, a window-6 one about 310 kB and ~20 ms
+   * (bench VM, Intel); a confirmation with a table costs about 0.6 ms, without one 1.3.
    */
+  maxTables: number;
   tableWindow: number;
   /**
    * A key gets its table at this many confirmations (1: at the first). A table pays for its building
-   * after a few dozen confirmations, so a service that meets many one-off signers builds them late.
+   * after a dozen or so confirmations, so a service that meets many one-off signers builds them late.
    */
   tableAfter: number;
 }
@@ -82,23 +84,38 @@ export type RecoverSigner = (digest: Hex, sig: RecoverableSignature, candidates?
 /** A recoverer with its own memory of signers' keys. */
 export function signerRecovery(options: SignerRecoveryOptions): RecoverSigner {
   const keys = new LRUCache<string, { address: Address; key: Point; confirmations: number }>({ max: options.maxKeys });
+  /**
+   * Each a copy of a remembered key, with its table (a point's table is tied to the point). A key
+   * that loses its table counts its confirmations from nought again, so keys that take tables from
+   * each other in turn rebuild one at most every `tableAfter` confirmations.
+   */
+  const tables = new LRUCache<string, Point>({
+    max: options.maxTables,
+    dispose: (_, id) => {
+      const known = keys.peek(id);
+      if (known) known.confirmations = 0;
+    },
+  });
+  const tabled = (key: Point) => Point.fromAffine(key.toAffine()).precompute(options.tableWindow, false);
   return (digest, sig, candidates = []) => {
     const { r, s, yParity } = sig;
     if (yParity !== 0 && yParity !== 1) throw new Error("invalid signature: recovery id must be 0 or 1");
     if (r <= 0n || r >= N || s <= 0n || s >= N) throw new Error("invalid signature: r or s out of range");
     const z = BigInt(digest) % N;
     for (const candidate of candidates) {
-      const known = keys.get(candidate.toLowerCase());
+      const id = candidate.toLowerCase();
+      const known = keys.get(id);
       if (!known) continue;
-      if (++known.confirmations === options.tableAfter) known.key = known.key.precompute(options.tableWindow, false);
-      if (confirms(known.key, z, sig)) return known.address;
+      let key = tables.get(id);
+      if (!key && ++known.confirmations >= options.tableAfter) tables.set(id, (key = tabled(known.key)));
+      if (confirms(key ?? known.key, z, sig)) return known.address;
     }
     const recovered = new secp256k1.Signature(r, s, yParity).recoverPublicKey(hexToBytes(digest));
     const address = addressOf(recovered);
-    if (!keys.has(address.toLowerCase())) {
-      const entry = { address, key: recovered, confirmations: 0 };
-      if (options.tableAfter <= 0) entry.key = recovered.precompute(options.tableWindow, false);
-      keys.set(address.toLowerCase(), entry);
+    const id = address.toLowerCase();
+    if (!keys.has(id)) {
+      keys.set(id, { address, key: recovered, confirmations: 0 });
+      if (options.tableAfter <= 0) tables.set(id, tabled(recovered));
     }
     return address;
   };

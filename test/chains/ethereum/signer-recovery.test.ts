@@ -14,6 +14,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { signerRecovery, splitSignature } from "../../../src/chains/ethereum/signer-recovery.js";
 import { recoverSignerAddress as devnetRecovers } from "../../../devnet/secp256k1-recover.js";
+import { payerRecovery } from "../../../src/x402/quick-verify.js";
 import { decodeSignedTransaction } from "../../../devnet/evm-tx.js";
 import { DEVNET_CHAIN_ID } from "../../../devnet/evm.js";
 
@@ -32,9 +33,10 @@ async function viemRecovers(digest: Hex, r: bigint, s: bigint, yParity: number):
 /** The policies in use, and a table built at once. */
 const POLICIES = [
   ["the devnet chain's", () => devnetRecovers],
-  ["a table at the fourth confirmation, window 4", () => signerRecovery({ maxKeys: 64, tableWindow: 4, tableAfter: 4 })],
-  ["a table at recovery", () => signerRecovery({ maxKeys: 64, tableWindow: 6, tableAfter: 0 })],
-  ["no table", () => signerRecovery({ maxKeys: 64, tableWindow: 4, tableAfter: Number.MAX_SAFE_INTEGER })],
+  ["the local facilitator's payers'", () => payerRecovery()],
+  ["a table at recovery", () => signerRecovery({ maxKeys: 64, maxTables: 64, tableWindow: 6, tableAfter: 0 })],
+  ["no table", () => signerRecovery({ maxKeys: 64, maxTables: 64, tableWindow: 4, tableAfter: Number.MAX_SAFE_INTEGER })],
+  ["tables for two keys only, taken and lost in turn", () => signerRecovery({ maxKeys: 64, maxTables: 2, tableWindow: 4, tableAfter: 1 })],
 ] as const;
 
 const secretKey = fc.uint8Array({ minLength: 32, maxLength: 32 }).filter((k) => secp256k1.utils.isValidSecretKey(k));
@@ -127,13 +129,17 @@ describe.each(POLICIES)("secp256k1 signer recovery, %s", (_, make) => {
     expect(() => splitSignature("0x1234")).toThrow(/65 bytes/);
   });
 
-  it("confirms a signer many times over, through the building of its table, and refuses another key's signature in between", async () => {
-    const [a, b] = [1, 2].map(() => privateKeyToAccount(bytesToHex(secp256k1.utils.randomSecretKey())));
+  it("confirms signers many times over, through the building and loss of their tables, and refuses another key's signature", async () => {
+    const signers = [1, 2, 3, 4].map(() => privateKeyToAccount(bytesToHex(secp256k1.utils.randomSecretKey())));
     for (let i = 0; i < 8; i++) {
-      const d = digestOf(100 + i);
-      expect(recoverSignerAddress(d, splitSignature(await a!.sign({ hash: d })), [a!.address])).toBe(a!.address);
-      // b's signature with a as the candidate: a is not confirmed, b is recovered.
-      expect(recoverSignerAddress(d, splitSignature(await b!.sign({ hash: d })), [a!.address])).toBe(b!.address);
+      for (const [j, a] of signers.entries()) {
+        const b = signers[(j + 1) % signers.length]!;
+        const d = digestOf(100 + i * 10 + j);
+        expect(recoverSignerAddress(d, splitSignature(await a.sign({ hash: d })), [a.address])).toBe(a.address);
+        // b's signature with a as the candidate: a is not confirmed, b is recovered (or confirmed, once tried).
+        expect(recoverSignerAddress(d, splitSignature(await b.sign({ hash: d })), [a.address])).toBe(b.address);
+        expect(recoverSignerAddress(d, splitSignature(await b.sign({ hash: d })), [a.address, b.address])).toBe(b.address);
+      }
     }
   });
 });
