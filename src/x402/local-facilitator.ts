@@ -344,7 +344,9 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
   const facilitatorFor = (ctx: OperationContext | undefined) => {
     const signer = signerFor(ctx);
     const official = new ExactEvmScheme(signer, { pendingSettlementStore: pending });
-    const scheme = options.quickVerify === false ? official : verifyQuickly(official, { signer, chainId: chain.id, recover: payers });
+    // The quick road's RPC calls are tracked apart: a transport failure on it sends the payment to the
+    // official verify, whose own calls alone decide whether its answer is an RPC error.
+    const scheme = options.quickVerify === false || !ctx ? official : verifyQuickly(official, { signer: signerFor(newContext()), chainId: chain.id, recover: payers });
     return new x402Facilitator().register(network, options.settleVerifiedOnce === false ? scheme : settleVerifiedOnce(scheme, { signer, pending, verified }));
   };
   const facilitator = facilitatorFor(undefined);

@@ -2,8 +2,6 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Address, type Hex, createPublicClient, createWalletClient, http as http_, parseEventLogs } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -14,6 +12,7 @@ import { startDevnetEvm, usdcAbi, type DevnetEvm } from "../../devnet/evm.js";
 import { createLocalFacilitator, FEE_TTL_MS, LocalFacilitatorRpcError, type LocalFacilitator } from "../../src/x402/local-facilitator.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { signAuthorization } from "../helpers/x402-sign.js";
+import { startRpcProxy } from "../helpers/rpc-proxy.js";
 
 const USDC_SEPOLIA: Address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 const USDC_BASE: Address = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
@@ -312,40 +311,6 @@ describe("local facilitator when the RPC is unreachable or wrong", () => {
     }
   });
 });
-
-/**
- * A loopback JSON-RPC proxy in front of the devnet: every request reaches the
- * node; `answer(method)` then decides what the client gets: the node's answer
- * ("send", after the promise settles) or none at all ("lose": the socket is cut).
- */
-async function startRpcProxy(target: string, answer: (method: string) => Promise<"send" | "lose">): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      void (async () => {
-        const body = Buffer.concat(chunks).toString("utf8");
-        const method = (JSON.parse(body) as { method?: string }).method ?? "";
-        const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
-        const text = await upstream.text();
-        if ((await answer(method)) === "lose") {
-          req.socket.destroy();
-          return;
-        }
-        res.writeHead(upstream.status, { "content-type": "application/json" }).end(text);
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /** A proxy that loses the answers to chosen methods (the request reaches the node either way). */
 const startLossyProxy = (target: string, lose: Set<string>) => startRpcProxy(target, async (m) => (lose.has(m) ? "lose" : "send"));

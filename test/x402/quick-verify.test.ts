@@ -15,6 +15,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { startDevnetEvm, type DevnetEvm } from "../../devnet/evm.js";
 import { createLocalFacilitator, type LocalFacilitator } from "../../src/x402/local-facilitator.js";
 import { signAuthorization, type HandSignedOverrides } from "../helpers/x402-sign.js";
+import { startRpcProxy } from "../helpers/rpc-proxy.js";
 
 const USDC_SEPOLIA: Address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 const N = secp256k1.Point.Fn.ORDER;
@@ -165,5 +166,24 @@ describe("verifying a payment the quick way: the official answers", () => {
     const expected = await Promise.all(payloads.map((p) => official.verify(p, req)));
     expect(answers).toEqual(expected);
     expect(answers.map((a) => a.isValid)).toEqual(keys.flatMap(() => [true, false]));
+  });
+
+  it.each([
+    ["a good payment: valid", 1_000_000n, { isValid: true }],
+    ["a payer without the funds: the official refusal, not an RPC error", 0n, { isValid: false, invalidReason: "invalid_exact_evm_insufficient_balance" }],
+  ])("the quick road's simulation answer is lost: the official verify alone decides — %s", async (_, funds, expected) => {
+    // Only the first eth_call's answer is lost: the quick road's simulation. The official verify's own calls all get through.
+    let calls = 0;
+    const proxy = await startRpcProxy(dev.url, async (m) => (m === "eth_call" && ++calls === 1 ? "lose" : "send"));
+    try {
+      const lossy = createLocalFacilitator({ rpcUrl: proxy.url, network: "eip155:84532", privateKey: dev.accounts[5]!.privateKey, rpcRetryCount: 0 });
+      const payload = await signAuthorization(funded(funds), req);
+      const answer = await officialCalls(async () => expect(await lossy.verify(payload, req)).toMatchObject(expected));
+      expect(answer).toBe(1);
+      expect(calls).toBeGreaterThan(1);
+      expect(await lossy.verify(payload, req)).toEqual(await official.verify(payload, req));
+    } finally {
+      await proxy.close();
+    }
   });
 });
