@@ -4,7 +4,7 @@
  * without code.
  *
  * @x402/evm checks the signature by recovering the signer with viem's `recoverAddress`, on the copy
- * of @noble/curves 1.x that viem pins: about 3.3 ms on the Intel bench VM, more under load, and the
+ * of @noble/curves 1.x that viem pins: about 2.3 ms on the Intel bench VM, more under load, and the
  * largest single cost of a paid call in the service (bench/README.md, "A verify that recovers the
  * payer for less"). Neither can be swapped from outside the library. Here the same checks run in the
  * same order with the official pieces (the EIP-712 types, the asset check, the token's ABI), except
@@ -40,11 +40,12 @@ export interface QuickVerifyOptions {
 
 /**
  * Payers' keys for a facilitator: 1,024 remembered (a few hundred bytes each). A payer's key gets a
- * window-4 table (about 130 kB of heap, ~9 ms to build, 0.7 ms saved on each confirmation) at its
+ * window-4 table (110–130 kB of heap, ~8 ms to build, ~0.6 ms saved on each confirmation) at its
  * 16th payment, and the 32 most recent such payers keep theirs (4 MiB at most). So a payer that pays
- * once or now and then costs no table (recovered in ~1.7 ms, or confirmed in ~1.3 ms), one that pays
- * per call is confirmed in ~0.6 ms, and payers that take tables from each other in turn add at most
- * 9 ms per 16 payments (~0.6 ms a payment): all below the official check's ~3.3 ms.
+ * once or now and then costs no table (recovered in ~1.6 ms, or confirmed in ~1.3 ms), one that pays
+ * per call is confirmed in ~0.7 ms, and payers that take tables from each other in turn add at most
+ * ~8 ms per 16 payments (~0.5 ms a payment): all below the official check's ~2.3 ms
+ * (bench:signer-recovery, Intel bench VM).
  */
 export function payerRecovery(): RecoverSigner {
   return signerRecovery({ maxKeys: 1024, maxTables: 32, tableWindow: 4, tableAfter: 16 });
@@ -74,7 +75,8 @@ async function passesEveryCheck(options: QuickVerifyOptions, payload: PaymentPay
     },
   });
   const assetCheck = startAssetContractCheck(signer, requirements.network, requirements.asset);
-  // Awaited on every road out, as the official verify's early answers leave it: a failed check must not go unhandled.
+  // Its outcome is taken at once (a failure reads "failed"), so no road out leaves a rejection unhandled;
+  // a refusal waits for it, so no RPC call of this verify outlives it.
   const assetReason = assetCheck.await().then(
     (reason) => reason,
     () => "failed",

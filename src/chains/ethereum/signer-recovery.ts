@@ -60,8 +60,9 @@ export interface SignerRecoveryOptions {
   maxKeys: number;
   /**
    * Of those, how many keep a precomputed table (least recently used lose it first). A window-4
-   * table holds about 130 kB of heap and takes ~9 ms to build, a window-6 one about 310 kB and ~20 ms
-   * (bench VM, Intel); a confirmation with a table costs about 0.6 ms, without one 1.3.
+   * table holds 110–130 kB of heap and takes ~8 ms to build, a window-6 one about 310 kB and ~20 ms
+   * (Intel bench VM); a confirmation with a table costs about 0.7 ms, without one 1.3
+   * (bench:signer-recovery).
    */
   maxTables: number;
   tableWindow: number;
