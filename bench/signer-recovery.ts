@@ -2,7 +2,7 @@
  * npm run bench:signer-recovery — the cost of checking an x402 payment's signature, on one core:
  *
  *   baseline   viem's recoverAddress, what @x402/evm's verify calls (the @noble/curves 1.x viem pins)
- *   recovery   src/chains/ethereum/signer-recovery.ts for a payer not seen before (@noble/curves 2)
+ *   recovery   src/x402/signer-recovery.ts for a payer not seen before (@noble/curves 2)
  *   no table   a returning payer, confirmed against its remembered key
  *   table      a returning payer with its precomputed table (the local facilitator's window 4)
  *   build      building one table, and the heap it holds
@@ -19,7 +19,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { authorizationTypes } from "@x402/evm";
-import { signerRecovery, splitSignature } from "../src/chains/ethereum/signer-recovery.js";
+import { signerRecovery, splitSignature } from "../src/x402/signer-recovery.js";
 import { createLocalFacilitator } from "../src/x402/local-facilitator.js";
 import { startDevnetEvm } from "../devnet/evm.js";
 import { machineLine } from "./support.js";

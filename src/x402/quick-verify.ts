@@ -10,7 +10,7 @@
  * same order with the official pieces (the EIP-712 types, the asset check, the token's ABI), except
  * that the signer comes from signer-recovery.ts: @noble/curves 2 recovers it for about half the
  * cost, and a payer seen before is confirmed against its remembered key for less again. Property
- * tests hold that to viem's answers (test/chains/ethereum/signer-recovery.test.ts).
+ * tests hold that to viem's answers (test/x402/signer-recovery.test.ts).
  *
  * The road only ever answers "valid", and only when every check the official verify makes has
  * passed: the scheme, the EIP-712 domain, the network, no ERC-6492 wrapper, no code at the payer,
@@ -24,7 +24,7 @@
 import type { Network, PaymentPayload, PaymentRequirements, SchemeNetworkFacilitator, VerifyResponse } from "@x402/core/types";
 import { authorizationTypes, eip3009ABI, startAssetContractCheck, type toFacilitatorEvmSigner } from "@x402/evm";
 import { getAddress, hashTypedData, isAddressEqual, isErc6492Signature, parseSignature, type Hex } from "viem";
-import { signerRecovery, splitSignature, type RecoverSigner } from "../chains/ethereum/signer-recovery.js";
+import { signerRecovery, splitSignature, type RecoverSigner } from "./signer-recovery.js";
 import { plainEip3009, type Eip3009Payload } from "./verified-settle.js";
 
 type FacilitatorEvmSigner = ReturnType<typeof toFacilitatorEvmSigner>;

@@ -12,11 +12,11 @@ import { describe, expect, it } from "vitest";
 import { type Address, type Hex, bytesToHex, numberToHex, recoverAddress, recoverTransactionAddress, type TransactionSerialized } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { signerRecovery, splitSignature } from "../../../src/chains/ethereum/signer-recovery.js";
-import { recoverSignerAddress as devnetRecovers } from "../../../devnet/secp256k1-recover.js";
-import { payerRecovery } from "../../../src/x402/quick-verify.js";
-import { decodeSignedTransaction } from "../../../devnet/evm-tx.js";
-import { DEVNET_CHAIN_ID } from "../../../devnet/evm.js";
+import { signerRecovery, splitSignature } from "../../src/x402/signer-recovery.js";
+import { recoverSignerAddress as devnetRecovers } from "../../devnet/secp256k1-recover.js";
+import { payerRecovery } from "../../src/x402/quick-verify.js";
+import { decodeSignedTransaction } from "../../devnet/evm-tx.js";
+import { DEVNET_CHAIN_ID } from "../../devnet/evm.js";
 
 const N = secp256k1.Point.Fn.ORDER;
 const P = secp256k1.Point.Fp.ORDER;
