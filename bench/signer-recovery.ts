@@ -17,12 +17,12 @@ import os from "node:os";
 import { type Address, type Hex, bytesToHex, recoverAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { authorizationTypes } from "@x402/evm";
+import type { PaymentPayload } from "@x402/core/types";
 import { signerRecovery, splitSignature } from "../src/x402/signer-recovery.js";
 import { createLocalFacilitator } from "../src/x402/local-facilitator.js";
 import { startDevnetEvm } from "../devnet/evm.js";
 import { machineLine } from "./support.js";
+import { sepoliaUsdcRequirements, signAuthorization } from "../test/helpers/x402-sign.js";
 
 const ROUNDS = 5;
 const CALLS = Number(process.env.CALLS ?? 200);
@@ -39,7 +39,8 @@ async function msPerCall(calls: number, fn: (i: number) => unknown): Promise<num
   return median(rounds);
 }
 
-const payers: PrivateKeyAccount[] = Array.from({ length: 32 }, () => privateKeyToAccount(generatePrivateKey()));
+const payerKeys: Hex[] = Array.from({ length: 32 }, () => generatePrivateKey());
+const payers: PrivateKeyAccount[] = payerKeys.map((k) => privateKeyToAccount(k));
 const signed = await Promise.all(
   Array.from({ length: CALLS }, async (_, i) => {
     const hash = bytesToHex(randomBytes(32));
@@ -91,37 +92,10 @@ if (gc) {
 
 // The whole verify of a good payment, on a devnet chain in this process.
 const dev = await startDevnetEvm({ accounts: 4 });
-const USDC_SEPOLIA: Address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
-const req: PaymentRequirements = {
-  scheme: "exact",
-  network: "eip155:84532",
-  amount: "1000",
-  asset: USDC_SEPOLIA,
-  payTo: dev.accounts[1]!.address,
-  maxTimeoutSeconds: 300,
-  extra: { name: "USDC", version: "2" },
-};
+const req = sepoliaUsdcRequirements(dev.accounts[1]!.address, { amount: "1000" });
 for (const p of payers) dev.mintUsdc(p.address, 10n ** 12n);
 const payments: PaymentPayload[] = await Promise.all(
-  Array.from({ length: CALLS }, async (_, i) => {
-    const payer = payers[i % payers.length]!;
-    const message = {
-      from: payer.address,
-      to: req.payTo as Address,
-      value: 1000n,
-      validAfter: 0n,
-      validBefore: BigInt(Math.floor(Date.now() / 1000) + 3600),
-      nonce: bytesToHex(randomBytes(32)) as Hex,
-    };
-    const signature = await payer.signTypedData({
-      domain: { name: "USDC", version: "2", chainId: 84532, verifyingContract: USDC_SEPOLIA },
-      types: authorizationTypes,
-      primaryType: "TransferWithAuthorization",
-      message,
-    });
-    const authorization = { ...message, value: "1000", validAfter: "0", validBefore: message.validBefore.toString() };
-    return { x402Version: 2, accepted: req, payload: { authorization, signature } } as PaymentPayload;
-  }),
+  Array.from({ length: CALLS }, (_, i) => signAuthorization(payerKeys[i % payerKeys.length]!, req, { validBefore: BigInt(Math.floor(Date.now() / 1000) + 3600) })),
 );
 const at = { rpcUrl: dev.url, network: "eip155:84532" as const, privateKey: dev.accounts[0]!.privateKey };
 const verifyWith = async (quickVerify: boolean) => {

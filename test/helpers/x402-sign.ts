@@ -10,6 +10,23 @@ import { bytesToHex, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { authorizationTypes } from "@x402/evm";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { USDC } from "../../src/x402/networks.js";
+
+const SEPOLIA_USDC = USDC["eip155:84532"];
+
+/** Exact-scheme requirements for USDC on Base Sepolia (the devnet chain's token): 0.1 USDC to `payTo` unless `over` says otherwise. */
+export function sepoliaUsdcRequirements(payTo: Address, over: Partial<PaymentRequirements> = {}): PaymentRequirements {
+  return {
+    scheme: "exact",
+    network: SEPOLIA_USDC.network,
+    amount: "100000",
+    asset: SEPOLIA_USDC.asset,
+    payTo,
+    maxTimeoutSeconds: 300,
+    extra: { name: SEPOLIA_USDC.name, version: SEPOLIA_USDC.version },
+    ...over,
+  };
+}
 
 export interface HandSignedOverrides {
   from?: Address;

@@ -11,23 +11,15 @@ import { FacilitatorResponseError } from "@x402/core/types";
 import { startDevnetEvm, usdcAbi, type DevnetEvm } from "../../devnet/evm.js";
 import { createLocalFacilitator, FEE_TTL_MS, LocalFacilitatorRpcError, type LocalFacilitator } from "../../src/x402/local-facilitator.js";
 import { createPayer } from "../../src/x402/payer.js";
-import { signAuthorization } from "../helpers/x402-sign.js";
+import { sepoliaUsdcRequirements, signAuthorization } from "../helpers/x402-sign.js";
 import { startRpcProxy } from "../helpers/rpc-proxy.js";
 
 const USDC_SEPOLIA: Address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 const USDC_BASE: Address = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 
 
-const requirements = (over: Partial<PaymentRequirements> = {}): PaymentRequirements => ({
-  scheme: "exact",
-  network: "eip155:84532",
-  amount: "100000",
-  asset: USDC_SEPOLIA,
-  payTo: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-  maxTimeoutSeconds: 300,
-  extra: { name: "USDC", version: "2" },
-  ...over,
-});
+const requirements = (over: Partial<PaymentRequirements> = {}): PaymentRequirements =>
+  sepoliaUsdcRequirements("0x70997970C51812dc3A010C7d01b50e0d17dc79C8", over);
 
 const paymentRequired = (req: PaymentRequirements): PaymentRequired => ({
   x402Version: 2,

@@ -14,10 +14,9 @@ import type { PaymentPayload, PaymentRequirements, VerifyResponse } from "@x402/
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { startDevnetEvm, type DevnetEvm } from "../../devnet/evm.js";
 import { createLocalFacilitator, type LocalFacilitator } from "../../src/x402/local-facilitator.js";
-import { signAuthorization, type HandSignedOverrides } from "../helpers/x402-sign.js";
+import { sepoliaUsdcRequirements, signAuthorization, type HandSignedOverrides } from "../helpers/x402-sign.js";
 import { startRpcProxy } from "../helpers/rpc-proxy.js";
 
-const USDC_SEPOLIA: Address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 const N = secp256k1.Point.Fn.ORDER;
 const nowS = () => Math.floor(Date.now() / 1000);
 
@@ -33,15 +32,7 @@ describe("verifying a payment the quick way: the official answers", () => {
     const at = { rpcUrl: dev.url, network: "eip155:84532" } as const;
     quick = createLocalFacilitator({ ...at, privateKey: dev.accounts[9]!.privateKey });
     official = createLocalFacilitator({ ...at, privateKey: dev.accounts[10]!.privateKey, quickVerify: false, settleVerifiedOnce: false });
-    req = {
-      scheme: "exact",
-      network: "eip155:84532",
-      amount: "100000",
-      asset: USDC_SEPOLIA,
-      payTo: dev.accounts[8]!.address,
-      maxTimeoutSeconds: 300,
-      extra: { name: "USDC", version: "2" },
-    };
+    req = sepoliaUsdcRequirements(dev.accounts[8]!.address);
   });
   afterEach(() => officialVerify.mockClear());
   afterAll(async () => {
@@ -112,7 +103,7 @@ describe("verifying a payment the quick way: the official answers", () => {
     ["a payer without the funds", () => signAuthorization(funded(0n), req)],
     ["a payer with code (the token's own address)", async () => {
       const signer = generatePrivateKey();
-      return signAuthorization(signer, req, { from: USDC_SEPOLIA });
+      return signAuthorization(signer, req, { from: req.asset as Address });
     }],
     ["an ERC-6492 wrapped signature from a factory not allowed", async (key) => {
       const p = await signAuthorization(key, req);

@@ -12,7 +12,7 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/
 import { startDevnetEvm, usdcAbi, type DevnetEvm } from "../../devnet/evm.js";
 import { createLocalFacilitator, type LocalFacilitator } from "../../src/x402/local-facilitator.js";
 import { hasTransfer, transferErrorReason, SettleReasons } from "../../src/x402/verified-settle.js";
-import { signAuthorization, type HandSignedOverrides } from "../helpers/x402-sign.js";
+import { sepoliaUsdcRequirements, signAuthorization, type HandSignedOverrides } from "../helpers/x402-sign.js";
 
 const USDC_SEPOLIA: Address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 const nowS = () => Math.floor(Date.now() / 1000);
@@ -40,15 +40,7 @@ describe("settling a payment the facilitator verified: the official outcomes, on
     short = createLocalFacilitator({ ...at, privateKey: dev.accounts[9]!.privateKey });
     official = createLocalFacilitator({ ...at, privateKey: dev.accounts[10]!.privateKey, settleVerifiedOnce: false });
     other = createLocalFacilitator({ ...at, privateKey: dev.accounts[11]!.privateKey, settleVerifiedOnce: false });
-    req = {
-      scheme: "exact",
-      network: "eip155:84532",
-      amount: "100000",
-      asset: USDC_SEPOLIA,
-      payTo: dev.accounts[8]!.address,
-      maxTimeoutSeconds: 300,
-      extra: { name: "USDC", version: "2" },
-    };
+    req = sepoliaUsdcRequirements(dev.accounts[8]!.address);
   });
   afterAll(async () => {
     await dev.close();
