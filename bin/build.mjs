@@ -108,7 +108,7 @@ async function compile(sources) {
  * modules), pg (an optional native binding), gRPC and protobufjs (the .proto
  * loader's dynamic requires), pino (its transports run files in worker threads).
  */
-const BUNDLE_EXTERNAL = ["@electric-sql/pglite", "pg", "pg-native", "@grpc/*", "protobufjs", "pino", "pino-*", "thread-stream", "esbuild", "tsx"];
+const BUNDLE_EXTERNAL = ["@electric-sql/pglite", "pg", "pg-native", "secp256k1", "@grpc/*", "protobufjs", "pino", "pino-*", "thread-stream", "esbuild", "tsx"];
 
 /** An `import.meta.url` in a source becomes its compiled file's URL in the tree, written relative to the bundle. */
 function fileUrlsPlugin(tree) {

@@ -168,6 +168,8 @@ function keyAt(index: number): `0x${string}` {
 
 /** The facilitator's gas key: mnemonic index 18, not one of the funded payers. */
 const facilitatorKey = () => keyAt(18);
+/** The service's batch-settlement receiver-authorizer key: mnemonic index 17, not a payer nor a gas key. */
+const receiverAuthorizerKey = () => keyAt(17);
 
 /** Private key of a funded devnet payer (mnemonic index 0..9); `vigil pay` uses the first by default. */
 export function devnetPayerKey(index = 0): `0x${string}` {
@@ -201,6 +203,7 @@ interface Simulators {
 interface ServiceSecrets {
   payTo: `0x${string}`;
   facilitatorKey: `0x${string}`;
+  receiverAuthorizerKey: `0x${string}`;
   masterKey: string;
   serviceWallet: DevnetMoneroWallet | undefined;
   zcashServiceWallet: DevnetZcashWallet | undefined;
@@ -298,6 +301,7 @@ function serviceSecrets(dir: string, walletSeed: string, sims: Simulators, opts:
   return {
     payTo: mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 19 }).address,
     facilitatorKey: facilitatorKey(),
+    receiverAuthorizerKey: receiverAuthorizerKey(),
     masterKey: persistentSecret(dir, "master.key"),
     // A devnet wallet receives coin payments only on the devnet's own chain: on a real node nobody could pay it.
     serviceWallet: sims.monerod ? { ...deriveDevnetWallets(serviceSeed, DEVNET_MONERO_NETWORK)[0]!, label: "service" } : undefined,
@@ -347,6 +351,7 @@ function devnetOverlay(opts: DevnetOptions, sims: Simulators, secrets: ServiceSe
     ...(sims.facilitator ? { FACILITATOR_URL: sims.facilitator.url } : {}),
     FACILITATOR_PRIVATE_KEY: secrets.facilitatorKey,
     PAY_TO: secrets.payTo,
+    BATCH_RECEIVER_AUTHORIZER_KEY: secrets.receiverAuthorizerKey,
     MASTER_KEY: secrets.masterKey,
     ...(serviceWallet ? { COIN_XMR_ADDRESS: serviceWallet.address, COIN_XMR_VIEW_KEY: serviceWallet.viewKey } : {}),
     ...(zcashServiceWallet ? { COIN_ZEC_ADDRESS: zcashServiceWallet.address, COIN_ZEC_VIEW_KEY: zcashServiceWallet.ufvk } : {}),

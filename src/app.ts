@@ -26,7 +26,15 @@ import { buildHttpApp } from "./http/router.js";
 import type { StandingAnswers } from "./http/standing-answers.js";
 import { metaRoutes } from "./http/meta-routes.js";
 import { createPaywall, type Paywall, type PaymentTerms } from "./x402/paywall.js";
+import type { ChannelTerms } from "./x402/channel-terms.js";
+import { channelKeeperJob, type KeeperDeps } from "./x402/channel-keeper.js";
+import { channelStorage, channelTotals } from "./x402/channel-store.js";
+import { createEscrowReader } from "./x402/escrow-reader.js";
+import os from "node:os";
+import { randomUUID } from "node:crypto";
+import { privateKeyToAccount } from "viem/accounts";
 import { checkFacilitatorSupport, createFacilitator, type FacilitatorSettings } from "./x402/facilitators.js";
+import type { FacilitatorClient } from "@x402/core/http";
 import { USDC } from "./x402/networks.js";
 import { createAuthorizationReader, type AuthorizationReader } from "./x402/authorization-state.js";
 import { paymentReconcilerJob } from "./x402/reconcile.js";
@@ -171,21 +179,49 @@ async function openAppDatabase(config: Config, opts: AppOptions, log: Logger): P
 
 interface Payments {
   paywall: Paywall;
+  /** The facilitator client (the channel keeper sends its claims, settlements and refunds through it). */
+  facilitator: FacilitatorClient;
   /** The payment network's chain, read by the reconciler: null when EVM_RPC_URL or PAY_TO is unset. */
   chain: AuthorizationReader | null;
   facilitatorLabel: string;
+}
+
+/**
+ * Whether 402s offer batch-settlement beside exact, and on which terms (docs/batch-settlement.md): it needs the
+ * receiver-authorizer key (claims and refunds are signed with it), EVM_RPC_URL (the keeper watches the escrow for
+ * payers' withdrawals) and a facilitator that settles the scheme. BATCH_SETTLEMENT=on makes a missing piece an
+ * error; "auto" says what is missing and offers exact only.
+ */
+export function channelTermsFor(config: Config, schemes: string[] | null, log: Logger): ChannelTerms | undefined {
+  if (config.BATCH_SETTLEMENT === "off") return undefined;
+  const missing = [
+    ...(config.BATCH_RECEIVER_AUTHORIZER_KEY ? [] : ["BATCH_RECEIVER_AUTHORIZER_KEY is not set"]),
+    ...(config.EVM_RPC_URL ? [] : ["EVM_RPC_URL is not set (the keeper reads the escrow through it)"]),
+    ...(schemes === null || schemes.includes("batch-settlement") ? [] : [`the facilitator does not settle batch-settlement on ${config.X402_NETWORK}`]),
+  ];
+  if (missing.length > 0) {
+    if (config.BATCH_SETTLEMENT === "on") throw new Error(`BATCH_SETTLEMENT=on, but ${missing.join("; ")}.`);
+    log.info({ missing }, "x402 batch-settlement is not offered; paid routes take exact payments only");
+    return undefined;
+  }
+  const key = config.BATCH_RECEIVER_AUTHORIZER_KEY!;
+  return {
+    receiverAuthorizer: privateKeyToAccount((key.startsWith("0x") ? key : `0x${key}`) as `0x${string}`).address,
+    withdrawDelaySeconds: config.BATCH_WITHDRAW_DELAY_SECONDS,
+  };
 }
 
 /** The paywall with its facilitator; a facilitator that cannot settle the configured network stops the start. */
 async function createPayments(config: Config, settings: FacilitatorSettings, database: DatabaseHandle, clock: Clock, log: Logger, ownsDatabase: boolean): Promise<Payments> {
   const facilitator = await createFacilitator(settings);
   const payTo = config.PAY_TO;
-  const terms: PaymentTerms | null = payTo
-    ? { usdc: USDC[config.X402_NETWORK], payTo: payTo as `0x${string}`, maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS }
-    : null;
-  if (terms) {
+  let terms: PaymentTerms | null = null;
+  if (payTo) {
     try {
-      await checkFacilitatorSupport(facilitator.client, terms.usdc.network, facilitator.label, log);
+      const usdc = USDC[config.X402_NETWORK];
+      const schemes = await checkFacilitatorSupport(facilitator.client, usdc.network, facilitator.label, log);
+      const channel = channelTermsFor(config, schemes, log);
+      terms = { usdc, payTo: payTo as `0x${string}`, maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS, ...(channel ? { channel } : {}) };
     } catch (e) {
       if (ownsDatabase) await database.close();
       throw e;
@@ -203,16 +239,47 @@ async function createPayments(config: Config, settings: FacilitatorSettings, dat
     secretBox: config.MASTER_KEY ? new SecretBox(config.MASTER_KEY) : null,
     chain,
   });
-  return { paywall, chain, facilitatorLabel: facilitator.label };
+  return { paywall, chain, facilitatorLabel: facilitator.label, facilitator: facilitator.client };
 }
 
-/** The payment reconciler, a job of the process like a module's. */
+/** The channel keeper's collaborators (x402/channel-keeper.ts), when the paywall offers batch-settlement. */
+function keeperDeps(ctx: ModuleContext, payments: Payments): KeeperDeps | null {
+  const { config, clock, log, metrics } = ctx;
+  const terms = payments.paywall.terms;
+  if (!terms?.channel || !config.EVM_RPC_URL || !config.BATCH_RECEIVER_AUTHORIZER_KEY) return null;
+  const key = config.BATCH_RECEIVER_AUTHORIZER_KEY;
+  return {
+    db: ctx.database.db,
+    storage: channelStorage(ctx.database.db, { network: terms.usdc.network }),
+    facilitator: payments.facilitator,
+    reader: createEscrowReader(config.EVM_RPC_URL),
+    usdc: terms.usdc,
+    payTo: terms.payTo,
+    channel: terms.channel,
+    authorizer: privateKeyToAccount((key.startsWith("0x") ? key : `0x${key}`) as `0x${string}`),
+    clock,
+    log,
+    settings: {
+      claimSeconds: config.BATCH_CLAIM_SECONDS,
+      claimMinAtomic: config.BATCH_CLAIM_MIN_ATOMIC,
+      settleSeconds: config.BATCH_SETTLE_SECONDS,
+      refundIdleSeconds: config.BATCH_REFUND_IDLE_SECONDS,
+    },
+    owner: `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    onOp: (kind, outcome) => metrics.channelOps.inc({ kind, outcome }),
+  };
+}
+
+/** The payment reconciler and the channel keeper, jobs of the process like a module's. */
 function paymentsModule(ctx: ModuleContext, payments: Payments): ServiceModule {
   const { clock, log, metrics } = ctx;
+  const keeper = keeperDeps(ctx, payments);
+  if (keeper) metrics.setChannelProbe(() => channelTotals(ctx.database.db, keeper.usdc.network));
   return {
     name: "payments",
     jobs: () => [
       paymentReconcilerJob({ db: ctx.database.db, chain: payments.chain, clock, log, onFinding: (finding) => metrics.reconcilerFindings.inc({ finding }) }),
+      ...(keeper ? [channelKeeperJob(keeper)] : []),
     ],
   };
 }

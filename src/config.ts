@@ -74,6 +74,24 @@ export const ConfigSchema = z.object({
   /** How long the local facilitator waits for its settlement's receipt before answering "pending" (the payment reconciler finishes it later). */
   FACILITATOR_CONFIRMATION_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
   X402_MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
+  /**
+   * x402 `batch-settlement` beside `exact` (docs/batch-settlement.md). "auto": offered when the receiver-authorizer
+   * key and EVM_RPC_URL are set and the facilitator settles the scheme on X402_NETWORK; "on": the same, but a missing
+   * piece stops start-up; "off": `exact` only.
+   */
+  BATCH_SETTLEMENT: z.enum(["auto", "on", "off"]).default("auto"),
+  /** The receiver-authorizer's key: signs the service's claim batches and cooperative refunds. A hot key; not PAY_TO's. */
+  BATCH_RECEIVER_AUTHORIZER_KEY: hexKey.optional(),
+  /** How long a payer's on-chain withdrawal waits: the keeper's time to claim what was charged (15 min to 30 days). */
+  BATCH_WITHDRAW_DELAY_SECONDS: z.coerce.number().int().min(900).max(2_592_000).default(86_400),
+  /** How often the keeper claims charged vouchers, in batches across channels. Default 3600; 60 in devnet mode. */
+  BATCH_CLAIM_SECONDS: z.coerce.number().int().min(5).max(604_800).optional(),
+  /** A channel's charges are claimed once they reach this much (or the channel goes idle, or its payer withdraws). */
+  BATCH_CLAIM_MIN_ATOMIC: z.coerce.bigint().min(0n).default(50_000n),
+  /** How often claimed money is settled to PAY_TO. Default 86400; 300 in devnet mode. */
+  BATCH_SETTLE_SECONDS: z.coerce.number().int().min(5).max(2_592_000).optional(),
+  /** A channel unused this long gets its unspent deposit refunded. Default 259200 (3 days); 3600 in devnet mode. */
+  BATCH_REFUND_IDLE_SECONDS: z.coerce.number().int().min(60).max(31_536_000).optional(),
 
   /** Number of reverse proxies in front of the service whose X-Forwarded-For is trusted (0 = none). */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
@@ -247,8 +265,16 @@ function isCidr(v: string): boolean {
 export const DEPRECATED_ALIASES = { ADDRESS_RISK_LISTS: "RISK_LISTS", COUNTER_MEV_RISK_LISTS: "RISK_LISTS" } as const;
 type DeprecatedKey = keyof typeof DEPRECATED_ALIASES;
 
-export type Config = Readonly<Omit<z.infer<typeof ConfigSchema>, "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "ZCASH_CONFIRMATIONS" | "WATCH_POLL_SECONDS" | DeprecatedKey>> & {
+export type Config = Readonly<
+  Omit<
+    z.infer<typeof ConfigSchema>,
+    "WEBHOOK_ALLOW_HTTP" | "WEBHOOK_ALLOW_PRIVATE" | "MONERO_CONFIRMATIONS" | "ZCASH_CONFIRMATIONS" | "WATCH_POLL_SECONDS" | "BATCH_CLAIM_SECONDS" | "BATCH_SETTLE_SECONDS" | "BATCH_REFUND_IDLE_SECONDS" | DeprecatedKey
+  >
+> & {
   readonly WATCH_POLL_SECONDS: number;
+  readonly BATCH_CLAIM_SECONDS: number;
+  readonly BATCH_SETTLE_SECONDS: number;
+  readonly BATCH_REFUND_IDLE_SECONDS: number;
   readonly MONERO_CONFIRMATIONS: number;
   readonly ZCASH_CONFIRMATIONS: number;
   readonly WEBHOOK_ALLOW_HTTP: boolean;
@@ -303,6 +329,7 @@ export type ConfigOverlay = Partial<
     | "FACILITATOR_PRIVATE_KEY"
     | "X402_NETWORK"
     | "PAY_TO"
+    | "BATCH_RECEIVER_AUTHORIZER_KEY"
     | "MASTER_KEY"
     | "COIN_XMR_ADDRESS"
     | "COIN_XMR_VIEW_KEY"
@@ -417,6 +444,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     MONERO_CONFIRMATIONS: c.MONERO_CONFIRMATIONS ?? (devnet ? 2 : 10),
     ZCASH_CONFIRMATIONS: c.ZCASH_CONFIRMATIONS ?? (devnet ? 2 : 10),
     WATCH_POLL_SECONDS: c.WATCH_POLL_SECONDS ?? (devnet ? 15 : 180),
+    BATCH_CLAIM_SECONDS: c.BATCH_CLAIM_SECONDS ?? (devnet ? 60 : 3600),
+    BATCH_SETTLE_SECONDS: c.BATCH_SETTLE_SECONDS ?? (devnet ? 300 : 86_400),
+    BATCH_REFUND_IDLE_SECONDS: c.BATCH_REFUND_IDLE_SECONDS ?? (devnet ? 3600 : 259_200),
     dataDir: path.resolve(c.DATA_DIR),
     devnet,
     simulatedUpstreams: [],

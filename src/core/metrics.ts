@@ -18,6 +18,20 @@ export type ReconcilerFinding = "settled" | "refunded" | "failed" | "unresolved"
 /** Outcome of one webhook delivery attempt. */
 export type DeliveryOutcomeLabel = "delivered" | "http_error" | "refused" | "timeout" | "network_error";
 
+/** Sums over every x402 channel (atomic USDC), as the channel gauges show them. */
+export interface ChannelTotals {
+  channels: number;
+  open: number;
+  deposited: bigint;
+  charged: bigint;
+  claimed: bigint;
+  settled: bigint;
+  refunded: bigint;
+  withdrawn: bigint;
+  forfeited: bigint;
+  unclaimed: bigint;
+}
+
 export interface Metrics {
   readonly registry: Registry;
   /** HTTP requests by route pattern, method and status. */
@@ -43,6 +57,10 @@ export interface Metrics {
   readonly reconcilerFindings: Counter<"finding">;
   /** Sets the async collector of the webhook outbox gauges (depth and age of the oldest pending event). */
   setOutboxProbe(probe: () => Promise<{ depth: number; oldestAgeSeconds: number }>): void;
+  /** x402 batch-settlement transactions sent by the channel keeper (and payers' withdrawals seen), by kind and outcome. */
+  readonly channelOps: Counter<"kind" | "outcome">;
+  /** Sets the async collector of the channel gauges (counts and money totals over every channel). */
+  setChannelProbe(probe: () => Promise<ChannelTotals>): void;
   /** The text exposition. */
   render(): Promise<string>;
 }
@@ -76,8 +94,43 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     deliveryDuration: new Histogram({ name: "vigil_webhook_delivery_duration_seconds", help: "Webhook delivery attempt latency by outcome.", labelNames: ["outcome"], buckets: seconds, registers }),
     reconcilerFindings: new Counter({ name: "vigil_reconciler_findings_total", help: "Pending payments examined by the reconciler, by finding.", labelNames: ["finding"], registers }),
     setOutboxProbe: (p) => void (probe = p),
+    channelOps: new Counter({ name: "vigil_x402_channel_transactions_total", help: "x402 batch-settlement transactions by kind (deposit, claim, settle, refund; withdrawal: a payer's, seen on chain) and outcome.", labelNames: ["kind", "outcome"], registers }),
+    setChannelProbe: (p) => void (channelProbe = p),
     render: () => registry.metrics(),
   };
+  let channelProbe: (() => Promise<ChannelTotals>) | null = null;
+  let lastChannelProbe: Promise<ChannelTotals | null> | null = null;
+  // Every channel gauge comes from one query per scrape.
+  const channelTotals = () => {
+    if (!channelProbe) return Promise.resolve(null);
+    lastChannelProbe ??= channelProbe()
+      .catch(() => null)
+      .finally(() => setTimeout(() => (lastChannelProbe = null), 0));
+    return lastChannelProbe;
+  };
+  new Gauge({
+    name: "vigil_x402_channels",
+    help: "x402 batch-settlement channels: all of them, and the open ones.",
+    labelNames: ["state"],
+    registers,
+    async collect() {
+      const t = await channelTotals();
+      if (!t) return;
+      this.set({ state: "all" }, t.channels);
+      this.set({ state: "open" }, t.open);
+    },
+  });
+  new Gauge({
+    name: "vigil_x402_channel_value_atomic",
+    help: "Money of every x402 channel, atomic USDC: deposited through the service, charged by vouchers, claimed on chain, settled to the receiver, refunded, withdrawn by payers, forfeited (withdrawn before it was claimed), and charged but not yet claimed.",
+    labelNames: ["total"],
+    registers,
+    async collect() {
+      const t = await channelTotals();
+      if (!t) return;
+      for (const k of ["deposited", "charged", "claimed", "settled", "refunded", "withdrawn", "forfeited", "unclaimed"] as const) this.set({ total: k }, Number(t[k]));
+    },
+  });
   new Gauge({
     name: "vigil_webhook_outbox_depth",
     help: "Webhook events waiting for delivery.",

@@ -263,6 +263,80 @@ export interface DB {
   lending_cursors: LendingCursorsTable;
   lending_market_terms: LendingMarketTermsTable;
   builder_key_names: BuilderKeyNamesTable;
+  x402_channels: X402ChannelsTable;
+  x402_channel_ops: X402ChannelOpsTable;
+  x402_escrow_cursor: X402EscrowCursorTable;
+  job_leases: JobLeasesTable;
+}
+
+/** int8 comes back from the driver as a string; write it as a string or a bigint. */
+type Int8 = string | bigint;
+
+/** x402 batch-settlement channels (migration 0025; src/x402/channel-store.ts is their one writer). */
+export interface X402ChannelsTable {
+  channel_id: string;
+  version: Generated<Int8>;
+  network: string;
+  payer: string;
+  payer_authorizer: string;
+  receiver: string;
+  receiver_authorizer: string;
+  token: string;
+  withdraw_delay: number;
+  salt: string;
+  charged_atomic: Generated<Int8>;
+  signed_max_atomic: Generated<Int8>;
+  signature: string | null;
+  balance_atomic: Generated<Int8>;
+  claimed_atomic: Generated<Int8>;
+  withdraw_requested_at: Generated<Int8>;
+  refund_nonce: Generated<Int8>;
+  onchain_synced_at: Date | null;
+  last_request_at: Date | null;
+  pending_id: string | null;
+  pending_max_atomic: Int8 | null;
+  pending_until: Date | null;
+  deposited_atomic: Generated<Int8>;
+  settled_atomic: Generated<Int8>;
+  refunded_atomic: Generated<Int8>;
+  withdrawn_atomic: Generated<Int8>;
+  forfeited_atomic: Generated<Int8>;
+  calls: Generated<Int8>;
+  answer_request_hash: string | null;
+  answer_status: number | null;
+  answer_sealed: Buffer | null;
+  closed_at: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** Transactions that moved channel money (migration 0025). */
+export interface X402ChannelOpsTable {
+  id: string;
+  kind: "deposit" | "claim" | "settle" | "refund" | "withdrawal";
+  status: "sending" | "confirmed" | "failed";
+  network: string;
+  channel_id: string | null;
+  amount_atomic: Int8 | null;
+  /** A claim batch's rows as JSON text on the way in; the driver gives it back parsed. */
+  entries: unknown;
+  tx_hash: string | null;
+  error: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface X402EscrowCursorTable {
+  network: string;
+  block: Int8;
+  updated_at: Generated<Date>;
+}
+
+/** Named leases of background jobs that one process at a time runs (migration 0025; src/db/job-lease.ts). */
+export interface JobLeasesTable {
+  name: string;
+  owner: string;
+  until: Date;
 }
 
 /** Borrowers with debt per lending market (migration 0013); base = USD with 8 decimals, HF scaled 1e18. */

@@ -54,15 +54,25 @@ export interface DecodedPayment {
   payload: ExactEvmPayload;
 }
 
-/** Decodes a PAYMENT-SIGNATURE header; a header that is not one, or a payload of another shape, is a refusal. */
-export function decodeExactPayload(header: string): DecodedPayment | string {
+/** Decodes a PAYMENT-SIGNATURE header into its payload (any scheme); a header that is not one is a refusal. */
+export function decodePaymentHeader(header: string): PaymentPayload | string {
   try {
-    const decoded = decodePaymentSignatureHeader(header.trim());
-    const parsed = ExactEvmPayload.safeParse(decoded);
-    return parsed.success ? { decoded, payload: parsed.data } : "invalid_payment_payload";
+    return decodePaymentSignatureHeader(header.trim());
   } catch {
     return "invalid_payment_header";
   }
+}
+
+/** A decoded payment as an `exact` EIP-3009 payload; a payload of another shape is a refusal. */
+export function parseExactPayload(decoded: PaymentPayload): DecodedPayment | string {
+  const parsed = ExactEvmPayload.safeParse(decoded);
+  return parsed.success ? { decoded, payload: parsed.data } : "invalid_payment_payload";
+}
+
+/** Decodes a PAYMENT-SIGNATURE header as an `exact` payload; a header that is not one, or a payload of another shape, is a refusal. */
+export function decodeExactPayload(header: string): DecodedPayment | string {
+  const decoded = decodePaymentHeader(header);
+  return typeof decoded === "string" ? decoded : parseExactPayload(decoded);
 }
 
 /** Checks the decoded payload against our terms. */

@@ -45,21 +45,24 @@ export async function createFacilitator(s: FacilitatorSettings): Promise<Configu
  * network (every paid call would fail at verification). A facilitator that
  * cannot be reached at start-up is only warned about: it may come back, and
  * until then paid calls answer 502 facilitator_unavailable and charge nothing.
+ * Returns the schemes it settles on the network, or null when it could not
+ * be asked.
  */
 export async function checkFacilitatorSupport(
   client: FacilitatorClient,
   network: string,
   label: string,
   log: { warn(obj: object, msg: string): void },
-): Promise<void> {
+): Promise<string[] | null> {
   let kinds: { x402Version: number; scheme: string; network: string }[];
   try {
     kinds = (await client.getSupported()).kinds ?? [];
   } catch (e) {
     log.warn({ facilitator: label, err: (e as Error).message }, "the facilitator's /supported could not be read at start-up; paid calls fail until it answers");
-    return;
+    return null;
   }
-  if (kinds.some((k) => k.x402Version === 2 && k.scheme === "exact" && k.network === network)) return;
+  const schemes = kinds.filter((k) => k.x402Version === 2 && k.network === network).map((k) => k.scheme);
+  if (schemes.includes("exact")) return schemes;
   const offered = kinds.map((k) => `v${k.x402Version} ${k.scheme} on ${k.network}`).join(", ") || "nothing";
   throw new Error(
     `The facilitator ${label} does not support x402 v2 "exact" payments on ${network} (its /supported lists: ${offered}). ` +

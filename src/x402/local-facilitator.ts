@@ -49,6 +49,13 @@
  * - A good payment's signature is checked with a faster curve library, and a returning payer's
  *   against its remembered key (quick-verify.ts): the official verify's outcomes, at about a third
  *   of its signature check's cost.
+ * - It speaks `batch-settlement` too, through the official facilitator scheme (deposits, claim
+ *   batches, settlements to the receiver, cooperative refunds; docs/batch-settlement.md), over the
+ *   same tracked RPC and gas keys. It advertises no receiverAuthorizer: the service signs its own
+ *   claim batches and refunds (BATCH_RECEIVER_AUTHORIZER_KEY), so this facilitator only pays gas.
+ *   A claim batch that would change nothing on chain (every row already claimed, e.g. a batch
+ *   replayed after a crash) is refused without a broadcast (batch-claims.ts): the contract would
+ *   run it as a no-op and the gas (~43k) would buy nothing.
  */
 import { InMemoryPendingSettlementStore, x402Facilitator } from "@x402/core/facilitator";
 import type { FacilitatorClient } from "@x402/core/http";
@@ -61,6 +68,9 @@ import {
   type VerifyResponse,
 } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/facilitator";
+import { BATCH_SETTLEMENT_SCHEME } from "@x402/evm";
+import { refuseNoOpClaims } from "./batch-claims.js";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import {
   BaseError,
@@ -205,13 +215,23 @@ function payloadProblem(payload: PaymentPayload): string | undefined {
   return undefined;
 }
 
+/** A batch-settlement payload must at least be an object of a known type. */
+function batchPayloadProblem(payload: PaymentPayload): string | undefined {
+  if (!payload || typeof payload !== "object") return "payment payload is not an object";
+  const inner = payload.payload as Record<string, unknown> | undefined;
+  if (!inner || typeof inner !== "object") return "payment payload has no payload";
+  if (!["deposit", "voucher", "refund", "claim", "settle"].includes(String(inner.type))) return "batch-settlement payload type must be deposit, voucher, refund, claim or settle";
+  return undefined;
+}
+
 function requirementsProblem(req: PaymentRequirements): string | undefined {
   if (!req || typeof req !== "object") return "payment requirements are not an object";
   if (!addr(req.asset)) return "asset must be an address";
   if (!addr(req.payTo)) return "payTo must be an address";
   if (!uint(req.amount)) return "amount must be a decimal string of atomic units";
   const extra = req.extra as Record<string, unknown> | undefined;
-  if (!extra || typeof extra.name !== "string" || typeof extra.version !== "string") {
+  // batch-settlement asks for the token's domain only for a deposit, and its scheme says so itself.
+  if (req.scheme === "exact" && (!extra || typeof extra.name !== "string" || typeof extra.version !== "string")) {
     return "extra.name and extra.version (the token's EIP-712 domain) are required";
   }
   return undefined;
@@ -337,6 +357,7 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
   // Shared by every operation: settlements awaiting their receipt (for the retry), and the payments
   // verified here, whose settle skips the second signature check (verified-settle.ts).
   const pending = new InMemoryPendingSettlementStore();
+  const pendingDeposits = new InMemoryPendingSettlementStore();
   const verified = verifiedPayments();
   // The payers' keys, for the verify's signature check (quick-verify.ts).
   const payers = payerRecovery();
@@ -347,7 +368,10 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
     // The quick road's RPC calls are tracked apart: a transport failure on it sends the payment to the
     // official verify, whose own calls alone decide whether its answer is an RPC error.
     const scheme = options.quickVerify === false || !ctx ? official : verifyQuickly(official, { signer: signerFor(newContext()), chainId: chain.id, recover: payers });
-    return new x402Facilitator().register(network, options.settleVerifiedOnce === false ? scheme : settleVerifiedOnce(scheme, { signer, pending, verified }));
+    const batch = refuseNoOpClaims(new BatchSettlementEvmScheme(signer, undefined, { pendingSettlementStore: pendingDeposits }), signer);
+    return new x402Facilitator()
+      .register(network, options.settleVerifiedOnce === false ? scheme : settleVerifiedOnce(scheme, { signer, pending, verified }))
+      .register(network, batch);
   };
   const facilitator = facilitatorFor(undefined);
 
@@ -380,7 +404,7 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
     }
     const reqProblem = requirementsProblem(requirements);
     if (reqProblem) return { reason: LocalFacilitatorReasons.invalidRequirements, message: reqProblem };
-    if (requirements.scheme !== "exact") {
+    if (requirements.scheme !== "exact" && requirements.scheme !== BATCH_SETTLEMENT_SCHEME) {
       return { reason: LocalFacilitatorReasons.unsupportedScheme, message: `scheme ${requirements.scheme} is not supported` };
     }
     if (requirements.network !== network) {
@@ -389,14 +413,16 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
         message: `this facilitator settles ${network}, not ${requirements.network}`,
       };
     }
-    const problem = payloadProblem(payload);
+    // A batch-settlement payload's shape is the official scheme's to judge (it answers each kind with a reason).
+    const problem = requirements.scheme === "exact" ? payloadProblem(payload) : batchPayloadProblem(payload);
     if (problem) return { reason: LocalFacilitatorReasons.invalidPayload, message: problem };
     return undefined;
   };
 
   const payerOf = (payload: PaymentPayload): string | undefined => {
-    const auth = (payload?.payload as { authorization?: { from?: unknown } } | undefined)?.authorization;
-    return typeof auth?.from === "string" ? auth.from : undefined;
+    const inner = payload?.payload as { authorization?: { from?: unknown }; channelConfig?: { payer?: unknown } } | undefined;
+    const from = inner?.authorization?.from ?? inner?.channelConfig?.payer;
+    return typeof from === "string" ? from : undefined;
   };
 
   return {

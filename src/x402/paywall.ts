@@ -43,21 +43,27 @@ import type { Logger } from "pino";
 import type { Transaction } from "kysely";
 import { encodeX402Header } from "./header-codec.js";
 import type { FacilitatorClient } from "@x402/core/http";
-import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import type { Channel } from "@x402/evm/batch-settlement/server";
 import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension } from "@x402/extensions/payment-identifier";
 import type { Database } from "../db/types.js";
 import type { DB } from "../db/schema.js";
 import type { Clock } from "../core/clock.js";
 import type { SecretBox } from "../core/secretbox.js";
 import { ServiceError, unavailable, upstreamFailed } from "../core/errors.js";
-import type { UsdcAsset } from "./networks.js";
 import type { AuthorizationReader } from "./authorization-state.js";
+import type { PaidCall, PaidOutcome, PaymentInfo, PaymentTerms, Paywall, ProbeCall, ResourceDescription } from "./paid-call.js";
+import { batchRequirements, withChannelState } from "./channel-terms.js";
+import { isBatchPayment } from "./channel-payload.js";
+import { channelStorage, newChannelCache, type DbChannelStorage } from "./channel-store.js";
+import { runChannelCall, type ChannelPayDeps } from "./channel-pay.js";
 import { isDatabaseOutage } from "../db/unavailable.js";
 import * as store from "./payment-store.js";
 import type { PaymentRow, SealedAnswer } from "./payment-store.js";
 import {
   VALID_BEFORE_SLACK_SECONDS,
-  decodeExactPayload,
+  decodePaymentHeader,
+  parseExactPayload,
   nonceKeyOf,
   paymentIdentifierOf,
   requestHash,
@@ -67,82 +73,10 @@ import {
   type DecodedPayment,
 } from "./exact-payload.js";
 
+export type * from "./paid-call.js";
+
 /** Largest payment header we decode (a real v2 payload is about 1 KB of base64). */
 export const MAX_PAYMENT_HEADER_BYTES = 8192;
-
-/** A settled (or being-settled) x402 payment attached to the request. */
-export interface PaymentInfo {
-  payer: string;
-  amountAtomic: bigint;
-  nonce: string;
-}
-
-export interface PaymentTerms {
-  usdc: UsdcAsset;
-  payTo: `0x${string}`;
-  maxTimeoutSeconds: number;
-}
-
-export interface ResourceDescription {
-  url: string;
-  description: string;
-  mimeType: string;
-}
-
-export interface Paywall {
-  /** null when PAY_TO is missing outside the devnet: paid routes answer 503. */
-  terms: PaymentTerms | null;
-  /** Whether answers are stored for retries (a master key is configured). */
-  idempotent: boolean;
-  /** Seconds a stored answer is kept: as long as an authorisation can be presented. */
-  responseTtlSeconds: number;
-  requirementsFor(amount: bigint): PaymentRequirements;
-  paymentRequired(resource: ResourceDescription, amount: bigint, error: string, extensions?: Record<string, unknown>): PaymentRequired;
-  /** The 402 of a probe (no payment, no input): the terms and extensions `run` would declare, and nothing done. */
-  probe(call: ProbeCall): PaymentRequiredOutcome;
-  run<T>(call: PaidCall<T>): Promise<PaidOutcome<T>>;
-}
-
-/** What the 402 of a probe needs: a paid call without input, work or payment. */
-export type ProbeCall = Pick<PaidCall<unknown>, "resource" | "amount" | "extensions">;
-
-/** How the caller turns its result into stored text and back (undefined: this result is not stored, e.g. a stream). */
-export interface ResponseCodec<T> {
-  encode(result: T): string | undefined;
-  decode(text: string): T;
-}
-
-export interface PaidCall<T> {
-  /** "METHOD /path" of the route, stored on the payment row. */
-  route: string;
-  resource: ResourceDescription;
-  amount: bigint;
-  /** Raw PAYMENT-SIGNATURE (or X-PAYMENT) header value, if any. */
-  header: string | undefined;
-  /** The validated input: with `route` it identifies the request a stored answer belongs to. */
-  input: unknown;
-  /** The paid work; must use only `trx`. Throwing rolls back and charges nothing. */
-  work: (trx: Transaction<DB> | Database, payment: PaymentInfo) => Promise<T>;
-  /** Work that writes nothing runs without a transaction (see RouteDef.readOnly). */
-  readOnly?: boolean;
-  /** Least remaining validity of the authorisation (see RouteDef.minValiditySeconds). */
-  minValiditySeconds?: number;
-  /** The work cannot be undone: settle first, then work (see RouteDef.settleBeforeWork). */
-  settleBeforeWork?: boolean;
-  /** Protocol extensions declared in the 402 (bazaar discovery); payment-identifier is added here. */
-  extensions?: Record<string, unknown>;
-  /** Stores the answer for retries; without it nothing is stored. */
-  codec?: ResponseCodec<T>;
-  /** The success status the answer goes out with (stored with it). */
-  successStatus?: number;
-}
-
-export type PaidOutcome<T> =
-  | { kind: "payment_required"; paymentRequired: PaymentRequired; settleResponse?: SettleResponse }
-  | { kind: "paid"; result: T; settleResponse: SettleResponse; headers: Record<string, string>; replayed?: boolean };
-
-/** The 402 outcome, the only one a probe has. */
-export type PaymentRequiredOutcome = Extract<PaidOutcome<never>, { kind: "payment_required" }>;
 
 class SettlementFailed extends Error {
   constructor(readonly response: SettleResponse) {
@@ -160,6 +94,8 @@ interface PaywallDeps {
   secretBox?: SecretBox | null;
   /** Reads authorisations on chain, to resume work whose settlement outlived its process. */
   chain?: AuthorizationReader | null;
+  /** The channels' storage (tests share one); by default one over `db` with this paywall's cache. */
+  channelStorage?: DbChannelStorage;
 }
 
 /** What the steps of a paid call share: the paywall's collaborators, fixed when it is created. */
@@ -168,10 +104,12 @@ interface PaywallContext extends PaywallDeps {
   chain: AuthorizationReader | null;
   /** Seconds a stored answer is kept. */
   responseTtlSeconds: number;
+  /** The batch-settlement flow's collaborators, when channels are offered (terms.channel). */
+  channels: ChannelPayDeps | null;
 }
 
-/** Builds the 402 of a call for a reason (and the failed settlement's answer, when there is one). */
-type Refuse<T> = (reason: string, settleResponse?: SettleResponse) => PaidOutcome<T>;
+/** Builds the 402 of a call for a reason (and the failed settlement's answer, when there is one; a channel's state for a correction). */
+type Refuse<T> = (reason: string, settleResponse?: SettleResponse, correction?: Channel) => PaidOutcome<T>;
 
 /** One presented payment, decoded and within our terms: what every step after decoding reads. */
 interface Presented<T> extends DecodedPayment {
@@ -188,16 +126,35 @@ const isOutcome = <T>(v: unknown): v is PaidOutcome<T> => typeof v === "object" 
 
 const inProgress = () => new ServiceError("payment_in_progress", "This payment authorisation is being processed by another request.");
 
+/** The channel flow's collaborators (channel-pay.ts), when the terms offer batch-settlement. */
+function channelDeps(deps: PaywallDeps, secretBox: SecretBox | null): ChannelPayDeps | null {
+  const channel = deps.terms?.channel;
+  if (!deps.terms || !channel) return null;
+  const network = deps.terms.usdc.network;
+  const storage: DbChannelStorage = deps.channelStorage ?? channelStorage(deps.db, { network, cache: newChannelCache() });
+  return {
+    db: deps.db,
+    facilitator: deps.facilitator,
+    clock: deps.clock,
+    log: deps.log,
+    secretBox,
+    storage,
+    network,
+    terms: { chainId: deps.terms.usdc.chainId, receiverAuthorizer: channel.receiverAuthorizer, withdrawDelaySeconds: channel.withdrawDelaySeconds },
+  };
+}
+
 export function createPaywall(deps: PaywallDeps): Paywall {
   const { terms } = deps;
   const secretBox = deps.secretBox ?? null;
   const responseTtlSeconds = (terms?.maxTimeoutSeconds ?? 300) + Number(VALID_BEFORE_SLACK_SECONDS);
-  const ctx: PaywallContext = { ...deps, secretBox, chain: deps.chain ?? null, responseTtlSeconds };
+  const ctx: PaywallContext = { ...deps, secretBox, chain: deps.chain ?? null, responseTtlSeconds, channels: channelDeps(deps, secretBox) };
   return {
     terms,
     idempotent: secretBox !== null,
     responseTtlSeconds,
     requirementsFor: (amount) => requirementsFor(terms, amount),
+    acceptsFor: (amount) => acceptsFor(terms, amount),
     paymentRequired: (resource, amount, error, extensions) => paymentRequired(terms, resource, amount, error, extensions),
     probe: (call) => ({ kind: "payment_required", paymentRequired: paymentRequired(terms, call.resource, call.amount, "payment_required", declaredExtensions(ctx, call)) }),
     run: (call) => run(ctx, call),
@@ -217,8 +174,23 @@ function requirementsFor(terms: PaymentTerms | null, amount: bigint): PaymentReq
   };
 }
 
-function paymentRequired(terms: PaymentTerms | null, resource: ResourceDescription, amount: bigint, error: string, extensions?: Record<string, unknown>): PaymentRequired {
-  return { x402Version: 2, error, resource, accepts: [requirementsFor(terms, amount)], ...(extensions ? { extensions } : {}) };
+/** Every scheme's requirements of a price: `exact` first (what an exact-only client takes), then `batch-settlement`. */
+function acceptsFor(terms: PaymentTerms | null, amount: bigint): PaymentRequirements[] {
+  const exact = requirementsFor(terms, amount);
+  return terms?.channel ? [exact, batchRequirements(terms.usdc, terms.payTo, terms.maxTimeoutSeconds, terms.channel, amount)] : [exact];
+}
+
+/** The 402; `correction` puts a channel's state on its batch requirement (the scheme's corrective 402). */
+function paymentRequired(
+  terms: PaymentTerms | null,
+  resource: ResourceDescription,
+  amount: bigint,
+  error: string,
+  extensions?: Record<string, unknown>,
+  correction?: Channel,
+): PaymentRequired {
+  const accepts = acceptsFor(terms, amount).map((r) => (correction && r.scheme !== "exact" ? withChannelState(r, correction) : r));
+  return { x402Version: 2, error, resource, accepts, ...(extensions ? { extensions } : {}) };
 }
 
 /** The extensions every 402 of a call declares: the route's, plus payment-identifier when answers are stored. */
@@ -258,13 +230,27 @@ function sealAnswer<T>(ctx: PaywallContext, call: PaidCall<T>, rowId: string, re
 async function run<T>(ctx: PaywallContext, call: PaidCall<T>): Promise<PaidOutcome<T>> {
   const req = requirementsFor(ctx.terms, call.amount);
   const extensions = declaredExtensions(ctx, call);
-  const refuse: Refuse<T> = (reason, settleResponse) => ({
+  const refuse: Refuse<T> = (reason, settleResponse, correction) => ({
     kind: "payment_required",
-    paymentRequired: paymentRequired(ctx.terms, call.resource, call.amount, reason, extensions),
+    paymentRequired: paymentRequired(ctx.terms, call.resource, call.amount, reason, extensions, correction),
     ...(settleResponse ? { settleResponse } : {}),
   });
   if (call.header === undefined || call.header === "") return refuse("payment_required");
-  const presented = decode(call, call.header, req, refuse);
+  if (call.header.length > MAX_PAYMENT_HEADER_BYTES)
+    throw new ServiceError("payment_header_too_large", `The payment header is over ${MAX_PAYMENT_HEADER_BYTES} bytes; it was not decoded.`, { max_bytes: MAX_PAYMENT_HEADER_BYTES });
+  const decoded = decodePaymentHeader(call.header);
+  if (typeof decoded === "string") return refuse(decoded);
+  if (ctx.channels && isBatchPayment(decoded)) {
+    const batchReq = acceptsFor(ctx.terms, call.amount)[1]!;
+    return runChannelCall(ctx.channels, {
+      call,
+      decoded,
+      req: batchReq,
+      refuse: (reason, correction, settleResponse) => refuse(reason, settleResponse, correction),
+      paid: (result, settleResponse, replayed) => paidOutcome(result, settleResponse, replayed),
+    });
+  }
+  const presented = decode(call, decoded, req, refuse);
   if (isOutcome<T>(presented)) return presented;
   const identified = await byIdentifier(ctx, presented);
   if (isOutcome<T>(identified)) return identified;
@@ -274,11 +260,9 @@ async function run<T>(ctx: PaywallContext, call: PaidCall<T>): Promise<PaidOutco
   return refused ?? (await workAndSettle(ctx, presented, reserved.paymentId));
 }
 
-/** Decode: the header's payload, of the shape we accept and within our terms, or the 402 saying why not. */
-function decode<T>(call: PaidCall<T>, header: string, req: PaymentRequirements, refuse: Refuse<T>): Presented<T> | PaidOutcome<T> {
-  if (header.length > MAX_PAYMENT_HEADER_BYTES)
-    throw new ServiceError("payment_header_too_large", `The payment header is over ${MAX_PAYMENT_HEADER_BYTES} bytes; it was not decoded.`, { max_bytes: MAX_PAYMENT_HEADER_BYTES });
-  const decoded = decodeExactPayload(header);
+/** Decode: the header's payload, of the `exact` shape we accept and within our terms, or the 402 saying why not. */
+function decode<T>(call: PaidCall<T>, payment: PaymentPayload, req: PaymentRequirements, refuse: Refuse<T>): Presented<T> | PaidOutcome<T> {
+  const decoded = parseExactPayload(payment);
   if (typeof decoded === "string") return refuse(decoded);
   const refusal = termsRefusal(decoded.payload, req);
   if (refusal) return refuse(refusal);

@@ -1,0 +1,96 @@
+/**
+ * What the channel keeper reads of the batch-settlement escrow on the payment
+ * chain, over EVM_RPC_URL (viem): channels' state (one Multicall3 call for
+ * many), the receiver's totals, the escrow's events in a block range, and
+ * receipts. Reading only; every transaction goes through the facilitator.
+ */
+import { createPublicClient, http, parseAbi, type Hex, type PublicClient } from "viem";
+import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
+import { escrowViewsAbi } from "./batch-claims.js";
+import { createRpcFetch } from "./rpc-fetch.js";
+
+/** A channel as the escrow holds it. */
+export interface EscrowChannelState {
+  balance: bigint;
+  totalClaimed: bigint;
+  /** Unix seconds a pending withdrawal started; 0: none. */
+  withdrawRequestedAt: number;
+  withdrawAmount: bigint;
+  refundNonce: bigint;
+}
+
+export const escrowEventsAbi = parseAbi([
+  "event Deposited(bytes32 indexed channelId, address indexed sender, uint128 amount, uint128 newBalance)",
+  "event Claimed(bytes32 indexed channelId, address indexed sender, uint128 claimAmount, uint128 newTotalClaimed)",
+  "event Refunded(bytes32 indexed channelId, address indexed sender, uint128 amount)",
+  "event WithdrawInitiated(bytes32 indexed channelId, uint128 amount, uint40 finalizeAfter)",
+  "event WithdrawFinalized(bytes32 indexed channelId, address indexed sender, uint128 amount)",
+]);
+
+/** One of the escrow's events about a channel. */
+export interface EscrowEvent {
+  name: "Deposited" | "Claimed" | "Refunded" | "WithdrawInitiated" | "WithdrawFinalized";
+  channelId: string;
+  amount: bigint;
+  txHash: Hex;
+  blockNumber: bigint;
+}
+
+export interface EscrowReader {
+  blockNumber(): Promise<bigint>;
+  /** The state of each channel, in order. */
+  channelStates(channelIds: readonly Hex[]): Promise<EscrowChannelState[]>;
+  /** What has been claimed for `receiver` in `token` and what of it has been settled to it. */
+  receiverTotals(receiver: Hex, token: Hex): Promise<{ totalClaimed: bigint; totalSettled: bigint }>;
+  /** The escrow's channel events in [from, to]. */
+  events(from: bigint, to: bigint): Promise<EscrowEvent[]>;
+  /** Whether a transaction is mined and succeeded (null: not found yet). */
+  receiptStatus(hash: Hex): Promise<"success" | "reverted" | null>;
+}
+
+const escrow = BATCH_SETTLEMENT_ADDRESS as Hex;
+
+export function createEscrowReader(rpcUrl: string, opts: { timeoutMs?: number } = {}): EscrowReader {
+  const client: PublicClient = createPublicClient({ transport: http(rpcUrl, { timeout: opts.timeoutMs ?? 10_000, retryCount: 2, fetchFn: createRpcFetch() }) });
+  return {
+    blockNumber: () => client.getBlockNumber({ cacheTime: 0 }),
+    async channelStates(ids) {
+      if (ids.length === 0) return [];
+      const contracts = ids.flatMap((id) => [
+        { address: escrow, abi: escrowViewsAbi, functionName: "channels", args: [id] } as const,
+        { address: escrow, abi: escrowViewsAbi, functionName: "pendingWithdrawals", args: [id] } as const,
+        { address: escrow, abi: escrowViewsAbi, functionName: "refundNonce", args: [id] } as const,
+      ]);
+      const results = await client.multicall({ contracts, allowFailure: false, batchSize: 0 });
+      return ids.map((_, i) => {
+        const [balance, totalClaimed] = results[3 * i] as readonly [bigint, bigint];
+        const [withdrawAmount, initiatedAt] = results[3 * i + 1] as readonly [bigint, number];
+        return { balance, totalClaimed, withdrawRequestedAt: Number(initiatedAt), withdrawAmount, refundNonce: results[3 * i + 2] as bigint };
+      });
+    },
+    async receiverTotals(receiver, token) {
+      const [totalClaimed, totalSettled] = await client.readContract({ address: escrow, abi: escrowViewsAbi, functionName: "receivers", args: [receiver, token] });
+      return { totalClaimed, totalSettled };
+    },
+    async events(from, to) {
+      const logs = await client.getLogs({ address: escrow, events: escrowEventsAbi, fromBlock: from, toBlock: to, strict: true });
+      return logs.map((log) => {
+        const args = log.args as { channelId: Hex; amount?: bigint; claimAmount?: bigint };
+        return {
+          name: log.eventName,
+          channelId: args.channelId.toLowerCase(),
+          amount: args.amount ?? args.claimAmount ?? 0n,
+          txHash: log.transactionHash,
+          blockNumber: log.blockNumber,
+        };
+      });
+    },
+    async receiptStatus(hash) {
+      try {
+        return (await client.getTransactionReceipt({ hash })).status;
+      } catch {
+        return null;
+      }
+    },
+  };
+}
