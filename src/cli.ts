@@ -30,6 +30,7 @@ const USAGE = `Usage: vigil <command> [options]
   devnet spend zcash <wallet> <txid> [--pool p]     spend a devnet wallet's note (its nullifier on chain)
   pay <METHOD> <URL> [json]          call a paid route, paying with a devnet key or VIGIL_PAYER_KEY
   payments pending [--json]          x402 payments that need attention (pending, or settled without their work)
+  payments channels [--json]         x402 payment channels: deposited, charged, claimed, settled, unclaimed, refunded
   zcash derive-ufvk [--account N] [--network mainnet|testnet|regtest]   phrase on stdin
   zcash scan-tx                      {"hex","ufvk","height"?} on stdin
   monero scan-tx                     {"hex","address","viewKey"} on stdin
@@ -211,6 +212,21 @@ async function runMcpStdio(args: string[]): Promise<void> {
   process.exit(0);
 }
 
+/** `vigil payments channels`: the x402 payment channels in the configured store (x402/channel-listing.ts). */
+async function paymentChannels(cfg: Config, json: boolean, io: { stdout: NodeJS.WritableStream }): Promise<number> {
+  const { openDatabase } = await import("./db/connection.js");
+  const { migrateToLatest } = await import("./db/migrate.js");
+  const { channelsReport } = await import("./x402/channel-listing.js");
+  const db = await openDatabase({ databaseUrl: cfg.DATABASE_URL, schema: cfg.DATABASE_SCHEMA, dataDir: cfg.dataDir });
+  try {
+    await migrateToLatest(db.db);
+    io.stdout.write(await channelsReport(db.db, Date.now(), json));
+  } finally {
+    await db.close();
+  }
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   switch (cmd) {
@@ -237,10 +253,11 @@ async function main(argv: string[]): Promise<number> {
       return runDoctorCli(rest, io, config);
     }
     case "payments": {
-      if (rest[0] !== "pending") {
-        io.stderr.write("usage: vigil payments pending [--json]\n");
+      if (rest[0] !== "pending" && rest[0] !== "channels") {
+        io.stderr.write("usage: vigil payments pending [--json]\n       vigil payments channels [--json]\n");
         return 2;
       }
+      if (rest[0] === "channels") return paymentChannels(config(), rest.includes("--json"), io);
       const cfg = config();
       const { openDatabase } = await import("./db/connection.js");
       const { migrateToLatest } = await import("./db/migrate.js");

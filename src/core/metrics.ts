@@ -23,6 +23,8 @@ export interface ChannelTotals {
   channels: number;
   open: number;
   deposited: bigint;
+  /** Still in the escrow (deposits less refunds and withdrawals; claims included until settled). */
+  balance: bigint;
   charged: bigint;
   claimed: bigint;
   settled: bigint;
@@ -122,13 +124,13 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
   });
   new Gauge({
     name: "vigil_x402_channel_value_atomic",
-    help: "Money of every x402 channel, atomic USDC: deposited through the service, charged by vouchers, claimed on chain, settled to the receiver, refunded, withdrawn by payers, forfeited (withdrawn before it was claimed), and charged but not yet claimed.",
+    help: "Money of every x402 channel, atomic USDC: deposited through the service, the escrowed balance, charged by vouchers, claimed on chain, settled to the receiver, refunded, withdrawn by payers, forfeited (withdrawn before it was claimed), and charged but not yet claimed.",
     labelNames: ["total"],
     registers,
     async collect() {
       const t = await channelTotals();
       if (!t) return;
-      for (const k of ["deposited", "charged", "claimed", "settled", "refunded", "withdrawn", "forfeited", "unclaimed"] as const) this.set({ total: k }, Number(t[k]));
+      for (const k of ["deposited", "balance", "charged", "claimed", "settled", "refunded", "withdrawn", "forfeited", "unclaimed"] as const) this.set({ total: k }, Number(t[k]));
     },
   });
   new Gauge({

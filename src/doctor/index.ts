@@ -13,6 +13,7 @@
  *   private-builders  PRIVATE_RELAY_BUILDERS parses (not called)
  *   facilitator   /supported lists exact on X402_NETWORK (http, cdp); node and gas key (local)
  *   evm-rpc       EVM_RPC_URL beside an http/cdp facilitator: chain and sync
+ *   batch-settlement  the receiver-authorizer key; the escrow and its deposit collector on the payment chain
  *   pay-to        PAY_TO set
  *   webhooks      development switches off outside the devnet
  *   metrics       /metrics not open to the world
@@ -31,6 +32,7 @@ import { checkMonerod } from "./monerod.js";
 import { checkLightwalletd, checkZebrad } from "./zcash.js";
 import { checkEthereumNode, checkPrivateBuilders, checkRelay, ethereumCheckNames, relayEndpoints } from "./ethereum.js";
 import { checkEvmNode, checkFacilitator, checkPayTo, evmRpcCheckNeeded } from "./payments.js";
+import { checkBatchSettlement } from "./channels.js";
 import { checkDevnet, checkMetrics, checkWebhookSwitches } from "./settings.js";
 
 export type { CheckResult } from "./check.js";
@@ -86,6 +88,7 @@ function probes(config: Config, db: () => Promise<DatabaseHandle>): Probe[] {
     { name: "facilitator", fix: "check the facilitator's URL and that it is up", run: checkFacilitator },
   );
   if (evmRpcCheckNeeded(config)) list.push({ name: "evm-rpc", fix: reachable, run: (ctx) => checkEvmNode(ctx, "evm-rpc") });
+  list.push({ name: "batch-settlement", fix: reachable, run: checkBatchSettlement });
   list.push({ name: "pay-to", fix: "", run: checkPayTo }, { name: "webhooks", fix: "", run: checkWebhookSwitches }, { name: "metrics", fix: "", run: checkMetrics });
   return list;
 }
@@ -124,7 +127,7 @@ export function secretScrubber(config: Config): (text: string) => string {
   const add = (v: string | undefined) => {
     if (v && v.length >= 6) secrets.add(v);
   };
-  for (const key of ["MASTER_KEY", "CDP_API_KEY_SECRET", "CDP_API_KEY_ID", "FACILITATOR_PRIVATE_KEY", "METRICS_TOKEN", "PRIVATE_RELAY_SIGNING_KEY", "COIN_XMR_VIEW_KEY", "COIN_ZEC_VIEW_KEY"] as const) {
+  for (const key of ["MASTER_KEY", "CDP_API_KEY_SECRET", "CDP_API_KEY_ID", "FACILITATOR_PRIVATE_KEY", "METRICS_TOKEN", "PRIVATE_RELAY_SIGNING_KEY", "BATCH_RECEIVER_AUTHORIZER_KEY", "COIN_XMR_VIEW_KEY", "COIN_ZEC_VIEW_KEY"] as const) {
     const v = config[key];
     add(v);
     if (v?.startsWith("0x")) add(v.slice(2));

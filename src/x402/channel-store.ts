@@ -415,9 +415,9 @@ export async function setEscrowCursor(db: Queryable, network: string, block: big
 // ---------------------------------------------------------------------------
 // The operator's view.
 
-/** Every channel (open or closed), newest first, for `vigil payments channels`. */
-export function allChannels(db: Queryable, network: string, limit = 1000): Promise<ChannelRow[]> {
-  return db.selectFrom("x402_channels").selectAll().where("network", "=", network).orderBy("created_at", "desc").limit(limit).execute();
+/** Every channel (open or closed, of every network), newest first, for `vigil payments channels`. */
+export function allChannels(db: Queryable, limit = 10_000): Promise<ChannelRow[]> {
+  return db.selectFrom("x402_channels").selectAll().orderBy("created_at", "desc").limit(limit).execute();
 }
 
 /** Sums over every channel of a network, for /metrics and the listing's footer. */
@@ -428,6 +428,7 @@ export async function channelTotals(db: Queryable, network: string) {
       eb.fn.countAll<string>().as("channels"),
       sql<string>`count(*) FILTER (WHERE closed_at IS NULL)`.as("open"),
       sql<string>`coalesce(sum(deposited_atomic), 0)`.as("deposited"),
+      sql<string>`coalesce(sum(balance_atomic), 0)`.as("balance"),
       sql<string>`coalesce(sum(charged_atomic), 0)`.as("charged"),
       sql<string>`coalesce(sum(claimed_atomic), 0)`.as("claimed"),
       sql<string>`coalesce(sum(settled_atomic), 0)`.as("settled"),
@@ -443,6 +444,7 @@ export async function channelTotals(db: Queryable, network: string) {
     channels: Number(row.channels),
     open: Number(row.open),
     deposited: big(row.deposited),
+    balance: big(row.balance),
     charged: big(row.charged),
     claimed: big(row.claimed),
     settled: big(row.settled),

@@ -262,7 +262,7 @@ describe("upstreams on the devnet's simulators", () => {
       const report = JSON.parse(json.stdout) as { ok: boolean; devnet: boolean; checks: CheckResult[] };
       expect(report.ok).toBe(false);
       expect(report.devnet).toBe(false);
-      expect(report.checks.map((c) => c.name)).toEqual(["devnet", "database", "master-key", "monerod", "zebrad", "lightwalletd", "ethereum", "relays", "private-builders", "facilitator", "pay-to", "webhooks", "metrics"]);
+      expect(report.checks.map((c) => c.name)).toEqual(["devnet", "database", "master-key", "monerod", "zebrad", "lightwalletd", "ethereum", "relays", "private-builders", "facilitator", "batch-settlement", "pay-to", "webhooks", "metrics"]);
       expect(byName(report.checks, "zebrad")).toMatchObject({ ok: false, fix: expect.stringContaining("ZCASH_NETWORK=testnet") });
       for (const secret of [key, "hunter2pw", "apikey0123456789"]) expect(json.output).not.toContain(secret);
     } finally {

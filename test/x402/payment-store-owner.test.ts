@@ -11,28 +11,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { sourceFiles, tableWrites } from "../helpers/table-writes.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const SRC = path.join(ROOT, "src");
 const OWNER = path.join("src", "x402", "payment-store.ts");
 
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    return e.isDirectory() ? sourceFiles(p) : p.endsWith(".ts") ? [p] : [];
-  });
-}
-
-const lineOf = (text: string, index: number) => text.slice(0, index).split("\n").length;
-
 /** Writes of `payments` in `text`, as "why @ line". */
-export function paymentWrites(text: string): string[] {
-  const found: string[] = [];
-  for (const m of text.matchAll(/\b(insertInto|updateTable|deleteFrom|mergeInto|replaceInto)\(\s*["'`]payments["'`]/g)) found.push(`${m[1]}("payments") @ ${lineOf(text, m.index)}`);
-  for (const m of text.matchAll(/\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM|MERGE\s+INTO)\s+payments\b/gi))
-    found.push(`SQL ${m[1]!.toUpperCase().replace(/\s+/, " ")} payments @ ${lineOf(text, m.index)}`);
-  return found;
-}
+export const paymentWrites = (text: string): string[] => tableWrites(text, ["payments"]);
 
 describe("one writer of payments", () => {
   it("the scan finds every shape of write (it is not vacuous)", () => {
