@@ -1,8 +1,9 @@
 /**
  * A simulated EVM node for the devnet: Ethereum JSON-RPC 2.0 over HTTP on
  * loopback (single and batch requests), chain id 84532 (Base Sepolia), with
- * Base Sepolia's USDC (FiatToken v2.2 behaviour for EIP-3009) and Multicall3
- * at their real addresses. Contracts are TypeScript objects, not EVM
+ * Base Sepolia's USDC (FiatToken v2.2 behaviour for EIP-3009), Multicall3,
+ * and x402's batch-settlement escrow with its ERC-3009 deposit collector, at
+ * their real addresses. Contracts are TypeScript objects, not EVM
  * bytecode: they decode ABI calldata with viem and answer ABI-encoded
  * results, revert data and event logs exactly as the real contracts would, so
  * viem clients and the @x402/evm facilitator talk to it unmodified.
@@ -13,8 +14,9 @@
  * Time comes from the injected clock; block timestamps never go backwards.
  *
  * The parts, each in its own file: evm-network.ts (ids, addresses,
- * balances), evm-contract.ts (execution model), evm-usdc.ts and
- * evm-multicall.ts (the contracts), evm-chain.ts (state, blocks,
+ * balances), evm-contract.ts (execution model), evm-usdc.ts,
+ * evm-multicall.ts, evm-batch-settlement.ts and evm-deposit-collector.ts
+ * (the contracts), evm-chain.ts (state, blocks,
  * transactions), evm-rpc.ts (the JSON-RPC methods), jsonrpc-server.ts (the
  * HTTP transport). This file wires them into a running node.
  *
@@ -30,14 +32,18 @@ import { startJsonRpcServer } from "./jsonrpc-server.js";
 import { SimulatedChain } from "./evm-chain.js";
 import { SimulatedMulticall3 } from "./evm-multicall.js";
 import { SimulatedUsdc } from "./evm-usdc.js";
+import { SimulatedBatchSettlement } from "./evm-batch-settlement.js";
+import { SimulatedErc3009DepositCollector } from "./evm-deposit-collector.js";
 import { ethereumMethods } from "./evm-rpc.js";
 import {
+  BATCH_SETTLEMENT_ADDRESS,
   DEVNET_CHAIN_ID,
   DEVNET_MNEMONIC,
   DEVNET_USDC_ADDRESS,
   DEVNET_USDC_DECIMALS,
   DEVNET_USDC_DOMAIN,
   DEVNET_USDC_PER_ACCOUNT,
+  ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
   MULTICALL3_ADDRESS,
 } from "./evm-network.js";
 
@@ -45,6 +51,14 @@ export * from "./evm-network.js";
 export { ExecutionReverted, revert, SIMULATED_CODE, type CallFrame, type SimLog, type SimulatedContract } from "./evm-contract.js";
 export { SimulatedUsdc, usdcAbi, type UsdcOptions } from "./evm-usdc.js";
 export { SimulatedMulticall3, multicall3Abi } from "./evm-multicall.js";
+export {
+  SimulatedBatchSettlement,
+  batchSettlementAbi,
+  type BatchSettlementOptions,
+  type ChannelConfig,
+  type VoucherClaim,
+} from "./evm-batch-settlement.js";
+export { SimulatedErc3009DepositCollector, depositCollectorAbi } from "./evm-deposit-collector.js";
 export { SimulatedChain, type SimBlock, type SimReceiptLog, type SimTransaction, type SimulatedChainOptions } from "./evm-chain.js";
 /** A JSON-RPC error as the node answers it (the shared server's error type). */
 export { JsonRpcError as RpcError } from "./jsonrpc-server.js";
@@ -99,6 +113,10 @@ export interface DevnetEvm {
   accounts: DevnetAccount[];
   chain: SimulatedChain;
   usdc: SimulatedUsdc;
+  /** x402's batch-settlement escrow at BATCH_SETTLEMENT_ADDRESS (read channels, withdrawals, refund nonces, receivers directly). */
+  escrow: SimulatedBatchSettlement;
+  /** Its ERC-3009 deposit collector at ERC3009_DEPOSIT_COLLECTOR_ADDRESS. */
+  erc3009Collector: SimulatedErc3009DepositCollector;
   usdcBalanceOf(address: string): bigint;
   /** Devnet faucet: credit USDC to any address. */
   mintUsdc(address: string, amount: bigint): void;
@@ -127,6 +145,10 @@ export async function startDevnetEvm(options: StartDevnetEvmOptions = {}): Promi
   });
   chain.deployContract(DEVNET_USDC_ADDRESS, usdc);
   chain.deployContract(MULTICALL3_ADDRESS, new SimulatedMulticall3());
+  const escrow = new SimulatedBatchSettlement({ address: BATCH_SETTLEMENT_ADDRESS, chainId: DEVNET_CHAIN_ID });
+  const erc3009Collector = new SimulatedErc3009DepositCollector(BATCH_SETTLEMENT_ADDRESS);
+  chain.deployContract(BATCH_SETTLEMENT_ADDRESS, escrow);
+  chain.deployContract(ERC3009_DEPOSIT_COLLECTOR_ADDRESS, erc3009Collector);
   const perAccount = options.usdcPerAccount ?? DEVNET_USDC_PER_ACCOUNT;
   for (const a of accounts) usdc.mint(a.address, perAccount);
 
@@ -174,6 +196,8 @@ export async function startDevnetEvm(options: StartDevnetEvmOptions = {}): Promi
     accounts,
     chain,
     usdc,
+    escrow,
+    erc3009Collector,
     usdcBalanceOf: (addr) => usdc.balanceOf(addr),
     mintUsdc: (addr, amount) => usdc.mint(addr, amount),
     beforeNextTransaction: (fn) => void beforeSend.push(fn),
