@@ -102,8 +102,11 @@ export interface App {
   modules: readonly ServiceModule[];
   /** What the Ethereum follower job needs (workers.ts). */
   ethereum: IngestModule["ethereum"];
-  /** What the payment reconciler job needs (workers.ts): null chain when EVM_RPC_URL or PAY_TO is unset. */
-  payments: { chain: AuthorizationReader | null; responseTtlSeconds: number };
+  /**
+   * What the payment jobs need (the reconciler: null chain when EVM_RPC_URL or PAY_TO is unset; the channel keeper:
+   * null when batch-settlement is not offered), for tests and benches that run them by hand.
+   */
+  payments: { chain: AuthorizationReader | null; responseTtlSeconds: number; keeper: KeeperDeps | null };
   /** What the checkout invoice expiry job needs (workers.ts). */
   checkout: CheckoutDeps;
   /** What the relay poller job needs (workers.ts); no relays when RELAY_URLS is unset. */
@@ -271,9 +274,8 @@ function keeperDeps(ctx: ModuleContext, payments: Payments): KeeperDeps | null {
 }
 
 /** The payment reconciler and the channel keeper, jobs of the process like a module's. */
-function paymentsModule(ctx: ModuleContext, payments: Payments): ServiceModule {
+function paymentsModule(ctx: ModuleContext, payments: Payments, keeper: KeeperDeps | null): ServiceModule {
   const { clock, log, metrics } = ctx;
-  const keeper = keeperDeps(ctx, payments);
   if (keeper) metrics.setChannelProbe(() => channelTotals(ctx.database.db, keeper.usdc.network));
   return {
     name: "payments",
@@ -369,7 +371,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const upstreams = createUpstreamClients(config, clock, log, { scanners: opts.scanners, compactBlockSource: opts.compactBlockSource });
   const ctx: ModuleContext = { config, database, clock, log, metrics: createMetrics(), site, upstreams };
   const products = productModules(ctx, opts);
-  const modules = [...products.modules, paymentsModule(ctx, payments), storageModule(ctx)];
+  const keeper = keeperDeps(ctx, payments);
+  const modules = [...products.modules, paymentsModule(ctx, payments, keeper), storageModule(ctx)];
   const allowListSettings = allowList(config);
 
   // Built from the whole table below; the server card route reads it per request.
@@ -410,7 +413,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     modules,
     oracle: products.oracle.registry,
     paywall,
-    payments: { chain: payments.chain, responseTtlSeconds: paywall.responseTtlSeconds },
+    payments: { chain: payments.chain, responseTtlSeconds: paywall.responseTtlSeconds, keeper },
     watch: products.watchDeps,
     ethereum: products.ingest.ethereum,
     checkout: products.checkout.deps,

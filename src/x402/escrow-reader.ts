@@ -49,6 +49,8 @@ export interface EscrowReader {
 }
 
 const escrow = BATCH_SETTLEMENT_ADDRESS as Hex;
+/** Multicall3 at its canonical address (a predeploy on Base and Base Sepolia; the devnet has it). */
+const MULTICALL3 = "0xcA11bde05977b3631167028862bE2a173976CA11" as const;
 
 export function createEscrowReader(rpcUrl: string, opts: { timeoutMs?: number } = {}): EscrowReader {
   const client: PublicClient = createPublicClient({ transport: http(rpcUrl, { timeout: opts.timeoutMs ?? 10_000, retryCount: 2, fetchFn: createRpcFetch() }) });
@@ -61,7 +63,7 @@ export function createEscrowReader(rpcUrl: string, opts: { timeoutMs?: number } 
         { address: escrow, abi: escrowViewsAbi, functionName: "pendingWithdrawals", args: [id] } as const,
         { address: escrow, abi: escrowViewsAbi, functionName: "refundNonce", args: [id] } as const,
       ]);
-      const results = await client.multicall({ contracts, allowFailure: false, batchSize: 0 });
+      const results = await client.multicall({ contracts, allowFailure: false, batchSize: 0, multicallAddress: MULTICALL3 });
       return ids.map((_, i) => {
         const [balance, totalClaimed] = results[3 * i] as readonly [bigint, bigint];
         const [withdrawAmount, initiatedAt] = results[3 * i + 1] as readonly [bigint, number];
