@@ -6,6 +6,7 @@
  */
 import type { App } from "./app.js";
 import { upstreamSources } from "./upstream-sources.js";
+import { offeredSchemes } from "./http/payment-schemes.js";
 
 export function startupBanner(o: { role: string; url?: string; app: App; devnetPayers?: number; devnetJoined?: string; notes?: readonly string[] }): string {
   const { app } = o;
@@ -20,7 +21,10 @@ export function startupBanner(o: { role: string; url?: string; app: App; devnetP
     lines.push(`  mcp       ${o.url}/mcp${app.mcpSite.baseUrl ? ` and ${app.mcpSite.baseUrl}/mcp` : ""} (Streamable HTTP; stdio: npx vigil mcp --url ${o.url})`);
   }
   if (terms) {
-    lines.push(`  payments  x402 exact, USDC on ${terms.usdc.network}, payTo ${terms.payTo}`);
+    lines.push(`  payments  x402 ${offeredSchemes(terms.channel).join(" and ")}, USDC on ${terms.usdc.network}, payTo ${terms.payTo}`);
+    if (terms.channel) {
+      lines.push(`  channels  receiver authorizer ${terms.channel.receiverAuthorizer}, withdraw delay ${terms.channel.withdrawDelaySeconds} s`);
+    }
   } else {
     lines.push("  payments  NOT CONFIGURED: set PAY_TO; paid routes answer 503 paywall_not_configured");
   }

@@ -8,12 +8,16 @@
  * holds them to it): a sample generated from the schemas is only the fallback
  * of the rest (free MCP tools), and it never uses the bounds zod writes for
  * a plain integer (±2^53−1). Nothing here is written per route: a route
- * added to the table is described the same way. Also here: the resources and
- * instructions of GET /.well-known/x402.
+ * added to the table is described the same way. The extension describes a
+ * route's input and answer, not its payment: the 402's `accepts` beside it
+ * names the schemes. Also here: the resources and instructions of
+ * GET /.well-known/x402.
  */
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { AnyRouteDef } from "./route-table.js";
 import { jsonSchemaOf, type JsonSchema } from "./openapi.js";
+import { schemeChoice, schemeNames } from "./payment-schemes.js";
+import type { ChannelTerms } from "../x402/channel-terms.js";
 
 /** The route's input split the way HTTP carries it: path parameters, header fields, and the rest (query or JSON body). */
 export function inputParts(route: AnyRouteDef): { pathParams: string[]; headerFields: string[]; rest: JsonSchema } {
@@ -159,13 +163,21 @@ export function discoveryResources(routes: readonly AnyRouteDef[], baseUrl: stri
   return routes.filter((r) => r.price !== undefined && !r.path.includes(":")).map((r) => `${baseUrl}${r.path}`);
 }
 
-/** What the manifest tells a crawler to do with its resources: what the router does with a probe (src/http/router.ts). */
-export const DISCOVERY_INSTRUCTIONS =
-  "Each resource answers a call without payment and without input with HTTP 402 and its PAYMENT-REQUIRED header (x402 v2, scheme exact, USDC): " +
-  "GET it with no query string, or POST it with no body or {}. The 402's bazaar extension describes the input (query parameters or JSON body) and an example answer. " +
-  "Input that is sent is checked first: invalid input is a 400 before any 402, and nothing is charged for it. " +
-  "Routes with path parameters are templates and are not listed: a notice's boost is POST /v1/board/{board}/{id}/boost with the ids GET /v1/board/{board} lists. " +
-  "Prices: GET /v1/paywall. Schemas: GET /openapi.json. Guide for agents: GET /llms.txt.";
+/**
+ * What the manifest tells a crawler to do with its resources: what the router does with a probe (src/http/router.ts),
+ * and which of the offered schemes a payer should pick (payment-schemes.ts).
+ */
+export function discoveryInstructions(channel: ChannelTerms | undefined): string {
+  const choice = schemeChoice(channel, "");
+  return (
+    `Each resource answers a call without payment and without input with HTTP 402 and its PAYMENT-REQUIRED header (x402 v2, scheme ${schemeNames(channel, "")}, USDC): ` +
+    "GET it with no query string, or POST it with no body or {}. The 402's bazaar extension describes the input (query parameters or JSON body) and an example answer. " +
+    (choice ? `Pay with ${choice}. ` : "") +
+    "Input that is sent is checked first: invalid input is a 400 before any 402, and nothing is charged for it. " +
+    "Routes with path parameters are templates and are not listed: a notice's boost is POST /v1/board/{board}/{id}/boost with the ids GET /v1/board/{board} lists. " +
+    "Prices: GET /v1/paywall. Schemas: GET /openapi.json. Guide for agents: GET /llms.txt."
+  );
+}
 
 const isJson = (route: AnyRouteDef) => (route.mimeType ?? "application/json") === "application/json";
 

@@ -9,11 +9,15 @@ import { ERROR_CODES } from "../core/errors.js";
 import { MAX_BODY_BYTES } from "./middleware.js";
 import { MAX_PAYMENT_HEADER_BYTES } from "../x402/paywall.js";
 import { priceLabel, type AnyRouteDef } from "./route-table.js";
+import { batchSettlementHow, schemeChoice, schemeNames } from "./payment-schemes.js";
+import type { ChannelTerms } from "../x402/channel-terms.js";
 
 export interface LlmsTxtInfo {
   baseUrl: string;
   network: string;
   payTo: string | undefined;
+  /** The batch-settlement channel terms; absent: only exact is offered. */
+  channel: ChannelTerms | undefined;
   generalPerMinute: number;
   /** Whether paid answers are stored for retries (payment-identifier declared). */
   idempotent: boolean;
@@ -23,6 +27,15 @@ export interface LlmsTxtInfo {
 }
 
 const oas = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}");
+
+/** How to pay with batch-settlement, when channels are offered. */
+function batchSection(channel: ChannelTerms): string {
+  return `### Repeated calls: \`batch-settlement\`
+
+The 402's \`batch-settlement\` entry carries the channel's terms in \`extra\` (\`receiverAuthorizer\`, \`withdrawDelay\`, \`minDeposit\`); GET /v1/paywall lists the escrow, the deposit policy and each route's \`min_deposit_atomic\`. ${batchSettlementHow(channel)} An x402 v2 client with the batch-settlement scheme (\`@x402/evm\`) does all of this; send its payment in the same header.
+
+`;
+}
 
 export function buildLlmsTxt(routes: readonly AnyRouteDef[], info: LlmsTxtInfo): string {
   const byOp = new Map(routes.map((r) => [r.operationId, r]));
@@ -48,19 +61,19 @@ export function buildLlmsTxt(routes: readonly AnyRouteDef[], info: LlmsTxtInfo):
 
   return `# Vigil
 
-> Pay-per-call API for privacy chains: view-key payment watching (Monero, Zcash) with signed webhooks, checkout invoices, chain-data questions, feeds and notice boards. Paid routes use x402 v2 (scheme \`exact\`, USDC on \`${info.network}\`); no account or API key.
+> Pay-per-call API for privacy chains: view-key payment watching (Monero, Zcash) with signed webhooks, checkout invoices, chain-data questions, feeds and notice boards. Paid routes use x402 v2 (scheme ${schemeNames(info.channel)}, USDC on \`${info.network}\`); no account or API key.
 
 Base URL: ${info.baseUrl}
 OpenAPI 3.1: ${info.baseUrl}/openapi.json (paid operations carry \`x-payment-info\`; free ones \`security: []\`)
 x402 discovery: ${info.baseUrl}/.well-known/x402 · prices: ${info.baseUrl}/v1/paywall · MCP: ${info.baseUrl}/mcp
 
 ## How to pay (x402 v2)
-
+${info.channel ? `\nEvery 402 offers two schemes in \`accepts\`: ${schemeChoice(info.channel)}. The steps below are \`exact\`'s; \`batch-settlement\` follows.\n` : ""}
 1. Call the route without payment. It answers \`402\` with a base64 \`PAYMENT-REQUIRED\` header (the same JSON is the body): the price in USDC atomic units (6 decimals), \`payTo\`${info.payTo ? ` (${info.payTo})` : ""}, the network and \`maxTimeoutSeconds\`. Its \`extensions.bazaar\` describes the input and an example answer.
 2. Sign an EIP-3009 \`transferWithAuthorization\` for exactly that amount (any x402 v2 client does this) and send the same request again with the \`PAYMENT-SIGNATURE\` header (\`X-PAYMENT\` is accepted too), at most ${MAX_PAYMENT_HEADER_BYTES} bytes.
 3. The work runs, the payment settles, and the answer comes with a \`PAYMENT-RESPONSE\` header (the settlement transaction). If settlement fails you get a \`402\` again and nothing is charged.
 ${info.idempotent ? `4. Retries are safe: send the payment-identifier extension (\`extensions["payment-identifier"].info.id\`, 16-128 of \`[A-Za-z0-9_-]\`) and a retry of the same request with the same id gets the stored answer without a second charge, for ${info.responseTtlSeconds} s; the same id for another request is \`409 payment_identifier_conflict\`. Retrying the same signed authorisation for the same request also returns the stored answer.\n` : ""}
-Invalid input is refused with \`400\` before any payment is asked for.
+${info.channel ? batchSection(info.channel) : ""}Invalid input is refused with \`400\` before any payment is asked for.
 
 ## Paid routes
 

@@ -8,7 +8,8 @@ import { sql } from "kysely";
 import { defineRoute, defineStandingRoute, priceLabel, type AnyRouteDef } from "./route-table.js";
 import { buildOpenApi, OpenApiDocument } from "./openapi.js";
 import { buildLlmsTxt, type LlmsTxtInfo } from "./llms.js";
-import { discoveryResources, DISCOVERY_INSTRUCTIONS } from "./discovery.js";
+import { discoveryResources, discoveryInstructions } from "./discovery.js";
+import { BatchSettlementInfo, batchSettlementInfo, minDepositAtomic, offeredSchemes, SCHEME_NAMES } from "./payment-schemes.js";
 import { RawBody } from "./route-table.js";
 import { fixedAnswer } from "./respond.js";
 import type { Paywall } from "../x402/paywall.js";
@@ -91,7 +92,11 @@ export const PaywallInfo = z.object({
   facilitator: z.string(),
   facilitator_mode: z.string(),
   payTo: z.string().nullable(),
+  /** The scheme an exact-only client pays with (the spec's field); `schemes` lists every scheme the 402s offer. */
   scheme: z.literal("exact"),
+  schemes: z.array(z.enum(SCHEME_NAMES)).describe("every scheme a paid route's 402 lists, in its order: exact, then batch-settlement when channels are offered"),
+  /** Present when batch-settlement is offered: the channel's terms, the deposit policy and how to pay (docs/batch-settlement.md). */
+  batch_settlement: BatchSettlementInfo.optional(),
   asset: z.string().nullable(),
   /** False when no payTo is configured: paid routes then cannot be bought. */
   configured: z.boolean(),
@@ -107,6 +112,8 @@ export const PaywallInfo = z.object({
       endpoint: z.string(),
       price: z.string(),
       price_atomic: z.string().regex(/^\d+$/).optional(),
+      /** When batch-settlement is offered and the price is fixed: the smallest deposit this route's 402 asks for (extra.minDeposit). */
+      min_deposit_atomic: z.string().regex(/^\d+$/).optional(),
       description: z.string(),
       mime_type: z.string(),
     }),
@@ -151,50 +158,60 @@ function once<T>(make: () => T): () => T {
   return () => (value ??= { v: make() }).v;
 }
 
+/** A paid route's line in GET /v1/paywall. */
+function paywallRoute(r: AnyRouteDef, deps: MetaDeps): z.input<typeof PaywallInfo>["routes"][number] {
+  const minDeposit = minDepositAtomic(deps.paywall.terms?.channel, r.price);
+  return {
+    endpoint: `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`,
+    price: priceLabel(r) ?? "free",
+    ...(typeof r.price === "bigint" ? { price_atomic: r.price.toString() } : {}),
+    ...(minDeposit !== undefined ? { min_deposit_atomic: minDeposit } : {}),
+    description: r.summary,
+    mime_type: r.mimeType ?? "application/json",
+  };
+}
+
+/** GET /v1/paywall's answer: fixed once the server listens (the routes' prices, the payment settings). */
+function paywallAnswer(paidRoutes: readonly AnyRouteDef[], network: string, deps: MetaDeps): z.input<typeof PaywallInfo> {
+  const terms = deps.paywall.terms;
+  return {
+    protocol: "x402",
+    x402Version: 2,
+    network,
+    facilitator: deps.facilitatorUrl,
+    facilitator_mode: deps.facilitatorMode,
+    payTo: terms?.payTo ?? null,
+    scheme: "exact",
+    schemes: offeredSchemes(terms?.channel),
+    ...(terms?.channel ? { batch_settlement: batchSettlementInfo(terms.channel) } : {}),
+    asset: terms?.usdc.asset ?? null,
+    configured: terms !== null,
+    rate_limits: {
+      per_minute_per_ip: deps.generalPerMinute,
+      allow_list: {
+        enabled: deps.allowList.enabled,
+        ...(deps.allowList.perMinute !== undefined ? { per_minute: deps.allowList.perMinute } : {}),
+        note: "Operators allow-list client addresses or tokens (header x-allow-token) with a higher general limit on request; who is listed is never shown.",
+      },
+    },
+    idempotency: { payment_identifier: deps.paywall.idempotent, stored_seconds: deps.paywall.responseTtlSeconds },
+    routes: paidRoutes.map((r) => paywallRoute(r, deps)),
+  };
+}
+
 export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDeps): AnyRouteDef[] {
   const network = () => deps.paywall.terms?.usdc.network ?? "eip155:8453";
-  const paidRoutes = () => getRoutes().filter((r) => r.price !== undefined);
-  // The base URL is known only once the server listens, so these are built on first request.
-  const paywallRoutes = once(() =>
-    paidRoutes().map((r) => ({
-      endpoint: `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`,
-      price: priceLabel(r) ?? "free",
-      ...(typeof r.price === "bigint" ? { price_atomic: r.price.toString() } : {}),
-      description: r.summary,
-      mime_type: r.mimeType ?? "application/json",
-    })),
-  );
-  // Fixed once the server listens (the routes' prices, the payment settings): serialized once (respond.ts).
-  const paywallInfo = once(
-    (): z.input<typeof PaywallInfo> =>
-      fixedAnswer({
-        protocol: "x402",
-        x402Version: 2,
-        network: network(),
-        facilitator: deps.facilitatorUrl,
-        facilitator_mode: deps.facilitatorMode,
-        payTo: deps.paywall.terms?.payTo ?? null,
-        scheme: "exact",
-        asset: deps.paywall.terms?.usdc.asset ?? null,
-        configured: deps.paywall.terms !== null,
-        rate_limits: {
-          per_minute_per_ip: deps.generalPerMinute,
-          allow_list: {
-            enabled: deps.allowList.enabled,
-            ...(deps.allowList.perMinute !== undefined ? { per_minute: deps.allowList.perMinute } : {}),
-            note: "Operators allow-list client addresses or tokens (header x-allow-token) with a higher general limit on request; who is listed is never shown.",
-          },
-        },
-        idempotency: { payment_identifier: deps.paywall.idempotent, stored_seconds: deps.paywall.responseTtlSeconds },
-        routes: paywallRoutes(),
-      }),
-  );
-  const openapi = once(() => buildOpenApi(getRoutes(), { baseUrl: deps.site.baseUrl, network: network(), payTo: deps.paywall.terms?.payTo }));
+  const channel = deps.paywall.terms?.channel;
+  // The base URL is known only once the server listens, so these are built on first request;
+  // the paywall answer is serialized once (respond.ts).
+  const paywallInfo = once(() => fixedAnswer(paywallAnswer(getRoutes().filter((r) => r.price !== undefined), network(), deps)));
+  const openapi = once(() => buildOpenApi(getRoutes(), { baseUrl: deps.site.baseUrl, network: network(), payTo: deps.paywall.terms?.payTo, channel }));
   const llms = once(() =>
     buildLlmsTxt(getRoutes(), {
       baseUrl: deps.site.baseUrl,
       network: network(),
       payTo: deps.paywall.terms?.payTo,
+      channel,
       generalPerMinute: deps.generalPerMinute,
       idempotent: deps.paywall.idempotent,
       responseTtlSeconds: deps.paywall.responseTtlSeconds,
@@ -228,7 +245,7 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
     defineStandingRoute({
       path: "/v1/paywall",
       operationId: "paywallInfo",
-      summary: "Payment metadata: protocol, network, facilitator, payTo and every paid route's price",
+      summary: "Payment metadata: protocol, network, facilitator, payTo, the x402 schemes offered and every paid route's price",
       tags: ["meta"],
       mcpTool: "service_paywall_info",
       output: PaywallInfo,
@@ -272,7 +289,7 @@ export function metaRoutes(getRoutes: () => readonly AnyRouteDef[], deps: MetaDe
         x402Version: 2,
         network: network(),
         resources: discoveryResources(getRoutes(), deps.site.baseUrl),
-        instructions: DISCOVERY_INSTRUCTIONS,
+        instructions: discoveryInstructions(channel),
       }),
     }),
     defineRoute({

@@ -14,6 +14,8 @@
  */
 import { z } from "zod";
 import { priceLabel, type AnyRouteDef } from "./route-table.js";
+import { minDepositAtomic, offeredSchemes, schemeChoice, schemeNames, SCHEME_NAMES } from "./payment-schemes.js";
+import type { ChannelTerms } from "../x402/channel-terms.js";
 
 export type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
 
@@ -21,13 +23,17 @@ const JsonObject = z.record(z.string(), z.unknown());
 
 const PaymentInfoExtension = z.object({
   protocol: z.literal("x402"),
+  /** The scheme the pricing below is for; `schemes` lists every scheme the 402 offers. */
   scheme: z.literal("exact"),
+  schemes: z.array(z.enum(SCHEME_NAMES)),
   network: z.string(),
   price: z.string(),
   pricingMode: z.enum(["fixed", "range"]),
   amount: z.string().optional(),
   minAmount: z.string().optional(),
   maxAmount: z.string().optional(),
+  /** batch-settlement offered and a fixed price: the smallest deposit the 402 asks for (atomic USDC). */
+  minDeposit: z.string().optional(),
   payTo: z.string().optional(),
 });
 
@@ -105,26 +111,33 @@ const LICENSE = { name: "MIT", identifier: "MIT" };
  * The x402 payment as OpenAPI security: the signed payment travels in a
  * header, PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (the name the contract and
  * v1 clients use); the router reads either (src/http/router.ts). Free
- * operations say `security: []`.
+ * operations say `security: []`. The description names the schemes offered.
  */
-export const SECURITY_SCHEMES = {
-  x402PaymentSignature: {
-    type: "apiKey",
-    in: "header",
-    name: "PAYMENT-SIGNATURE",
-    description:
-      "x402 v2 payment: base64 JSON PaymentPayload with a signed EIP-3009 transferWithAuthorization for the amount the 402's PAYMENT-REQUIRED header quotes (scheme exact, USDC). Not an account key: each call carries its own payment.",
-  },
-  x402Payment: {
-    type: "apiKey",
-    in: "header",
-    name: "X-PAYMENT",
-    description: "The same x402 payment under the header name x402 v1 clients send; either header is accepted.",
-  },
-} as const;
+export function securitySchemes(channel: ChannelTerms | undefined) {
+  const exact = "a signed EIP-3009 transferWithAuthorization for the amount the 402's PAYMENT-REQUIRED header quotes";
+  const payload = channel
+    ? `scheme exact, ${exact} (a one-off call: no deposit); or scheme batch-settlement, a cumulative voucher on the payer's channel, ` +
+      "with an ERC-3009 deposit into the escrow on the first call (repeated calls: one deposit, then vouchers that settle nothing on chain)"
+    : `scheme exact, ${exact}`;
+  return {
+    x402PaymentSignature: {
+      type: "apiKey",
+      in: "header",
+      name: "PAYMENT-SIGNATURE",
+      description: `x402 v2 payment: base64 JSON PaymentPayload for one of the 402's accepts, in USDC: ${payload}. Not an account key: each call carries its own payment.`,
+    },
+    x402Payment: {
+      type: "apiKey",
+      in: "header",
+      name: "X-PAYMENT",
+      description: "The same x402 payment under the header name x402 v1 clients send; either header is accepted.",
+    },
+  } as const;
+}
 
-/** Each paid operation accepts either header (alternatives, not both). */
-const PAID_SECURITY = Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: [] as string[] }));
+/** The security schemes' names: each paid operation accepts either header (alternatives, not both). */
+export const SECURITY_SCHEME_NAMES = Object.keys(securitySchemes(undefined));
+const PAID_SECURITY = SECURITY_SCHEME_NAMES.map((name) => ({ [name]: [] as string[] }));
 
 /** A route's path as OpenAPI writes it: `{param}` for `:param`, and no trailing slash (the router ignores it). */
 export function openApiPath(path: string): string {
@@ -147,7 +160,36 @@ const ErrorSchema = {
   },
 };
 
-export function buildOpenApi(routes: readonly AnyRouteDef[], opts: { baseUrl: string; network: string; payTo?: string }): OpenApiDocument {
+export interface OpenApiOptions {
+  baseUrl: string;
+  network: string;
+  payTo?: string;
+  /** The batch-settlement channel terms; absent: only exact is offered. */
+  channel?: ChannelTerms;
+}
+
+/** A paid operation's `x-payment-info`: the exact price, the schemes offered, the deposit a fixed price asks for. */
+function paymentInfo(r: AnyRouteDef, label: string, opts: OpenApiOptions): z.input<typeof PaymentInfoExtension> {
+  const fixed = typeof r.price === "bigint" ? r.price : undefined;
+  const minDeposit = minDepositAtomic(opts.channel, r.price);
+  return {
+    protocol: "x402",
+    scheme: "exact",
+    schemes: offeredSchemes(opts.channel),
+    network: opts.network,
+    price: label,
+    ...(fixed !== undefined
+      ? { pricingMode: "fixed", amount: fixed.toString() }
+      : {
+          pricingMode: "range",
+          ...(r.priceRange ? { minAmount: r.priceRange.min.toString(), maxAmount: r.priceRange.max.toString() } : {}),
+        }),
+    ...(minDeposit !== undefined ? { minDeposit } : {}),
+    ...(opts.payTo ? { payTo: opts.payTo } : {}),
+  };
+}
+
+export function buildOpenApi(routes: readonly AnyRouteDef[], opts: OpenApiOptions): OpenApiDocument {
   const paths: OpenApiDocument["paths"] = {};
   for (const r of routes) {
     const pathParams = [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
@@ -205,20 +247,7 @@ export function buildOpenApi(routes: readonly AnyRouteDef[], opts: { baseUrl: st
         description: "Payment required (x402 v2): the PAYMENT-REQUIRED header carries the requirements.",
         headers: { "PAYMENT-REQUIRED": { schema: { type: "string" }, description: "base64 JSON PaymentRequired" } },
       };
-      const fixed = typeof r.price === "bigint" ? r.price : undefined;
-      op["x-payment-info"] = {
-        protocol: "x402",
-        scheme: "exact",
-        network: opts.network,
-        price: label,
-        ...(fixed !== undefined
-          ? { pricingMode: "fixed", amount: fixed.toString() }
-          : {
-              pricingMode: "range",
-              ...(r.priceRange ? { minAmount: r.priceRange.min.toString(), maxAmount: r.priceRange.max.toString() } : {}),
-            }),
-        ...(opts.payTo ? { payTo: opts.payTo } : {}),
-      };
+      op["x-payment-info"] = paymentInfo(r, label, opts);
       op.security = PAID_SECURITY;
     } else {
       op.security = [];
@@ -233,11 +262,12 @@ export function buildOpenApi(routes: readonly AnyRouteDef[], opts: { baseUrl: st
       title: "Vigil",
       version: "1.0.0",
       description:
-        "Pay-per-call API for privacy chains: view-key payment watching with signed webhooks, checkout invoices and chain data. Paid routes use x402 v2 (exact, USDC).",
+        "Pay-per-call API for privacy chains: view-key payment watching with signed webhooks, checkout invoices and chain data. " +
+        `Paid routes use x402 v2 (${schemeNames(opts.channel, "")}, USDC)${opts.channel ? `: ${schemeChoice(opts.channel, "")}` : ""}.`,
       license: LICENSE,
     },
     servers: [{ url: opts.baseUrl }],
-    components: { securitySchemes: SECURITY_SCHEMES },
+    components: { securitySchemes: securitySchemes(opts.channel) },
     "x-discovery": { llmsTxtUrl: `${opts.baseUrl}/llms.txt`, x402: `${opts.baseUrl}/.well-known/x402` },
     paths,
   };

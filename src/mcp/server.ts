@@ -82,7 +82,7 @@ export function createMcpService(deps: McpServiceDeps): McpService {
   let built: { tools: readonly PublishedTool[]; byName: Map<string, PublishedTool> } | undefined;
   const published = () => {
     if (!built) {
-      const tools = publishedTools(deps.table, { freeDispatchPerMinute: deps.dispatchPerMinute });
+      const tools = publishedTools(deps.table, { freeDispatchPerMinute: deps.dispatchPerMinute, channel: deps.paywall.terms?.channel });
       built = { tools, byName: new Map(tools.map((t) => [t.tool.name, t])) };
     }
     return built;

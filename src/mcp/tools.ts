@@ -17,6 +17,8 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { jsonSchemaOf, type JsonSchema } from "../http/openapi.js";
 import { mcpTools, type McpToolDescriptor } from "../http/mcp-tools.js";
 import { isToolOnly, type TableEntry } from "../http/route-table.js";
+import { schemeChoice, schemeNames } from "../http/payment-schemes.js";
+import type { ChannelTerms } from "../x402/channel-terms.js";
 
 /** The x402 v2 PaymentRequired object an unpaid call of a paid tool answers with. */
 export const PaymentRequiredSchema = z.object({
@@ -71,14 +73,24 @@ function annotations(entry: TableEntry, title: string): NonNullable<Tool["annota
   }
 }
 
+/**
+ * How a paid tool is paid: the schemes its PaymentRequired offers and, when there are two, which suits whom.
+ * A batch-settlement payload (a deposit with its voucher, or a voucher) goes in _meta["x402/payment"] as an exact one does.
+ */
+function paymentSentence(price: string, channel: ChannelTerms | undefined): string {
+  const choice = schemeChoice(channel, "");
+  return (
+    `Costs ${price} in USDC (x402, ${schemeNames(channel, "")} scheme). Call it without payment to receive the PaymentRequired terms (isError, structuredContent), ` +
+    `${choice ? "sign a payment for one of its accepts" : "sign an EIP-3009 authorisation for them"} and call again with the payment payload in _meta["x402/payment"].` +
+    (choice ? ` Use ${choice}.` : "")
+  );
+}
+
 /** What an agent needs to act: the price and how to pay, the REST twin, the credentials. */
 function description(entry: TableEntry, d: McpToolDescriptor, paid: boolean, opts: PublishOptions): string {
   const parts = [d.description.replace(/\.?$/, ".")];
   if (paid) {
-    parts.push(
-      `Costs ${d.price} in USDC (x402, exact scheme). Call it without payment to receive the PaymentRequired terms (isError, structuredContent), ` +
-        `sign an EIP-3009 authorisation for them and call again with the payment payload in _meta["x402/payment"].`,
-    );
+    parts.push(paymentSentence(d.price, opts.channel));
   } else if (isToolOnly(entry)) {
     parts.push(`Free over MCP (at most ${opts.freeDispatchPerMinute} calls per minute per client); over HTTP each answer is paid.`);
   } else {
@@ -103,6 +115,8 @@ function description(entry: TableEntry, d: McpToolDescriptor, paid: boolean, opt
 export interface PublishOptions {
   /** The per-client limit of the free dispatcher, shown in its description. */
   freeDispatchPerMinute: number;
+  /** The batch-settlement channel terms (PaymentTerms.channel); absent: paid tools take exact payments only. */
+  channel?: ChannelTerms;
 }
 
 function textAnswer(entry: TableEntry): boolean {

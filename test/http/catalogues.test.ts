@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { defineRoute, priceLabel } from "../../src/http/route-table.js";
-import { openApiPath as oas, SECURITY_SCHEMES } from "../../src/http/openapi.js";
+import { openApiPath as oas, SECURITY_SCHEME_NAMES } from "../../src/http/openapi.js";
 
 describe("/openapi.json, /.well-known/x402 and /llms.txt list every paid route", () => {
   let t: TestApp;
@@ -57,9 +57,9 @@ describe("/openapi.json, /.well-known/x402 and /llms.txt list every paid route",
       const op = root.paths[oas(r.path)]?.[r.method.toLowerCase()];
       expect(op?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
       if (r.price !== undefined) {
-        expect(op!["x-payment-info"], r.operationId).toMatchObject({ protocol: "x402", scheme: "exact", price: priceLabel(r) });
+        expect(op!["x-payment-info"], r.operationId).toMatchObject({ protocol: "x402", scheme: "exact", schemes: ["exact"], price: priceLabel(r) });
         // Either payment header satisfies a paid operation (alternatives).
-        expect(op!.security, r.operationId).toEqual(Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: [] })));
+        expect(op!.security, r.operationId).toEqual(SECURITY_SCHEME_NAMES.map((name) => ({ [name]: [] })));
       } else {
         expect(op!.security, r.operationId).toEqual([]);
         expect(op!["x-payment-info"], r.operationId).toBeUndefined();
@@ -91,5 +91,8 @@ describe("/openapi.json, /.well-known/x402 and /llms.txt list every paid route",
     expect(text).toContain("`POST /v1/private/watch` ($0.10)");
     expect(text).toContain("`payment_identifier_conflict` 409");
     expect(text).toContain("120 requests per minute per IP");
+    // Without channel terms the guide offers exact only (test/http/payment-schemes.test.ts: with them).
+    expect(text).toContain("Paid routes use x402 v2 (scheme `exact`, USDC on `eip155:8453`)");
+    expect(text).not.toContain("batch-settlement");
   });
 });

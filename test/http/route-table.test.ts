@@ -40,9 +40,15 @@ describe("the route table is the only list of routes", () => {
       facilitator_mode: string;
       payTo: string;
       scheme: string;
-      routes: { endpoint: string; price: string; description: string; mime_type: string }[];
+      schemes: string[];
+      batch_settlement?: unknown;
+      routes: { endpoint: string; price: string; description: string; mime_type: string; min_deposit_atomic?: string }[];
     };
     expect(body).toMatchObject({ protocol: "x402", network: "eip155:8453", facilitator_mode: "http", scheme: "exact" });
+    // No receiver-authorizer key: exact only, so no channel terms and no deposits (test/http/payment-schemes.test.ts has both).
+    expect(body.schemes).toEqual(["exact"]);
+    expect(body.batch_settlement).toBeUndefined();
+    expect(body.routes.filter((r) => r.min_deposit_atomic !== undefined)).toEqual([]);
     expect(body.payTo).toBe("0x1111111111111111111111111111111111111111");
     const priced = t.app.routes.filter((r) => r.price !== undefined);
     expect(body.routes.map((r) => r.endpoint).sort()).toEqual(

@@ -121,6 +121,10 @@ describe.each(transports)("MCP over $name", (transport) => {
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect(byName.get("service_private_watch_cancel")!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     expect(byName.get("service_private_watch_create")!.description).toContain("REST: POST /v1/private/watch");
+    // The stack's devnet offers channels: paid tools name both schemes, on both transports (test/http/payment-schemes.test.ts: without).
+    expect(s.t.app.paywall.terms?.channel).toBeDefined();
+    expect(byName.get("service_private_watch_create")!.description).toContain("(x402, exact or batch-settlement scheme)");
+    expect(byName.get("service_private_watch_create")!.description).toContain("batch-settlement for repeated calls");
     expect(byName.get("service_private_watch_status")!.description).toContain("watchToken");
   });
 
