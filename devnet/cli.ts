@@ -113,6 +113,13 @@ function runningMoneroUrl(cfg: Config): string | undefined {
   return readPublishedDevnet(devnetStateFile(cfg))?.moneroUrl;
 }
 
+/** The same for the payment chain (the devnet payer of `vigil pay` reads its channels there). */
+export function runningEvmUrl(cfg: Config): string | undefined {
+  const local = readDevnetState(cfg.dataDir);
+  if (local?.evmUrl && pidAlive(local.pid)) return local.evmUrl;
+  return readPublishedDevnet(devnetStateFile(cfg))?.configOverlay.EVM_RPC_URL;
+}
+
 /** The same for the zebrad simulator (Zcash controls). */
 function runningZebradUrl(cfg: Config): string | undefined {
   const local = readDevnetState(cfg.dataDir);

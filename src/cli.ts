@@ -5,6 +5,8 @@
  * simulated upstreams and lays their settings over the config before the
  * app is built, so the app itself never knows it runs on a devnet.
  */
+import os from "node:os";
+import path from "node:path";
 import { loadConfig, ConfigError, type Config } from "./config.js";
 import { prepareConfig, StartupError, type Prepared } from "./startup.js";
 import { createLogger } from "./core/logger.js";
@@ -82,12 +84,23 @@ function quietAtInfo<L extends { child(bindings: object, options: { level: strin
   return level === "info" ? log.child({}, { level: "warn" }) : log;
 }
 
-/** VIGIL_PAYER_KEY pays on any network; without it, the first funded devnet account pays on the devnet's. */
-async function payerKey(configured: string | undefined): Promise<PayCliPayer> {
-  if (configured) return { privateKey: (configured.startsWith("0x") ? configured : `0x${configured}`) as `0x${string}` };
+/**
+ * VIGIL_PAYER_KEY pays on any network; without it, the first funded devnet account pays on the devnet's.
+ * Payment channels (batch-settlement) need an RPC of the payment network to read them: VIGIL_PAYER_RPC_URL, or the
+ * running devnet's chain for the devnet payer. They are kept under VIGIL_PAYER_STATE_DIR (default: the user's state
+ * folder, $XDG_STATE_HOME or ~/.local/state, /vigil/payer).
+ */
+async function payerKey(configured: string | undefined, env: NodeJS.ProcessEnv): Promise<PayCliPayer> {
+  const stateDir = env.VIGIL_PAYER_STATE_DIR ?? path.join(env.XDG_STATE_HOME ?? path.join(os.homedir(), ".local", "state"), "vigil", "payer");
+  if (configured) {
+    const privateKey = (configured.startsWith("0x") ? configured : `0x${configured}`) as `0x${string}`;
+    return { privateKey, ...(env.VIGIL_PAYER_RPC_URL ? { channels: { stateDir, rpcUrl: env.VIGIL_PAYER_RPC_URL } } : {}) };
+  }
   const { devnetPayerKey } = await import("../devnet/index.js");
   const { DEVNET_NETWORK } = await import("../devnet/evm.js");
-  return { privateKey: devnetPayerKey(0), networks: [DEVNET_NETWORK] };
+  const { runningEvmUrl } = await import("../devnet/cli.js");
+  const rpcUrl = env.VIGIL_PAYER_RPC_URL ?? runningEvmUrl(config({ DEVNET: "on" }));
+  return { privateKey: devnetPayerKey(0), networks: [DEVNET_NETWORK], ...(rpcUrl ? { channels: { stateDir, rpcUrl } } : {}) };
 }
 
 /** The config the app is built with (src/startup.ts); a refusal is printed and exits 2. */
@@ -282,7 +295,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case "pay": {
       const { runPayCli } = await import("./x402/pay-cli.js");
-      return runPayCli(rest, io, await payerKey(process.env.VIGIL_PAYER_KEY));
+      return runPayCli(rest, io, await payerKey(process.env.VIGIL_PAYER_KEY, process.env));
     }
     case "zcash": {
       const { runZcashCli } = await import("./chains/zcash/cli.js");

@@ -77,10 +77,15 @@ describe("the vigil CLI", () => {
       expect(await page.text()).toContain(`<meta name="vigil-api" content="${svc.url}">`);
       const health = (await (await fetch(`${svc.url}/v1/health`)).json()) as { upstreams: Record<string, { available: boolean }> };
       expect(health.upstreams.zcash).toMatchObject({ available: true });
-      const pay = vigil(["pay", "GET", `${svc.url}/v1/q/xmr/height`], { DATA_DIR: dataDir });
-      expect(pay.status, pay.stderr).toBe(0);
-      expect(pay.stderr).toMatch(/settled in 0x[0-9a-f]{64}/);
-      expect(JSON.parse(pay.stdout)).toMatchObject({ network: "testnet", as_of_ms: expect.any(Number) });
+      // A repeated caller ends up on vouchers: twice exact, then a deposit into a channel, then vouchers (its channel kept in files).
+      const payerEnv = { DATA_DIR: dataDir, VIGIL_PAYER_STATE_DIR: path.join(dataDir, "payer") };
+      const receipts = [/settled in 0x[0-9a-f]{64}/, /settled in 0x[0-9a-f]{64}/, /deposit into channel 0x[0-9a-f]{64} in 0x[0-9a-f]{64}, charged \$0\.001/, /voucher on channel 0x[0-9a-f]{64}, charged \$0\.001, \$0\.002 on the channel so far/];
+      for (const receipt of receipts) {
+        const pay = vigil(["pay", "GET", `${svc.url}/v1/q/xmr/height`], payerEnv);
+        expect(pay.status, pay.stderr).toBe(0);
+        expect(pay.stderr).toMatch(receipt);
+        expect(JSON.parse(pay.stdout)).toMatchObject({ network: "testnet", as_of_ms: expect.any(Number) });
+      }
       const wallets = vigil(["devnet", "wallets", "--json"], { DATA_DIR: dataDir });
       expect(wallets.status, wallets.stderr).toBe(0);
       const list = JSON.parse(wallets.stdout) as { chain: string; address: string; viewKey: string }[];
