@@ -329,6 +329,7 @@ export interface X402ChannelOpsTable {
 export interface X402EscrowCursorTable {
   network: string;
   block: Int8;
+  block_hash: string;
   updated_at: Generated<Date>;
 }
 

@@ -175,26 +175,32 @@ export async function syncChannels(deps: KeeperDeps, rows: readonly ChannelRow[]
 // ---------------------------------------------------------------------------
 // 2. The escrow's events.
 
-/** Reads the escrow's events since the cursor; syncs the channels of ours they name and records payers' withdrawals. */
+/**
+ * Reads the escrow's events since the cursor; syncs the channels of ours they name and records payers'
+ * withdrawals. With no cursor, or a chain whose block at the cursor is not the one read (a reorg, or a
+ * devnet started afresh), every open channel is synced from the chain's state instead and events are
+ * followed from the head.
+ */
 export async function scanEscrowEvents(deps: KeeperDeps): Promise<number> {
   const network = deps.usdc.network;
   const head = await deps.reader.blockNumber();
   const cursor = await store.escrowCursor(deps.db, network);
-  if (cursor === undefined) {
-    // First run on this database: everything known is synced once, then events are followed from here.
+  const sameChain = cursor !== undefined && cursor.block <= head && (await deps.reader.blockHash(cursor.block)) === cursor.hash;
+  if (!sameChain) {
+    if (cursor) deps.log.warn({ network, cursor: cursor.block.toString(), head: head.toString() }, "the payment chain is not the one the keeper read last (a reorg or a new chain): every channel is read again");
     await syncChannels(deps, await store.openChannelRows(deps.db, network));
-    await store.setEscrowCursor(deps.db, network, head);
+    await store.setEscrowCursor(deps.db, network, head, (await deps.reader.blockHash(head)) ?? "");
     return 0;
   }
   let withdrawals = 0;
-  for (let from = cursor + 1n; from <= head; from += EVENT_BLOCKS_PER_QUERY) {
+  for (let from = cursor.block + 1n; from <= head; from += EVENT_BLOCKS_PER_QUERY) {
     const to = from + EVENT_BLOCKS_PER_QUERY - 1n < head ? from + EVENT_BLOCKS_PER_QUERY - 1n : head;
     const events = await deps.reader.events(from, to);
     const ours = await store.channelsByIds(deps.db, [...new Set(events.map((e) => e.channelId))]);
     if (ours.length > 0) await syncChannels(deps, ours);
     const known = new Set(ours.map((r) => r.channel_id));
     for (const e of events.filter((x) => known.has(x.channelId))) withdrawals += await recordWithdrawalEvent(deps, e);
-    await store.setEscrowCursor(deps.db, network, to);
+    await store.setEscrowCursor(deps.db, network, to, (await deps.reader.blockHash(to)) ?? "");
   }
   return withdrawals;
 }

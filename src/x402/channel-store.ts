@@ -399,16 +399,16 @@ export function channelsByIds(db: Queryable, ids: readonly string[]): Promise<Ch
   return db.selectFrom("x402_channels").selectAll().where("channel_id", "in", ids.map(channelKey)).execute();
 }
 
-export async function escrowCursor(db: Queryable, network: string): Promise<bigint | undefined> {
-  const row = await db.selectFrom("x402_escrow_cursor").select("block").where("network", "=", network).executeTakeFirst();
-  return row ? BigInt(row.block) : undefined;
+export async function escrowCursor(db: Queryable, network: string): Promise<{ block: bigint; hash: string } | undefined> {
+  const row = await db.selectFrom("x402_escrow_cursor").select(["block", "block_hash"]).where("network", "=", network).executeTakeFirst();
+  return row ? { block: BigInt(row.block), hash: row.block_hash } : undefined;
 }
 
-export async function setEscrowCursor(db: Queryable, network: string, block: bigint): Promise<void> {
+export async function setEscrowCursor(db: Queryable, network: string, block: bigint, hash: string): Promise<void> {
   await db
     .insertInto("x402_escrow_cursor")
-    .values({ network, block: block.toString() })
-    .onConflict((oc) => oc.column("network").doUpdateSet({ block: block.toString(), updated_at: new Date() }))
+    .values({ network, block: block.toString(), block_hash: hash })
+    .onConflict((oc) => oc.column("network").doUpdateSet({ block: block.toString(), block_hash: hash, updated_at: new Date() }))
     .execute();
 }
 

@@ -4,7 +4,7 @@
  * many), the receiver's totals, the escrow's events in a block range, and
  * receipts. Reading only; every transaction goes through the facilitator.
  */
-import { createPublicClient, http, parseAbi, type Hex, type PublicClient } from "viem";
+import { BlockNotFoundError, createPublicClient, http, parseAbi, type Hex, type PublicClient } from "viem";
 import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import { escrowViewsAbi } from "./batch-claims.js";
 import { createRpcFetch } from "./rpc-fetch.js";
@@ -38,6 +38,8 @@ export interface EscrowEvent {
 
 export interface EscrowReader {
   blockNumber(): Promise<bigint>;
+  /** The hash of a block by number; undefined when the chain has no such block. */
+  blockHash(number: bigint): Promise<string | undefined>;
   /** The state of each channel, in order. */
   channelStates(channelIds: readonly Hex[]): Promise<EscrowChannelState[]>;
   /** What has been claimed for `receiver` in `token` and what of it has been settled to it. */
@@ -56,6 +58,14 @@ export function createEscrowReader(rpcUrl: string, opts: { timeoutMs?: number } 
   const client: PublicClient = createPublicClient({ transport: http(rpcUrl, { timeout: opts.timeoutMs ?? 10_000, retryCount: 2, fetchFn: createRpcFetch() }) });
   return {
     blockNumber: () => client.getBlockNumber({ cacheTime: 0 }),
+    async blockHash(number) {
+      try {
+        return (await client.getBlock({ blockNumber: number })).hash.toLowerCase();
+      } catch (e) {
+        if (e instanceof BlockNotFoundError) return undefined;
+        throw e;
+      }
+    },
     async channelStates(ids) {
       if (ids.length === 0) return [];
       const contracts = ids.flatMap((id) => [

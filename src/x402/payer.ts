@@ -9,8 +9,8 @@
  * 25 USDC per payment, and it only ever pays USDC on Base or Base Sepolia.
  *
  * With `channels` (a state directory and an RPC of the payment network) it
- * also pays with `batch-settlement` vouchers, through @x402/fetch and
- * @x402/evm's batch client, its channels kept in files (the official
+ * also pays with `batch-settlement` vouchers, through @x402/evm's batch
+ * client and the x402 HTTP client's hooks (as @x402/fetch drives them), its channels kept in files (the official
  * FileClientChannelStorage), so a repeated caller ends up on vouchers
  * without thinking about it: a payee is paid `exact` the first
  * `exactPaymentsFirst` times (a one-off call locks up nothing), and from
@@ -24,7 +24,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { x402Client, x402HTTPClient } from "@x402/core/client";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
-import { wrapFetchWithPayment } from "@x402/fetch";
 import { toClientEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { BatchSettlementEvmScheme, computeChannelId } from "@x402/evm/batch-settlement/client";
@@ -122,7 +121,6 @@ export function createPayer(privateKey: Hex, options: PayerOptions = {}): Payer 
   const choose = async (paymentRequired: PaymentRequired) => {
     if (channels) ({ scheme: chosen, payee } = await channels.choose(paymentRequired.accepts.filter((r) => payable(r, networks))));
   };
-  httpClient.onPaymentRequired(async ({ paymentRequired }) => void (await choose(paymentRequired)));
 
   const signFor = async (paymentRequired: PaymentRequired): Promise<SignedPayment> => {
     if (paymentRequired?.x402Version !== 2) {
@@ -136,13 +134,35 @@ export function createPayer(privateKey: Hex, options: PayerOptions = {}): Payer 
     return { headerName: "PAYMENT-SIGNATURE", header, payload };
   };
 
-  const paying = wrapFetchWithPayment(doFetch, httpClient);
+  /** Sends the request with a payment for `paymentRequired`; the client's hooks see the answer (a corrective 402 is adopted). */
+  const payOnce = async (url: string | URL, init: RequestInit, paymentRequired: PaymentRequired) => {
+    const payload = await httpClient.createPaymentPayload(paymentRequired);
+    const headers = new Headers(init.headers);
+    for (const [name, value] of Object.entries(httpClient.encodePaymentSignatureHeader(payload))) headers.set(name, value);
+    const res = await doFetch(url, { ...init, headers });
+    const { recovered } = await httpClient.processPaymentResult(payload, (name) => res.headers.get(name), res.status);
+    return { res, recovered };
+  };
+
+  // As @x402/fetch's wrapFetchWithPayment does (one retry after a correction), with the caller's fetch called as (url, init).
   const payFetch = async (url: string | URL, init: RequestInit = {}): Promise<Response> => {
     if (init.body instanceof ReadableStream) {
       throw new Error("payer: a stream request body cannot be replayed after a 402");
     }
     chosen = payee = undefined;
-    const res = await paying(url, init);
+    const first = await doFetch(url, init);
+    if (first.status !== 402) return first;
+    const text = await first.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const paymentRequired = httpClient.getPaymentRequiredResponse((name) => first.headers.get(name), body);
+    await choose(paymentRequired);
+    let { res, recovered } = await payOnce(url, init, paymentRequired);
+    if (recovered) ({ res } = await payOnce(url, init, paymentRequired));
     if (chosen === "exact" && payee && res.ok && res.headers.has("payment-response")) channels?.countExactPayment(payee);
     return res;
   };

@@ -190,9 +190,18 @@ describe("one call pipeline over HTTP and MCP", () => {
 
   it("quotes the same terms to an unpaid call, the probe included, and refuses a garbage payment alike", async () => {
     const probe = await agree({ http: { method: "POST", path: "/v1/test/pipe-paid" }, tool: "test_pipe_paid", args: {} });
-    expect(probe).toMatchObject({ kind: "402", error: "payment_required", accepts: [{ amount: PRICE.toString(), network: "eip155:84532" }], extensions: expect.arrayContaining(["bazaar"]) });
+    // exact, then batch-settlement (the devnet offers payment channels), at the same price.
+    expect(probe).toMatchObject({
+      kind: "402",
+      error: "payment_required",
+      accepts: [
+        { scheme: "exact", amount: PRICE.toString(), network: "eip155:84532" },
+        { scheme: "batch-settlement", amount: PRICE.toString(), network: "eip155:84532" },
+      ],
+      extensions: expect.arrayContaining(["bazaar"]),
+    });
     const quoted = await agree({ http: { method: "POST", path: "/v1/test/pipe-priced", body: { units: 3 } }, tool: "test_pipe_priced", args: { units: 3 } });
-    expect(quoted).toMatchObject({ kind: "402", error: "payment_required", accepts: [{ amount: (3n * PRICE).toString() }] });
+    expect(quoted).toMatchObject({ kind: "402", error: "payment_required", accepts: [{ amount: (3n * PRICE).toString() }, { amount: (3n * PRICE).toString() }] });
 
     const garbage = { hello: 1 };
     const f: Fixture = { http: { method: "POST", path: "/v1/test/pipe-paid", body: { tag: "g" } }, tool: "test_pipe_paid", args: { tag: "g" } };
@@ -203,7 +212,7 @@ describe("one call pipeline over HTTP and MCP", () => {
 
   it("the one difference, HTTP's probe: a paid route called with nothing gets the 402 over HTTP, the 400 over MCP", async () => {
     const http = await overHttp({ http: { method: "POST", path: "/v1/test/pipe-priced" }, tool: "test_pipe_priced", args: {} });
-    expect(http).toMatchObject({ kind: "402", error: "payment_required", accepts: [{ amount: PRICE.toString() }] });
+    expect(http).toMatchObject({ kind: "402", error: "payment_required", accepts: [{ amount: PRICE.toString() }, { amount: PRICE.toString() }] });
     const mcp = await overMcp({ http: { method: "POST", path: "/v1/test/pipe-priced" }, tool: "test_pipe_priced", args: {} });
     expect(mcp).toMatchObject({ kind: "error", status: 400, code: "invalid_input" });
   });

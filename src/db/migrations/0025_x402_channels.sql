@@ -76,10 +76,12 @@ CREATE TABLE x402_channel_ops (
 CREATE INDEX x402_channel_ops_channel ON x402_channel_ops (channel_id, created_at);
 CREATE INDEX x402_channel_ops_open ON x402_channel_ops (created_at) WHERE status = 'sending';
 
--- Where the keeper has read the escrow's events up to, per network.
+-- Where the keeper has read the escrow's events up to, per network, and that block's hash: a chain whose
+-- block at the cursor has another hash (a reorg, a devnet started afresh) is read again from its state.
 CREATE TABLE x402_escrow_cursor (
   network text PRIMARY KEY,
   block bigint NOT NULL,
+  block_hash text NOT NULL,
   updated_at timestamptz NOT NULL DEFAULT now()
 );
 
