@@ -211,6 +211,9 @@ export function channelTermsFor(config: Config, schemes: string[] | null, log: L
   return {
     receiverAuthorizer: privateKeyToAccount((key.startsWith("0x") ? key : `0x${key}`) as `0x${string}`).address,
     withdrawDelaySeconds: config.BATCH_WITHDRAW_DELAY_SECONDS,
+    reservationSeconds: config.BATCH_RESERVATION_SECONDS,
+    // A deposit's call waits for its transaction's receipt too.
+    depositReservationSeconds: config.BATCH_RESERVATION_SECONDS + config.FACILITATOR_CONFIRMATION_SECONDS + 30,
   };
 }
 

@@ -82,6 +82,11 @@ export const ConfigSchema = z.object({
   BATCH_SETTLEMENT: z.enum(["auto", "on", "off"]).default("auto"),
   /** The receiver-authorizer's key: signs the service's claim batches and cooperative refunds. A hot key; not PAY_TO's. */
   BATCH_RECEIVER_AUTHORIZER_KEY: hexKey.optional(),
+  /**
+   * How long a paid call's reservation of its channel lasts: the longest its work may take. A process that dies
+   * mid-call leaves the channel busy this long; a call that outlives it is not charged.
+   */
+  BATCH_RESERVATION_SECONDS: z.coerce.number().int().min(5).max(600).default(60),
   /** How long a payer's on-chain withdrawal waits: the keeper's time to claim what was charged (15 min to 30 days). */
   BATCH_WITHDRAW_DELAY_SECONDS: z.coerce.number().int().min(900).max(2_592_000).default(86_400),
   /** How often the keeper claims charged vouchers, in batches across channels. Default 3600; 60 in devnet mode. */

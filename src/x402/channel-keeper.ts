@@ -3,11 +3,12 @@
  * on chain, run by the workers (docs/batch-settlement.md). One process at a
  * time holds its lease (job_leases); each run:
  *
- *   1. reconciles ledger rows left `sending` (a process died, or an outcome
- *      was not known) from what the chain shows;
- *   2. reads the escrow's events since the last run: a payer's withdrawal,
+ *   1. reads the escrow's events since the last run: a payer's withdrawal,
  *      a deposit or a claim the service did not make; the channels they name
- *      are synced from the chain;
+ *      are synced from the chain, and a ledger row whose process died before
+ *      it noted its transaction gets that transaction from its event;
+ *   2. reconciles ledger rows left `sending` (a process died, or an outcome
+ *      was not known) from their transactions' receipts;
  *   3. claims: at once for every channel whose payer started a withdrawal
  *      (everything charged is claimed long before the withdraw delay ends:
  *      the delay is hours, a run is seconds), and every BATCH_CLAIM_SECONDS
@@ -173,7 +174,7 @@ export async function syncChannels(deps: KeeperDeps, rows: readonly ChannelRow[]
 }
 
 // ---------------------------------------------------------------------------
-// 2. The escrow's events.
+// 1. The escrow's events.
 
 /**
  * Reads the escrow's events since the cursor; syncs the channels of ours they name and records payers'
@@ -199,13 +200,17 @@ export async function scanEscrowEvents(deps: KeeperDeps): Promise<number> {
     const ours = await store.channelsByIds(deps.db, [...new Set(events.map((e) => e.channelId))]);
     if (ours.length > 0) await syncChannels(deps, ours);
     const known = new Set(ours.map((r) => r.channel_id));
-    for (const e of events.filter((x) => known.has(x.channelId))) withdrawals += await recordWithdrawalEvent(deps, e);
+    for (const e of events.filter((x) => known.has(x.channelId))) withdrawals += await recordEscrowEvent(deps, e);
     await store.setEscrowCursor(deps.db, network, to, (await deps.reader.blockHash(to)) ?? "");
   }
   return withdrawals;
 }
 
-async function recordWithdrawalEvent(deps: KeeperDeps, e: Awaited<ReturnType<EscrowReader["events"]>>[number]): Promise<number> {
+/** The ledger kind an escrow event of ours may be the transaction of (a row its process left without a hash). */
+const EVENT_OPS = { Deposited: "deposit", Claimed: "claim", Refunded: "refund" } as const;
+
+async function recordEscrowEvent(deps: KeeperDeps, e: Awaited<ReturnType<EscrowReader["events"]>>[number]): Promise<number> {
+  if (e.name in EVENT_OPS) await store.attachEventTx(deps.db, deps.usdc.network, EVENT_OPS[e.name as keyof typeof EVENT_OPS], e.channelId, e.txHash);
   if (e.name === "WithdrawInitiated") {
     deps.log.warn({ channel: e.channelId, amount: e.amount.toString(), tx: e.txHash }, "a payer started a withdrawal from a channel; its charges are claimed now");
     return 1;
@@ -409,7 +414,7 @@ async function refundLanded(deps: KeeperDeps, row: ChannelRow, opId: string, res
 }
 
 // ---------------------------------------------------------------------------
-// 1. Ledger rows left `sending`.
+// 2. Ledger rows left `sending`.
 
 /** Settles every `sending` row old enough from the chain's word; returns how many were settled. */
 export async function reconcileOps(deps: KeeperDeps): Promise<number> {
@@ -448,8 +453,9 @@ export async function keepChannelsOnce(deps: KeeperDeps, times: KeeperClock): Pr
   if (!(await takeJobLease(deps.db, KEEPER_LEASE, deps.owner, nowDate(deps), LEASE_SECONDS))) return report;
   report.leased = true;
   const nowMs = deps.clock.now();
-  report.reconciled = await reconcileOps(deps);
+  // Events first: a row left without its transaction's hash gets it from the escrow's event, then is reconciled.
   report.withdrawals = await scanEscrowEvents(deps);
+  report.reconciled = await reconcileOps(deps);
   const periodic = nowMs - times.lastClaimMs >= deps.settings.claimSeconds * 1000;
   report.claimed = await claimDue(deps, periodic);
   if (periodic) times.lastClaimMs = nowMs;

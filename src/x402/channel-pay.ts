@@ -19,8 +19,9 @@
  * version, atomic across processes); the others find a live reservation and
  * are refused with `channel_busy`, charging nothing. A reservation ends with
  * its charge, its release (the work failed), or its expiry (the process
- * died): it lasts RESERVATION_SECONDS for a voucher, longer for a deposit
- * whose transaction is awaited.
+ * died): it lasts BATCH_RESERVATION_SECONDS (the longest a paid call's work
+ * may take) for a voucher, and for a deposit as long again as its
+ * transaction's receipt may be awaited.
  *
  * Which way a crash errs: never a double charge (the cumulative amount moves
  * only by the compare-and-swap, once per voucher), and toward the payer.
@@ -63,10 +64,6 @@ import { batchTermsRefusal, parseBatchPayload, voucherSignatureCheck, type Batch
 import { addToTally, finishOp, insertOp, noteOpTx, type ChannelAnswer, type DbChannelStorage, type StoredChannel } from "./channel-store.js";
 import { requestHash } from "./exact-payload.js";
 
-/** How long a voucher's reservation holds its channel (longer than any paid call's work). */
-export const RESERVATION_SECONDS = 120;
-/** A deposit's reservation also covers its transaction's receipt wait. */
-export const DEPOSIT_RESERVATION_SECONDS = 600;
 
 export interface ChannelPayDeps {
   db: Database;
@@ -77,6 +74,8 @@ export interface ChannelPayDeps {
   storage: DbChannelStorage;
   terms: ChannelPayTerms;
   network: string;
+  /** How long a voucher's reservation holds its channel; a deposit's holds it this long plus its receipt wait. */
+  reservation: { voucherSeconds: number; depositSeconds: number };
 }
 
 /** What the paywall hands over with a batch payment. */
@@ -175,7 +174,7 @@ function reserveFor(p: BatchPayload, price: bigint, pendingId: string, nowMs: nu
 
 async function reserve(deps: ChannelPayDeps, p: BatchPayload, price: bigint, pendingId: string): Promise<Reservation> {
   let found: Reservation = { kind: "missing" };
-  await deps.storage.updateChannel(p.channelId, reserveFor(p, price, pendingId, deps.clock.now(), RESERVATION_SECONDS, (r) => (found = r)));
+  await deps.storage.updateChannel(p.channelId, reserveFor(p, price, pendingId, deps.clock.now(), deps.reservation.voucherSeconds, (r) => (found = r)));
   return found;
 }
 
@@ -350,9 +349,9 @@ async function facilitatorVerify<T>(deps: ChannelPayDeps, c: ChannelCall<T>, p: 
 // A deposit with its first voucher.
 
 /** The reservation a deposit asks for: a new channel's first record, or a known channel's next voucher. */
-function reserveDeposit(p: BatchPayload, price: bigint, pendingId: string, nowMs: number, report: (r: Reservation) => void) {
+function reserveDeposit(p: BatchPayload, price: bigint, pendingId: string, nowMs: number, seconds: number, report: (r: Reservation) => void) {
   return (current: StoredChannel | undefined): StoredChannel | undefined => {
-    const pendingRequest = { pendingId, signedMaxClaimable: p.maxClaimable.toString(), expiresAt: nowMs + DEPOSIT_RESERVATION_SECONDS * 1000 };
+    const pendingRequest = { pendingId, signedMaxClaimable: p.maxClaimable.toString(), expiresAt: nowMs + seconds * 1000 };
     if (!current) {
       // No record: the voucher's own base is taken (the facilitator checks it against what the chain shows claimed).
       const base = p.maxClaimable >= price ? p.maxClaimable - price : 0n;
@@ -384,7 +383,7 @@ function reserveDeposit(p: BatchPayload, price: bigint, pendingId: string, nowMs
 
 async function reserveForDeposit(deps: ChannelPayDeps, p: BatchPayload, price: bigint, pendingId: string): Promise<Reservation> {
   let found: Reservation = { kind: "missing" };
-  await deps.storage.updateChannel(p.channelId, reserveDeposit(p, price, pendingId, deps.clock.now(), (r) => (found = r)));
+  await deps.storage.updateChannel(p.channelId, reserveDeposit(p, price, pendingId, deps.clock.now(), deps.reservation.depositSeconds, (r) => (found = r)));
   return found;
 }
 

@@ -348,6 +348,24 @@ export async function noteOpTx(db: Queryable, id: string, txHash: string): Promi
   await db.updateTable("x402_channel_ops").set({ tx_hash: txHash, updated_at: new Date() }).where("id", "=", id).execute();
 }
 
+/**
+ * Gives the oldest `sending` row of `kind` on a channel, whose transaction hash was never noted (its process died
+ * before the facilitator answered), the hash of an escrow event of that channel: the keeper then settles it from
+ * that transaction's receipt.
+ */
+export async function attachEventTx(db: Queryable, network: string, kind: ChannelOpRow["kind"], channelId: string, txHash: string): Promise<void> {
+  const id = channelKey(channelId);
+  await sql`
+    UPDATE x402_channel_ops SET tx_hash = ${txHash}, updated_at = now()
+    WHERE id = (
+      SELECT id FROM x402_channel_ops
+      WHERE status = 'sending' AND tx_hash IS NULL AND kind = ${kind} AND network = ${network}
+        AND (channel_id = ${id} OR entries @> ${JSON.stringify([{ channelId: id }])}::jsonb)
+        AND NOT EXISTS (SELECT 1 FROM x402_channel_ops o WHERE o.tx_hash = ${txHash})
+      ORDER BY created_at LIMIT 1
+    )`.execute(db);
+}
+
 /** Rows still `sending` older than `before`: left by a process that died or an outcome not known (the keeper reconciles them). */
 export function openOps(db: Queryable, network: string, before: Date): Promise<ChannelOpRow[]> {
   return db.selectFrom("x402_channel_ops").selectAll().where("status", "=", "sending").where("network", "=", network).where("created_at", "<", before).orderBy("created_at").execute();

@@ -45,6 +45,9 @@ export interface ChannelTerms {
   receiverAuthorizer: `0x${string}`;
   /** Seconds a payer's withdrawal waits on chain: the keeper's time to claim what was charged. */
   withdrawDelaySeconds: number;
+  /** Seconds a call's reservation of its channel lasts (BATCH_RESERVATION_SECONDS); a deposit's adds its receipt wait. */
+  reservationSeconds: number;
+  depositReservationSeconds: number;
 }
 
 /** The smallest deposit a call of this price may open or top up a channel with (see the header). */

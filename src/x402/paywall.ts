@@ -141,6 +141,7 @@ function channelDeps(deps: PaywallDeps, secretBox: SecretBox | null): ChannelPay
     storage,
     network,
     terms: { chainId: deps.terms.usdc.chainId, receiverAuthorizer: channel.receiverAuthorizer, withdrawDelaySeconds: channel.withdrawDelaySeconds },
+    reservation: { voucherSeconds: channel.reservationSeconds, depositSeconds: channel.depositReservationSeconds },
   };
 }
 

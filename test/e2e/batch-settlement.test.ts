@@ -30,6 +30,9 @@ import { createPayer } from "../../src/x402/payer.js";
 import { keepChannelsOnce, type KeeperClock } from "../../src/x402/channel-keeper.js";
 import { minDepositFor } from "../../src/x402/channel-terms.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 const NETWORK = "eip155:84532";
 const PRICE = 1_000n; // $0.001, the Penny Oracle's
@@ -51,6 +54,7 @@ const factRoute = defineRoute({
   output: z.object({ n: z.number(), q: z.string().nullable() }),
   price: PRICE,
   readOnly: true,
+  mcpTool: "test_fact",
   handler: async (input) => ({ n: ++reads, q: input.q ?? null }),
 });
 const workRoute = defineRoute({
@@ -253,6 +257,34 @@ describe("x402 batch-settlement on the devnet chain, official client", () => {
     expect(other.status).toBe(402);
     expect(decodePaymentRequiredHeader(other.headers.get("payment-required")!).error).toBe("invalid_batch_settlement_evm_cumulative_amount_mismatch");
     expect(BigInt((await channelRow(id)).charged_atomic)).toBe(charged + PRICE);
+  });
+
+  it("over MCP a paid tool takes a voucher in _meta[\"x402/payment\"] as it takes an exact payment", async () => {
+    const client = new Client({ name: "vigil-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+    try {
+      const call = (args: Record<string, unknown>, payment?: unknown) =>
+        client.callTool({ name: "test_fact", arguments: args, ...(payment ? { _meta: { "x402/payment": payment } } : {}) }) as Promise<CallToolResult>;
+      const unpaid = await call({ q: "mcp" });
+      expect((unpaid.structuredContent as unknown as PaymentRequired).accepts.map((a) => a.scheme)).toEqual(["exact", "batch-settlement"]);
+      const req = (unpaid.structuredContent as unknown as PaymentRequired).accepts[1]!;
+      const { scheme } = officialClient(1);
+      const id = channelIdOf(scheme, req);
+      const charged = BigInt((await channelRow(id)).charged_atomic);
+      const payment = JSON.parse(Buffer.from(await voucher(1, req, charged + PRICE), "base64").toString()) as unknown;
+      const paid = await call({ q: "mcp" }, payment);
+      expect(paid.isError).toBeFalsy();
+      expect(paid.structuredContent).toMatchObject({ q: "mcp" });
+      expect(paid._meta?.["x402/payment-response"]).toMatchObject({ success: true, transaction: "", extra: { chargedAmount: "1000", channelState: { chargedCumulativeAmount: (charged + PRICE).toString() } } });
+      expect(BigInt((await channelRow(id)).charged_atomic)).toBe(charged + PRICE);
+      // The same voucher again for the same call: the stored answer, nothing charged; for another call: the correction.
+      expect((await call({ q: "mcp" }, payment)).structuredContent).toEqual(paid.structuredContent);
+      const other = await call({ q: "other" }, payment);
+      expect((other.structuredContent as unknown as PaymentRequired).error).toBe("invalid_batch_settlement_evm_cumulative_amount_mismatch");
+      expect(BigInt((await channelRow(id)).charged_atomic)).toBe(charged + PRICE);
+    } finally {
+      await client.close();
+    }
   });
 
   it("the keeper claims every charge in one batch and settles it to PAY_TO; a batch that would change nothing is never sent", async () => {

@@ -180,8 +180,11 @@ describe("x402 paywall end to end (devnet chain + local facilitator)", () => {
           maxTimeoutSeconds: 300,
           extra: { name: "USDC", version: "2" },
         },
+        // The devnet offers payment channels too (docs/batch-settlement.md): the same price, after exact.
+        { scheme: "batch-settlement", network: "eip155:84532", amount: "10000", payTo: devnet.payTo, extra: { receiverAuthorizer: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/) } },
       ],
     });
+    expect(pr.accepts).toHaveLength(2);
   });
 
   it("a paid call succeeds once, settles on chain, records the payment, and replay is refused", async () => {

@@ -48,9 +48,13 @@ describe("local facilitator against the devnet chain", () => {
   const payerAddress = () => dev.accounts[0]!.address;
   const payTo = () => dev.accounts[1]!.address;
 
-  it("advertises exact on Base Sepolia with its gas-paying signer", async () => {
+  it("advertises exact and batch-settlement on Base Sepolia with its gas-paying signer, and no receiverAuthorizer", async () => {
     const supported = await facilitator.getSupported();
-    expect(supported.kinds).toEqual([{ x402Version: 2, scheme: "exact", network: "eip155:84532" }]);
+    // The service signs its own claims and refunds: this facilitator only pays gas, so it offers no authorizer.
+    expect(supported.kinds).toEqual([
+      { x402Version: 2, scheme: "exact", network: "eip155:84532" },
+      { x402Version: 2, scheme: "batch-settlement", network: "eip155:84532" },
+    ]);
     expect(supported.signers["eip155:*"]).toEqual([dev.accounts[9]!.address]);
     expect(facilitator.address).toBe(dev.accounts[9]!.address);
   });
