@@ -35,6 +35,8 @@ import { ESCROW_ARTIFACT, installBatchSettlement } from "./anvil-batch-settlemen
 export const NETWORK = "eip155:84532";
 export const SEPOLIA_USDC = USDC[NETWORK];
 export const ESCROW_ABI = ESCROW_ARTIFACT.abi;
+/** BATCH_REFUND_IDLE_SECONDS of the app: a channel unused this long is refunded (the devnet's default). */
+export const REFUND_IDLE_SECONDS = 3600;
 
 export interface BatchChain {
   node: AnvilNode;
@@ -76,16 +78,19 @@ export function batchAppEnv(chain: BatchChain): Record<string, string> {
     BATCH_SETTLEMENT: "on",
     BATCH_RECEIVER_AUTHORIZER_KEY: chain.authorizerKey,
     BATCH_WITHDRAW_DELAY_SECONDS: "900",
-    BATCH_REFUND_IDLE_SECONDS: "3600",
+    BATCH_REFUND_IDLE_SECONDS: String(REFUND_IDLE_SECONDS),
     BATCH_CLAIM_MIN_ATOMIC: "1",
     RATE_LIMIT_PER_MINUTE: "10000000",
   };
 }
 
-/** A payer paying with batch-settlement only, through the official client; `options` are the official scheme's (salt, deposit sizing). */
-export function officialBatchPayer(chain: BatchChain, key: Hex, options: Omit<BatchSettlementEvmSchemeOptions, "storage"> = {}) {
+/**
+ * A payer paying with batch-settlement only, through the official client, reading its channel on chain through `rpc`
+ * (a viem public client of the chain); `options` are the official scheme's (salt, deposit sizing).
+ */
+export function officialBatchPayer(rpc: Parameters<typeof toClientEvmSigner>[1], key: Hex, options: Omit<BatchSettlementEvmSchemeOptions, "storage"> = {}) {
   const account = privateKeyToAccount(key);
-  const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(account, chain.node.client), { storage: new InMemoryClientChannelStorage(), ...options });
+  const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(account, rpc), { storage: new InMemoryClientChannelStorage(), ...options });
   return { account, scheme, pay: wrapFetchWithPayment(fetch, new x402Client().register(NETWORK, scheme)) };
 }
 

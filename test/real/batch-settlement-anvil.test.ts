@@ -33,6 +33,7 @@ import { startTestApp, type TestApp } from "../helpers/app.js";
 import {
   ESCROW_ABI,
   NETWORK,
+  REFUND_IDLE_SECONDS,
   batchAppEnv,
   channelTestRoutes,
   createPaidWorkTable,
@@ -79,7 +80,7 @@ describe.skipIf(!runs)("x402 batch-settlement on a real EVM: the service's chann
     await createPaidWorkTable(t.db.db);
     for (const i of [...BATCH_PAYERS, WITHDRAWER]) {
       await chain.usdc.mint(chain.node.accounts[i]!.address, MINTED);
-      payers.set(i, officialBatchPayer(chain, chain.node.keys[i]!));
+      payers.set(i, officialBatchPayer(chain.node.client, chain.node.keys[i]!));
     }
   }, 120_000);
   afterAll(async () => {
@@ -225,7 +226,7 @@ describe.skipIf(!runs)("x402 batch-settlement on a real EVM: the service's chann
     const channels = await Promise.all(BATCH_PAYERS.map((i) => channelOf(i)));
     const before = await Promise.all(BATCH_PAYERS.map((i) => usdcOf(chain.node.accounts[i]!.address)));
     const escrowBefore = await usdcOf(chain.escrow);
-    appClock.advance(3_601_000);
+    appClock.advance((REFUND_IDLE_SECONDS + 1) * 1000);
     // The periodic claim is not due in this run: the refund carries payer 2's claim.
     times.lastClaimMs = appClock.now();
     expect(await keeper()).toMatchObject({ claimed: 0, refunded: 3 });
