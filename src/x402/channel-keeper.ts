@@ -39,7 +39,7 @@ import { takeJobLease } from "../db/job-lease.js";
 import type { UsdcAsset } from "./networks.js";
 import { BATCH_SETTLEMENT_SCHEME, type ChannelTerms } from "./channel-terms.js";
 import { NOTHING_TO_CLAIM } from "./batch-claims.js";
-import type { EscrowChannelState, EscrowReader } from "./escrow-reader.js";
+import type { EscrowChannelState, EscrowEvent, EscrowReader } from "./escrow-reader.js";
 import * as store from "./channel-store.js";
 import type { ChannelRow, DbChannelStorage, StoredChannel } from "./channel-store.js";
 
@@ -52,8 +52,6 @@ export const MAX_CLAIMS_PER_BATCH = 50;
 const MAX_REFUNDS_PER_RUN = 10;
 /** Blocks of escrow events read per query (providers cap getLogs ranges). */
 const EVENT_BLOCKS_PER_QUERY = 2_000n;
-/** A `sending` ledger row younger than this may still be in flight. */
-const RECONCILE_AFTER_SECONDS = 120;
 /** A `sending` row whose transaction the chain still does not show after this long is marked failed. */
 const GIVE_UP_AFTER_SECONDS = 3_600;
 
@@ -200,7 +198,9 @@ export async function scanEscrowEvents(deps: KeeperDeps): Promise<number> {
     const ours = await store.channelsByIds(deps.db, [...new Set(events.map((e) => e.channelId))]);
     if (ours.length > 0) await syncChannels(deps, ours);
     const known = new Set(ours.map((r) => r.channel_id));
-    for (const e of events.filter((x) => known.has(x.channelId))) withdrawals += await recordEscrowEvent(deps, e);
+    const mine = events.filter((x) => known.has(x.channelId));
+    await attachTransactions(deps, mine);
+    for (const e of mine) withdrawals += await recordEscrowEvent(deps, e);
     await store.setEscrowCursor(deps.db, network, to, (await deps.reader.blockHash(to)) ?? "");
   }
   return withdrawals;
@@ -208,9 +208,40 @@ export async function scanEscrowEvents(deps: KeeperDeps): Promise<number> {
 
 /** The ledger kind an escrow event of ours may be the transaction of (a row its process left without a hash). */
 const EVENT_OPS = { Deposited: "deposit", Claimed: "claim", Refunded: "refund" } as const;
+const EVENT_OF_KIND = { deposit: "Deposited", claim: "Claimed", refund: "Refunded" } as const;
 
-async function recordEscrowEvent(deps: KeeperDeps, e: Awaited<ReturnType<EscrowReader["events"]>>[number]): Promise<number> {
-  if (e.name in EVENT_OPS) await store.attachEventTx(deps.db, deps.usdc.network, EVENT_OPS[e.name as keyof typeof EVENT_OPS], e.channelId, e.txHash);
+/** What a transaction did to our channels, as one row's effect reads: "channel:amount" (a claim: the new total). */
+const effectsOf = (events: readonly EscrowEvent[]) => events.map((e) => `${e.channelId}:${e.name === "Claimed" ? e.total : e.amount}`).sort();
+/** A row's intended effect in the same terms (a refund's amount is capped on chain: only its channel counts). */
+function intentOf(op: store.ChannelOpRow): string[] {
+  if (op.kind === "claim") return ((op.entries as { channelId: string; totalClaimed: string }[] | null) ?? []).map((e) => `${e.channelId}:${e.totalClaimed}`).sort();
+  return [`${op.channel_id}:${op.kind === "deposit" ? op.amount_atomic : "*"}`];
+}
+const matches = (intent: string[], effects: string[]) => intent.length === effects.length && intent.every((x, i) => (x.endsWith(":*") ? effects[i]!.startsWith(x.slice(0, -1)) : x === effects[i]));
+
+/**
+ * Gives the transactions of `events` (the escrow's, of our channels) to the ledger rows they are the transaction of:
+ * the oldest `sending` row without a hash of the event's kind whose intended effect is exactly the transaction's (a
+ * claim batch: the same channels brought to the same totals; a deposit: that amount into that channel; a refund: that
+ * channel). Returns the rows given a transaction, by id.
+ */
+async function attachTransactions(deps: KeeperDeps, events: readonly EscrowEvent[]): Promise<Map<string, `0x${string}`>> {
+  const attached = new Map<string, `0x${string}`>();
+  const byTx = new Map<string, EscrowEvent[]>();
+  for (const e of events.filter((x) => x.name in EVENT_OPS)) byTx.set(`${e.name}:${e.txHash}`, [...(byTx.get(`${e.name}:${e.txHash}`) ?? []), e]);
+  for (const group of byTx.values()) {
+    const { txHash, name } = group[0]!;
+    if (await store.opOfTx(deps.db, txHash)) continue;
+    const effects = effectsOf(group);
+    const op = (await store.opsWithoutTx(deps.db, deps.usdc.network, EVENT_OPS[name as keyof typeof EVENT_OPS])).find((o) => !attached.has(o.id) && matches(intentOf(o), effects));
+    if (!op) continue;
+    await store.noteOpTx(deps.db, op.id, txHash);
+    attached.set(op.id, txHash);
+  }
+  return attached;
+}
+
+async function recordEscrowEvent(deps: KeeperDeps, e: EscrowEvent): Promise<number> {
   if (e.name === "WithdrawInitiated") {
     deps.log.warn({ channel: e.channelId, amount: e.amount.toString(), tx: e.txHash }, "a payer started a withdrawal from a channel; its charges are claimed now");
     return 1;
@@ -416,32 +447,57 @@ async function refundLanded(deps: KeeperDeps, row: ChannelRow, opId: string, res
 // ---------------------------------------------------------------------------
 // 2. Ledger rows left `sending`.
 
-/** Settles every `sending` row old enough from the chain's word; returns how many were settled. */
+/**
+ * Settles `sending` rows from the chain's word; returns how many were settled. A row without its transaction's
+ * hash (its process died before the facilitator answered) gets it from the escrow's event of its kind on its
+ * channels, looked for in the last EVENT_LOOKBACK_BLOCKS. A transaction that landed settles its row at once, however
+ * young (finishing is once only, whoever does it); one not found settles it as failed only after GIVE_UP_AFTER_SECONDS.
+ */
 export async function reconcileOps(deps: KeeperDeps): Promise<number> {
-  const before = new Date(deps.clock.now() - RECONCILE_AFTER_SECONDS * 1000);
   let done = 0;
-  for (const op of await store.openOps(deps.db, deps.usdc.network, before)) {
+  for (const op of await store.openOps(deps.db, deps.usdc.network)) {
     if (await reconcileOp(deps, op)) done++;
   }
   return done;
 }
 
+/** Blocks searched back for the event of a row that lost its transaction's hash (about half a day of Base). */
+const EVENT_LOOKBACK_BLOCKS = 20_000n;
+
+/** The channels a ledger row names. */
+const channelsOfOp = (op: store.ChannelOpRow): string[] =>
+  op.channel_id ? [op.channel_id] : Array.isArray(op.entries) ? (op.entries as { channelId: string }[]).map((e) => e.channelId) : [];
+
+/** A row's transaction: its own, or the one the escrow's recent events of its kind on its channels prove it sent. */
+async function transactionOf(deps: KeeperDeps, op: store.ChannelOpRow, channelIds: string[]): Promise<`0x${string}` | null> {
+  if (op.tx_hash) return op.tx_hash as `0x${string}`;
+  const name = EVENT_OF_KIND[op.kind as keyof typeof EVENT_OF_KIND];
+  if (!name || channelIds.length === 0) return null;
+  const head = await deps.reader.blockNumber();
+  const events = await deps.reader.channelEvents(name, channelIds as `0x${string}`[], head > EVENT_LOOKBACK_BLOCKS ? head - EVENT_LOOKBACK_BLOCKS : 0n, head);
+  // A claim batch's transaction may name channels this row did not claim: its every event is read from its receipt.
+  const txs = [...new Set(events.map((e) => e.txHash))];
+  const whole = name === "Claimed" ? (await Promise.all(txs.map((h) => deps.reader.transactionEvents(h)))).flat() : events;
+  return (await attachTransactions(deps, whole)).get(op.id) ?? null;
+}
+
 async function reconcileOp(deps: KeeperDeps, op: store.ChannelOpRow): Promise<boolean> {
-  const status = op.tx_hash ? await deps.reader.receiptStatus(op.tx_hash as `0x${string}`) : null;
-  const channelIds = op.channel_id ? [op.channel_id] : Array.isArray(op.entries) ? (op.entries as { channelId: string }[]).map((e) => e.channelId) : [];
+  const channelIds = channelsOfOp(op);
+  const tx = await transactionOf(deps, op, channelIds);
+  const status = tx ? await deps.reader.receiptStatus(tx) : null;
+  const age = deps.clock.now() - op.created_at.getTime();
+  if (status === null && age < GIVE_UP_AFTER_SECONDS * 1000) return false;
   const rows = await store.channelsByIds(deps.db, channelIds);
   if (rows.length > 0) await syncChannels(deps, rows);
-  const old = deps.clock.now() - op.created_at.getTime() > GIVE_UP_AFTER_SECONDS * 1000;
   if (status === "success") {
-    await store.finishOp(deps.db, op.id, { status: "confirmed" });
-    if (op.kind === "deposit" && op.channel_id) await store.addToTally(deps.db, op.channel_id, "deposited_atomic", BigInt(op.amount_atomic ?? 0));
-    if (op.kind === "settle") await store.markSettled(deps.db, deps.usdc.network, deps.payTo, deps.usdc.asset);
-  } else if (status === "reverted" || (status === null && old)) {
-    await store.finishOp(deps.db, op.id, { status: "failed", error: status === "reverted" ? "transaction_reverted" : "not_found_on_chain" });
+    if (await store.finishOp(deps.db, op.id, { status: "confirmed" })) {
+      if (op.kind === "deposit" && op.channel_id) await store.addToTally(deps.db, op.channel_id, "deposited_atomic", BigInt(op.amount_atomic ?? 0));
+      if (op.kind === "settle") await store.markSettled(deps.db, deps.usdc.network, deps.payTo, deps.usdc.asset);
+    }
   } else {
-    return false;
+    await store.finishOp(deps.db, op.id, { status: "failed", error: status === "reverted" ? "transaction_reverted" : "not_found_on_chain" });
   }
-  deps.log.info({ op: op.id, kind: op.kind, outcome: status ?? "not_found" }, "reconciled a channel transaction left open");
+  deps.log.info({ op: op.id, kind: op.kind, tx, outcome: status ?? "not_found" }, "reconciled a channel transaction left open");
   return true;
 }
 

@@ -482,9 +482,9 @@ async function recordDeposit<T>(deps: ChannelPayDeps, trx: Transaction<DB>, p: B
       answer,
     };
   });
-  // The money is in the escrow either way; a lost reservation only means this call is not charged.
-  await addToTally(trx, p.channelId, "deposited_atomic", p.deposit ?? 0n);
-  await finishOp(trx, opId, { status: "confirmed", txHash: settled.transaction });
+  // The money is in the escrow either way; a lost reservation only means this call is not charged. The tally
+  // goes with the row's finishing (the keeper may have found the transaction on chain first).
+  if (await finishOp(trx, opId, { status: "confirmed", txHash: settled.transaction })) await addToTally(trx, p.channelId, "deposited_atomic", p.deposit ?? 0n);
   if (!done) throw new ReservationLost();
 }
 

@@ -327,9 +327,12 @@ export async function insertOp(db: Queryable, op: NewOp): Promise<string> {
   return id;
 }
 
-/** Finishes a `sending` row with its outcome. */
-export async function finishOp(db: Queryable, id: string, outcome: { status: "confirmed" | "failed"; txHash?: string; amount?: bigint; error?: string; entries?: unknown }): Promise<void> {
-  await db
+/**
+ * Finishes a `sending` row with its outcome; false when it was finished already (by the process that sent it, or
+ * by the keeper from the chain): whoever finishes a row does what its outcome asks for (a deposit's tally), once.
+ */
+export async function finishOp(db: Queryable, id: string, outcome: { status: "confirmed" | "failed"; txHash?: string; amount?: bigint; error?: string; entries?: unknown }): Promise<boolean> {
+  const r = await db
     .updateTable("x402_channel_ops")
     .set({
       status: outcome.status,
@@ -340,7 +343,9 @@ export async function finishOp(db: Queryable, id: string, outcome: { status: "co
       updated_at: new Date(),
     })
     .where("id", "=", id)
-    .execute();
+    .where("status", "=", "sending")
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }
 
 /** Notes the transaction of a row still `sending` (its outcome unknown: the keeper settles it from the chain). */
@@ -348,27 +353,19 @@ export async function noteOpTx(db: Queryable, id: string, txHash: string): Promi
   await db.updateTable("x402_channel_ops").set({ tx_hash: txHash, updated_at: new Date() }).where("id", "=", id).execute();
 }
 
-/**
- * Gives the oldest `sending` row of `kind` on a channel, whose transaction hash was never noted (its process died
- * before the facilitator answered), the hash of an escrow event of that channel: the keeper then settles it from
- * that transaction's receipt.
- */
-export async function attachEventTx(db: Queryable, network: string, kind: ChannelOpRow["kind"], channelId: string, txHash: string): Promise<void> {
-  const id = channelKey(channelId);
-  await sql`
-    UPDATE x402_channel_ops SET tx_hash = ${txHash}, updated_at = now()
-    WHERE id = (
-      SELECT id FROM x402_channel_ops
-      WHERE status = 'sending' AND tx_hash IS NULL AND kind = ${kind} AND network = ${network}
-        AND (channel_id = ${id} OR entries @> ${JSON.stringify([{ channelId: id }])}::jsonb)
-        AND NOT EXISTS (SELECT 1 FROM x402_channel_ops o WHERE o.tx_hash = ${txHash})
-      ORDER BY created_at LIMIT 1
-    )`.execute(db);
+/** Rows still `sending` of one kind whose transaction's hash was never noted (their process died before the facilitator answered), oldest first. */
+export function opsWithoutTx(db: Queryable, network: string, kind: ChannelOpRow["kind"]): Promise<ChannelOpRow[]> {
+  return db.selectFrom("x402_channel_ops").selectAll().where("status", "=", "sending").where("tx_hash", "is", null).where("kind", "=", kind).where("network", "=", network).orderBy("created_at").execute();
 }
 
-/** Rows still `sending` older than `before`: left by a process that died or an outcome not known (the keeper reconciles them). */
-export function openOps(db: Queryable, network: string, before: Date): Promise<ChannelOpRow[]> {
-  return db.selectFrom("x402_channel_ops").selectAll().where("status", "=", "sending").where("network", "=", network).where("created_at", "<", before).orderBy("created_at").execute();
+/** Whether a transaction is already the hash of a ledger row (a transaction is one row's). */
+export async function opOfTx(db: Queryable, txHash: string): Promise<boolean> {
+  return (await db.selectFrom("x402_channel_ops").select("id").where("tx_hash", "=", txHash).executeTakeFirst()) !== undefined;
+}
+
+/** Rows still `sending`: in flight, left by a process that died, or with an outcome not known (the keeper reconciles them). */
+export function openOps(db: Queryable, network: string): Promise<ChannelOpRow[]> {
+  return db.selectFrom("x402_channel_ops").selectAll().where("status", "=", "sending").where("network", "=", network).orderBy("created_at").execute();
 }
 
 /** A channel's transactions, newest first. */

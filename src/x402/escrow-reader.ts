@@ -4,7 +4,7 @@
  * many), the receiver's totals, the escrow's events in a block range, and
  * receipts. Reading only; every transaction goes through the facilitator.
  */
-import { BlockNotFoundError, createPublicClient, http, parseAbi, type Hex, type PublicClient } from "viem";
+import { BlockNotFoundError, createPublicClient, http, parseAbi, parseEventLogs, type Hex, type PublicClient } from "viem";
 import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import { escrowViewsAbi } from "./batch-claims.js";
 import { createRpcFetch } from "./rpc-fetch.js";
@@ -32,6 +32,8 @@ export interface EscrowEvent {
   name: "Deposited" | "Claimed" | "Refunded" | "WithdrawInitiated" | "WithdrawFinalized";
   channelId: string;
   amount: bigint;
+  /** Claimed: the channel's new claimed total. */
+  total?: bigint;
   txHash: Hex;
   blockNumber: bigint;
 }
@@ -46,6 +48,10 @@ export interface EscrowReader {
   receiverTotals(receiver: Hex, token: Hex): Promise<{ totalClaimed: bigint; totalSettled: bigint }>;
   /** The escrow's channel events in [from, to]. */
   events(from: bigint, to: bigint): Promise<EscrowEvent[]>;
+  /** One kind of event of some channels in [from, to]. */
+  channelEvents(name: "Deposited" | "Claimed" | "Refunded", channelIds: readonly Hex[], from: bigint, to: bigint): Promise<EscrowEvent[]>;
+  /** The escrow's events of one mined transaction. */
+  transactionEvents(hash: Hex): Promise<EscrowEvent[]>;
   /** Whether a transaction is mined and succeeded (null: not found yet). */
   receiptStatus(hash: Hex): Promise<"success" | "reverted" | null>;
 }
@@ -53,6 +59,19 @@ export interface EscrowReader {
 const escrow = BATCH_SETTLEMENT_ADDRESS as Hex;
 /** Multicall3 at its canonical address (a predeploy on Base and Base Sepolia; the devnet has it). */
 const MULTICALL3 = "0xcA11bde05977b3631167028862bE2a173976CA11" as const;
+
+/** An escrow log as the keeper reads it. */
+function eventOf(log: { eventName: string; args: unknown; transactionHash: Hex; blockNumber: bigint }): EscrowEvent {
+  const args = log.args as { channelId: Hex; amount?: bigint; claimAmount?: bigint; newTotalClaimed?: bigint };
+  return {
+    name: log.eventName as EscrowEvent["name"],
+    channelId: args.channelId.toLowerCase(),
+    amount: args.amount ?? args.claimAmount ?? 0n,
+    ...(args.newTotalClaimed !== undefined ? { total: args.newTotalClaimed } : {}),
+    txHash: log.transactionHash,
+    blockNumber: log.blockNumber,
+  };
+}
 
 export function createEscrowReader(rpcUrl: string, opts: { timeoutMs?: number } = {}): EscrowReader {
   const client: PublicClient = createPublicClient({ transport: http(rpcUrl, { timeout: opts.timeoutMs ?? 10_000, retryCount: 2, fetchFn: createRpcFetch() }) });
@@ -86,16 +105,17 @@ export function createEscrowReader(rpcUrl: string, opts: { timeoutMs?: number } 
     },
     async events(from, to) {
       const logs = await client.getLogs({ address: escrow, events: escrowEventsAbi, fromBlock: from, toBlock: to, strict: true });
-      return logs.map((log) => {
-        const args = log.args as { channelId: Hex; amount?: bigint; claimAmount?: bigint };
-        return {
-          name: log.eventName,
-          channelId: args.channelId.toLowerCase(),
-          amount: args.amount ?? args.claimAmount ?? 0n,
-          txHash: log.transactionHash,
-          blockNumber: log.blockNumber,
-        };
-      });
+      return logs.map(eventOf);
+    },
+    async channelEvents(name, channelIds, from, to) {
+      const event = escrowEventsAbi.find((e) => e.name === name)!;
+      const logs = await client.getLogs({ address: escrow, event, args: { channelId: [...channelIds] }, fromBlock: from, toBlock: to, strict: true });
+      return logs.map(eventOf);
+    },
+    async transactionEvents(hash) {
+      const receipt = await client.getTransactionReceipt({ hash });
+      const logs = parseEventLogs({ abi: escrowEventsAbi, logs: receipt.logs.filter((l) => l.address.toLowerCase() === escrow.toLowerCase()), strict: true });
+      return logs.map((l) => eventOf({ eventName: l.eventName, args: l.args, transactionHash: l.transactionHash!, blockNumber: l.blockNumber! }));
     },
     async receiptStatus(hash) {
       try {
