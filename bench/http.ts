@@ -35,7 +35,10 @@
  *
  * Env: SECONDS (10 per scenario), WARMUP (2, discarded), CONNECTIONS (32),
  * PAID_CONNECTIONS (16), PAID_REQUESTS (3000, upper bound; the paid run also
- * stops at SECONDS), ONLY (comma list of scenario names), PROFILE=1 (service
+ * stops at SECONDS), VOUCHER_REQUESTS (30000, upper bound: the voucher
+ * scenario's pre-signed vouchers, spread over PAID_CONNECTIONS channels),
+ * ONLY (comma list of scenario names: baseline, paywall, catalogue,
+ * framework, health, 402, paid, voucher, gas, inproc), PROFILE=1 (service
  * runs under --cpu-prof; top self-time functions are printed), SKIP_INPROC=1,
  * FACILITATOR (local | http, the service's facilitator; the in-process
  * breakdown always times the local one), SHAPE (devnet | production:
@@ -98,6 +101,8 @@ if (!["raw", "undici"].includes(LOAD_CLIENT)) {
 }
 const PAID_CONNECTIONS = Number(process.env.PAID_CONNECTIONS ?? 16);
 const PAID_REQUESTS = Number(process.env.PAID_REQUESTS ?? 3000);
+/** Vouchers pre-signed for the voucher scenario (upper bound; it also stops at SECONDS). */
+const VOUCHER_REQUESTS = Number(process.env.VOUCHER_REQUESTS ?? 30_000);
 const ONLY = process.env.ONLY ? new Set(process.env.ONLY.split(",")) : undefined;
 const PROFILE = process.env.PROFILE === "1";
 /** Where paid calls are verified and settled: "local" in the service process, "http" at the devnet's facilitator. */
@@ -141,6 +146,15 @@ const MNEMONIC = "test test test test test test test test test test test junk";
 const CLK_TCK = 100;
 
 const want = (name: string) => !ONLY || ONLY.has(name);
+
+/**
+ * bench:channel-gas in a process of its own (it runs its own anvil and service): its table of gas per call, exact
+ * against vouchers. Its markdown table is taken from what it prints.
+ */
+function channelGasTable(): string {
+  const out = execFileSync(process.execPath, ["--import", "tsx", path.join(root, "bench", "channel-gas.ts")], { cwd: root, env: { ...process.env, DATABASE_URL: "" }, encoding: "utf8", maxBuffer: 16 << 20 });
+  return out.split("\n").filter((l) => l.startsWith("|")).join("\n");
+}
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "-");
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "-");
 const int = (x: number) => Math.round(x).toLocaleString("en-US");
@@ -842,6 +856,11 @@ async function main(): Promise<void> {
     }
     for (const [, child] of ceilings) await child.stop();
     if (want("paid") && !PAID_FIRST) await paid();
+    // Vouchers (x402 batch-settlement) on the same route, in the same run: one channel per connection, opened first.
+    if (want("voucher")) {
+      const spec: LoadSpec = { origin: server.url, path: "/v1/q/xmr/height", kind: "voucher", connections: PAID_CONNECTIONS, seconds: SECONDS, requests: VOUCHER_REQUESTS, payers: 10 };
+      rows.push(await measure("GET /v1/q/xmr/height voucher $0.001 (batch-settlement)", server, spec));
+    }
 
     await server.stop();
     // SERVICE_LOG=<file>: what the service printed (with SERVICE_NODE_FLAGS=--trace-gc, its collections).
@@ -861,6 +880,8 @@ async function main(): Promise<void> {
   } finally {
     await cleanup();
   }
+  // Gas per call (exact against vouchers at 10, 100 and 1,000 calls a channel): deterministic, measured after the timed scenarios.
+  const gasTable = want("gas") ? channelGasTable() : undefined;
 
   const cpus = os.cpus();
   console.log("");
@@ -883,6 +904,12 @@ async function main(): Promise<void> {
   if (ROUNDS > 1) printRoundSummary(rows);
   const paid = rows.find((r) => r.result.kind === "paid");
   if (paid?.result.signSeconds) console.log(`\nPre-signing in the load process: ${int(paid.result.signedPerSecond!)} authorisations/s.`);
+  const vouchers = rows.find((r) => r.result.kind === "voucher");
+  if (vouchers?.result.signSeconds) console.log(`Opening the voucher scenario's ${vouchers.result.connections} channels (one deposit each) and pre-signing its vouchers: ${vouchers.result.signSeconds.toFixed(1)} s.`);
+  if (gasTable) {
+    console.log("\nGas per paid call, from receipts on anvil with the real escrow (`npm run bench:channel-gas`, run by this one):\n");
+    console.log(gasTable);
+  }
   if (inproc) {
     console.log("");
     console.log("```");

@@ -23,6 +23,15 @@
  *                mnemonic accounts 0..9, round robin), then send each exactly
  *                once as PAYMENT-SIGNATURE. The run ends when the pool of
  *                signed headers is used up or `seconds` have passed.
+ *   kind "voucher": the same route paid under x402 batch-settlement. Each
+ *                connection pays through a channel of its own (devnet
+ *                accounts round robin, the connection's number as the
+ *                channel's salt), opened before the measurement with one
+ *                deposit (a hand-signed ERC-3009 authorisation) large enough
+ *                for the run; then `requests` vouchers are pre-signed (the
+ *                EIP-712 digest with libsecp256k1, as a client would sign
+ *                them natively) and each connection sends its channel's in
+ *                order, the next after the last one's answer.
  *
  * `node --import tsx bench/load.ts baseline-server` instead serves a fixed
  * JSON body on bare node:http (the machine's ceiling for comparison) and
@@ -35,16 +44,22 @@ import { once } from "node:events";
 import { randomBytes, randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
-import { bytesToHex, type Hex } from "viem";
+import { createRequire } from "node:module";
+import { bytesToHex, encodeAbiParameters, keccak256, pad, toHex, type Hex } from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { authorizationTypes } from "@x402/evm";
+import { authorizationTypes, BATCH_SETTLEMENT_ADDRESS, BATCH_SETTLEMENT_DOMAIN, ERC3009_DEPOSIT_COLLECTOR_ADDRESS, voucherTypes, type ChannelConfig } from "@x402/evm";
+import { computeChannelId } from "@x402/evm/batch-settlement/client";
+import { voucherDigest } from "../src/x402/voucher-signature.js";
+
+/** libsecp256k1 (the `secp256k1` package's native binding): the load signs vouchers as a native client would. */
+const nativeSecp256k1 = createRequire(import.meta.url)("secp256k1/bindings") as { ecdsaSign(msg32: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number } };
 
 export interface LoadSpec {
   origin: string;
   path: string;
-  kind: "get" | "paid";
+  kind: "get" | "paid" | "voucher";
   connections: number;
   seconds: number;
   warmupSeconds?: number;
@@ -86,6 +101,69 @@ export interface LoadResult {
 
 
 const MNEMONIC = "test test test test test test test test test test test junk";
+
+const devnetAccount = (i: number) => privateKeyToAccount(bytesToHex(mnemonicToAccount(MNEMONIC, { addressIndex: i }).getHdKey().privateKey!));
+
+/** A voucher for `max` on a channel, signed with libsecp256k1 over the escrow's EIP-712 digest, as a PAYMENT-SIGNATURE header. */
+function voucherHeader(key: Uint8Array, req: PaymentRequirements, config: ChannelConfig, channelId: Hex, max: bigint): string {
+  const digest = voucherDigest(Number(req.network.split(":")[1]), channelId, max);
+  const { signature, recid } = nativeSecp256k1.ecdsaSign(digest, key);
+  const sig = `${bytesToHex(signature)}${(27 + recid).toString(16)}`;
+  return encodePaymentSignatureHeader({ x402Version: 2, accepted: req, payload: { type: "voucher", channelConfig: config, voucher: { channelId, maxClaimableAmount: max.toString(), signature: sig } } } as unknown as PaymentPayload);
+}
+
+/** A deposit into a channel with its first voucher: an ERC-3009 ReceiveWithAuthorization to the deposit collector. */
+async function depositHeader(account: ReturnType<typeof privateKeyToAccount>, req: PaymentRequirements, config: ChannelConfig, channelId: Hex, amount: bigint): Promise<string> {
+  const salt = bytesToHex(randomBytes(32));
+  const validBefore = BigInt(Math.floor(Date.now() / 1000) + req.maxTimeoutSeconds);
+  const nonce = keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [channelId, BigInt(salt)]));
+  const signature = await account.signTypedData({
+    domain: { name: String(req.extra.name), version: String(req.extra.version), chainId: Number(req.network.split(":")[1]), verifyingContract: req.asset as Hex },
+    types: { ReceiveWithAuthorization: authorizationTypes.TransferWithAuthorization },
+    primaryType: "ReceiveWithAuthorization",
+    message: { from: account.address, to: ERC3009_DEPOSIT_COLLECTOR_ADDRESS, value: amount, validAfter: 0n, validBefore, nonce },
+  });
+  const voucher = { channelId, maxClaimableAmount: req.amount, signature: await account.signTypedData({ domain: { ...BATCH_SETTLEMENT_DOMAIN, chainId: Number(req.network.split(":")[1]), verifyingContract: BATCH_SETTLEMENT_ADDRESS }, types: voucherTypes, primaryType: "Voucher", message: { channelId, maxClaimableAmount: BigInt(req.amount) } }) };
+  const payload = { type: "deposit", channelConfig: config, voucher, deposit: { amount: amount.toString(), authorization: { erc3009Authorization: { validAfter: "0", validBefore: validBefore.toString(), salt, signature } } } };
+  return encodePaymentSignatureHeader({ x402Version: 2, accepted: req, payload } as unknown as PaymentPayload);
+}
+
+/**
+ * One channel per connection, opened with a deposit that covers its share of the run (and the route's minDeposit at
+ * least); then each channel's vouchers, pre-signed in cumulative order.
+ */
+async function openChannels(pool: Pool, spec: LoadSpec): Promise<string[][]> {
+  const first = await pool.request({ method: "GET", path: spec.path });
+  await first.body.dump();
+  const prHeader = first.headers["payment-required"];
+  if (first.statusCode !== 402 || typeof prHeader !== "string") throw new Error(`expected 402 with PAYMENT-REQUIRED, got ${first.statusCode}`);
+  const req = decodePaymentRequiredHeader(prHeader).accepts.find((a) => a.scheme === "batch-settlement");
+  if (!req) throw new Error("the route does not offer batch-settlement");
+  const price = BigInt(req.amount);
+  const perChannel = Math.ceil((spec.requests ?? 1000) / spec.connections);
+  const deposit = (BigInt(perChannel + 2) * price > BigInt(String(req.extra.minDeposit)) ? BigInt(perChannel + 2) * price : BigInt(String(req.extra.minDeposit)));
+  return Promise.all(
+    Array.from({ length: spec.connections }, async (_, i) => {
+      const index = i % (spec.payers ?? 10);
+      const account = devnetAccount(index);
+      const key = mnemonicToAccount(MNEMONIC, { addressIndex: index }).getHdKey().privateKey!;
+      const config: ChannelConfig = {
+        payer: account.address,
+        payerAuthorizer: account.address,
+        receiver: req.payTo as Hex,
+        receiverAuthorizer: req.extra.receiverAuthorizer as Hex,
+        token: req.asset as Hex,
+        withdrawDelay: Number(req.extra.withdrawDelay),
+        salt: pad(toHex(i + 1)),
+      };
+      const channelId = computeChannelId(config, req.network);
+      const opened = await pool.request({ method: "GET", path: spec.path, headers: { "payment-signature": await depositHeader(account, req, config, channelId, deposit) } });
+      await opened.body.dump();
+      if (opened.statusCode !== 200) throw new Error(`opening channel ${i} answered ${opened.statusCode}: ${String(opened.headers["payment-required"] ?? "").slice(0, 200)}`);
+      return Array.from({ length: perChannel }, (_, k) => voucherHeader(key, req, config, channelId, BigInt(k + 2) * price));
+    }),
+  );
+}
 
 /** A fresh EIP-3009 authorisation for `req`, as a PAYMENT-SIGNATURE header value. */
 async function signHeader(account: ReturnType<typeof privateKeyToAccount>, req: PaymentRequirements, validBefore: number): Promise<string> {
@@ -189,6 +267,14 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
 
   let headers: string[] | undefined;
   let signSeconds: number | undefined;
+  /** voucher: each connection's own queue of vouchers, in cumulative order. */
+  let queues: string[][] | undefined;
+  if (spec.kind === "voucher") {
+    const t0 = performance.now();
+    queues = await openChannels(pool, spec);
+    signSeconds = (performance.now() - t0) / 1000;
+    process.stderr.write(`  opened ${queues.length} channels and signed ${spec.requests ?? 1000} vouchers in ${signSeconds.toFixed(1)} s\n`);
+  }
   if (spec.kind === "paid") {
     const first = await pool.request({ method: "GET", path: spec.path });
     await first.body.dump();
@@ -210,6 +296,7 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   }
 
   let next = 0;
+  let nextQueue = 0;
   let recording = false;
   let latencies = new Float64Array(1 << 20);
   let count = 0;
@@ -239,11 +326,17 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
       }
       return;
     }
+    const queue = queues?.[nextQueue++];
     while (!until()) {
       let reqHeaders: Record<string, string> | undefined;
       if (headers) {
         if (next >= headers.length) return;
         reqHeaders = { "payment-signature": headers[next++]! };
+      }
+      if (queue) {
+        const h = queue.shift();
+        if (!h) return;
+        reqHeaders = { "payment-signature": h };
       }
       const t = performance.now();
       try {

@@ -109,6 +109,7 @@ export function productionEnvFromDevnet(overlay: Record<string, string | undefin
     EVM_RPC_URL: overlay.EVM_RPC_URL!,
     FACILITATOR_PRIVATE_KEY: overlay.FACILITATOR_PRIVATE_KEY!,
     X402_NETWORK: overlay.X402_NETWORK!,
+    ...(overlay.BATCH_RECEIVER_AUTHORIZER_KEY ? { BATCH_RECEIVER_AUTHORIZER_KEY: overlay.BATCH_RECEIVER_AUTHORIZER_KEY } : {}),
     MONERO_DAEMON_URL: overlay.MONERO_DAEMON_URL!,
     MONERO_NETWORK: "testnet",
     ...(o.all

@@ -6,22 +6,26 @@
  *
  * A voucher, in named steps:
  *   check (shape, terms, channel id, the signature as the escrow checks it;
- *   no database, no network) → reserve (one conditional write: the channel
- *   is known, free, not being withdrawn, and the voucher is exactly what was
- *   charged so far plus this price, within the escrowed balance) → the work
- *   → charge (one conditional write naming the reservation: the cumulative
- *   amount, the voucher and the sealed answer). Work that writes to the
- *   database commits in the same transaction as its charge; read-only work
- *   runs outside one and is charged right after.
+ *   no database, no network) → judge (the channel is known, free, not being
+ *   withdrawn, and the voucher is exactly what was charged so far plus this
+ *   price, within the escrowed balance) → the work → charge (one conditional
+ *   write: the cumulative amount, the voucher and the sealed answer).
  *
- * Concurrent requests on one channel serialize on the reservation: the
- * reserving write succeeds for one of them (a compare-and-swap on the row's
- * version, atomic across processes); the others find a live reservation and
- * are refused with `channel_busy`, charging nothing. A reservation ends with
- * its charge, its release (the work failed), or its expiry (the process
- * died): it lasts BATCH_RESERVATION_SECONDS (the longest a paid call's work
- * may take) for a voucher, and for a deposit as long again as its
- * transaction's receipt may be awaited.
+ * Work that writes to the database first reserves the channel (a
+ * conditional write), then commits in the same transaction as its charge,
+ * which names the reservation. Concurrent requests on one channel
+ * serialize: the reserving write succeeds for one of them (a
+ * compare-and-swap on the row's version, atomic across processes); the
+ * others find a live reservation and are refused with `channel_busy`,
+ * charging nothing. A reservation ends with its charge, its release (the
+ * work failed), or its expiry (the process died): it lasts
+ * BATCH_RESERVATION_SECONDS (the longest a paid call's work may take) for a
+ * voucher, and for a deposit as long again as its transaction's receipt may
+ * be awaited. Read-only work (a Penny Oracle question) takes no
+ * reservation: it is judged on this process's copy of the record, done,
+ * then charged by one compare-and-swap that judges the record again; of
+ * concurrent calls on a channel one is charged, the others are refused as
+ * above (their work was done for nothing). One statement a call.
  *
  * Which way a crash errs: never a double charge (the cumulative amount moves
  * only by the compare-and-swap, once per voucher), and toward the payer.
@@ -156,17 +160,27 @@ function voucherResponse(deps: ChannelPayDeps, p: BatchPayload, ch: Channel, pri
 // ---------------------------------------------------------------------------
 // A voucher.
 
-/** The reservation a voucher asks for (a pure function of the channel, as ChannelStorage wants). */
+/**
+ * What a channel's record says of a voucher for a call of `price`: it may be charged ("ok"), or why not. A pure
+ * function of the record, as the official ChannelStorage's callbacks are.
+ */
+function judge(current: StoredChannel | undefined, p: BatchPayload, price: bigint, nowMs: number): Reservation {
+  if (!current) return { kind: "missing" };
+  if (current.pendingRequest && current.pendingRequest.expiresAt > nowMs) return { kind: "busy" };
+  if (current.withdrawRequestedAt > 0) return { kind: "withdrawing" };
+  const charged = BigInt(current.chargedCumulativeAmount);
+  if (p.maxClaimable === charged && p.signature.toLowerCase() === current.signature.toLowerCase()) return { kind: "replay", channel: current };
+  if (p.maxClaimable !== charged + price) return { kind: "stale", channel: current };
+  if (p.maxClaimable > BigInt(current.balance)) return { kind: "short", channel: current };
+  return { kind: "reserved", channel: current };
+}
+
+/** The reservation a voucher asks for, when the record says it may be charged. */
 function reserveFor(p: BatchPayload, price: bigint, pendingId: string, nowMs: number, seconds: number, report: (r: Reservation) => void) {
   return (current: StoredChannel | undefined): StoredChannel | undefined => {
-    if (!current) return void report({ kind: "missing" }), current;
-    if (current.pendingRequest && current.pendingRequest.expiresAt > nowMs) return void report({ kind: "busy" }), current;
-    if (current.withdrawRequestedAt > 0) return void report({ kind: "withdrawing" }), current;
-    const charged = BigInt(current.chargedCumulativeAmount);
-    if (p.maxClaimable === charged && p.signature.toLowerCase() === current.signature.toLowerCase()) return void report({ kind: "replay", channel: current }), current;
-    if (p.maxClaimable !== charged + price) return void report({ kind: "stale", channel: current }), current;
-    if (p.maxClaimable > BigInt(current.balance)) return void report({ kind: "short", channel: current }), current;
-    const next: StoredChannel = { ...current, pendingRequest: { pendingId, signedMaxClaimable: p.maxClaimable.toString(), expiresAt: nowMs + seconds * 1000 } };
+    const verdict = judge(current, p, price, nowMs);
+    if (verdict.kind !== "reserved") return void report(verdict), current;
+    const next: StoredChannel = { ...current!, pendingRequest: { pendingId, signedMaxClaimable: p.maxClaimable.toString(), expiresAt: nowMs + seconds * 1000 } };
     report({ kind: "reserved", channel: next });
     return next;
   };
@@ -178,10 +192,8 @@ async function reserve(deps: ChannelPayDeps, p: BatchPayload, price: bigint, pen
   return found;
 }
 
-async function voucherCall<T>(deps: ChannelPayDeps, c: ChannelCall<T>, p: BatchPayload): Promise<PaidOutcome<T>> {
-  const price = c.call.amount;
-  const pendingId = randomUUID();
-  const r = await reserve(deps, p, price, pendingId);
+/** A voucher the record refuses: the answer for each reason. */
+function refused<T>(deps: ChannelPayDeps, c: ChannelCall<T>, p: BatchPayload, r: Exclude<Reservation, { kind: "reserved" }>): Promise<PaidOutcome<T>> | PaidOutcome<T> {
   switch (r.kind) {
     case "missing":
       return adoptChannel(deps, c, p);
@@ -194,10 +206,56 @@ async function voucherCall<T>(deps: ChannelPayDeps, c: ChannelCall<T>, p: BatchP
     case "stale":
     case "short":
       return c.refuse(BatchReasons.cumulativeMismatch, r.channel);
-    case "reserved":
-      return workAndCharge(deps, c, p, r.channel, pendingId);
   }
 }
+
+async function voucherCall<T>(deps: ChannelPayDeps, c: ChannelCall<T>, p: BatchPayload): Promise<PaidOutcome<T>> {
+  if (c.call.readOnly && !c.call.settleBeforeWork) return readOnlyVoucherCall(deps, c, p);
+  const pendingId = randomUUID();
+  const r = await reserve(deps, p, c.call.amount, pendingId);
+  return r.kind === "reserved" ? workAndCharge(deps, c, p, r.channel, pendingId) : refused(deps, c, p, r);
+}
+
+/**
+ * A voucher for work that writes nothing: no reservation, the work first, then one conditional write that
+ * charges the channel only if its record still says so (compare-and-swap on the row's version): one statement a
+ * call when this process wrote the channel last. Concurrent calls on the channel serialize on that write; a
+ * loser's work was done for nothing and it is refused as a reserved call would be (busy, or the correction).
+ * The record is first read from this process's copy; a refusal it suggests is checked against a fresh read.
+ */
+async function readOnlyVoucherCall<T>(deps: ChannelPayDeps, c: ChannelCall<T>, p: BatchPayload): Promise<PaidOutcome<T>> {
+  const price = c.call.amount;
+  const seen = await deps.storage.peek(p.channelId);
+  let verdict = judge(seen.channel, p, price, deps.clock.now());
+  if (verdict.kind !== "reserved" && seen.kept) verdict = judge(await deps.storage.get(p.channelId), p, price, deps.clock.now());
+  if (verdict.kind !== "reserved") return refused(deps, c, p, verdict);
+  const result = await c.call.work(deps.db, paymentOf(p, price));
+  const answer = sealAnswer(deps, c, p, result);
+  const nowMs = deps.clock.now();
+  const outcome: { verdict: Reservation; charged?: StoredChannel } = { verdict };
+  // The callback may run more than once (a lost race reruns it): each run says afresh what it decided.
+  await deps.storage.updateChannel(p.channelId, (current) => {
+    outcome.charged = undefined;
+    outcome.verdict = judge(current, p, price, nowMs);
+    if (outcome.verdict.kind !== "reserved") return current;
+    outcome.charged = { ...current!, ...chargedFields(p, nowMs, answer) };
+    return outcome.charged;
+  });
+  const final = outcome.verdict;
+  if (outcome.charged && final.kind === "reserved") return c.paid(result, voucherResponse(deps, p, outcome.charged, price));
+  deps.log.info({ route: c.call.route, channel: p.channelId, why: final.kind }, "a voucher's channel changed while its work ran; nothing was charged");
+  return final.kind === "reserved" ? c.refuse(BatchReasons.channelBusy) : refused(deps, c, p, final);
+}
+
+/** What a charge writes on the record: the voucher is now what was charged. */
+const chargedFields = (p: BatchPayload, nowMs: number, answer: ChannelAnswer | null): Partial<StoredChannel> => ({
+  chargedCumulativeAmount: p.maxClaimable.toString(),
+  signedMaxClaimable: p.maxClaimable.toString(),
+  signature: p.signature,
+  lastRequestTimestamp: nowMs,
+  pendingRequest: undefined,
+  answer,
+});
 
 /** The latest voucher presented again: its stored answer for the same request, else the correction. */
 function replayed<T>(deps: ChannelPayDeps, c: ChannelCall<T>, p: BatchPayload, ch: StoredChannel): PaidOutcome<T> {
@@ -221,18 +279,12 @@ function sealAnswer<T>(deps: ChannelPayDeps, c: ChannelCall<T>, p: BatchPayload,
 }
 
 /** The charge of a reserved voucher: the channel moves to the voucher, the reservation ends. */
-function chargeFor(p: BatchPayload, pendingId: string, nowMs: number, answer: ChannelAnswer | null, report: (ch: StoredChannel) => void) {
+function chargeFor(p: BatchPayload, pendingId: string, nowMs: number, answer: ChannelAnswer | null, report: (ch: StoredChannel | undefined) => void) {
   return (current: StoredChannel | undefined): StoredChannel | undefined => {
+    // A rerun after a lost race says afresh whether it charged.
+    report(undefined);
     if (!current || current.pendingRequest?.pendingId !== pendingId) return current;
-    const next: StoredChannel = {
-      ...current,
-      chargedCumulativeAmount: p.maxClaimable.toString(),
-      signedMaxClaimable: p.maxClaimable.toString(),
-      signature: p.signature,
-      lastRequestTimestamp: nowMs,
-      pendingRequest: undefined,
-      answer,
-    };
+    const next: StoredChannel = { ...current, ...chargedFields(p, nowMs, answer) };
     report(next);
     return next;
   };
@@ -468,6 +520,7 @@ async function recordDeposit<T>(deps: ChannelPayDeps, trx: Transaction<DB>, p: B
   const answer = sealAnswer(deps, c, p, result);
   let done = false;
   await deps.storage.on(trx).updateChannel(p.channelId, (current) => {
+    done = false;
     if (!current || current.pendingRequest?.pendingId !== pendingId) return current;
     done = true;
     return {

@@ -164,6 +164,8 @@ export interface DbChannelStorage extends ChannelStorage {
   get(channelId: string): Promise<StoredChannel | undefined>;
   list(): Promise<StoredChannel[]>;
   updateChannel(channelId: string, update: (current: StoredChannel | undefined) => StoredChannel | undefined): Promise<ChannelUpdateResult & { channel: StoredChannel | undefined }>;
+  /** The record as this process last wrote or read it (`kept`), else as read now; a copy may be stale. */
+  peek(channelId: string): Promise<{ channel: StoredChannel | undefined; kept: boolean }>;
   on(db: Queryable): DbChannelStorage;
 }
 
@@ -203,6 +205,14 @@ export function channelStorage(db: Queryable, options: ChannelStorageOptions): D
       // Contended: read under the row's lock, so concurrent writers take turns instead of retrying without end.
       return lockedUpdate(db, key, (handle, seen) => attempt(handle, key, seen, false, update));
     },
+    async peek(channelId) {
+      const key = channelKey(channelId);
+      const kept = cache.get(key);
+      if (kept) return { channel: kept.channel, kept: true };
+      const read = await readVersioned(db, key);
+      if (read) cache.set(key, read);
+      return { channel: read?.channel, kept: false };
+    },
     on: (other) => channelStorage(other, { ...options, cache }),
   };
 }
@@ -239,17 +249,38 @@ async function writeVersion(db: Queryable, network: string, key: string, seen: V
       .executeTakeFirst();
     return row ? BigInt(row.version) : undefined;
   }
-  const set = next
-    ? { ...columnsOf(next, network), calls: sql<string>`calls + ${callsAdded(seen.channel, next)}` }
-    : { closed_at: new Date(), pending_id: null, pending_max_atomic: null, pending_until: null };
-  const row = await db
-    .updateTable("x402_channels")
-    .set({ ...set, version: sql<string>`version + 1`, updated_at: new Date() })
-    .where("channel_id", "=", key)
-    .where("version", "=", seen.version.toString())
-    .returning("version")
-    .executeTakeFirst();
-  return row ? BigInt(row.version) : undefined;
+  if (!next) {
+    const row = await db
+      .updateTable("x402_channels")
+      .set({ closed_at: new Date(), pending_id: null, pending_max_atomic: null, pending_until: null, version: sql<string>`version + 1`, updated_at: new Date() })
+      .where("channel_id", "=", key)
+      .where("version", "=", seen.version.toString())
+      .returning("version")
+      .executeTakeFirst();
+    return row ? BigInt(row.version) : undefined;
+  }
+  return updateRecord(db, key, seen, next, network);
+}
+
+/**
+ * The update of a record over the version it was read at: the paid call's hot write (one statement a call), as one
+ * SQL text rather than a query builder's (bench:http, voucher scenario: the builder's work was a tenth of a call).
+ */
+async function updateRecord(db: Queryable, key: string, seen: Versioned, next: StoredChannel, network: string): Promise<bigint | undefined> {
+  const c = columnsOf(next, network);
+  const { rows } = await sql<{ version: string }>`
+    UPDATE x402_channels SET
+      network = ${c.network}, payer = ${c.payer}, payer_authorizer = ${c.payer_authorizer}, receiver = ${c.receiver},
+      receiver_authorizer = ${c.receiver_authorizer}, token = ${c.token}, withdraw_delay = ${c.withdraw_delay}, salt = ${c.salt},
+      charged_atomic = ${c.charged_atomic}, signed_max_atomic = ${c.signed_max_atomic}, signature = ${c.signature},
+      balance_atomic = ${c.balance_atomic}, claimed_atomic = ${c.claimed_atomic}, withdraw_requested_at = ${c.withdraw_requested_at},
+      refund_nonce = ${c.refund_nonce}, onchain_synced_at = ${c.onchain_synced_at}, last_request_at = ${c.last_request_at},
+      pending_id = ${c.pending_id}, pending_max_atomic = ${c.pending_max_atomic}, pending_until = ${c.pending_until},
+      answer_request_hash = ${c.answer_request_hash}, answer_status = ${c.answer_status}, answer_sealed = ${c.answer_sealed},
+      closed_at = NULL, calls = calls + ${callsAdded(seen.channel, next)}, version = version + 1, updated_at = now()
+    WHERE channel_id = ${key} AND version = ${seen.version.toString()}
+    RETURNING version`.execute(db);
+  return rows[0] ? BigInt(rows[0].version) : undefined;
 }
 
 /** A write that raises the charged amount is one more paid call. */

@@ -29,6 +29,7 @@ import { defineRoute } from "../../src/http/route-table.js";
 import { createPayer } from "../../src/x402/payer.js";
 import { keepChannelsOnce, type KeeperClock } from "../../src/x402/channel-keeper.js";
 import { minDepositFor } from "../../src/x402/channel-terms.js";
+import { channelStorage } from "../../src/x402/channel-store.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -200,6 +201,26 @@ describe("x402 batch-settlement on the devnet chain, official client", () => {
     const row = await channelRow(id);
     expect(BigInt(row.charged_atomic)).toBe(charged + 3n * PRICE);
     expect(row.pending_id).toBeNull();
+  });
+
+  it("a reservation a dead process left holds its channel until it expires; then the voucher is charged once", async () => {
+    const req = await batchReq();
+    const { scheme } = officialClient(1);
+    const id = channelIdOf(scheme, req);
+    const charged = BigInt((await channelRow(id)).charged_atomic);
+    // A process reserved the channel for a call that writes, and died (BATCH_RESERVATION_SECONDS: 60 by default).
+    await channelStorage(t.db.db, { network: NETWORK }).updateChannel(id, (c) => c && { ...c, pendingRequest: { pendingId: "a-dead-process", signedMaxClaimable: (charged + PRICE).toString(), expiresAt: appClock.now() + 60_000 } });
+    const header = await voucher(1, req, charged + PRICE);
+    const write = () => fetch(`${t.url}/v1/test/work`, { method: "POST", headers: { "PAYMENT-SIGNATURE": header, "content-type": "application/json" }, body: JSON.stringify({ tag: "after-crash" }) });
+    for (const r of [await write(), await fetch(`${t.url}/v1/test/fact?q=busy`, { headers: { "PAYMENT-SIGNATURE": header } })]) {
+      expect(r.status).toBe(402);
+      expect(decodePaymentRequiredHeader(r.headers.get("payment-required")!).error).toBe("invalid_batch_settlement_evm_channel_busy");
+    }
+    appClock.advance(61_000);
+    expect((await write()).status).toBe(200);
+    expect((await write()).status).toBe(200); // the stored answer
+    expect(BigInt((await channelRow(id)).charged_atomic)).toBe(charged + PRICE);
+    expect((await sql<{ n: string }>`SELECT count(*)::text AS n FROM test_paid_work WHERE tag = 'after-crash'`.execute(t.db.db)).rows[0]!.n).toBe("1");
   });
 
   it("an exact-only client pays exactly as before", async () => {
