@@ -83,7 +83,7 @@ export const BatchSettlementInfo = z.object({
 export type BatchSettlementInfo = z.input<typeof BatchSettlementInfo>;
 
 const DEPOSIT_REASON =
-  "The service pays the gas of a channel's deposit, claims and refund (about 290k gas over its life), so a deposit carries enough calls " +
+  "The service pays the gas of a channel's deposit, claims and refund (264k–353k gas over its life), so a deposit carries enough calls " +
   "for that gas to stay a few per cent of what they pay, and no more than an agent should lock up for a few calls; what is not spent comes back.";
 
 /** GET /v1/paywall's `batch_settlement`: the channel's terms, the deposit policy and how to pay. */

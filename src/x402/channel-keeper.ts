@@ -13,7 +13,7 @@
  *      (everything charged is claimed long before the withdraw delay ends:
  *      the delay is hours, a run is seconds), and every BATCH_CLAIM_SECONDS
  *      for channels with at least BATCH_CLAIM_MIN_ATOMIC unclaimed or idle
- *      that long; all in batches across channels (one transaction, ~17k gas
+ *      that long; all in batches across channels (one transaction, ~24k gas
  *      a channel). Rows the chain already shows claimed are dropped before
  *      the batch is signed, and no batch is sent that would change nothing;
  *   4. settles what is claimed to PAY_TO every BATCH_SETTLE_SECONDS;
@@ -46,7 +46,7 @@ import type { ChannelRow, DbChannelStorage, StoredChannel } from "./channel-stor
 export const KEEPER_LEASE = "x402-channel-keeper";
 /** How long the keeper's lease lasts; renewed by every run. */
 const LEASE_SECONDS = 120;
-/** Channels in one claim batch (one transaction): ~17k gas each, well inside a block. */
+/** Channels in one claim batch (one transaction): ~24k gas each, well inside a block. */
 export const MAX_CLAIMS_PER_BATCH = 50;
 /** Refunds per run: each is a transaction of its own. */
 const MAX_REFUNDS_PER_RUN = 10;

@@ -10,10 +10,11 @@
  * of a deposit that call asks for when the channel is empty or short.
  *
  * The deposit policy: the service pays the gas of a channel's deposit
- * (~158k gas), of its claims (~17k gas per channel in a batch) and of its
- * cooperative refund (~113k gas), about 290k gas over a channel's life. A
- * channel should therefore carry enough calls that this stays a few per cent
- * of what they pay: a deposit covers 100 calls of the route that asks for it,
+ * (~141k gas), of its claim (~24k gas a channel in a batch of 20, ~60k
+ * alone), its share of a settlement and its cooperative refund (~95k gas):
+ * 264k–353k gas over a channel's life (bench:channel-gas, real contracts on
+ * anvil). A channel should therefore carry enough calls that this stays a
+ * few per cent of what they pay: a deposit covers 100 calls of the route that asks for it,
  * at least USD 0.10, at most USD 5 (what an agent should not have to lock
  * up for a few calls), and never less than two calls. A deposit below the
  * route's figure is refused (the gas would exceed what it can pay for). The

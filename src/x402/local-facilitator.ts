@@ -55,7 +55,7 @@
  *   claim batches and refunds (BATCH_RECEIVER_AUTHORIZER_KEY), so this facilitator only pays gas.
  *   A claim batch that would change nothing on chain (every row already claimed, e.g. a batch
  *   replayed after a crash) is refused without a broadcast (batch-claims.ts): the contract would
- *   run it as a no-op and the gas (~43k) would buy nothing.
+ *   run it as a no-op and the gas (~31k) would buy nothing.
  */
 import { InMemoryPendingSettlementStore, x402Facilitator } from "@x402/core/facilitator";
 import type { FacilitatorClient } from "@x402/core/http";
