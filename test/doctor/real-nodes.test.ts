@@ -34,6 +34,8 @@ describe.skipIf(!runs)("vigil doctor against real nodes", () => {
   let devnet: SimulatedDevnet;
   let store: DoctorStore;
   const key = randomKey();
+  /** The receiver-authorizer of payment channels: a key of its own, as production needs. */
+  const authorizerKey = randomKey();
 
   beforeAll(async () => {
     [monerod, restricted, anvil, baseSepolia] = await Promise.all([
@@ -68,6 +70,7 @@ describe.skipIf(!runs)("vigil doctor against real nodes", () => {
     FACILITATOR_PRIVATE_KEY: devnet.facilitatorKey,
     X402_NETWORK: "eip155:84532",
     PAY_TO: devnet.payTo,
+    BATCH_RECEIVER_AUTHORIZER_KEY: authorizerKey,
   });
 
   it("a healthy set-up passes every check (exit 0), the regtest node noted as fakechain", async () => {
@@ -78,12 +81,14 @@ describe.skipIf(!runs)("vigil doctor against real nodes", () => {
     expect(m.detail).toMatch(/^http:\/\/127\.0\.0\.1:\d+ fakechain, height \d+, synchronized, 7\/7 RPC methods served; regtest chain \("fakechain", mainnet-format addresses\)/);
     expect(report.checks.find((c) => c.name === "ethereum")!.detail).toMatch(/chain 1, block \d+, synced$/);
     expect(report.checks.filter((c) => c.warn)).toEqual([]);
+    expect(report.checks.find((c) => c.name === "batch-settlement")!.detail).toMatch(/^receiver-authorizer 0x[0-9a-fA-F]{40}; escrow and deposit collector deployed on chain 84532 \(EVM_RPC_URL http:\/\/127\.0\.0\.1:\d+\); withdraw delay 86400 s$/);
 
     const cli = await runCliDoctor([], healthyEnv());
     expect(cli.code, cli.output).toBe(0);
     expect(cli.stdout).toMatch(/^PASS monerod {2}http:\/\/127\.0\.0\.1:\d+ fakechain/m);
     expect(cli.stdout.trim().split("\n").at(-1)).toBe(`all ${report.checks.length} checks passed: ready to go live`);
     expect(cli.output).not.toContain(key);
+    expect(cli.output).not.toContain(authorizerKey);
   }, 120_000);
 
   it("MONERO_NETWORK=stagenet against the fakechain (mainnet-format) node fails with the fix", async () => {
