@@ -60,6 +60,21 @@ export interface BalanceSnapshot {
 /** Per-watch memory a chain keeps between ticks (JSON; stored in the watch row). */
 export type ScanState = { scannedHeight: number } & Record<string, unknown>;
 
+/**
+ * Monero: the subaddresses a primary-address watch scans besides its main
+ * address. A wallet finds payments to the subaddresses of its look-ahead
+ * (accounts × minor indices); addresses handed out past it (invoice
+ * subaddresses) are named in `issued`.
+ */
+export interface SubaddressScan {
+  /** Accounts 0..accounts−1. */
+  accounts: number;
+  /** Minor indices 0..minors−1 in every one of those accounts. */
+  minors: number;
+  /** Further ranges: minor indices 0..minors−1 of account `major`. */
+  issued?: readonly { major: number; minors: number }[];
+}
+
 export interface WatchScanInput {
   watchId: string;
   address: string;
@@ -68,6 +83,8 @@ export interface WatchScanInput {
   /** null on the first scan: start from `startHeight`. */
   state: ScanState | null;
   startHeight: number;
+  /** Monero: this watch's subaddresses (absent: the scanner's default look-ahead); ignored by other chains. */
+  subaddresses?: SubaddressScan;
 }
 
 export interface WatchScanOutput {

@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   invalid_view_key: { status: 400, description: "The view key is malformed (Monero: 64 hex characters; Zcash: a unified full viewing key)." },
   view_key_mismatch: { status: 400, description: "The view key does not belong to the address." },
   invalid_lookahead: { status: 400, description: "The subaddress look-ahead is outside the supported range." },
+  subaddress_settings_not_applicable: { status: 400, description: "`subaddressLookahead` and `invoiceAccount` apply to Monero primary-address watches only (not Zcash, not a Monero subaddress)." },
+  nothing_to_update: { status: 400, description: "A watch update named no setting to change." },
   address_required: { status: 400, description: "A Monero historical scan needs the address the view key belongs to." },
   invalid_height: { status: 400, description: "A block height is negative, above the chain tip, or birthdayHeight is above toHeight." },
   range_too_large: { status: 400, description: "The historical scan range is longer (or holds more transactions) than the server scans in one call; `details` suggests a birthdayHeight." },

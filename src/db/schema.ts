@@ -68,6 +68,11 @@ export interface WatchesTable {
   last_polled_at: Date | null;
   expires_at: Date;
   created_at: Generated<Date>;
+  /** The watch's own Monero look-ahead (migration 0026); both null: the server's default. */
+  subaddress_accounts: Generated<number | null>;
+  subaddress_minors: Generated<number | null>;
+  /** The Monero account whose minors 1, 2, … Checkout hands out, one per invoice. */
+  invoice_account: Generated<number>;
 }
 
 export interface WatchLedgerTable {
@@ -232,6 +237,13 @@ export interface CheckoutInvoicesTable {
   updated_at: Generated<Date>;
 }
 
+/** Monero subaddresses handed out past a watch's look-ahead: minors 0..minors-1 of `major` (migration 0026). */
+export interface WatchIssuedSubaddressesTable {
+  watch_id: string;
+  major: number;
+  minors: number;
+}
+
 /** A watch's derived key material, sealed like its view key (migration 0018; src/watch/key-material.ts). */
 export interface WatchKeyMaterialTable {
   watch_id: string;
@@ -249,6 +261,7 @@ export interface DB {
   rate_limits: RateLimitsTable;
   watches: WatchesTable;
   watch_key_material: WatchKeyMaterialTable;
+  watch_issued_subaddresses: WatchIssuedSubaddressesTable;
   watch_ledger: WatchLedgerTable;
   webhook_outbox: WebhookOutboxTable;
   notices: NoticesTable;

@@ -20,6 +20,8 @@ export interface WatchDeps {
   urlPolicy: WebhookUrlPolicy;
   resolver?: Resolver;
   pollSeconds: number;
+  /** The Monero look-ahead of a watch that names none (MONERO_SUBADDRESS_LOOKAHEAD). */
+  subaddressDefault: { accounts: number; minors: number };
   /** Told, inside each tick's batch transaction, what the scans found (checkout, coin quotes). */
   scanSubscribers?: ScanSubscriber[];
   /** Tick, scan and delivery metrics (absent: not counted). */

@@ -11,6 +11,7 @@ import { defineRoute } from "../http/route-table.js";
 import type { ChainId } from "../chains/scanner.js";
 import type { MoneroHistoricalService } from "../chains/monero/historical.js";
 import type { ZcashHistoricalScan } from "../chains/zcash/historical.js";
+import { SubaddressLookaheadInput } from "./subaddresses.js";
 
 export const historicalInput = z.object({
   chain: z.enum(["monero", "zcash"]),
@@ -19,6 +20,7 @@ export const historicalInput = z.object({
   birthdayHeight: z.number().int().min(0).optional().describe("First block scanned; Monero default 0 (the range limit applies)."),
   toHeight: z.number().int().min(0).optional().describe("Last block scanned; default the chain tip."),
   includeNotes: z.boolean().optional().describe("Also list every output/note found (Zcash: unspent shielded notes with their anchor, position and Merkle path)."),
+  subaddressLookahead: SubaddressLookaheadInput.optional().describe("Monero, primary address: the subaddresses scanned (default: the server's look-ahead); ignored for Zcash"),
 });
 export type HistoricalInput = z.infer<typeof historicalInput>;
 
@@ -104,6 +106,7 @@ export function moneroHistoricalScan(service: MoneroHistoricalService): Historic
       ...(input.birthdayHeight !== undefined ? { birthdayHeight: input.birthdayHeight } : {}),
       ...(input.toHeight !== undefined ? { toHeight: input.toHeight } : {}),
       includeOutputs: input.includeNotes ?? false,
+      ...(input.subaddressLookahead ? { lookahead: input.subaddressLookahead } : {}),
     };
   };
   const scan = async (input: HistoricalInput) => historicalOutput.parse(await service(serviceInput(input)));

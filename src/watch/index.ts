@@ -13,6 +13,7 @@ import type { ScanSubscriber } from "./findings.js";
 import { watchRoutes, type WatchRouteOptions } from "./routes.js";
 import { moneroHistoricalScan, zcashHistoricalScan } from "./historical-route.js";
 import { warmUpDeriveViewkey } from "./derive-viewkey-route.js";
+import { lookaheadFrom } from "../chains/monero/chain-rules.js";
 
 export type { WatchDeps } from "./deps.js";
 export { readKnownOutputs, type ScanSubscriber, type WatchFindings } from "./findings.js";
@@ -51,6 +52,7 @@ export function createWatchDeps(ctx: ModuleContext, opts: { resolver?: Resolver 
     urlPolicy,
     resolver: opts.resolver,
     pollSeconds: config.WATCH_POLL_SECONDS,
+    subaddressDefault: lookaheadFrom(config.MONERO_SUBADDRESS_LOOKAHEAD),
   };
 }
 

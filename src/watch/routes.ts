@@ -26,11 +26,14 @@ import {
   getWatchStatus,
   sendTestEvent,
   topupWatch,
+  updateWatch,
+  UpdateWatchInput,
   USDC_OPENING,
   WatchAuthInput,
   type WatchCtx,
 } from "./service.js";
 import type { WatchDeps } from "./deps.js";
+import { SubaddressSettingsSchema } from "./subaddresses.js";
 
 /** The spec's credit block (every webhook body and the status view). */
 export const CreditBlockSchema = z.object({
@@ -94,6 +97,7 @@ const StatusOutput = z.object({
   consecutiveFailures: z.number().int(),
   lastEventType: z.string().nullable(),
   lastSnapshot: BalanceSnapshotSchema,
+  subaddresses: SubaddressSettingsSchema.nullable().describe("Monero primary-address watches: the look-ahead scanned, the invoice account and the invoice subaddresses handed out; null otherwise"),
   startHeight: z.number().int(),
   initialScanComplete: z.boolean(),
   webhookUrl: z.string(),
@@ -166,6 +170,7 @@ export function watchRoutes(deps: WatchDeps, opts: WatchRouteOptions): AnyRouteD
     createRoute,
     ...topupRoutes,
     statusRoute(ctxOf),
+    updateRoute(ctxOf),
     cancelRoute(ctxOf),
     testRoute(ctxOf),
     infoRoute(deps, opts, prices, topupRoutes),
@@ -249,6 +254,23 @@ function statusRoute(ctxOf: WatchCtxOf) {
     headerInputs: { "x-watch-token": "watchToken" },
     output: StatusOutput,
     handler: (input, ctx) => getWatchStatus({ ctx: ctxOf(ctx), input }),
+  });
+}
+
+function updateRoute(ctxOf: WatchCtxOf) {
+  return defineRoute({
+    method: "PATCH",
+    path: "/v1/private/watch/:id",
+    operationId: "privateWatchUpdate",
+    summary: "Change a Monero watch's subaddress look-ahead or the account its invoice subaddresses come from",
+    description:
+      "Free. `subaddressLookahead` (accounts × minors, at most a wallet's 50 × 200; null: the server's default) applies to the blocks scanned from the next tick on: payments made earlier to subaddresses it newly covers are found by a historical scan. Invoice subaddresses already handed out stay scanned whatever it becomes.",
+    tags: ["private-watch"],
+    mcpTool: "service_private_watch_update",
+    input: UpdateWatchInput,
+    headerInputs: { "x-watch-token": "watchToken" },
+    output: z.object({ watchId: z.string(), subaddresses: SubaddressSettingsSchema }),
+    handler: (input, ctx) => updateWatch({ ctx: ctxOf(ctx), input }),
   });
 }
 

@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { sql, type Selectable } from "kysely";
 import { z } from "zod";
-import { conflict, unauthorized, unavailable } from "../core/errors.js";
+import { badRequest, conflict, unauthorized, unavailable } from "../core/errors.js";
 import { hashToken, newToken, tokenMatches } from "../core/tokens.js";
 import { withTransaction } from "../db/transaction.js";
 import type { Queryable } from "../db/types.js";
@@ -26,6 +26,15 @@ import { TOPUP_PATHS } from "./topups.js";
 import { sealKeyMaterial, writeKeyMaterial } from "./key-material.js";
 import type { WatchDeps } from "./deps.js";
 import type { ChainId, ChainScanner, ValidatedWatchKey } from "../chains/scanner.js";
+import { decodeAddress } from "../chains/monero/address.js";
+import {
+  InvoiceAccountInput,
+  refuseSubaddressSettings,
+  settingsColumns,
+  subaddressSettings,
+  SubaddressLookaheadInput,
+  type SubaddressSettings,
+} from "./subaddresses.js";
 
 /** What every operation receives besides its input. */
 export interface WatchCtx {
@@ -58,6 +67,8 @@ export const CreateWatchInput = z.object({
     .max(100_000_000)
     .optional()
     .describe("First block scanned. At most about three days of blocks above the chain tip (Monero 2160, Zcash 3456): a later height is refused (400 invalid_height) before payment. Default: the tip (Zcash mainnet: 3042000)."),
+  subaddressLookahead: SubaddressLookaheadInput.optional(),
+  invoiceAccount: InvoiceAccountInput.optional(),
   /** Legacy input: accepted and ignored. */
   durationDays: z.unknown().optional(),
 });
@@ -99,11 +110,25 @@ export async function checkCreateWatch({ ctx, input }: Op<CreateWatchInput>): Pr
   const scanner = scannerFor(ctx.deps, input.chain);
   requireSecretBox(ctx.deps);
   const key = scanner.validateWatchKey(input.address, input.viewKey);
+  refuseSubaddressSettings(input.chain, isMoneroSubaddress(input.chain, key.address), input.subaddressLookahead !== undefined || input.invoiceAccount !== undefined);
   if (input.birthdayHeight !== undefined && scanner.tipHeight) {
     checkHeightAgainstTip(input.birthdayHeight, await scanner.tipHeight(), { name: "birthdayHeight", detail: "birthday_height" }, BIRTHDAY_MARGIN_BLOCKS[input.chain]);
   }
   await checkWebhookUrl(input.webhookUrl, ctx.deps.urlPolicy, ctx.deps.resolver);
   return key;
+}
+
+/** Whether a watch's address is a Monero subaddress (which scans that one subaddress, with no look-ahead). */
+function isMoneroSubaddress(chain: string, address: string): boolean {
+  if (chain !== "monero") return false;
+  const d = decodeAddress(address);
+  return d.ok && d.value.kind === "subaddress";
+}
+
+/** The subaddress settings of a watch that has them (Monero primary addresses), else null. */
+async function settingsOf(db: Queryable, deps: WatchDeps, w: Selectable<WatchesTable>): Promise<SubaddressSettings | null> {
+  if (w.chain !== "monero" || isMoneroSubaddress(w.chain, w.address)) return null;
+  return subaddressSettings(db, w, deps.subaddressDefault);
 }
 
 /** Said with every new watch. */
@@ -155,6 +180,7 @@ export async function createWatch({ ctx, input, opening = USDC_OPENING }: Op<Cre
         delivery_count: 0,
         last_event_type: null,
         last_polled_at: null,
+        ...settingsColumns(input),
       },
       opened,
       { nowMs, ref: ctx.paymentRef ?? null },
@@ -277,12 +303,44 @@ export async function getWatchStatus({ ctx, input }: Op<WatchRef>) {
     consecutiveFailures: w.consecutive_failures,
     lastEventType: w.last_event_type,
     lastSnapshot: snapshotOf(w.snapshot, w.start_height),
+    subaddresses: await settingsOf(db, deps, w),
     startHeight: w.start_height,
     initialScanComplete: w.initial_scan_done,
     webhookUrl: w.webhook_url,
     expiresAt: new Date(w.expires_at).toISOString(),
     createdAt: new Date(w.created_at).toISOString(),
   };
+}
+
+export const UpdateWatchInput = z.object({
+  id: z.string().uuid(),
+  watchToken: z.string().max(256).optional(),
+  subaddressLookahead: SubaddressLookaheadInput.nullable().optional().describe("Monero: the watch's own look-ahead; null goes back to the server's"),
+  invoiceAccount: InvoiceAccountInput.optional(),
+});
+
+/**
+ * Changes a watch's settings (x-watch-token): its Monero look-ahead and the
+ * account its invoice subaddresses come from. A larger look-ahead applies to
+ * the blocks scanned from the next tick on; invoice subaddresses already
+ * handed out stay scanned whatever it becomes.
+ */
+export async function updateWatch({ ctx, input }: Op<z.infer<typeof UpdateWatchInput>>) {
+  const asked = input.subaddressLookahead !== undefined || input.invoiceAccount !== undefined;
+  if (!asked) throw badRequest("nothing_to_update", "Send subaddressLookahead or invoiceAccount.");
+  return withTransaction(ctx.db, async (trx) => {
+    const w = await authorizedWatch(trx, input.id, input.watchToken, true);
+    refuseSubaddressSettings(w.chain, isMoneroSubaddress(w.chain, w.address), true);
+    const cols = settingsColumns(input);
+    // Settings only: never the credit columns (src/watch/account.ts is their one writer).
+    const after = await trx
+      .updateTable("watches")
+      .set({ subaddress_accounts: cols.subaddress_accounts, subaddress_minors: cols.subaddress_minors, invoice_account: cols.invoice_account })
+      .where("id", "=", w.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { watchId: w.id, subaddresses: (await settingsOf(trx, ctx.deps, after))! };
+  });
 }
 
 /** Cancels a watch: the remaining credit is forfeited (one ledger row) and pending deliveries dropped. */

@@ -11,11 +11,17 @@ import type { WatchesTable } from "../db/schema.js";
 import type { Database } from "../db/types.js";
 import { renewEventLeases } from "./account.js";
 
-export type ClaimedWatch = Omit<WatchesTable, "created_at" | "known_outputs" | "drain_unbooked_atomic" | "drain_unbooked_from_ms"> & {
+export type ClaimedWatch = Omit<
+  WatchesTable,
+  "created_at" | "known_outputs" | "drain_unbooked_atomic" | "drain_unbooked_from_ms" | "subaddress_accounts" | "subaddress_minors" | "invoice_account"
+> & {
   created_at: Date;
   known_outputs: unknown | null;
   drain_unbooked_atomic: string | bigint;
   drain_unbooked_from_ms: string | bigint;
+  subaddress_accounts: number | null;
+  subaddress_minors: number | null;
+  invoice_account: number;
 };
 
 /** Leases up to `batchSize` due watches (active, with credit, not leased), oldest due first. */

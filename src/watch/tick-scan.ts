@@ -5,12 +5,13 @@
  * that throws skips its chain; both are retried at the next tick.
  */
 import type { Logger } from "pino";
-import type { ChainId, ChainScanner, ScanState, WatchScanInput, WatchScanOutput } from "../chains/scanner.js";
+import type { ChainId, ChainScanner, ScanState, SubaddressScan, WatchScanInput, WatchScanOutput } from "../chains/scanner.js";
 import type { Metrics } from "../core/metrics.js";
 import type { SecretBox } from "../core/secretbox.js";
 import type { Database } from "../db/types.js";
 import { keyMaterialStore, sealKeyMaterial } from "./key-material.js";
 import type { ClaimedWatch } from "./tick-leases.js";
+import { subaddressScans, type Lookahead } from "./subaddresses.js";
 
 export interface ChainScans {
   /** watchId → what its scan returned (absent: not scanned this tick). */
@@ -22,7 +23,15 @@ export interface ChainScans {
 }
 
 export async function scanWatchesByChain(
-  deps: { db: Database; scanners: Partial<Record<ChainId, ChainScanner>>; secretBox: SecretBox | null; log: Logger; metrics?: Metrics },
+  deps: {
+    db: Database;
+    scanners: Partial<Record<ChainId, ChainScanner>>;
+    secretBox: SecretBox | null;
+    log: Logger;
+    metrics?: Metrics;
+    /** The Monero look-ahead of a watch that names none. */
+    subaddressDefault: Lookahead;
+  },
   watches: readonly ClaimedWatch[],
 ): Promise<ChainScans> {
   const out: ChainScans = { results: new Map(), scanned: 0, scanErrors: 0, keyMaterial: new Map() };
@@ -38,6 +47,8 @@ export async function scanWatchesByChain(
       out.scanErrors += list.length;
       continue;
     }
+    // Monero: each watch's look-ahead and the invoice subaddresses handed out past it (one query for the batch).
+    const subaddresses = chain === "monero" ? await subaddressScans(deps.db, list, deps.subaddressDefault) : new Map<string, SubaddressScan>();
     // A key that does not open (corrupted row, wrong MASTER_KEY) skips that watch only.
     const inputs: WatchScanInput[] = [];
     for (const w of list) {
@@ -48,6 +59,7 @@ export async function scanWatchesByChain(
           viewKey: deps.secretBox.open(w.view_key_enc, `viewkey:${w.id}`),
           state: (w.scan_state as ScanState | null) ?? null,
           startHeight: w.start_height,
+          ...(subaddresses.has(w.id) ? { subaddresses: subaddresses.get(w.id)! } : {}),
         });
       } catch (e) {
         out.scanErrors++;

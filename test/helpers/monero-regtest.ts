@@ -29,7 +29,7 @@ import { z } from "zod";
 import { loginAuth, type UpstreamAuth, type UpstreamCredentials } from "../../src/core/upstream-auth.js";
 import { ManualClock } from "../../src/core/clock.js";
 import { CREATE_CREDIT } from "../../src/watch/meter.js";
-import { createWatch } from "../../src/watch/service.js";
+import { createWatch, type CreateWatchInput } from "../../src/watch/service.js";
 import { startWorkers, type Workers } from "../../src/workers.js";
 import type { TickStats } from "../../src/watch/tick.js";
 import { createApp } from "../../src/app.js";
@@ -607,7 +607,7 @@ export interface RegtestVigil {
   clock: ManualClock;
   receiver: Receiver;
   /** A watch made through the watch service (its opening credit as if paid), webhooks to `hookPath`. */
-  openWatch(address: string, viewKey: string, hookPath: string, opts?: { birthdayHeight?: number }): ReturnType<typeof createWatch>;
+  openWatch(address: string, viewKey: string, hookPath: string, opts?: Partial<Pick<CreateWatchInput, "birthdayHeight" | "subaddressLookahead" | "invoiceAccount">>): ReturnType<typeof createWatch>;
   /** Moves the clock past the poll interval, then runs one tick of the workers (deliveries awaited). */
   nextTick(): Promise<TickStats>;
   /** The watch's snapshot as the status route shows it. */

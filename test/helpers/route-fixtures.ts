@@ -67,6 +67,7 @@ const topup: Fixture = {
   refusals: [wrongWatchToken(topupValid), { input: (st) => ({ watchId: NO_SUCH_ID, watchToken: st.watchToken }), code: "invalid_watch_token" }],
 };
 const watchByIdValid = (st: State): Input => ({ id: st.watchId, watchToken: st.watchToken });
+const watchUpdateValid = (st: State): Input => ({ ...watchByIdValid(st), subaddressLookahead: { accounts: 3, minors: 20 } });
 const watchById: Fixture = {
   valid: watchByIdValid,
   invalid: (st) => ({ id: "not-a-uuid", watchToken: st.watchToken }),
@@ -113,6 +114,15 @@ const PRIVATE_FIXTURES: Record<string, Fixture> = {
   },
   privateWatchStatus: watchById,
   privateWatchCancel: watchById,
+  privateWatchUpdate: {
+    valid: watchUpdateValid,
+    invalid: (st) => ({ ...watchByIdValid(st), subaddressLookahead: { accounts: 51, minors: 1 } }),
+    refusals: [
+      wrongWatchToken(watchUpdateValid),
+      { input: (st) => ({ id: st.watchId, invoiceAccount: 1 }), code: "invalid_watch_token" },
+      { input: watchByIdValid, code: "nothing_to_update" },
+    ],
+  },
   privateWatchTest: watchById,
   privateHistorical: {
     valid: (st) => ({ chain: "monero", address: st.alice.address, viewKey: st.alice.viewKey }),

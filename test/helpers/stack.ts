@@ -46,7 +46,11 @@ export interface WatchStack {
    * credit as if paid in USDC (default CREATE_CREDIT), webhooks to `hookPath` on
    * the receiver, which learns the watch's secret to check signatures.
    */
-  openMoneroWatch(wallet: DevnetWallet | string, hookPath: string, opts?: { credit?: bigint; birthdayHeight?: number }): ReturnType<typeof createWatch>;
+  openMoneroWatch(
+    wallet: DevnetWallet | string,
+    hookPath: string,
+    opts?: { credit?: bigint; birthdayHeight?: number; subaddressLookahead?: { accounts: number; minors: number }; invoiceAccount?: number },
+  ): ReturnType<typeof createWatch>;
   tick(): Promise<TickStats>;
   /** Moves the clock past the poll interval and its jitter (70 s for the stack's 60 s ± 10 %), then ticks: every watch is due. */
   nextTick(): Promise<TickStats>;
@@ -169,6 +173,8 @@ export async function startWatchStack(opts: WatchStackOptions = {}): Promise<Wat
           viewKey: w.viewKey!,
           webhookUrl: receiver.hookUrl(hookPath),
           ...(o.birthdayHeight !== undefined ? { birthdayHeight: o.birthdayHeight } : {}),
+          ...(o.subaddressLookahead !== undefined ? { subaddressLookahead: o.subaddressLookahead } : {}),
+          ...(o.invoiceAccount !== undefined ? { invoiceAccount: o.invoiceAccount } : {}),
         },
         opening: { creditAtomic: o.credit ?? CREATE_CREDIT, funding: "usdc" },
       });

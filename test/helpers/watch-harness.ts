@@ -65,6 +65,7 @@ export async function startWatchHarness(scanners: (clock: ManualClock) => Partia
     sender: createWebhookSender({ policy, clock }),
     urlPolicy: policy,
     pollSeconds: 180,
+    subaddressDefault: { accounts: 2, minors: 50 },
   };
   return {
     db,

@@ -21,6 +21,8 @@ const SPEC_TOOLS_TODAY = [
   "service_private_watch_derive_viewkey",
   "service_private_watch_status",
   "service_private_watch_cancel",
+  // Not in the spec's list: the watch's settings (the Monero look-ahead, the invoice account), as its REST route.
+  "service_private_watch_update",
   "service_private_watch_test",
   // Boards: named in the spec's style (service_<product>_<operation>).
   "service_board_list",

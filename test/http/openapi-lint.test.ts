@@ -297,6 +297,10 @@ async function callEveryFreeWrite(s: WatchStack, send: (c: WriteCall) => Promise
   await send({ op: "boardRemove", method: "DELETE", path: noticePath, headers: { "x-notice-token": "not-the-owner" }, status: 401, code: "invalid_notice_token" });
   await send({ op: "boardRemove", method: "DELETE", path: noticePath, headers: { "x-notice-token": posted.ownerToken }, status: 200 });
 
+  // The watch's settings: changed, then refused.
+  await send({ op: "privateWatchUpdate", method: "PATCH", path: `/v1/private/watch/${coinCreated.watchId}`, headers: { "x-watch-token": coinCreated.watchToken }, body: { subaddressLookahead: { accounts: 3, minors: 20 }, invoiceAccount: 1 }, status: 200 });
+  await send({ op: "privateWatchUpdate", method: "PATCH", path: `/v1/private/watch/${coinCreated.watchId}`, headers: { "x-watch-token": coinCreated.watchToken }, body: {}, status: 400, code: "nothing_to_update" });
+
   // Last, the cancellation of the coin-created watch.
   await send({ op: "privateWatchCancel", method: "DELETE", path: `/v1/private/watch/${coinCreated.watchId}`, headers: { "x-watch-token": "wt_not-this-one" }, status: 401, code: "invalid_watch_token" });
   await send({ op: "privateWatchCancel", method: "DELETE", path: "/v1/private/watch/not-a-uuid", headers: { "x-watch-token": coinCreated.watchToken }, status: 400, code: "invalid_input" });

@@ -54,6 +54,8 @@ export interface MoneroHistoricalInput {
   /** Default: the chain tip. */
   toHeight?: number;
   includeOutputs?: boolean;
+  /** Primary addresses: the subaddresses scanned (default: the service's look-ahead). */
+  lookahead?: SubaddressLookahead;
 }
 
 export interface HistoricalOutputEntry extends HistoricalOutputFields {
@@ -92,7 +94,7 @@ export function createMoneroHistorical(opts: MoneroHistoricalOptions): MoneroHis
   const plan = async (input: MoneroHistoricalInput, signal?: AbortSignal) => {
     // Validates address + key first (400s name what is wrong), before any daemon work.
     const account = makeViewAccount(input.address, input.viewKey, {
-      lookahead,
+      lookahead: input.lookahead ?? lookahead,
       ...(opts.network ? { network: opts.network } : {}),
     });
     const tip = (await opts.daemon.getLastBlockHeader(signal)).height;

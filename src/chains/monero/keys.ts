@@ -20,6 +20,33 @@ import type { DecodedAddress, MoneroNetwork, SubaddressIndex, SubaddressLookahea
 export const DEFAULT_LOOKAHEAD: SubaddressLookahead = { accounts: 2, minors: 200 };
 /** Upper bound on accounts × minors a caller may ask for. */
 export const MAX_LOOKAHEAD_KEYS = 50 * 200;
+/**
+ * Upper bound on the subaddresses handed out past the look-ahead (invoice
+ * subaddresses) that one watch scans: each costs ~150 bytes in the cached
+ * account and a fixed-base multiplication when it is built.
+ */
+export const MAX_ISSUED_KEYS = 100_000;
+
+/** Whether a look-ahead is within bounds: a rectangle of 1..MAX_LOOKAHEAD_KEYS keys, issued ranges of u32 accounts within MAX_ISSUED_KEYS. */
+export function lookaheadProblem(l: SubaddressLookahead): string | null {
+  const count = (n: number) => Number.isInteger(n) && n >= 1;
+  if (!count(l.accounts) || !count(l.minors) || l.accounts * l.minors > MAX_LOOKAHEAD_KEYS) return `Subaddress look-ahead must be 1..${MAX_LOOKAHEAD_KEYS} keys in total.`;
+  let issued = 0;
+  for (const r of l.issued ?? []) {
+    if (!Number.isInteger(r.major) || r.major < 0 || r.major > 0xffffffff || !Number.isInteger(r.minors) || r.minors < 0) return "Issued subaddress ranges name a u32 account and a count of minor indices.";
+    issued += r.minors;
+  }
+  return issued > MAX_ISSUED_KEYS ? `At most ${MAX_ISSUED_KEYS} issued subaddresses are scanned per watch.` : null;
+}
+
+/** The same look-ahead with one issued range per account (the widest), in account order. */
+export function normalizeLookahead(l: SubaddressLookahead): SubaddressLookahead {
+  if (!l.issued || l.issued.length === 0) return { accounts: l.accounts, minors: l.minors };
+  const widest = new Map<number, number>();
+  for (const r of l.issued) widest.set(r.major, Math.max(widest.get(r.major) ?? 0, r.minors));
+  const issued = [...widest].filter(([major, minors]) => minors > (major < l.accounts ? l.minors : 0)).sort((a, b) => a[0] - b[0]).map(([major, minors]) => ({ major, minors }));
+  return issued.length ? { accounts: l.accounts, minors: l.minors, issued } : { accounts: l.accounts, minors: l.minors };
+}
 
 /** Parses a private view key: 64 hex chars, canonical scalar, not zero. Throws 400 invalid_view_key. */
 export function parseViewKey(viewKeyHex: string): Uint8Array {
@@ -80,16 +107,10 @@ export function makeViewAccount(address: string, viewKeyHex: string, opts: ViewA
   const viewSecretBytes = parseViewKey(viewKeyHex);
   assertViewKeyMatches(decoded, viewSecretBytes);
   const viewSecret = scalarFromBytes(viewSecretBytes);
-  const lookahead = opts.lookahead ?? DEFAULT_LOOKAHEAD;
-  if (
-    !Number.isInteger(lookahead.accounts) ||
-    !Number.isInteger(lookahead.minors) ||
-    lookahead.accounts < 1 ||
-    lookahead.minors < 1 ||
-    lookahead.accounts * lookahead.minors > MAX_LOOKAHEAD_KEYS
-  ) {
-    throw badRequest("invalid_lookahead", `Subaddress look-ahead must be 1..${MAX_LOOKAHEAD_KEYS} keys in total.`);
-  }
+  const given = opts.lookahead ?? DEFAULT_LOOKAHEAD;
+  const problem = lookaheadProblem(given);
+  if (problem) throw badRequest("invalid_lookahead", problem);
+  const lookahead = normalizeLookahead(given);
   if (decoded.kind === "subaddress") {
     const spendKeys = new Map<string, SubaddressIndex>();
     const index = opts.subaddressIndex ?? null;

@@ -142,9 +142,10 @@ export function createMoneroScanner(opts: MoneroScannerOptions): MoneroScanner {
       const state = readState(input.state, input.startHeight);
       // Building a primary watch's subaddress table is the costly part of a cold start:
       // past the deadline, uncached watches wait for the next call.
-      if (Date.now() > deadline && !accounts.has(input.address, input.viewKey)) continue;
+      const own = input.subaddresses ?? lookahead;
+      if (Date.now() > deadline && !accounts.has(input.address, input.viewKey, own)) continue;
       try {
-        const { account, key } = accounts.get(input.address, input.viewKey);
+        const { account, key } = accounts.get(input.address, input.viewKey, own);
         live.push({ input, account, accountKey: key, state, end: state.scannedHeight, stopped: false });
       } catch (e) {
         opts.onWatchError?.(input.watchId, e);

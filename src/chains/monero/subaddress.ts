@@ -6,7 +6,7 @@
 import { encodeAddress } from "./address.js";
 import { batchBasePlusPoint } from "./edwards-fast.js";
 import { Point, decodePoint, hashToScalar, mulBase, mulPoint, scalarFromBytes, type EdPoint } from "./crypto.js";
-import { bytesToHex, concatBytes } from "./encoding.js";
+import { concatBytes } from "./encoding.js";
 import type { MoneroNetwork, SubaddressIndex, SubaddressLookahead } from "./types.js";
 
 const SUBADDR_SALT = new TextEncoder().encode("SubAddr\0"); // C string including its terminating zero: 8 bytes
@@ -60,7 +60,8 @@ export function deriveSubaddress(
 
 /**
  * Spend-key table {hex(D(i,j)) → (i,j)} for majors 0..accounts-1 and minors
- * 0..minors-1, (0,0) → B. Affine conversion is batched (one inversion).
+ * 0..minors-1, (0,0) → B, and the issued ranges past that rectangle. Affine
+ * conversion is batched (one inversion).
  */
 export function buildSpendKeyTable(
   viewSecretBytes: Uint8Array,
@@ -70,7 +71,7 @@ export function buildSpendKeyTable(
   const B = decodePoint(spendPublicKey);
   if (!B) throw new RangeError("public spend key is not a valid point");
   const table = new Map<string, SubaddressIndex>();
-  table.set(bytesToHex(spendPublicKey), { major: 0, minor: 0 });
+  table.set(tableKey(spendPublicKey), { major: 0, minor: 0 });
   const indices: SubaddressIndex[] = [];
   for (let major = 0; major < lookahead.accounts; major++) {
     for (let minor = 0; minor < lookahead.minors; minor++) {
@@ -78,14 +79,29 @@ export function buildSpendKeyTable(
       indices.push({ major, minor });
     }
   }
+  for (const range of lookahead.issued ?? []) {
+    // Inside the rectangle already: only the minors past it are new.
+    const from = range.major < lookahead.accounts ? lookahead.minors : 0;
+    for (let minor = Math.max(from, range.major === 0 ? 1 : 0); minor < range.minors; minor++) indices.push({ major: range.major, minor });
+  }
   addSpendKeys(table, viewSecretBytes, B, indices);
   return table;
+}
+
+/**
+ * A table key: the same lowercase hex as bytesToHex, as one flat string. bytesToHex
+ * builds its answer by appending two digits at a time, a chain of 32 pieces that
+ * holds ~1 KiB until something flattens it; a table of 10,000 such keys kept ~9 MiB
+ * (bench:lookahead). Lookups may still use bytesToHex: a Map compares contents.
+ */
+export function tableKey(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 }
 
 /** Adds D(i,j) → (i,j) for the given indices ((0,0) maps to B itself). */
 export function addSpendKeys(table: Map<string, SubaddressIndex>, viewSecretBytes: Uint8Array, B: EdPoint, indices: SubaddressIndex[]): void {
   const nonPrimary = indices.filter((i) => !(i.major === 0 && i.minor === 0));
-  if (nonPrimary.length !== indices.length) table.set(bytesToHex(B.toBytes()), { major: 0, minor: 0 });
+  if (nonPrimary.length !== indices.length) table.set(tableKey(B.toBytes()), { major: 0, minor: 0 });
   const encoded = batchBasePlusPoint(B, nonPrimary.map((i) => subaddressSecretOffset(viewSecretBytes, i)));
-  for (let i = 0; i < encoded.length; i++) table.set(bytesToHex(encoded[i]!), { major: nonPrimary[i]!.major, minor: nonPrimary[i]!.minor });
+  for (let i = 0; i < encoded.length; i++) table.set(tableKey(encoded[i]!), { major: nonPrimary[i]!.major, minor: nonPrimary[i]!.minor });
 }

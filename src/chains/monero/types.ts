@@ -133,6 +133,8 @@ export interface SubaddressLookahead {
   accounts: number;
   /** Minors 0..minors-1 in every account. */
   minors: number;
+  /** Handed out past the rectangle (invoice subaddresses): minors 0..minors-1 of account `major`. */
+  issued?: readonly { major: number; minors: number }[];
 }
 
 /** Result of the binary parsers: tagged union, never an exception for bad input. */
