@@ -26,7 +26,7 @@ import type { DB, CoinQuotesTable } from "../db/schema.js";
 import { withTransaction } from "../db/transaction.js";
 import type { Queryable } from "../db/types.js";
 import type { Selectable } from "kysely";
-import { type ScanSubscriber, type WatchFindings, type WatchDeps, checkCreateWatch, checkTopup, createWatch, creditWatch, type CreateWatchInput, type WatchOpening, discardNewWatch } from "../watch/index.js";
+import { type ScanSubscriber, type WatchFindings, type WatchDeps, checkCreateWatch, checkTopup, createWatch, creditWatch, CreateWatchInput, type WatchOpening, discardNewWatch } from "../watch/index.js";
 // The watch account owns the rows that carry credit (src/watch/account.ts); the watch module has no index.ts face yet.
 import { formatRate, type Coin, type RateSource } from "./prices.js";
 import { identifyHint, memoTokenOf, newMemoToken, TAG_MODULI, taggedAmountFor, USES_MEMO, type PayChain } from "./pay-id.js";
@@ -277,6 +277,8 @@ export const WatchCryptoInput = z.object({
   viewKey: z.string().trim().min(1).max(2048),
   webhookUrl: z.string().trim().min(1).max(2048),
   birthdayHeight: z.number().int().min(0).max(100_000_000).optional(),
+  subaddressLookahead: CreateWatchInput.shape.subaddressLookahead,
+  invoiceAccount: CreateWatchInput.shape.invoiceAccount,
   payWith: z.enum(["monero", "zcash"]).optional(),
   amountUsdCents: z
     .number()
@@ -305,6 +307,8 @@ export async function createCoinWatch({ ctx, input }: { ctx: CoinCtx; input: Wat
     viewKey: input.viewKey,
     webhookUrl: input.webhookUrl,
     ...(input.birthdayHeight !== undefined ? { birthdayHeight: input.birthdayHeight } : {}),
+    ...(input.subaddressLookahead !== undefined ? { subaddressLookahead: input.subaddressLookahead } : {}),
+    ...(input.invoiceAccount !== undefined ? { invoiceAccount: input.invoiceAccount } : {}),
   };
   await checkCreateWatch({ ctx: { deps: deps.watch, db: ctx.db }, input: watchInput });
   const priced = await priceQuote(deps, payWith, cents);

@@ -20,7 +20,7 @@ export { readKnownOutputs, type ScanSubscriber, type WatchFindings } from "./fin
 export { creditBlock, type CreditBlock } from "./meter.js";
 export { meterOf, newNonce, snapshotOf } from "./model.js";
 export { debitSettlementFee, discardNewWatch, insertSerializedEvents } from "./account.js";
-export { checkCreateWatch, checkTopup, createWatch, creditWatch, type CreateWatchInput, type WatchOpening } from "./service.js";
+export { checkCreateWatch, checkTopup, createWatch, creditWatch, CreateWatchInput, type WatchOpening } from "./service.js";
 export { INVOICE_EVENTS, type InvoiceEvent } from "./events.js";
 export { WatchCreateOutput } from "./routes.js";
 export { runWatchTick, type TickStats } from "./tick.js";

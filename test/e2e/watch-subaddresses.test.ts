@@ -68,6 +68,16 @@ describe("a Monero watch's subaddress look-ahead", () => {
     await s.nextTick();
     expect((await outputsOf(small.watchId, small.watchToken)).sort()).toEqual([`${near}:5000000000:1/9`, `${again}:3000000000:3/7`].sort());
 
+    // A watch paid in coin takes the same settings.
+    const carol = s.wallet("carol");
+    const coin = await s.call("POST", "/v1/private/watch-crypto", { body: { chain: "monero", address: carol.address, viewKey: carol.viewKey, webhookUrl: s.receiver.hookUrl("/coin"), subaddressLookahead: { accounts: 6, minors: 200 }, invoiceAccount: 5 } });
+    expect(coin.status, JSON.stringify(coin.json)).toBe(201);
+    expect((await s.call("GET", `/v1/private/watch/${coin.json.watchId}`, { token: coin.json.watchToken })).json.subaddresses).toEqual({
+      lookahead: { accounts: 6, minors: 200, source: "watch" },
+      invoiceAccount: 5,
+      issued: [],
+    });
+
     // null goes back to the server's look-ahead.
     const back = await s.call("PATCH", `/v1/private/watch/${small.watchId}`, { token: small.watchToken, body: { subaddressLookahead: null, invoiceAccount: 49 } });
     expect(back.json.subaddresses).toEqual({ lookahead: { accounts: 2, minors: 10, source: "server" }, invoiceAccount: 49, issued: [] });
